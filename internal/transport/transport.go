@@ -1,0 +1,426 @@
+// Package transport sends the sendloop packages' HTTP requests through a go-retryablehttp
+// client configured for the service: retries by command class, never a retry of a plain 500,
+// a capped Retry-After, jittered exponential backoff, the final body kept for the typed
+// error, and logging of command, attempt, status and duration only.
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Class tells which failures a command may be retried after.
+type Class int
+
+const (
+	// Read commands change nothing: retried after any transient failure.
+	Read Class = iota
+	// Idempotent writes give the same result when repeated: retried like reads.
+	Idempotent
+	// OneShot writes create something each time: retried only when the request surely was
+	// not processed (a dial error, 429, 503).
+	OneShot
+)
+
+func (c Class) String() string {
+	switch c {
+	case Read:
+		return "read"
+	case Idempotent:
+		return "idempotent"
+	case OneShot:
+		return "one-shot"
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Policy holds the retry settings. Zero fields take the defaults.
+type Policy struct {
+	MaxRetries    int // retries after the first attempt; negative disables retries
+	MinWait       time.Duration
+	MaxWait       time.Duration
+	MaxRetryAfter time.Duration
+}
+
+// Defaults of Policy.
+const (
+	DefaultMaxRetries    = 3
+	DefaultMinWait       = 250 * time.Millisecond
+	DefaultMaxWait       = 10 * time.Second
+	DefaultMaxRetryAfter = time.Minute
+)
+
+// WithDefaults returns p with its zero fields set to the defaults.
+func (p Policy) WithDefaults() Policy {
+	switch {
+	case p.MaxRetries == 0:
+		p.MaxRetries = DefaultMaxRetries
+	case p.MaxRetries < 0:
+		p.MaxRetries = 0
+	}
+	if p.MinWait <= 0 {
+		p.MinWait = DefaultMinWait
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = DefaultMaxWait
+	}
+	if p.MaxWait < p.MinWait {
+		p.MaxWait = p.MinWait
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	return p
+}
+
+// MaxBodySize bounds what is read of a response.
+const MaxBodySize = 64 << 20
+
+// Config configures a Client.
+type Config struct {
+	HTTPClient *http.Client // used as given; nil for a default client
+	Logger     *slog.Logger // nil for silence
+	Policy     Policy
+	UserAgent  string
+	// Secrets are removed from every error text and log line (the API key, passwords).
+	Secrets []string
+}
+
+// Client sends requests. It is safe for concurrent use.
+type Client struct {
+	rc        *retryablehttp.Client
+	logger    *slog.Logger
+	policy    Policy
+	userAgent string
+	redactor  *strings.Replacer
+}
+
+// New returns a Client for cfg.
+func New(cfg Config) *Client {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	c := &Client{
+		logger:    cfg.Logger,
+		policy:    cfg.Policy.WithDefaults(),
+		userAgent: cfg.UserAgent,
+	}
+	var pairs []string
+	for _, s := range cfg.Secrets {
+		if s != "" {
+			pairs = append(pairs, s, "[REDACTED]")
+			if esc := url.QueryEscape(s); esc != s {
+				pairs = append(pairs, esc, "[REDACTED]")
+			}
+		}
+	}
+	if len(pairs) > 0 {
+		c.redactor = strings.NewReplacer(pairs...)
+	}
+	c.rc = &retryablehttp.Client{
+		HTTPClient:     hc,
+		Logger:         nil, // its own log lines carry URLs; ours go through slog
+		RetryWaitMin:   c.policy.MinWait,
+		RetryWaitMax:   c.policy.MaxWait,
+		RetryMax:       c.policy.MaxRetries,
+		CheckRetry:     c.checkRetry,
+		Backoff:        c.backoff,
+		ErrorHandler:   keepLastResponse,
+		RequestLogHook: onAttempt,
+	}
+	return c
+}
+
+// Request is one command to send.
+type Request struct {
+	Command     string // for logs and errors
+	Class       Class
+	Method      string
+	URL         string
+	Body        []byte
+	ContentType string
+	Header      http.Header // extra headers, e.g. Authorization
+}
+
+// Response is the final response of a request, whatever its status.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+	Attempts   int
+	// RetryAfter is the server's Retry-After wait on the final response, 0 if none.
+	RetryAfter time.Duration
+}
+
+// Error is a failure that left no response to interpret: a dial error, a reset, a timeout,
+// a cancellation. The cause is kept for errors.Is and errors.As.
+type Error struct {
+	Command  string
+	Attempts int
+	Err      error
+}
+
+func (e *Error) Error() string {
+	attempts := ""
+	if e.Attempts > 1 {
+		attempts = fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return fmt.Sprintf("sendloop: %s: %v%s", e.Command, e.Err, attempts)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Redact removes the configured secrets from s.
+func (c *Client) Redact(s string) string {
+	if c.redactor == nil {
+		return s
+	}
+	return c.redactor.Replace(s)
+}
+
+// call is the per-request state that the retryablehttp hooks reach through the context.
+type call struct {
+	command      string
+	class        Class
+	attempts     int
+	attemptStart time.Time
+}
+
+type callKey struct{}
+
+func callOf(ctx context.Context) *call {
+	if st, ok := ctx.Value(callKey{}).(*call); ok {
+		return st
+	}
+	return &call{}
+}
+
+// Do sends r, retrying as its class allows, and returns the final response with its body
+// read. A non-2xx status is not an error here: the caller interprets the body.
+func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
+	st := &call{command: r.Command, class: r.Class}
+	ctx = context.WithValue(ctx, callKey{}, st)
+	var body any
+	if r.Body != nil {
+		body = r.Body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL, body)
+	if err != nil {
+		return nil, &Error{Command: r.Command, Err: c.redactError(err)}
+	}
+	if r.ContentType != "" {
+		req.Header.Set("Content-Type", r.ContentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.userAgent != "" {
+		req.Header.Set("User-Agent", c.userAgent)
+	}
+	for k, v := range r.Header {
+		req.Header[k] = v
+	}
+	resp, err := c.rc.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w: %v", ctxErr, err)
+		}
+		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
+	}
+	defer resp.Body.Close()
+	data, err := readBody(resp)
+	if err != nil {
+		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
+	}
+	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts}
+	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
+	return out, nil
+}
+
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= MaxBodySize {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			return nil, fmt.Errorf("reading response body: %w", err)
+		}
+		return buf, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodySize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading response body: %w", err)
+	}
+	if len(data) > MaxBodySize {
+		return nil, fmt.Errorf("response body larger than %d bytes", MaxBodySize)
+	}
+	return data, nil
+}
+
+// onAttempt counts attempts; RequestLogHook is the one hook that runs before each of them.
+func onAttempt(_ retryablehttp.Logger, req *http.Request, _ int) {
+	st := callOf(req.Context())
+	st.attempts++
+	st.attemptStart = time.Now()
+}
+
+// keepLastResponse hands the final response back, body unread, so that the caller can turn
+// it into a typed error instead of retryablehttp's "giving up" text.
+func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil && resp != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, err
+}
+
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := callOf(ctx)
+	c.logAttempt(ctx, st, resp, err)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return false, ctxErr
+	}
+	if err != nil {
+		return retryableError(err, st.class), err
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if wait, ok := RetryAfter(resp.Header, time.Now()); ok && wait > c.policy.MaxRetryAfter {
+			return false, nil
+		}
+		return true, nil
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		// The request reached a proxy and may have reached the service behind it.
+		return st.class != OneShot, nil
+	}
+	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
+	return false, nil
+}
+
+// retryableError tells whether a request that failed with err may be sent again.
+func retryableError(err error, class Class) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	switch {
+	// The caller's own deadline and cancellation are handled before this: a deadline error
+	// seen here is a per-attempt timeout (http.Client.Timeout), which may be retried.
+	case errors.Is(err, context.Canceled),
+		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
+		return false
+	}
+	if class == OneShot {
+		return isDialError(err)
+	}
+	return true
+}
+
+// isDialError reports a failure to connect: nothing reached the service.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// backoff waits as the server asked on 429 and 503 (checkRetry has already refused waits
+// over the cap), and otherwise exponentially with equal jitter.
+func (c *Client) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if wait, ok := RetryAfter(resp.Header, time.Now()); ok {
+			return wait
+		}
+	}
+	return Backoff(minWait, maxWait, attempt)
+}
+
+// Backoff is minWait·2^attempt capped at maxWait, of which the upper half is random.
+func Backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
+	wait := maxWait
+	if attempt < 32 {
+		if w := minWait << attempt; w > 0 && w < maxWait {
+			wait = w
+		}
+	}
+	half := wait / 2
+	if half <= 0 {
+		return wait
+	}
+	return half + rand.N(half+1)
+}
+
+// RetryAfter parses a Retry-After header given in seconds or as an HTTP date.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, true
+		}
+		if secs > int64(24*time.Hour/time.Second)*365 {
+			secs = int64(24*time.Hour/time.Second) * 365
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, err error) {
+	if c.logger == nil || !c.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("command", st.command),
+		slog.Int("attempt", st.attempts),
+		slog.Duration("duration", time.Since(st.attemptStart)),
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", c.Redact(err.Error())))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "sendloop request", attrs...)
+}
+
+// redactError removes secrets from a *url.Error's URL (the legacy API's GET form carries the
+// key in the query) and from the error text, keeping the cause for errors.Is.
+func (c *Client) redactError(err error) error {
+	if c.redactor == nil {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = &url.Error{Op: ue.Op, URL: c.Redact(ue.URL), Err: ue.Err}
+	}
+	if text := err.Error(); c.Redact(text) != text {
+		return &redacted{text: c.Redact(text), cause: err}
+	}
+	return err
+}
+
+// redacted shows a cleaned text while keeping the cause for errors.Is.
+type redacted struct {
+	text  string
+	cause error
+}
+
+func (r *redacted) Error() string { return r.text }
+
+// Is reports whether target is in the cause's chain; Unwrap is deliberately absent so that
+// the unredacted text cannot be reached.
+func (r *redacted) Is(target error) bool { return errors.Is(r.cause, target) }

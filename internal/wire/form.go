@@ -1,0 +1,84 @@
+package wire
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-querystring/query"
+)
+
+// Values turns request parameters into form values. params may be nil, url.Values (copied),
+// map[string]string, or a struct tagged for go-querystring: `url:"Name,omitempty"` for
+// optional fields, `url:"Name,brackets"` for arrays sent as Name[], `url:"Name,int"` for
+// booleans sent as 1 or 0. Types that go-querystring cannot express implement its Encoder.
+//
+// The result's Encode sorts keys, so the same parameters always give the same body.
+func Values(params any) (url.Values, error) {
+	switch p := params.(type) {
+	case nil:
+		return url.Values{}, nil
+	case url.Values:
+		out := make(url.Values, len(p)+1)
+		for k, v := range p {
+			out[k] = slices.Clone(v)
+		}
+		return out, nil
+	case map[string]string:
+		out := make(url.Values, len(p)+1)
+		for k, v := range p {
+			out.Set(k, v)
+		}
+		return out, nil
+	}
+	v, err := query.Values(params)
+	if err != nil {
+		return nil, fmt.Errorf("encoding parameters: %w", err)
+	}
+	return v, nil
+}
+
+// Nest copies src into dst under prefix, in the service's bracket notation: a key "A"
+// becomes "prefix[A]" and a key "A[b]" becomes "prefix[A][b]".
+func Nest(dst url.Values, prefix string, src url.Values) {
+	for k, vals := range src {
+		name, rest, _ := strings.Cut(k, "[")
+		if rest != "" {
+			rest = "[" + rest
+		}
+		dst[prefix+"["+name+"]"+rest] = vals
+	}
+}
+
+// CustomFieldPrefix starts the key of every custom field value: CustomField<id>.
+const CustomFieldPrefix = "CustomField"
+
+// CustomFieldID returns the numeric id of a CustomField<id> key.
+func CustomFieldID(key []byte) (int, bool) {
+	if len(key) <= len(CustomFieldPrefix) || string(key[:len(CustomFieldPrefix)]) != CustomFieldPrefix {
+		return 0, false
+	}
+	id, ok := fastInt(key[len(CustomFieldPrefix):])
+	if !ok || id < 0 || key[len(CustomFieldPrefix)] == '-' || key[len(CustomFieldPrefix)] == '+' {
+		return 0, false
+	}
+	return int(id), true
+}
+
+// EncodeCustomFields adds fields to v as key[CustomField<id>], or as bare CustomField<id>
+// when key is empty, in ascending id order.
+func EncodeCustomFields(key string, fields map[int]string, v *url.Values) {
+	if *v == nil {
+		*v = url.Values{}
+	}
+	for _, id := range slices.Sorted(maps.Keys(fields)) {
+		name := CustomFieldPrefix + strconv.Itoa(id)
+		if key != "" {
+			name = key + "[" + name + "]"
+		}
+		v.Set(name, fields[id])
+	}
+}
