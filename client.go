@@ -1,0 +1,329 @@
+package sendloop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// DefaultBaseURL is the service's generic host. Accounts also have their own host
+// (https://<subdomain>.sendloop.com), which WithBaseURL selects.
+const DefaultBaseURL = "https://app.sendloop.com"
+
+// Environment variables read by NewClientFromEnv.
+const (
+	EnvAPIKey  = "SENDLOOP_API_KEY"
+	EnvBaseURL = "SENDLOOP_BASE_URL"
+)
+
+// Client talks to the v3 command API. It is safe for concurrent use; create one and share it.
+type Client struct {
+	common service // the one value every service shares
+
+	// Account reads and updates the account's details.
+	Account *AccountService
+	// System reads the service's clock and time zones.
+	System *SystemService
+
+	baseURL   string // without a trailing slash
+	key       *secretKey
+	transport *transport.Client
+
+	tzMu    sync.Mutex
+	tzNames map[string]bool // cached system.timezones.Get, for Account.Update checks
+}
+
+type service struct{ client *Client }
+
+// secretKey sits behind a pointer so that printing a Client (even with %#v) shows an address,
+// never the key: fmt does not call String on unexported fields.
+type secretKey struct{ value string }
+
+// String hides the key.
+func (*secretKey) String() string { return redactedText }
+
+// RetryPolicy tunes retries. Zero fields take the defaults: 3 retries, waits from 250ms to
+// 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
+// disables retries. Which failures are retried depends on the command (see the package doc).
+type RetryPolicy struct {
+	// MaxRetries is how many times a request may be sent again after its first attempt.
+	MaxRetries int
+	// MinWait and MaxWait bound the exponential backoff between attempts.
+	MinWait, MaxWait time.Duration
+	// MaxRetryAfter caps the wait a Retry-After header may impose; a longer wait fails the
+	// call at once with an *HTTPError carrying the requested wait.
+	MaxRetryAfter time.Duration
+}
+
+// Option configures a Client in NewClient.
+type Option func(*config)
+
+type config struct {
+	baseURL       string
+	httpClient    *http.Client
+	logger        *slog.Logger
+	retry         RetryPolicy
+	userAgent     string
+	allowInsecure bool
+}
+
+// WithBaseURL sets the address of the service, e.g. the account's own host or a
+// sendlooptest server. A path prefix is kept. Plain http is refused unless the host is
+// loopback or WithInsecureHTTP is given: the API key travels in every request.
+func WithBaseURL(baseURL string) Option { return func(c *config) { c.baseURL = baseURL } }
+
+// WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
+// changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
+// deadline to bound a whole call, retries included.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+
+// WithLogger sets a logger for request attempts: command, attempt, status and duration at
+// debug level, never a body, a URL query or a key. The default is silence.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+
+// WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
+func WithUserAgent(product string) Option { return func(c *config) { c.userAgent = product } }
+
+// WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
+// then crosses the network in clear text; use it only on a network you trust.
+func WithInsecureHTTP() Option { return func(c *config) { c.allowInsecure = true } }
+
+// NewClient returns a Client that authenticates with apiKey. It makes no network call.
+// Options are applied in any order; the result is checked once they all are.
+func NewClient(apiKey string, opts ...Option) (*Client, error) {
+	cfg := config{baseURL: DefaultBaseURL}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	apiKey = strings.TrimSpace(apiKey)
+	if apiKey == "" {
+		return nil, errors.New("sendloop: the API key is empty")
+	}
+	if strings.ContainsFunc(apiKey, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, errors.New("sendloop: the API key holds control characters")
+	}
+	base, err := checkBaseURL(cfg.baseURL, cfg.allowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	var hc *http.Client
+	if cfg.httpClient != nil {
+		copied := *cfg.httpClient
+		hc = &copied
+	}
+	ua := "sendloop-go/" + Version
+	if p := strings.TrimSpace(cfg.userAgent); p != "" {
+		ua = p + " " + ua
+	}
+	c := &Client{
+		baseURL: base,
+		key:     &secretKey{value: apiKey},
+		transport: transport.New(transport.Config{
+			HTTPClient: hc,
+			Logger:     cfg.logger,
+			Policy: transport.Policy{
+				MaxRetries:    cfg.retry.MaxRetries,
+				MinWait:       cfg.retry.MinWait,
+				MaxWait:       cfg.retry.MaxWait,
+				MaxRetryAfter: cfg.retry.MaxRetryAfter,
+			},
+			UserAgent: ua,
+			Secrets:   []string{apiKey},
+		}),
+	}
+	c.common.client = c
+	c.Account = (*AccountService)(&c.common)
+	c.System = (*SystemService)(&c.common)
+	return c, nil
+}
+
+// NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY and, when set, the base
+// URL from SENDLOOP_BASE_URL. Options given here override the environment.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	key := os.Getenv(EnvAPIKey)
+	if strings.TrimSpace(key) == "" {
+		return nil, fmt.Errorf("sendloop: %s is not set", EnvAPIKey)
+	}
+	if base := os.Getenv(EnvBaseURL); base != "" {
+		opts = append([]Option{WithBaseURL(base)}, opts...)
+	}
+	return NewClient(key, opts...)
+}
+
+func checkBaseURL(raw string, allowInsecure bool) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("sendloop: invalid base URL: %w", err)
+	}
+	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("sendloop: base URL %q must be an absolute http(s) URL", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("sendloop: base URL must not carry credentials, a query or a fragment")
+	}
+	if u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
+		return "", fmt.Errorf("sendloop: refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", u.Host)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// String describes the client without its key.
+func (c *Client) String() string { return "sendloop.Client{BaseURL: " + c.baseURL + "}" }
+
+// GoString describes the client without its key.
+func (c *Client) GoString() string { return c.String() }
+
+// LogValue describes the client without its key.
+func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// BaseURL returns the address the client sends to.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// Format is a response format of the v3 API.
+type Format string
+
+// The response formats of the v3 API.
+const (
+	FormatJSON Format = "json"
+	FormatXML  Format = "xml"
+	FormatPHP  Format = "php"
+)
+
+// Call sends any v3 command, typed by this package or not (custom fields, segments, commands
+// the specification does not show), and decodes the JSON response into out with
+// encoding/json, envelope (Success) included. params may be nil, url.Values,
+// map[string]string, or a struct tagged for github.com/google/go-querystring. A failure
+// envelope becomes an *APIError.
+//
+// Retries follow the command's name: *.get, *.getlist, browse, search, report.*, data.*,
+// export.* and system.* are reads; update, delete, subscribe, unsubscribe, import and add
+// are idempotent; anything else, creates above all, is sent once unless it surely did not
+// reach the service.
+func (c *Client) Call(ctx context.Context, command string, params, out any) error {
+	body, err := c.CallRaw(ctx, command, params, FormatJSON)
+	if err != nil || out == nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("sendloop: %s: decoding response: %w", command, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the response body as the service sent it, in the given format.
+// Failures are still recognised in every format and returned as an *APIError.
+func (c *Client) CallRaw(ctx context.Context, command string, params any, format Format) ([]byte, error) {
+	if err := checkCommand(command); err != nil {
+		return nil, err
+	}
+	switch format {
+	case FormatJSON, FormatXML, FormatPHP:
+	default:
+		return nil, invalid(command, CodeInvalidFormat, "format", fmt.Sprintf("unknown response format %q", format))
+	}
+	form, err := wire.Values(params)
+	if err != nil {
+		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+	}
+	resp, err := c.post(ctx, command, format, classOf(command), form)
+	if err != nil {
+		return nil, err
+	}
+	if format == FormatJSON {
+		err = c.decodeEnvelope(command, resp, nil)
+	} else {
+		err = c.checkForeignEnvelope(command, format, resp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+func checkCommand(command string) error {
+	if command == "" {
+		return &ValidationError{Code: CodeInvalidCommand, Command: command, Reason: "empty command"}
+	}
+	for _, r := range command {
+		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return &ValidationError{Code: CodeInvalidCommand, Command: command,
+				Reason: fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command)}
+		}
+	}
+	return nil
+}
+
+// classOf infers the retry class of a command from its name, for Call.
+func classOf(command string) transport.Class {
+	name := strings.ToLower(command)
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	switch {
+	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "data."),
+		strings.HasPrefix(name, "export."), strings.HasPrefix(name, "system."):
+		return transport.Read
+	}
+	switch last {
+	case "get", "getlist", "browse", "search":
+		return transport.Read
+	case "update", "delete", "subscribe", "unsubscribe", "import", "add":
+		return transport.Idempotent
+	}
+	return transport.OneShot
+}
+
+// post sends a v3 command with the API key added to its form.
+func (c *Client) post(ctx context.Context, command string, format Format, class transport.Class, form url.Values) (*transport.Response, error) {
+	if ctx == nil {
+		return nil, errors.New("sendloop: nil context")
+	}
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("APIKey", c.key.value)
+	return c.transport.Do(ctx, &transport.Request{
+		Command:     command,
+		Class:       class,
+		Method:      http.MethodPost,
+		URL:         c.baseURL + "/api/v3/" + command + "/" + string(format),
+		Body:        []byte(form.Encode()),
+		ContentType: "application/x-www-form-urlencoded",
+	})
+}
+
+// send posts a command and decodes its JSON envelope, handing every member other than the
+// envelope's own to decode (which may be nil).
+func (c *Client) send(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error) error {
+	resp, err := c.post(ctx, command, FormatJSON, class, form)
+	if err != nil {
+		return err
+	}
+	return c.decodeEnvelope(command, resp, decode)
+}

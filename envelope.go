@@ -1,0 +1,201 @@
+package sendloop
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// decodeEnvelope reads Success and the error members of a JSON response in one pass over it.
+func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode func(key, value []byte) error) error {
+	if !looksLikeJSONObject(resp.Body) {
+		return c.httpError(command, resp, "response is not JSON")
+	}
+	var (
+		hasSuccess, success bool
+		apiErr              = APIError{Command: command, HTTPStatus: resp.StatusCode}
+		decodeErr           error
+	)
+	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
+		switch string(key) {
+		case "Success":
+			hasSuccess = true
+			success, err = wire.Bool(value)
+		case "ErrorCode":
+			var code int
+			code, err = wire.Int(value)
+			apiErr.Code = ErrorCode(code)
+		case "ErrorMessage", "ErrorText":
+			apiErr.Message, err = wire.String(value)
+		case "ErrorFields":
+			apiErr.Fields, err = decodeStrings(value)
+		default:
+			if decode != nil && decodeErr == nil {
+				if err := decode(key, value); err != nil {
+					decodeErr = fmt.Errorf("%s: %w", key, err)
+				}
+			}
+		}
+		return err
+	})
+	switch {
+	case scanErr != nil:
+		return c.httpError(command, resp, "malformed JSON response: "+scanErr.Error())
+	case (hasSuccess && !success) || apiErr.Code != 0:
+		return &apiErr
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return c.httpError(command, resp, "unexpected status")
+	case decodeErr != nil:
+		return fmt.Errorf("sendloop: %s: decoding response: %w", command, decodeErr)
+	}
+	return nil
+}
+
+func looksLikeJSONObject(body []byte) bool {
+	for _, b := range body {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func decodeStrings(value []byte) ([]string, error) {
+	var out []string
+	err := wire.ScanArray(value, func(elem []byte) error {
+		s, err := wire.String(elem)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
+// excerptLimit bounds the body excerpt kept in an HTTPError.
+const excerptLimit = 200
+
+func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
+	return &HTTPError{
+		Command:    command,
+		StatusCode: resp.StatusCode,
+		Attempts:   resp.Attempts,
+		RetryAfter: resp.RetryAfter,
+		Excerpt:    c.excerpt(resp.Body),
+		Reason:     c.transport.Redact(reason),
+	}
+}
+
+// excerpt returns the start of body, printable, one line, with the key removed. The key is
+// removed before cutting so that a cut cannot leave part of it behind.
+func (c *Client) excerpt(body []byte) string {
+	head := body[:min(len(body), 4*excerptLimit+256)]
+	text := c.transport.Redact(strings.ToValidUTF8(string(head), "\uFFFD"))
+	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == ' '
+	}), " ")
+	if len(text) > excerptLimit {
+		cut := excerptLimit
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
+}
+
+// checkForeignEnvelope recognises a failure in an xml or php response, for CallRaw.
+func (c *Client) checkForeignEnvelope(command string, format Format, resp *transport.Response) error {
+	var (
+		fields map[string]string
+		ok     bool
+	)
+	if format == FormatXML {
+		fields, ok = xmlEnvelope(resp.Body)
+	} else {
+		fields, ok = phpEnvelope(resp.Body)
+	}
+	if !ok {
+		return c.httpError(command, resp, "response is not "+strings.ToUpper(string(format)))
+	}
+	success, _ := wire.ParseBool(fields["Success"])
+	code, _ := strconv.Atoi(strings.TrimSpace(fields["ErrorCode"]))
+	if !success || code != 0 {
+		if _, has := fields["Success"]; has || code != 0 {
+			return &APIError{Code: ErrorCode(code), Message: fields["ErrorMessage"], Command: command, HTTPStatus: resp.StatusCode}
+		}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return c.httpError(command, resp, "unexpected status")
+	}
+	return nil
+}
+
+// xmlEnvelope collects the text of the root element's scalar children.
+func xmlEnvelope(body []byte) (map[string]string, bool) {
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	fields := map[string]string{}
+	depth, sawRoot := 0, false
+	var name string
+	var text strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return fields, sawRoot && depth == 0
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			sawRoot = true
+			if depth == 2 {
+				name = t.Name.Local
+				text.Reset()
+			}
+		case xml.CharData:
+			if depth == 2 {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			if depth == 2 {
+				fields[name] = strings.TrimSpace(text.String())
+			}
+			depth--
+		}
+	}
+}
+
+var (
+	phpSuccess = regexp.MustCompile(`s:7:"Success";b:([01]);`)
+	phpCode    = regexp.MustCompile(`s:9:"ErrorCode";(?:i:(-?\d+)|s:\d+:"(-?\d+)");`)
+	phpMessage = regexp.MustCompile(`s:12:"ErrorMessage";s:(\d+):"`)
+)
+
+// phpEnvelope reads the envelope members out of a PHP serialize() body.
+func phpEnvelope(body []byte) (map[string]string, bool) {
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("a:")) {
+		return nil, false
+	}
+	fields := map[string]string{}
+	if m := phpSuccess.FindSubmatch(body); m != nil {
+		fields["Success"] = string(m[1])
+	}
+	if m := phpCode.FindSubmatch(body); m != nil {
+		fields["ErrorCode"] = string(m[1]) + string(m[2])
+	}
+	if loc := phpMessage.FindSubmatchIndex(body); loc != nil {
+		n, _ := strconv.Atoi(string(body[loc[2]:loc[3]]))
+		if start := loc[1]; n >= 0 && start+n <= len(body) {
+			fields["ErrorMessage"] = string(body[start : start+n])
+		}
+	}
+	return fields, true
+}

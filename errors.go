@@ -1,0 +1,165 @@
+package sendloop
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
+//
+// An ErrorCode is itself an error, so each sentinel (ErrListNotFound, …) is simply the code:
+// errors.Is(err, ErrListNotFound) and errors.Is(err, CodeListNotFound) both match an
+// *APIError or a *ValidationError with code 118.
+type ErrorCode int
+
+// Message returns the service's meaning of the code, or "" for a code it does not document.
+func (c ErrorCode) Message() string { return codeMessages[c] }
+
+// String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
+func (c ErrorCode) String() string {
+	if m := codeMessages[c]; m != "" {
+		return strconv.Itoa(int(c)) + " (" + m + ")"
+	}
+	return strconv.Itoa(int(c))
+}
+
+// Error makes an ErrorCode usable as a sentinel error.
+func (c ErrorCode) Error() string { return "sendloop: error " + c.String() }
+
+// APIError is a failure reported by the service in its response envelope
+// (Success = false with ErrorCode, ErrorMessage and ErrorFields).
+type APIError struct {
+	// Code is the service's ErrorCode.
+	Code ErrorCode
+	// Message is the service's ErrorMessage, as it came.
+	Message string
+	// Fields names the parameters at fault (ErrorFields), e.g. for code 105.
+	Fields []string
+	// Command is the API command that failed, e.g. "list.get".
+	Command string
+	// HTTPStatus is the status of the response that carried the error; the service uses 200
+	// for most failures and 500 for some validation errors.
+	HTTPStatus int
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("sendloop: ")
+	if e.Command != "" {
+		b.WriteString(e.Command)
+		b.WriteString(": ")
+	}
+	b.WriteString("error ")
+	b.WriteString(strconv.Itoa(int(e.Code)))
+	msg := e.Message
+	if msg == "" {
+		msg = e.Code.Message()
+	}
+	if msg != "" {
+		b.WriteString(": ")
+		b.WriteString(msg)
+	}
+	if len(e.Fields) > 0 {
+		b.WriteString(" (fields: ")
+		b.WriteString(strings.Join(e.Fields, ", "))
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Is reports whether target is the sentinel for e's code.
+func (e *APIError) Is(target error) bool {
+	code, ok := target.(ErrorCode)
+	return ok && code == e.Code
+}
+
+// ValidationError is returned before anything is sent when parameters break a rule of the
+// service. It matches the sentinel the service would have answered with, e.g.
+// ErrMissingParameters (105) with the missing parameter names in Fields.
+type ValidationError struct {
+	// Code is the ErrorCode the service would have returned.
+	Code ErrorCode
+	// Command is the API command that was not sent.
+	Command string
+	// Fields names the parameters at fault.
+	Fields []string
+	// Reason says what is wrong, for people.
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("sendloop: ")
+	if e.Command != "" {
+		b.WriteString(e.Command)
+		b.WriteString(": ")
+	}
+	b.WriteString("invalid parameters: ")
+	b.WriteString(e.Reason)
+	if len(e.Fields) > 0 {
+		b.WriteString(" (fields: ")
+		b.WriteString(strings.Join(e.Fields, ", "))
+		b.WriteString(")")
+	}
+	b.WriteString(" [error ")
+	b.WriteString(strconv.Itoa(int(e.Code)))
+	b.WriteString("]")
+	return b.String()
+}
+
+// Is reports whether target is the sentinel for e's code.
+func (e *ValidationError) Is(target error) bool {
+	code, ok := target.(ErrorCode)
+	return ok && code == e.Code
+}
+
+// missing builds the 105 ValidationError for absent required parameters.
+func missing(command string, fields ...string) *ValidationError {
+	return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: fields,
+		Reason: "required parameter(s) missing"}
+}
+
+// invalid builds a ValidationError with the given code for one parameter.
+func invalid(command string, code ErrorCode, field, reason string) *ValidationError {
+	return &ValidationError{Code: code, Command: command, Fields: []string{field}, Reason: reason}
+}
+
+// HTTPError is a response that is not a service envelope: a non-2xx status without an error
+// envelope, or a body that is not the JSON the command answers with (an HTML error page, a
+// truncated body). Excerpt is a short beginning of the body with the API key removed.
+type HTTPError struct {
+	// Command is the API command that failed.
+	Command string
+	// StatusCode is the HTTP status of the final response.
+	StatusCode int
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
+	// RetryPolicy.MaxRetryAfter the request is not retried and this error carries the wait.
+	RetryAfter time.Duration
+	// Excerpt is at most the first 200 bytes of the body, redacted and made printable.
+	Excerpt string
+	// Reason says what was wrong with the response.
+	Reason string
+}
+
+func (e *HTTPError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.StatusCode)
+	if e.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Reason)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (server asks to retry after %s)", e.RetryAfter)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	if e.Excerpt != "" {
+		fmt.Fprintf(&b, ": %q", e.Excerpt)
+	}
+	return b.String()
+}

@@ -1,0 +1,72 @@
+// Command quickstart shows the SDK's main path. With SENDLOOP_API_KEY unset it runs against
+// an embedded sendlooptest fake, so it needs no account and no network; with the key set
+// (and SENDLOOP_BASE_URL for an account host) it reads the real account, changing nothing.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	client, where, closeFake, err := newClient()
+	if err != nil {
+		return err
+	}
+	defer closeFake()
+	fmt.Println("sendloop quickstart against", where)
+
+	info, err := client.Account.Get(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the account: %w", err)
+	}
+	fmt.Printf("account:     %s (%s %s), time zone %s, member since %s\n",
+		info.Username, info.FirstName, info.LastName, info.TimeZone, info.MemberSince.Format("2006-01-02"))
+
+	now, err := client.System.Date(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the system date: %w", err)
+	}
+	fmt.Printf("system date: %s %s\n", now.Date, now.TimeZone)
+
+	zones, err := client.System.TimeZones(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the time zones: %w", err)
+	}
+	fmt.Printf("time zones:  %d known\n", len(zones))
+	return nil
+}
+
+// newClient returns a client for the real service when SENDLOOP_API_KEY is set, and for an
+// embedded fake otherwise.
+func newClient() (*sendloop.Client, string, func(), error) {
+	if os.Getenv(sendloop.EnvAPIKey) != "" {
+		c, err := sendloop.NewClientFromEnv()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return c, c.BaseURL(), func() {}, nil
+	}
+	srv := sendlooptest.NewServer(nil)
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		srv.Close()
+		return nil, "", nil, err
+	}
+	return c, "the embedded sendlooptest fake at " + srv.URL + " (set SENDLOOP_API_KEY for a real account)", srv.Close, nil
+}

@@ -1,0 +1,398 @@
+package sendlooptest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is an in-memory fake of the service on a loopback address. Its methods are safe
+// for concurrent use.
+type Server struct {
+	// URL is the base URL to give the client, e.g. http://127.0.0.1:41234.
+	URL string
+	// APIKey is the one key the server accepts.
+	APIKey string
+
+	hs *httptest.Server
+
+	mu         sync.Mutex
+	now        func() time.Time
+	allowedIPs []string // empty: every address
+	requests   []Request
+	executions map[string]int
+	faults     map[string][]*Fault
+	state      *state
+}
+
+// Option configures a Server in NewServer.
+type Option func(*Server)
+
+// WithAPIKey sets the key the server accepts instead of a random one.
+func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
+
+// WithClock sets the server's clock, for answers that carry dates.
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// NewServer starts a fake on a loopback port. With a non-nil t it is closed when the test
+// ends; with nil (outside tests) call Close.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	s := &Server{
+		APIKey:     "sltest_" + randomHex(16),
+		now:        time.Now,
+		executions: map[string]int{},
+		faults:     map[string][]*Fault{},
+	}
+	for _, opt := range opts {
+		opt(s)
+	}
+	s.state = newState(s.now())
+	s.hs = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.URL = s.hs.URL
+	if t != nil {
+		t.Helper()
+		t.Cleanup(s.Close)
+	}
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.hs.Close() }
+
+// SetClock replaces the server's clock.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+// AllowIPs restricts the API key to the given client addresses, as the service's IP binding
+// does: any other address gets error 103. No argument lifts the restriction. The client of
+// a test runs on 127.0.0.1.
+func (s *Server) AllowIPs(ips ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.allowedIPs = slices.Clone(ips)
+}
+
+// Request is a request the server received, as it received it.
+type Request struct {
+	Time       time.Time
+	Method     string
+	Path       string
+	Command    string // as written in the path
+	Format     string
+	Body       []byte
+	Form       url.Values // body and query parameters together
+	Header     http.Header
+	RemoteAddr string
+}
+
+// Requests returns the requests received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// LastRequest returns the newest request, or the zero Request.
+func (s *Server) LastRequest() Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return Request{}
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+// Executions returns how many times command was executed: requests that reached the
+// command's logic, not those refused before it or cut by a fault before execution.
+func (s *Server) Executions(command string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.executions[strings.ToLower(command)]
+}
+
+// ResetMode tells when a Fault resets the connection.
+type ResetMode int
+
+const (
+	// NoReset leaves the connection alone.
+	NoReset ResetMode = iota
+	// ResetBeforeExecution resets the connection without executing the command.
+	ResetBeforeExecution
+	// ResetAfterExecution executes the command, then resets the connection before answering:
+	// the client cannot know that its request was processed.
+	ResetAfterExecution
+)
+
+// Fault is a failure to inject into the next calls of a command.
+type Fault struct {
+	// Times is how many calls the fault applies to; 0 means one.
+	Times int
+	// Delay holds the answer back, e.g. to make a client time out.
+	Delay time.Duration
+	// Status answers with this HTTP status without executing the command. The body is Body,
+	// or a short HTML page; with ErrorCode set, an API error envelope.
+	Status int
+	// RetryAfter is sent as the Retry-After header with Status.
+	RetryAfter string
+	// Body replaces the default body sent with Status.
+	Body string
+	// ErrorCode answers with this API error instead of executing the command.
+	ErrorCode int
+	// Reset resets the connection, before or after executing the command.
+	Reset ResetMode
+}
+
+// InjectFault queues f for the next calls of command (case-insensitive; "*" for any
+// command). Faults queued for the same command apply one after the other.
+func (s *Server) InjectFault(command string, f Fault) {
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(command)
+	s.faults[key] = append(s.faults[key], &f)
+}
+
+// ClearFaults drops every queued fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.faults)
+}
+
+func (s *Server) takeFault(command string) *Fault {
+	for _, key := range []string{strings.ToLower(command), "*"} {
+		queue := s.faults[key]
+		if len(queue) == 0 {
+			continue
+		}
+		f := *queue[0]
+		if queue[0].Times--; queue[0].Times == 0 {
+			s.faults[key] = queue[1:]
+		}
+		return &f
+	}
+	return nil
+}
+
+// apiError is a failure answered in the service's envelope.
+type apiError struct {
+	code    int
+	message string
+	fields  []string
+	status  int // HTTP status; 0 means 200
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("error %d: %s", e.code, e.message) }
+
+func errorf(code int, format string, args ...any) *apiError {
+	return &apiError{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// call is one command invocation as its handler sees it.
+type call struct {
+	srv  *Server
+	st   *state
+	form url.Values
+	now  time.Time
+	ip   string
+}
+
+// handler executes a command with the server's lock held.
+type handler func(c *call) (object, *apiError)
+
+type command struct {
+	name     string   // canonical spelling
+	required []string // parameters whose absence is error 105
+	run      handler
+}
+
+// commands holds every v3 command, keyed by lower-case name; each file registers its own.
+var commands = map[string]command{}
+
+func register(name string, required []string, run handler) {
+	commands[strings.ToLower(name)] = command{name: name, required: required, run: run}
+}
+
+var formats = map[string]bool{"json": true, "xml": true, "php": true}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, "cannot read body", http.StatusBadRequest)
+		return
+	}
+	form, _ := url.ParseQuery(string(body))
+	for k, v := range r.URL.Query() {
+		if _, inBody := form[k]; !inBody {
+			form[k] = v
+		}
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/")
+	name, format, _ := strings.Cut(rest, "/")
+	if !ok || name == "" || strings.Contains(format, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
+
+	s.mu.Lock()
+	now := s.now()
+	s.requests = append(s.requests, Request{Time: now, Method: r.Method, Path: r.URL.Path, Command: name,
+		Format: format, Body: body, Form: form, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr})
+	fault := s.takeFault(name)
+	s.mu.Unlock()
+
+	if fault != nil {
+		if fault.Delay > 0 && !sleep(r, fault.Delay) {
+			return
+		}
+		if fault.Reset == ResetBeforeExecution {
+			resetConnection(w)
+			return
+		}
+		if fault.Status != 0 && fault.ErrorCode == 0 {
+			if fault.RetryAfter != "" {
+				w.Header().Set("Retry-After", fault.RetryAfter)
+			}
+			page := fault.Body
+			if page == "" {
+				page = fmt.Sprintf("<html><body><h1>%d %s</h1></body></html>", fault.Status, http.StatusText(fault.Status))
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(fault.Status)
+			_, _ = io.WriteString(w, page)
+			return
+		}
+	}
+
+	if !formats[format] {
+		s.reply(w, "json", nil, &apiError{code: 100, message: "Invalid response format"})
+		return
+	}
+	answer, apiErr := s.execute(name, form, ip, fault)
+	if fault != nil && fault.Reset == ResetAfterExecution {
+		resetConnection(w)
+		return
+	}
+	s.reply(w, format, answer, apiErr)
+}
+
+func (s *Server) execute(name string, form url.Values, ip string, fault *Fault) (object, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if key := form.Get("APIKey"); key == "" || key != s.APIKey {
+		return nil, &apiError{code: 104, message: "Invalid API key"}
+	}
+	if len(s.allowedIPs) > 0 && !slices.Contains(s.allowedIPs, ip) {
+		return nil, &apiError{code: 103, message: "IP address is not authorized to the API connection"}
+	}
+	cmd, ok := commands[strings.ToLower(name)]
+	if !ok {
+		return nil, &apiError{code: 101, message: "Invalid API command"}
+	}
+	if fault != nil && fault.ErrorCode != 0 {
+		return nil, &apiError{code: fault.ErrorCode, message: "Injected error", status: fault.Status}
+	}
+	var absent []string
+	for _, p := range cmd.required {
+		if strings.TrimSpace(form.Get(p)) == "" && !hasArray(form, p) {
+			absent = append(absent, p)
+		}
+	}
+	if len(absent) > 0 {
+		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: absent}
+	}
+	s.executions[strings.ToLower(name)]++
+	return cmd.run(&call{srv: s, st: s.state, form: form, now: s.now(), ip: ip})
+}
+
+// hasArray reports whether a bracketed parameter such as Recipients[] or Fields[x] is set.
+func hasArray(form url.Values, name string) bool {
+	for k, v := range form {
+		if strings.HasPrefix(k, name+"[") && len(v) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) reply(w http.ResponseWriter, format string, answer object, apiErr *apiError) {
+	status := http.StatusOK
+	var doc object
+	if apiErr != nil {
+		fields := apiErr.fields
+		if fields == nil {
+			fields = []string{}
+		}
+		doc = object{{"Success", false}, {"ErrorCode", apiErr.code}, {"ErrorMessage", apiErr.message}, {"ErrorFields", fields}}
+		if apiErr.status != 0 {
+			status = apiErr.status
+		}
+	} else {
+		doc = append(object{{"Success", true}}, answer...)
+	}
+	var out []byte
+	switch format {
+	case "xml":
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		out = appendXML(nil, doc)
+	case "php":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		out = appendPHP(nil, doc)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		out = appendJSON(nil, doc)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(out)
+}
+
+// sleep waits d or until the client goes away; it reports whether to go on.
+func sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// resetConnection drops the TCP connection with a reset, so the client sees an error
+// instead of a response.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("sendlooptest: the response writer cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

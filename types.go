@@ -1,0 +1,133 @@
+package sendloop
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// Date is a calendar date as the service sends it, 'YYYY-MM-DD'. The service's unset date,
+// '0000-00-00', is the zero Date (IsZero reports true) and is written back the same way.
+// The embedded time is midnight UTC.
+type Date struct{ time.Time }
+
+// NewDate returns the Date of t's calendar day in t's location.
+func NewDate(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}
+}
+
+// String returns the wire form, '0000-00-00' when unset.
+func (d Date) String() string { return wire.FormatDate(d.Time) }
+
+// MarshalJSON writes the wire form as a JSON string.
+func (d Date) MarshalJSON() ([]byte, error) { return quote(d.String()), nil }
+
+// UnmarshalJSON accepts 'YYYY-MM-DD', '0000-00-00', "" and null.
+func (d *Date) UnmarshalJSON(data []byte) (err error) {
+	d.Time, err = wire.Date(data)
+	return err
+}
+
+// MarshalText writes the wire form.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads the wire form.
+func (d *Date) UnmarshalText(text []byte) (err error) {
+	d.Time, err = wire.ParseDate(string(text))
+	return err
+}
+
+// EncodeValues writes a set date as a request parameter and omits an unset one.
+func (d Date) EncodeValues(key string, v *url.Values) error {
+	if !d.IsZero() {
+		v.Set(key, d.String())
+	}
+	return nil
+}
+
+// DateTime is a date and time as the service sends it, 'YYYY-MM-DD HH:MM:SS'. The wire
+// carries no offset: times are the account's wall clock (see SystemDate.TimeZone), held in
+// UTC; use WallClockIn to place them in the account's zone. '0000-00-00 00:00:00' is the zero DateTime.
+type DateTime struct{ time.Time }
+
+// String returns the wire form, '0000-00-00 00:00:00' when unset.
+func (t DateTime) String() string { return wire.FormatDateTime(t.Time) }
+
+// WallClockIn returns the same wall clock read in loc: the instant the service meant when loc
+// is the account's time zone. (The promoted In converts the UTC instant instead.)
+func (t DateTime) WallClockIn(loc *time.Location) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), loc)
+}
+
+// MarshalJSON writes the wire form as a JSON string.
+func (t DateTime) MarshalJSON() ([]byte, error) { return quote(t.String()), nil }
+
+// UnmarshalJSON accepts 'YYYY-MM-DD HH:MM:SS', its zero forms, a bare date, "" and null.
+func (t *DateTime) UnmarshalJSON(data []byte) (err error) {
+	t.Time, err = wire.DateTime(data)
+	return err
+}
+
+// MarshalText writes the wire form.
+func (t DateTime) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads the wire form.
+func (t *DateTime) UnmarshalText(text []byte) (err error) {
+	t.Time, err = wire.ParseDateTime(string(text))
+	return err
+}
+
+// EncodeValues writes a set date-time as a request parameter and omits an unset one.
+func (t DateTime) EncodeValues(key string, v *url.Values) error {
+	if !t.IsZero() {
+		v.Set(key, t.String())
+	}
+	return nil
+}
+
+// Secret is a write-only value such as a new password: it is sent as given but prints as
+// [REDACTED] in every format, log and JSON output.
+type Secret string
+
+const redactedText = "[REDACTED]"
+
+// String hides the value.
+func (Secret) String() string { return redactedText }
+
+// GoString hides the value from %#v.
+func (Secret) GoString() string { return redactedText }
+
+// MarshalJSON hides the value.
+func (Secret) MarshalJSON() ([]byte, error) { return quote(redactedText), nil }
+
+// EncodeValues sends the real value as a request parameter, omitting an empty one.
+func (s Secret) EncodeValues(key string, v *url.Values) error {
+	if s != "" {
+		v.Set(key, string(s))
+	}
+	return nil
+}
+
+// CustomFields holds custom field values by field ID: the service's CustomField<id> keys.
+// As a request parameter named Fields it is sent as Fields[CustomField<id>].
+type CustomFields map[int]string
+
+// EncodeValues writes the fields in bracket notation, in ascending ID order.
+func (f CustomFields) EncodeValues(key string, v *url.Values) error {
+	wire.EncodeCustomFields(key, f, v)
+	return nil
+}
+
+func quote(s string) []byte {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
