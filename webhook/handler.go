@@ -1,0 +1,192 @@
+package webhook
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+)
+
+// TokenHeader is the request header that may carry the shared token.
+const TokenHeader = "X-Sendloop-Token"
+
+// TokenParam is the URL query parameter that may carry the shared token.
+// A webhook configured as a plain URL can only carry a secret this way.
+const TokenParam = "token"
+
+// Handler is an http.Handler that receives webhook deliveries, parses them
+// and passes each Event to a callback. Create it with NewHandler; it is
+// safe for concurrent use.
+type Handler struct {
+	fn          func(ctx context.Context, ev *Event) error
+	maxBody     int64
+	tokenSum    [sha256.Size]byte
+	hasToken    bool
+	defaultKind Kind
+	logger      *slog.Logger
+}
+
+// Option configures a Handler.
+type Option func(*Handler)
+
+// WithMaxBodyBytes sets the body size limit; larger bodies are answered
+// with 413. A limit of zero or less keeps DefaultMaxBodyBytes.
+func WithMaxBodyBytes(n int64) Option {
+	return func(h *Handler) {
+		if n > 0 {
+			h.maxBody = n
+		}
+	}
+}
+
+// WithToken requires every request to carry token, in the TokenHeader
+// header or else the TokenParam query parameter; requests without it, or
+// with another value, are answered with 401. The comparison takes constant
+// time. An empty token makes NewHandler panic, so that a missing secret
+// in the configuration cannot silently turn the check off.
+func WithToken(token string) Option {
+	return func(h *Handler) {
+		if token == "" {
+			panic("webhook: WithToken with empty token")
+		}
+		h.tokenSum = sha256.Sum256([]byte(token))
+		h.hasToken = true
+	}
+}
+
+// WithDefaultKind sets the Kind of deliveries whose body has no Action.
+// This suits a handler mounted only at a list's WebServiceSubscriptionURL
+// (KindSubscription) or WebServiceUnsubscriptionURL (KindUnsubscription).
+// An Action present in the body still wins; an unknown one is still
+// rejected. It panics if k is not a known Kind.
+func WithDefaultKind(k Kind) Option {
+	return func(h *Handler) {
+		if !k.Valid() {
+			panic("webhook: WithDefaultKind with unknown kind " + string(k))
+		}
+		h.defaultKind = k
+	}
+}
+
+// WithLogger makes the Handler log each rejected or failed delivery at
+// Warn or Error and each accepted one at Debug. Records hold the method,
+// the URL path (never the query, which may hold the token), the remote
+// address, the kind and the subscriber id, but no email address. The
+// default is not to log.
+func WithLogger(l *slog.Logger) Option {
+	return func(h *Handler) { h.logger = l }
+}
+
+// NewHandler returns a Handler that calls fn with each parsed Event and the
+// request's context. It panics if fn is nil.
+//
+// Responses, all with a short text/plain body:
+//
+//	200 fn returned nil
+//	400 unparseable body, unknown or missing action, missing subscriber
+//	    or email address, invalid value
+//	401 token required and missing or wrong
+//	405 method other than POST (with Allow: POST)
+//	413 body over the limit
+//	500 fn returned an error, which is logged but not sent, so that the
+//	    sender may retry
+func NewHandler(fn func(ctx context.Context, ev *Event) error, opts ...Option) *Handler {
+	if fn == nil {
+		panic("webhook: NewHandler with nil callback")
+	}
+	h := &Handler{fn: fn, maxBody: DefaultMaxBodyBytes}
+	for _, opt := range opts {
+		opt(h)
+	}
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.reject(w, r, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	if h.hasToken && !h.tokenOK(r) {
+		h.reject(w, r, http.StatusUnauthorized, "unauthorized")
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		h.reject(w, r, http.StatusRequestEntityTooLarge, "request body too large")
+		return
+	}
+
+	var src io.ReadCloser = http.NoBody
+	if r.Body != nil {
+		src = r.Body
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, src, h.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.reject(w, r, http.StatusRequestEntityTooLarge, "request body too large")
+			return
+		}
+		h.reject(w, r, http.StatusBadRequest, "cannot read request body")
+		return
+	}
+
+	ev, err := parseBody(r.Header.Get("Content-Type"), body, h.defaultKind)
+	if err != nil {
+		// The message names format and field only, never values.
+		h.reject(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+
+	if err := h.fn(r.Context(), ev); err != nil {
+		h.log(r, slog.LevelError, "webhook callback failed", ev, slog.String("error", err.Error()))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h.log(r, slog.LevelDebug, "webhook delivered", ev)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, "OK\n")
+}
+
+// tokenOK compares digests so that neither content nor length leaks
+// through timing. The header wins over the query parameter when both are
+// present.
+func (h *Handler) tokenOK(r *http.Request) bool {
+	got := r.Header.Get(TokenHeader)
+	if got == "" {
+		got = r.URL.Query().Get(TokenParam)
+	}
+	if got == "" {
+		return false
+	}
+	sum := sha256.Sum256([]byte(got))
+	return subtle.ConstantTimeCompare(sum[:], h.tokenSum[:]) == 1
+}
+
+func (h *Handler) reject(w http.ResponseWriter, r *http.Request, code int, reason string) {
+	h.log(r, slog.LevelWarn, "webhook rejected", nil, slog.Int("status", code), slog.String("reason", reason))
+	http.Error(w, reason, code)
+}
+
+func (h *Handler) log(r *http.Request, level slog.Level, msg string, ev *Event, attrs ...slog.Attr) {
+	if h.logger == nil || !h.logger.Enabled(r.Context(), level) {
+		return
+	}
+	all := make([]slog.Attr, 0, len(attrs)+5)
+	all = append(all,
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("remote_addr", r.RemoteAddr),
+	)
+	if ev != nil {
+		all = append(all, slog.String("kind", string(ev.Kind)), slog.Int("subscriber_id", ev.Subscriber.ID))
+	}
+	all = append(all, attrs...)
+	h.logger.LogAttrs(r.Context(), level, msg, all...)
+}

@@ -1,0 +1,597 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultMaxBodyBytes is the body size limit of ParseRequest and of a
+// Handler without WithMaxBodyBytes.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Sentinel errors, matched with errors.Is. ParseBody and ParseRequest wrap
+// them in a *ParseError.
+var (
+	// ErrEmptyBody means the body was empty or only white space.
+	ErrEmptyBody = errors.New("empty body")
+	// ErrBodyTooLarge means the body exceeded the size limit.
+	ErrBodyTooLarge = errors.New("body too large")
+	// ErrMissingAction means the body carried no Action.
+	ErrMissingAction = errors.New("missing action")
+	// ErrUnknownAction means the Action is none that ParseKind accepts.
+	ErrUnknownAction = errors.New("unknown action")
+	// ErrMissingSubscriber means the body carried no subscriber record.
+	ErrMissingSubscriber = errors.New("missing subscriber")
+	// ErrMissingEmailAddress means the subscriber record has no
+	// EmailAddress.
+	ErrMissingEmailAddress = errors.New("missing email address")
+	// ErrInvalidValue means a field's value could not be converted (a
+	// number, date or timestamp that does not parse). ParseError.Field
+	// names the field.
+	ErrInvalidValue = errors.New("invalid value")
+)
+
+// ParseError is the error type of ParseBody and ParseRequest. Its message
+// names the body format and field but never repeats field values, which
+// may be personal data.
+type ParseError struct {
+	// Format is the body format: "xml", "json", "form" or "multipart";
+	// empty when the error precedes format detection.
+	Format string
+	// Field is the offending field as sent; empty when the error concerns
+	// the body as a whole.
+	Field string
+	// Err is the cause: one of the Err variables, or a syntax or read error.
+	Err error
+}
+
+// Error implements error.
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("webhook")
+	if e.Format != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Format)
+		b.WriteString(" body")
+	}
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("parse error")
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ParseRequest reads the body of r, at most DefaultMaxBodyBytes of it, and
+// parses it with ParseBody using r's Content-Type header. It ignores the
+// method and the URL, so a token in the query never reaches the Event.
+func ParseRequest(r *http.Request) (*Event, error) {
+	if r.Body == nil {
+		return nil, &ParseError{Err: ErrEmptyBody}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, DefaultMaxBodyBytes+1))
+	if err != nil {
+		return nil, &ParseError{Err: fmt.Errorf("read body: %w", err)}
+	}
+	if len(body) > DefaultMaxBodyBytes {
+		return nil, &ParseError{Err: ErrBodyTooLarge}
+	}
+	return ParseBody(r.Header.Get("Content-Type"), body)
+}
+
+// ParseBody parses a webhook body. The content type selects the format:
+//
+//	text/xml, application/xml, */*+xml        XML
+//	application/json, text/json, */*+json     JSON
+//	application/x-www-form-urlencoded         form
+//	multipart/form-data                       form, multipart-encoded
+//
+// When contentType is empty or anything else, the first byte that is not
+// white space decides: '<' XML, '{' JSON, otherwise form. A leading UTF-8
+// byte order mark is ignored.
+//
+// All errors are of type *ParseError.
+func ParseBody(contentType string, body []byte) (*Event, error) {
+	return parseBody(contentType, body, "")
+}
+
+// parseBody is ParseBody with a kind to use when the body has no Action
+// (none when empty).
+func parseBody(contentType string, body []byte, defaultKind Kind) (*Event, error) {
+	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, &ParseError{Err: ErrEmptyBody}
+	}
+
+	format, boundary := detectFormat(contentType, trimmed[0])
+	var (
+		rec *record
+		err error
+	)
+	switch format {
+	case "xml":
+		rec, err = parseXML(body)
+	case "json":
+		rec, err = parseJSON(body)
+	case "multipart":
+		rec, err = parseMultipart(body, boundary)
+	default:
+		rec, err = parseForm(body)
+	}
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.Format = format
+			return nil, pe
+		}
+		return nil, &ParseError{Format: format, Err: err}
+	}
+	ev, err := rec.event(defaultKind)
+	if err != nil {
+		err.(*ParseError).Format = format
+		return nil, err
+	}
+	return ev, nil
+}
+
+// detectFormat returns the body format, and for multipart the boundary.
+func detectFormat(contentType string, first byte) (format, boundary string) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err == nil {
+		switch {
+		case mt == "text/xml" || mt == "application/xml" || strings.HasSuffix(mt, "+xml"):
+			return "xml", ""
+		case mt == "application/json" || mt == "text/json" || strings.HasSuffix(mt, "+json"):
+			return "json", ""
+		case mt == "application/x-www-form-urlencoded":
+			return "form", ""
+		case mt == "multipart/form-data" && params["boundary"] != "":
+			return "multipart", params["boundary"]
+		}
+	}
+	switch first {
+	case '<':
+		return "xml", ""
+	case '{':
+		return "json", ""
+	}
+	return "form", ""
+}
+
+// fields is an ordered set of key/value pairs whose keys compare without
+// regard to case; the first value of a key wins.
+type fields struct {
+	keys []string          // as first sent, in order
+	vals map[string]string // lower-cased key -> value
+}
+
+func (f *fields) add(key, value string) {
+	lk := strings.ToLower(key)
+	if _, dup := f.vals[lk]; dup {
+		return
+	}
+	if f.vals == nil {
+		f.vals = make(map[string]string)
+	}
+	f.vals[lk] = value
+	f.keys = append(f.keys, key)
+}
+
+func (f *fields) get(lowerKey string) (string, bool) {
+	v, ok := f.vals[lowerKey]
+	return v, ok
+}
+
+// record is a decoded body before conversion: the top-level keys and the
+// keys of the subscriber record.
+type record struct {
+	top    fields
+	sub    fields
+	hasSub bool // a subscriber container was present, even if empty
+}
+
+// Top-level keys with a meaning of their own; every other top-level key is
+// taken for an unprefixed subscriber key.
+func reservedTop(lowerKey string) bool {
+	return lowerKey == "action" || lowerKey == "timestamp" || lowerKey == "listid"
+}
+
+// event converts the record; errors are *ParseError without Format.
+func (rec *record) event(defaultKind Kind) (*Event, error) {
+	ev := &Event{}
+
+	action, _ := rec.top.get("action")
+	kind, err := ParseKind(action)
+	if errors.Is(err, ErrMissingAction) && defaultKind != "" {
+		kind, err = defaultKind, nil
+	}
+	if err != nil {
+		return nil, &ParseError{Field: rec.top.name("action", "Action"), Err: err}
+	}
+	ev.Kind = kind
+
+	if ts, ok := rec.top.get("timestamp"); ok && strings.TrimSpace(ts) != "" {
+		sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
+		if err != nil {
+			return nil, &ParseError{Field: rec.top.name("timestamp", "Timestamp"), Err: ErrInvalidValue}
+		}
+		ev.Time = time.Unix(sec, 0).UTC()
+	}
+
+	// Unprefixed subscriber keys at the top level fill in what the
+	// subscriber container lacks.
+	sub := &rec.sub
+	for _, k := range rec.top.keys {
+		lk := strings.ToLower(k)
+		if !reservedTop(lk) {
+			sub.add(k, rec.top.vals[lk])
+		}
+	}
+	if !rec.hasSub && len(sub.keys) == 0 {
+		return nil, &ParseError{Field: "Subscriber", Err: ErrMissingSubscriber}
+	}
+
+	listID, _ := rec.top.get("listid")
+	listField := rec.top.name("listid", "ListID")
+	if strings.TrimSpace(listID) == "" {
+		listID, _ = sub.get("listid")
+		listField = sub.name("listid", "ListID")
+	}
+	if ev.ListID, err = atoi(listID); err != nil {
+		return nil, &ParseError{Field: listField, Err: err}
+	}
+
+	if err := sub.subscriber(&ev.Subscriber); err != nil {
+		return nil, err
+	}
+	if ev.Subscriber.EmailAddress == "" {
+		return nil, &ParseError{Field: sub.name("emailaddress", "EmailAddress"), Err: ErrMissingEmailAddress}
+	}
+	return ev, nil
+}
+
+// name returns the key as sent whose lower-cased form is lowerKey, or def.
+func (f *fields) name(lowerKey, def string) string {
+	for _, k := range f.keys {
+		if strings.ToLower(k) == lowerKey {
+			return k
+		}
+	}
+	return def
+}
+
+// subscriber fills s from the subscriber keys.
+func (f *fields) subscriber(s *Subscriber) error {
+	for _, key := range f.keys {
+		lk := strings.ToLower(key)
+		raw := f.vals[lk]
+		v := strings.TrimSpace(raw)
+		var err error
+		switch lk {
+		case "listid":
+			// Read by event.
+		case "subscriberid":
+			s.ID, err = atoi(v)
+		case "emailaddress":
+			s.EmailAddress = v
+		case "bouncetype":
+			s.BounceType = canonical(v, BounceNotBounced, BounceHard, BounceSoft)
+		case "subscriptionstatus":
+			s.SubscriptionStatus = canonical(v, StatusSubscribed, StatusConfirmationPending, StatusUnsubscribed)
+		case "subscriptionip":
+			s.SubscriptionIP = ip(v)
+		case "unsubscriptionip":
+			s.UnsubscriptionIP = ip(v)
+		case "subscriptiondate":
+			s.SubscriptionDate, err = date(v)
+		case "unsubscriptiondate":
+			s.UnsubscriptionDate, err = date(v)
+		case "optindate":
+			s.OptInDate, err = date(v)
+		default:
+			if id, ok := customFieldID(lk); ok {
+				if s.CustomFields == nil {
+					s.CustomFields = make(map[int]string)
+				}
+				s.CustomFields[id] = raw
+				break
+			}
+			if s.Extra == nil {
+				s.Extra = make(map[string]string)
+			}
+			s.Extra[key] = raw
+		}
+		if err != nil {
+			return &ParseError{Field: key, Err: err}
+		}
+	}
+	return nil
+}
+
+// customFieldID returns the id of a lower-cased "customfield<id>" key.
+func customFieldID(lowerKey string) (int, bool) {
+	digits, ok := strings.CutPrefix(lowerKey, "customfield")
+	if !ok || digits == "" {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+	}
+	id, err := strconv.Atoi(digits)
+	if err != nil { // out of range
+		return 0, false
+	}
+	return id, true
+}
+
+// atoi parses an optional non-negative decimal number; empty is zero.
+func atoi(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, ErrInvalidValue
+	}
+	return n, nil
+}
+
+// canonical returns the known value equal to v but for case, or v.
+func canonical(v string, known ...string) string {
+	for _, k := range known {
+		if strings.EqualFold(v, k) {
+			return k
+		}
+	}
+	return v
+}
+
+// ip maps the service's "unset" address to empty.
+func ip(v string) string {
+	if v == "0.0.0.0" {
+		return ""
+	}
+	return v
+}
+
+// Date layouts accepted besides the documented 'YYYY-MM-DD', in case the
+// service sends date-times.
+var dateLayouts = []string{time.DateOnly, time.DateTime, time.RFC3339}
+
+// date parses a date in UTC; empty and all-zero dates are the zero Time.
+func date(v string) (time.Time, error) {
+	if v == "" || strings.HasPrefix(v, "0000-00-00") {
+		return time.Time{}, nil
+	}
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, ErrInvalidValue
+}
+
+// parseXML reads the children of the root element (whatever its name) as
+// top-level keys and the children of a child named Subscriber as subscriber
+// keys. Names compare without regard to case or namespace; attributes,
+// deeper elements and anything after the root element are ignored.
+func parseXML(body []byte) (*record, error) {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.CharsetReader = charsetReader
+	d.Entity = xml.HTMLEntity
+
+	type frame struct {
+		name     string
+		text     []byte
+		hasChild bool
+	}
+	var (
+		rec   record
+		stack []frame
+		root  bool
+	)
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			if !root {
+				return nil, errors.New("no root element")
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if len(stack) > 0 {
+				stack[len(stack)-1].hasChild = true
+			}
+			stack = append(stack, frame{name: t.Name.Local})
+			root = true
+		case xml.CharData:
+			// Only leaves below the root and below Subscriber matter.
+			if n := len(stack); n == 2 || n == 3 {
+				stack[n-1].text = append(stack[n-1].text, t...)
+			}
+		case xml.EndElement:
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			switch len(stack) {
+			case 0:
+				return &rec, nil
+			case 1:
+				if strings.EqualFold(f.name, "subscriber") {
+					rec.hasSub = true
+				} else if !f.hasChild {
+					rec.top.add(f.name, string(f.text))
+				}
+			case 2:
+				if strings.EqualFold(stack[1].name, "subscriber") && !f.hasChild {
+					rec.sub.add(f.name, string(f.text))
+				}
+			}
+		}
+	}
+}
+
+// charsetReader supports the non-UTF-8 encodings a PHP service is likely
+// to declare.
+func charsetReader(charset string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(charset) {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii":
+		b, err := io.ReadAll(input)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, len(b)+len(b)/4)
+		for _, c := range b {
+			out = utf8.AppendRune(out, rune(c))
+		}
+		return bytes.NewReader(out), nil
+	}
+	return nil, fmt.Errorf("unsupported charset %q", charset)
+}
+
+// parseJSON reads a top-level object. A member named Subscriber must be an
+// object and holds the subscriber keys. Strings, numbers and booleans are
+// taken as text; nulls as absent; other nested values are ignored.
+func parseJSON(body []byte) (*record, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var top map[string]any
+	if err := d.Decode(&top); err != nil {
+		return nil, err
+	}
+	if top == nil {
+		return nil, errors.New("top-level value must be an object")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("data after top-level object")
+	}
+
+	var rec record
+	for _, k := range sortedKeys(top) {
+		v := top[k]
+		if strings.EqualFold(k, "subscriber") {
+			if v == nil {
+				continue
+			}
+			obj, ok := v.(map[string]any)
+			if !ok {
+				return nil, &ParseError{Field: k, Err: ErrInvalidValue}
+			}
+			rec.hasSub = true
+			for _, sk := range sortedKeys(obj) {
+				if s, ok := jsonText(obj[sk]); ok {
+					rec.sub.add(sk, s)
+				}
+			}
+			continue
+		}
+		if s, ok := jsonText(v); ok {
+			rec.top.add(k, s)
+		}
+	}
+	return &rec, nil
+}
+
+// sortedKeys makes the first-value-wins rule deterministic when keys differ
+// only in case.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func jsonText(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		return strconv.FormatBool(v), true
+	}
+	return "", false
+}
+
+// parseForm reads form-encoded pairs; see addFormPair.
+func parseForm(body []byte) (*record, error) {
+	vals, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, err
+	}
+	var rec record
+	for _, k := range sortedKeys(vals) {
+		rec.addFormPair(k, vals[k][0])
+	}
+	return &rec, nil
+}
+
+// parseMultipart reads multipart/form-data fields like form pairs.
+func parseMultipart(body []byte, boundary string) (*record, error) {
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	var rec record
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return &rec, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := p.FormName()
+		v, err := io.ReadAll(p)
+		if err != nil {
+			return nil, err
+		}
+		if name != "" {
+			rec.addFormPair(name, string(v))
+		}
+	}
+}
+
+// addFormPair files "Subscriber[Key]" under the subscriber keys and any
+// other key at the top level. Keys with deeper brackets are ignored.
+func (rec *record) addFormPair(key, value string) {
+	if len(key) > len("subscriber[]") && strings.EqualFold(key[:len("subscriber[")], "subscriber[") && key[len(key)-1] == ']' {
+		inner := key[len("subscriber[") : len(key)-1]
+		if !strings.ContainsAny(inner, "[]") {
+			rec.hasSub = true
+			rec.sub.add(inner, value)
+		}
+		return
+	}
+	if strings.ContainsAny(key, "[]") {
+		return
+	}
+	rec.top.add(key, value)
+}
