@@ -40,8 +40,8 @@ type Client struct {
 	// System reads the service's clock and time zones.
 	System *SystemService
 
-	baseURL   string // without a trailing slash
-	key       *secretKey
+	baseURL   string        // without a trailing slash
+	key       func() string // a func, not a string: fmt cannot print what a closure holds
 	transport *transport.Client
 
 	tzMu    sync.Mutex
@@ -49,13 +49,6 @@ type Client struct {
 }
 
 type service struct{ client *Client }
-
-// secretKey sits behind a pointer so that printing a Client (even with %#v) shows an address,
-// never the key: fmt does not call String on unexported fields.
-type secretKey struct{ value string }
-
-// String hides the key.
-func (*secretKey) String() string { return redactedText }
 
 // RetryPolicy tunes retries. Zero fields take the defaults: 3 retries, waits from 250ms to
 // 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
@@ -137,7 +130,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		baseURL: base,
-		key:     &secretKey{value: apiKey},
+		key:     func() string { return apiKey },
 		transport: transport.New(transport.Config{
 			HTTPClient: hc,
 			Logger:     cfg.logger,
@@ -307,7 +300,7 @@ func (c *Client) post(ctx context.Context, command string, format Format, class 
 	if form == nil {
 		form = url.Values{}
 	}
-	form.Set("APIKey", c.key.value)
+	form.Set("APIKey", c.key())
 	return c.transport.Do(ctx, &transport.Request{
 		Command:     command,
 		Class:       class,

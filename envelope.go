@@ -49,6 +49,11 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 	case scanErr != nil:
 		return c.httpError(command, resp, "malformed JSON response: "+scanErr.Error())
 	case (hasSuccess && !success) || apiErr.Code != 0:
+		// A server that echoes parameters must not put the key into an error.
+		apiErr.Message = c.transport.Redact(apiErr.Message)
+		for i, f := range apiErr.Fields {
+			apiErr.Fields[i] = c.transport.Redact(f)
+		}
 		return &apiErr
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return c.httpError(command, resp, "unexpected status")
@@ -131,7 +136,7 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 	code, _ := strconv.Atoi(strings.TrimSpace(fields["ErrorCode"]))
 	if !success || code != 0 {
 		if _, has := fields["Success"]; has || code != 0 {
-			return &APIError{Code: ErrorCode(code), Message: fields["ErrorMessage"], Command: command, HTTPStatus: resp.StatusCode}
+			return &APIError{Code: ErrorCode(code), Message: c.transport.Redact(fields["ErrorMessage"]), Command: command, HTTPStatus: resp.StatusCode}
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

@@ -125,6 +125,26 @@ func (f CustomFields) EncodeValues(key string, v *url.Values) error {
 	return nil
 }
 
+// UnmarshalJSON accepts an object keyed by field ID ({"7": "x"}, as MarshalJSON writes it)
+// or by the service's CustomField<id> keys; other keys are ignored.
+func (f *CustomFields) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) error {
+		id, ok := wire.CustomFieldID(key)
+		if !ok {
+			id, ok = wire.CustomFieldID(append([]byte(wire.CustomFieldPrefix), key...))
+		}
+		if !ok {
+			return nil
+		}
+		value, err := wire.String(v)
+		if *f == nil {
+			*f = CustomFields{}
+		}
+		(*f)[id] = value
+		return err
+	})
+}
+
 func quote(s string) []byte {
 	b := make([]byte, 0, len(s)+2)
 	b = append(b, '"')

@@ -6,6 +6,7 @@ import "time"
 // its own part.
 type state struct {
 	account account
+	lists   lists
 }
 
 func newState(now time.Time) *state {

@@ -1,0 +1,85 @@
+package sendloop_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+)
+
+func TestEveryDocumentedCodeHasAMeaning(t *testing.T) {
+	t.Parallel()
+	for code := sendloop.ErrorCode(100); code <= 150; code++ {
+		assert.NotEmpty(t, code.Message(), "code %d", code)
+		assert.Contains(t, code.Error(), fmt.Sprint(int(code)))
+	}
+	for _, code := range []sendloop.ErrorCode{151, 155, 161, 212} {
+		assert.Equal(t, "undocumented error", code.Message(), "code %d", code)
+	}
+	assert.Equal(t, "", sendloop.ErrorCode(999).Message())
+	assert.Equal(t, "999", sendloop.ErrorCode(999).String())
+}
+
+func TestErrorsMatchTheirSentinel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		err      error
+		sentinel error
+		other    error
+		text     string
+	}{
+		{
+			name:     "api error",
+			err:      &sendloop.APIError{Code: 118, Message: "Invalid List ID", Command: "list.get", HTTPStatus: 200},
+			sentinel: sendloop.ErrListNotFound, other: sendloop.ErrNotFound,
+			text: "sendloop: list.get: error 118: Invalid List ID",
+		},
+		{
+			name:     "api error with fields and no message",
+			err:      &sendloop.APIError{Code: 105, Fields: []string{"ListID", "EmailAddress"}, Command: "subscriber.get"},
+			sentinel: sendloop.CodeMissingParameters, other: sendloop.ErrInvalidAPIKey,
+			text: "sendloop: subscriber.get: error 105: required parameter(s) missing (fields: ListID, EmailAddress)",
+		},
+		{
+			name:     "validation error",
+			err:      &sendloop.ValidationError{Code: 138, Command: "campaign.create", Fields: []string{"TargetListIDs"}, Reason: "no target"},
+			sentinel: sendloop.ErrNoTargets, other: sendloop.ErrMissingParameters,
+			text: "sendloop: campaign.create: invalid parameters: no target (fields: TargetListIDs) [error 138]",
+		},
+		{
+			name:     "wrapped",
+			err:      fmt.Errorf("syncing: %w", &sendloop.APIError{Code: 104, Command: "list.getlist"}),
+			sentinel: sendloop.ErrInvalidAPIKey, other: sendloop.ErrIPNotAuthorized,
+			text: "syncing: sendloop: list.getlist: error 104: invalid API key",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.ErrorIs(t, tt.err, tt.sentinel)
+			assert.NotErrorIs(t, tt.err, tt.other)
+			assert.EqualError(t, tt.err, tt.text)
+		})
+	}
+}
+
+func TestErrorsAsGivesTheDetails(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("ctx: %w", &sendloop.APIError{Code: 125, Message: "Email address already exists", Command: "subscriber.subscribe"})
+	var apiErr *sendloop.APIError
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, sendloop.CodeEmailExists, apiErr.Code)
+	assert.Equal(t, "subscriber.subscribe", apiErr.Command)
+}
+
+func TestHTTPErrorText(t *testing.T) {
+	t.Parallel()
+	err := &sendloop.HTTPError{Command: "account.info.get", StatusCode: 429, Attempts: 1,
+		RetryAfter: 120_000_000_000, Excerpt: "slow down", Reason: "unexpected status"}
+	assert.EqualError(t, err, `sendloop: account.info.get: HTTP 429: unexpected status (server asks to retry after 2m0s): "slow down"`)
+}

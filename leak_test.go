@@ -1,0 +1,129 @@
+package sendloop_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// marker is an API key that must never appear in an error or a log line.
+const marker = "MARKER-KEY-5c1e/9+a"
+
+// syncBuffer lets concurrent log writes land in one buffer.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestAPIKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
+	// echo answers with the request body inside, as a careless server might.
+	echo := func(status int, envelope bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			body := make([]byte, r.ContentLength)
+			_, _ = r.Body.Read(body)
+			w.WriteHeader(status)
+			if envelope {
+				fmt.Fprintf(w, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key: %s","ErrorFields":["%s"]}`, body, body)
+				return
+			}
+			fmt.Fprintf(w, "<html>request %s was refused</html>", body)
+		}
+	}
+	withFault := func(f sendlooptest.Fault) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			srv := sendlooptest.NewServer(t, sendlooptest.WithAPIKey(marker))
+			srv.InjectFault("account.info.get", f)
+			return srv.URL
+		}
+	}
+	withHandler := func(h http.Handler) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			hs := httptest.NewServer(h)
+			t.Cleanup(hs.Close)
+			return hs.URL
+		}
+	}
+	tests := []struct {
+		name    string
+		server  func(t *testing.T) string
+		timeout time.Duration
+	}{
+		{"bad key", func(t *testing.T) string { return sendlooptest.NewServer(t).URL }, 0},
+		{"5xx echoing the request", withHandler(echo(503, false)), 0},
+		{"error envelope echoing the request", withHandler(echo(200, true)), 0},
+		{"500 error envelope echoing the request", withHandler(echo(500, true)), 0},
+		{"non-JSON body echoing the request", withHandler(echo(200, false)), 0},
+		{"reset", withFault(sendlooptest.Fault{Times: 10, Reset: sendlooptest.ResetBeforeExecution}), 0},
+		{"timeout", withFault(sendlooptest.Fault{Delay: 10 * time.Second}), 30 * time.Millisecond},
+		{"retries exhausted", withFault(sendlooptest.Fault{Times: 10, Status: 502, Body: marker}), 0},
+		{"retry-after over the cap", withFault(sendlooptest.Fault{Status: 429, RetryAfter: "3600", Body: "key=" + marker}), 0},
+		{"dial error", func(t *testing.T) string {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			require.NoError(t, ln.Close())
+			return "http://" + ln.Addr().String()
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			c, err := sendloop.NewClient(marker, sendloop.WithBaseURL(tt.server(t)), sendloop.WithLogger(logger),
+				sendloop.WithRetry(fastRetry))
+			require.NoError(t, err)
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			_, err = c.Account.Get(ctx)
+			require.Error(t, err)
+
+			for e := err; e != nil; e = errors.Unwrap(e) {
+				for _, format := range []string{"%v", "%+v", "%#v", "%q"} {
+					assert.NotContains(t, fmt.Sprintf(format, e), marker, "error (%s): %v", format, e)
+				}
+			}
+			var httpErr *sendloop.HTTPError
+			if errors.As(err, &httpErr) {
+				assert.NotContains(t, httpErr.Excerpt, "5c1e")
+			}
+			var apiErr *sendloop.APIError
+			if errors.As(err, &apiErr) {
+				assert.NotContains(t, fmt.Sprint(apiErr.Message, apiErr.Fields), "5c1e")
+			}
+			assert.Contains(t, logs.String(), "sendloop request", "the debug logger saw the attempts")
+			assert.NotContains(t, logs.String(), marker)
+			assert.NotContains(t, logs.String(), "5c1e")
+		})
+	}
+}

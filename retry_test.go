@@ -1,0 +1,177 @@
+package sendloop_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+var createParams = map[string]string{"Name": "Newsletter", "OptInMode": "Single"}
+
+func TestRetryClasses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		command    string // account.info.get: read; account.info.update: idempotent; list.create: one-shot
+		fault      sendlooptest.Fault
+		wantErr    bool
+		requests   int // requests the fake received
+		executions int // times the command really ran
+	}{
+		{"read retried after a reset after execution", "account.info.get", sendlooptest.Fault{Times: 2, Reset: sendlooptest.ResetAfterExecution}, false, 3, 3},
+		{"read retried after a reset before execution", "account.info.get", sendlooptest.Fault{Times: 2, Reset: sendlooptest.ResetBeforeExecution}, false, 3, 1},
+		{"read retried after 503", "account.info.get", sendlooptest.Fault{Times: 3, Status: 503}, false, 4, 1},
+		{"read retried after 502", "account.info.get", sendlooptest.Fault{Status: 502}, false, 2, 1},
+		{"read retried after 504", "account.info.get", sendlooptest.Fault{Status: 504}, false, 2, 1},
+		{"read retried after 429", "account.info.get", sendlooptest.Fault{Status: 429, RetryAfter: "0"}, false, 2, 1},
+		{"plain 500 never retried", "account.info.get", sendlooptest.Fault{Status: 500}, true, 1, 0},
+		{"500 with an error envelope never retried", "account.info.get", sendlooptest.Fault{Status: 500, ErrorCode: 116}, true, 1, 0},
+		{"404 not retried", "account.info.get", sendlooptest.Fault{Status: 404}, true, 1, 0},
+		{"read gives up after the retries", "account.info.get", sendlooptest.Fault{Times: 4, Status: 503}, true, 4, 0},
+		{"idempotent write retried after a reset after execution", "account.info.update", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, false, 2, 2},
+		{"one-shot write not retried after a reset after execution", "list.create", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, true, 1, 1},
+		{"one-shot write not retried after a reset before execution", "list.create", sendlooptest.Fault{Reset: sendlooptest.ResetBeforeExecution}, true, 1, 0},
+		{"one-shot write not retried after 502", "list.create", sendlooptest.Fault{Status: 502}, true, 1, 0},
+		{"one-shot write not retried after 504", "list.create", sendlooptest.Fault{Status: 504}, true, 1, 0},
+		{"one-shot write retried after 503", "list.create", sendlooptest.Fault{Status: 503}, false, 2, 1},
+		{"one-shot write retried after 429", "list.create", sendlooptest.Fault{Status: 429}, false, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t)
+			srv.InjectFault(tt.command, tt.fault)
+			var err error
+			switch tt.command {
+			case "account.info.get":
+				_, err = c.Account.Get(context.Background())
+			case "account.info.update":
+				err = c.Account.Update(context.Background(), &sendloop.AccountUpdate{FirstName: "Ann"})
+			case "list.create":
+				err = c.Call(context.Background(), "list.create", createParams, nil)
+			}
+			if tt.wantErr {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Len(t, requestsFor(srv, tt.command), tt.requests, "requests")
+			assert.Equal(t, tt.executions, srv.Executions(tt.command), "executions")
+		})
+	}
+}
+
+func TestOneShotWriteIsNeverDuplicated(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	srv.InjectFault("list.create", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	err := c.Call(context.Background(), "list.create", createParams, nil)
+	require.Error(t, err, "the client cannot know the list was made, and must say so")
+	assert.Equal(t, 1, srv.Executions("list.create"))
+	assert.Equal(t, 1, srv.ListCount(), "exactly one list exists")
+	assert.Contains(t, err.Error(), "list.create")
+}
+
+func TestRetryAfterOverTheCapFailsWithTheWait(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Status: 429, RetryAfter: "120"})
+	start := time.Now()
+	_, err := c.Account.Get(context.Background())
+	var httpErr *sendloop.HTTPError
+	require.ErrorAs(t, err, &httpErr)
+	assert.Equal(t, 429, httpErr.StatusCode)
+	assert.Equal(t, 120*time.Second, httpErr.RetryAfter)
+	assert.Len(t, requestsFor(srv, "account.info.get"), 1)
+	assert.Less(t, time.Since(start), 5*time.Second, "no wait for a Retry-After over the cap")
+	assert.Contains(t, err.Error(), "retry after 2m0s")
+}
+
+func TestRetryExhaustedReportsAttempts(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Times: 10, Reset: sendlooptest.ResetBeforeExecution})
+	_, err := c.Account.Get(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "after 4 attempts")
+	assert.Contains(t, err.Error(), "account.info.get")
+}
+
+func TestRetriesDisabled(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t, sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: -1}))
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Status: 503})
+	_, err := c.Account.Get(context.Background())
+	require.Error(t, err)
+	assert.Len(t, requestsFor(srv, "account.info.get"), 1)
+}
+
+func TestDialErrorRetriedEvenForOneShot(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+
+	c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://"+addr), sendloop.WithRetry(fastRetry))
+	require.NoError(t, err)
+	err = c.Call(context.Background(), "list.create", createParams, nil)
+	var opErr *net.OpError
+	require.ErrorAs(t, err, &opErr, "the cause is kept")
+	assert.Equal(t, "dial", opErr.Op)
+	assert.Contains(t, err.Error(), "after 4 attempts")
+}
+
+func TestPerAttemptTimeoutIsRetriedForReads(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t, sendloop.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}))
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Second})
+	_, err := c.Account.Get(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, requestsFor(srv, "account.info.get"), 2)
+}
+
+func TestCancellationReturnsPromptly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault sendlooptest.Fault
+	}{
+		{"while waiting for the answer", sendlooptest.Fault{Delay: 30 * time.Second}},
+		{"during a Retry-After wait", sendlooptest.Fault{Status: 503, RetryAfter: "30"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t, sendloop.WithRetry(sendloop.RetryPolicy{MaxRetryAfter: time.Minute, MinWait: time.Millisecond}))
+			srv.InjectFault("account.info.get", tt.fault)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(20*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := c.Account.Get(ctx)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
+}
+
+func TestDeadlineIsKept(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: 30 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err := c.Account.Get(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded))
+	assert.Len(t, requestsFor(srv, "account.info.get"), 1, "an expired deadline is not retried")
+}

@@ -1,0 +1,88 @@
+package sendloop
+
+import (
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// SubscriptionStatus is a subscriber's state in a list. Values the service sends that are
+// not among the constants are kept as they came.
+type SubscriptionStatus string
+
+// The subscription states of the service.
+const (
+	StatusSubscribed          SubscriptionStatus = "Subscribed"
+	StatusConfirmationPending SubscriptionStatus = "Confirmation Pending"
+	StatusUnsubscribed        SubscriptionStatus = "Unsubscribed"
+)
+
+// BounceType is a subscriber's bounce state. Unknown values are kept as they came.
+type BounceType string
+
+// The bounce states of the service.
+const (
+	BounceNone BounceType = "Not Bounced"
+	BounceHard BounceType = "Hard"
+	BounceSoft BounceType = "Soft"
+)
+
+// Subscriber is a subscriber record of a list.
+type Subscriber struct {
+	SubscriberID       int
+	EmailAddress       string
+	BounceType         BounceType
+	SubscriptionStatus SubscriptionStatus
+	SubscriptionDate   Date
+	SubscriptionIP     string // "0.0.0.0" when unset, as the service sends it
+	UnsubscriptionDate Date
+	UnsubscriptionIP   string
+	OptInDate          Date
+	// CustomFields holds the CustomField<id> keys by field ID.
+	CustomFields CustomFields
+	// Score and ScoreLastUpdate come with a single subscriber (subscriber.get) only.
+	Score           float64
+	ScoreLastUpdate DateTime
+}
+
+// UnmarshalJSON decodes the service's subscriber object; unknown keys are ignored.
+func (s *Subscriber) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			s.SubscriberID, err = wire.Int(v)
+		case "EmailAddress":
+			s.EmailAddress, err = wire.String(v)
+		case "BounceType":
+			var t string
+			t, err = wire.String(v)
+			s.BounceType = BounceType(t)
+		case "SubscriptionStatus":
+			var t string
+			t, err = wire.String(v)
+			s.SubscriptionStatus = SubscriptionStatus(t)
+		case "SubscriptionDate":
+			err = s.SubscriptionDate.UnmarshalJSON(v)
+		case "SubscriptionIP":
+			s.SubscriptionIP, err = wire.String(v)
+		case "UnsubscriptionDate":
+			err = s.UnsubscriptionDate.UnmarshalJSON(v)
+		case "UnsubscriptionIP":
+			s.UnsubscriptionIP, err = wire.String(v)
+		case "OptInDate":
+			err = s.OptInDate.UnmarshalJSON(v)
+		case "Score":
+			s.Score, err = wire.Float(v)
+		case "ScoreLastUpdate":
+			err = s.ScoreLastUpdate.UnmarshalJSON(v)
+		case "CustomFields":
+			err = s.CustomFields.UnmarshalJSON(v)
+		default:
+			if id, ok := wire.CustomFieldID(key); ok {
+				if s.CustomFields == nil {
+					s.CustomFields = make(CustomFields, 8)
+				}
+				s.CustomFields[id], err = wire.String(v)
+			}
+		}
+		return err
+	})
+}
