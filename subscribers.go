@@ -25,6 +25,9 @@ const (
 	BounceSoft BounceType = "Soft"
 )
 
+// unsetIP is how the service writes an IP address it does not have.
+const unsetIP = "0.0.0.0"
+
 // Subscriber is a subscriber record of a list.
 type Subscriber struct {
 	SubscriberID       int
@@ -53,20 +56,20 @@ func (s *Subscriber) UnmarshalJSON(data []byte) error {
 			s.EmailAddress, err = wire.String(v)
 		case "BounceType":
 			var t string
-			t, err = wire.String(v)
+			t, err = wire.Interned(v, string(BounceNone), string(BounceHard), string(BounceSoft))
 			s.BounceType = BounceType(t)
 		case "SubscriptionStatus":
 			var t string
-			t, err = wire.String(v)
+			t, err = wire.Interned(v, string(StatusSubscribed), string(StatusConfirmationPending), string(StatusUnsubscribed))
 			s.SubscriptionStatus = SubscriptionStatus(t)
 		case "SubscriptionDate":
 			err = s.SubscriptionDate.UnmarshalJSON(v)
 		case "SubscriptionIP":
-			s.SubscriptionIP, err = wire.String(v)
+			s.SubscriptionIP, err = wire.Interned(v, unsetIP)
 		case "UnsubscriptionDate":
 			err = s.UnsubscriptionDate.UnmarshalJSON(v)
 		case "UnsubscriptionIP":
-			s.UnsubscriptionIP, err = wire.String(v)
+			s.UnsubscriptionIP, err = wire.Interned(v, unsetIP)
 		case "OptInDate":
 			err = s.OptInDate.UnmarshalJSON(v)
 		case "Score":
@@ -85,4 +88,15 @@ func (s *Subscriber) UnmarshalJSON(data []byte) error {
 		}
 		return err
 	})
+}
+
+// decodeSubscribers decodes an array of subscriber objects (an object of them is accepted
+// too, as PHP sends a list with gaps).
+func decodeSubscribers(value []byte) ([]Subscriber, error) {
+	var out []Subscriber
+	err := wire.ScanArray(value, func(elem []byte) error {
+		out = append(out, Subscriber{})
+		return out[len(out)-1].UnmarshalJSON(elem)
+	})
+	return out, err
 }

@@ -20,9 +20,9 @@ const (
 var errNotScalar = errors.New("expected a scalar value")
 
 // scalar classifies a raw JSON value. For a string it returns the body between the quotes,
-// unescaped (allocating only when the string holds escapes). Numbers and literals come back
-// as their text.
-func scalar(v []byte) (text []byte, isString bool, err error) {
+// unescaped into buf when the string holds escapes (callers pass a stack array, so short
+// strings cost no allocation). Numbers and literals come back as their text.
+func scalar(v, buf []byte) (text []byte, isString bool, err error) {
 	v = trimSpace(v)
 	if len(v) == 0 {
 		return nil, false, &SyntaxError{0, "empty value"}
@@ -38,7 +38,7 @@ func scalar(v []byte) (text []byte, isString bool, err error) {
 		}
 		body := v[1 : end-1]
 		if escaped {
-			if body, err = appendUnquoted(make([]byte, 0, len(body)), body); err != nil {
+			if body, err = appendUnquoted(buf, body); err != nil {
 				return nil, false, err
 			}
 		}
@@ -56,9 +56,29 @@ func scalar(v []byte) (text []byte, isString bool, err error) {
 // "" for null and "true" or "false" for a boolean. String fields are opaque: nothing is
 // parsed out of them.
 func String(v []byte) (string, error) {
-	text, isString, err := scalar(v)
+	var buf [128]byte
+	text, isString, err := scalar(v, buf[:0])
 	if err != nil {
 		return "", err
+	}
+	if !isString && string(text) == "null" {
+		return "", nil
+	}
+	return string(text), nil
+}
+
+// Interned is String returning the matching element of common, without allocating, when
+// the value is one of them: for enum-like fields whose few values repeat on every record.
+func Interned(v []byte, common ...string) (string, error) {
+	var buf [64]byte
+	text, isString, err := scalar(v, buf[:0])
+	if err != nil {
+		return "", err
+	}
+	for _, c := range common {
+		if string(text) == c {
+			return c, nil
+		}
 	}
 	if !isString && string(text) == "null" {
 		return "", nil
@@ -81,7 +101,8 @@ func Int(v []byte) (int, error) {
 
 // Int64 is Int for 64-bit values.
 func Int64(v []byte) (int64, error) {
-	text, _, err := scalar(v)
+	var buf [64]byte
+	text, _, err := scalar(v, buf[:0])
 	if err != nil {
 		return 0, err
 	}
@@ -131,7 +152,8 @@ func fastInt(text []byte) (int64, bool) {
 // Float decodes a number sent as a number or a numeric string. "" and null are 0; a
 // trailing percent sign, as in "12.5%", is ignored.
 func Float(v []byte) (float64, error) {
-	text, _, err := scalar(v)
+	var buf [64]byte
+	text, _, err := scalar(v, buf[:0])
 	if err != nil {
 		return 0, err
 	}
@@ -155,7 +177,8 @@ func Float(v []byte) (float64, error) {
 // Bool decodes the service's boolean spellings: true, 1, "1", "true", "yes", "on" and the
 // corresponding false forms, case-insensitively; "" and null are false.
 func Bool(v []byte) (bool, error) {
-	text, _, err := scalar(v)
+	var buf [64]byte
+	text, _, err := scalar(v, buf[:0])
 	if err != nil {
 		return false, err
 	}
@@ -176,7 +199,8 @@ func ParseBool(s string) (bool, error) {
 // Date decodes a 'YYYY-MM-DD' date; "0000-00-00", "" and null are the zero time. A
 // date-time is accepted and its time of day dropped.
 func Date(v []byte) (time.Time, error) {
-	text, _, err := scalar(v)
+	var buf [64]byte
+	text, _, err := scalar(v, buf[:0])
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -187,7 +211,8 @@ func Date(v []byte) (time.Time, error) {
 // accepted too); "0000-00-00 00:00:00", "0000-00-00", "" and null are the zero time.
 // The wire carries no offset: the wall clock is returned in UTC.
 func DateTime(v []byte) (time.Time, error) {
-	text, _, err := scalar(v)
+	var buf [64]byte
+	text, _, err := scalar(v, buf[:0])
 	if err != nil {
 		return time.Time{}, err
 	}
