@@ -25,8 +25,9 @@ func (c ErrorCode) String() string {
 	return strconv.Itoa(int(c))
 }
 
-// Error makes an ErrorCode usable as a sentinel error.
-func (c ErrorCode) Error() string { return "sendloop: error " + c.String() }
+// Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
+// code reads the same whether fmt sees it as an error or a Stringer.
+func (c ErrorCode) Error() string { return c.String() }
 
 // APIError is a failure reported by the service in its response envelope
 // (Success = false with ErrorCode, ErrorMessage and ErrorFields).
