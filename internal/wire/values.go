@@ -168,7 +168,7 @@ func Float(v []byte) (float64, error) {
 		text = trimSpace(text[:len(text)-1])
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("not a number: %q", excerpt(text))
 	}
 	return f, nil

@@ -1,0 +1,70 @@
+// Package sendloop is a typed client for the Sendloop email-marketing service's v3 command
+// API (and its one v4 operation).
+//
+//	client, err := sendloop.NewClient(os.Getenv("SENDLOOP_API_KEY"))
+//	if err != nil { … }
+//	info, err := client.Account.Get(ctx)
+//
+// Every command of the API is a method on one of the Client's services (Account, System, …)
+// taking a context first; Client.Call reaches any other command. The companion packages are
+// sendlooptest (an in-memory fake of the whole service, for tests and examples), legacy
+// (the single-endpoint XML-RPC API), smtp (the relay's X-SL-* headers and a sender),
+// personalize (merge variables) and webhook (the subscription callbacks).
+//
+// # Requests and responses
+//
+// Each command is a POST to {base}/api/v3/<command>/json with a form body; the API key is
+// the body's APIKey field and never appears in a URL. Array parameters use the service's
+// bracket notation (TargetListIDs[], Fields[CustomField7], Subscribers[0][EmailAddress]),
+// booleans are sent as 1 or 0, and unset optional parameters are left out. The body's
+// keys are sorted, so the same call always sends the same bytes.
+//
+// Responses are decoded tolerantly, because the service is loosely typed: numbers may come
+// as numbers or strings ("12", "", null), unset dates as '0000-00-00' (the zero Date), empty
+// objects as [] and lists with gaps as objects. Text fields are kept exactly as sent, and
+// enum-like fields (SubscriptionStatus, BounceType, …) keep values this package does not
+// know. Date-times carry no offset on the wire: DateTime holds the account's wall clock in
+// UTC, and WallClockIn places it in a zone.
+//
+// # Errors
+//
+// A failure reported by the service is an *APIError with the service's ErrorCode; every
+// code has a sentinel, so errors.Is(err, sendloop.ErrListNotFound) works, and errors.As
+// gives the details. Parameters that the service would refuse are refused before anything
+// is sent with a *ValidationError that matches the same sentinel (ErrMissingParameters for
+// a missing required parameter, and so on). A response that is no envelope at all (an HTML
+// error page, a truncated body, a non-2xx status) is an *HTTPError with a short, redacted
+// excerpt of the body. Transport failures keep their cause, so errors.Is(err,
+// context.DeadlineExceeded) works, and say which command failed after how many attempts.
+//
+// No error, log line or printed value contains the API key or a password.
+//
+// # Retries
+//
+// Requests are retried with jittered exponential backoff (RetryPolicy) according to what
+// repeating them would do:
+//
+//   - reads (get, getlist, browse, search, report.*, data.*, export.*, system.*) and
+//     idempotent writes (updates, subscribe, unsubscribe, import, delete, suppression add)
+//     are retried after a dial error, a reset, a per-attempt timeout, 429, 502, 503 and 504;
+//   - one-shot writes (list.create, campaign.create) only after a dial error, 429 or 503,
+//     where the request surely was not processed, so that a retry never makes a second list
+//     or campaign.
+//
+// A plain 500 is never retried: the service answers some invalid input with it. Retry-After
+// is honoured up to RetryPolicy.MaxRetryAfter; a longer wait fails at once with an
+// *HTTPError carrying it. The context bounds the whole call, backoff waits included.
+//
+// # Decisions where the service's specification is silent
+//
+//   - The default base URL is the generic host https://app.sendloop.com; an account host
+//     is selected with WithBaseURL. Plain http is refused except on loopback, unless
+//     WithInsecureHTTP is given.
+//   - system.timezones.Get's response is not specified: SystemService.TimeZones reads the
+//     first list in the answer, whatever its member name, as names, name → label pairs or
+//     objects. AccountService.Update checks a TimeZone against that list, fetched once per
+//     Client; when the list is empty the service has the last word.
+//   - A success response that lacks Success is accepted when the HTTP status is 2xx and no
+//     ErrorCode is present.
+//   - AccountService.Update refuses an update with no field set.
+package sendloop

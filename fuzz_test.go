@@ -1,0 +1,125 @@
+package sendloop
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+)
+
+func FuzzDateUnmarshal(f *testing.F) {
+	for _, s := range []string{`"2026-11-21"`, `"0000-00-00"`, `""`, `null`, `"2026-02-30"`, `"2026-11-21 10:00:00"`, `12`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d Date
+		if err := d.UnmarshalJSON(data); err != nil {
+			return
+		}
+		out, err := d.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Date
+		if err := back.UnmarshalJSON(out); err != nil || !back.Equal(d.Time) {
+			t.Fatalf("%s → %s → %v (%v)", data, out, back, err)
+		}
+	})
+}
+
+func FuzzDateTimeUnmarshal(f *testing.F) {
+	for _, s := range []string{`"2026-11-21 10:00:00"`, `"0000-00-00 00:00:00"`, `"2026-11-21T23:59:59"`, `"2026-11-21"`, `null`, `"24:00"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var dt DateTime
+		if err := dt.UnmarshalJSON(data); err != nil {
+			return
+		}
+		out, _ := dt.MarshalJSON()
+		var back DateTime
+		if err := back.UnmarshalJSON(out); err != nil || !back.Equal(dt.Time) {
+			t.Fatalf("%s → %s → %v (%v)", data, out, back, err)
+		}
+	})
+}
+
+func FuzzSubscriberUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"SubscriberID":"12","EmailAddress":"a@b.c","CustomField7":"x","SubscriptionDate":"0000-00-00","Score":"1.5"}`))
+	f.Add([]byte(`{"SubscriberID":12,"CustomField0":null,"CustomFields":{"3":"y"},"BounceType":"Hard"}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"SubscriberID":"x"}`))
+	f.Add([]byte(`{"Score":"NaN"}`))
+	f.Add([]byte(`{"Score":"-Inf"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s Subscriber
+		if err := s.UnmarshalJSON(data); err != nil {
+			return
+		}
+		// What decodes must survive its own JSON form.
+		out, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Subscriber
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("re-decoding %s: %v", out, err)
+		}
+		if back.SubscriberID != s.SubscriberID || back.EmailAddress != s.EmailAddress || len(back.CustomFields) != len(s.CustomFields) {
+			t.Fatalf("round trip changed %+v into %+v", s, back)
+		}
+	})
+}
+
+func FuzzAccountInfoUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"Username":"demo","MemberSince":"2025-01-01 00:00:00","TimeZone":"Europe\/London"}`))
+	f.Add([]byte(`{"LastActivityDateTime":"0000-00-00 00:00:00","Email":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a AccountInfo
+		_ = a.UnmarshalJSON(data)
+	})
+}
+
+func FuzzDecodeTimeZones(f *testing.F) {
+	f.Add([]byte(`["UTC","Europe\/Paris"]`))
+	f.Add([]byte(`{"UTC":"UTC","Asia/Tokyo":"Tokyo"}`))
+	f.Add([]byte(`[{"Name":"UTC","Label":"x"},{"zone":"A/B"}]`))
+	f.Add([]byte(`{"0":"UTC"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		zones, err := decodeTimeZones(data)
+		if err != nil {
+			return
+		}
+		for _, z := range zones {
+			if z.Name == "" {
+				t.Fatalf("a zone without a name from %q", data)
+			}
+		}
+	})
+}
+
+// FuzzDecodeEnvelope feeds any body through the response path: it must end in a value or
+// one of the typed errors, never a panic.
+func FuzzDecodeEnvelope(f *testing.F) {
+	f.Add(200, []byte(`{"Success":true,"AccountInfo":{"Username":"x"}}`))
+	f.Add(200, []byte(`{"Success":false,"ErrorCode":"104","ErrorMessage":"Invalid API key","ErrorFields":[]}`))
+	f.Add(500, []byte(`{"Success":false,"ErrorCode":116,"ErrorFields":{"0":"TimeZone"}}`))
+	f.Add(503, []byte(`<html>busy</html>`))
+	f.Add(200, []byte(`{"Success":"1","AccountInfo":[]}`))
+	c, err := NewClient("fuzz-key")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		var info AccountInfo
+		err := c.decodeEnvelope("account.info.get", &transport.Response{StatusCode: status, Body: body}, func(key, value []byte) error {
+			if string(key) == "AccountInfo" {
+				return info.UnmarshalJSON(value)
+			}
+			return nil
+		})
+		if err == nil && (status < 200 || status > 299) {
+			t.Fatalf("status %d accepted", status)
+		}
+	})
+}

@@ -1,0 +1,186 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPolicyDefaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   Policy
+		want Policy
+	}{
+		{"zero", Policy{}, Policy{DefaultMaxRetries, DefaultMinWait, DefaultMaxWait, DefaultMaxRetryAfter}},
+		{"disabled", Policy{MaxRetries: -1}, Policy{0, DefaultMinWait, DefaultMaxWait, DefaultMaxRetryAfter}},
+		{"max below min", Policy{MaxRetries: 2, MinWait: time.Second, MaxWait: time.Millisecond}, Policy{2, time.Second, time.Second, DefaultMaxRetryAfter}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.in.WithDefaults())
+		})
+	}
+}
+
+func TestBackoffGrowsWithJitterAndCap(t *testing.T) {
+	t.Parallel()
+	for attempt := 0; attempt < 70; attempt++ {
+		for i := 0; i < 50; i++ {
+			w := Backoff(10*time.Millisecond, time.Second, attempt)
+			full := min(10*time.Millisecond<<min(attempt, 20), time.Second)
+			require.GreaterOrEqual(t, w, full/2, "attempt %d", attempt)
+			require.LessOrEqual(t, w, full, "attempt %d", attempt)
+		}
+	}
+	seen := map[time.Duration]bool{}
+	for i := 0; i < 20; i++ {
+		seen[Backoff(time.Second, time.Minute, 3)] = true
+	}
+	assert.Greater(t, len(seen), 1, "waits are jittered")
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		value string
+		want  time.Duration
+		ok    bool
+	}{
+		{"", 0, false},
+		{"5", 5 * time.Second, true},
+		{" 0 ", 0, true},
+		{"-3", 0, true},
+		{"Sat, 21 Nov 2026 12:00:30 GMT", 30 * time.Second, true},
+		{"Sat, 21 Nov 2026 11:00:00 GMT", 0, true},
+		{"soon", 0, false},
+		{"99999999999999", 365 * 24 * time.Hour, true},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.value != "" {
+			h.Set("Retry-After", tt.value)
+		}
+		got, ok := RetryAfter(h, now)
+		assert.Equal(t, tt.ok, ok, tt.value)
+		assert.Equal(t, tt.want, got, tt.value)
+	}
+}
+
+func TestRetryableError(t *testing.T) {
+	t.Parallel()
+	dial := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	reset := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
+	cert := &url.Error{Op: "Post", URL: "https://x", Err: x509.UnknownAuthorityError{}}
+	tests := []struct {
+		name string
+		err  error
+		want map[Class]bool
+	}{
+		{"dial", dial, map[Class]bool{Read: true, Idempotent: true, OneShot: true}},
+		{"reset", reset, map[Class]bool{Read: true, Idempotent: true, OneShot: false}},
+		{"eof", io.ErrUnexpectedEOF, map[Class]bool{Read: true, Idempotent: true, OneShot: false}},
+		{"unknown certificate authority", cert, map[Class]bool{Read: false, Idempotent: false, OneShot: false}},
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), map[Class]bool{Read: false, Idempotent: false, OneShot: false}},
+	}
+	for _, tt := range tests {
+		for class, want := range tt.want {
+			assert.Equal(t, want, retryableError(tt.err, class), "%s for %s", tt.name, class)
+		}
+	}
+}
+
+func TestClassString(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "read", Read.String())
+	assert.Equal(t, "idempotent", Idempotent.String())
+	assert.Equal(t, "one-shot", OneShot.String())
+	assert.Equal(t, "class(9)", Class(9).String())
+}
+
+func TestRedactErrorHidesSecretsAndKeepsCause(t *testing.T) {
+	t.Parallel()
+	c := New(Config{Secrets: []string{"s3cr3t key"}})
+	err := &url.Error{Op: "Get", URL: "http://x/api?APIKey=s3cr3t+key", Err: context.DeadlineExceeded}
+	red := c.redactError(err)
+	assert.NotContains(t, red.Error(), "s3cr3t")
+	assert.Contains(t, red.Error(), "[REDACTED]")
+	assert.ErrorIs(t, red, context.DeadlineExceeded)
+	for e := red; e != nil; e = errors.Unwrap(e) {
+		assert.NotContains(t, e.Error(), "s3cr3t")
+	}
+	plain := errors.New("no secret here")
+	assert.Same(t, plain, c.redactError(plain))
+}
+
+func TestDoKeepsTheFinalBodyAndLogsOnlyWhatItMay(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		body, _ := io.ReadAll(r.Body)
+		assert.Equal(t, "APIKey=top-secret", string(body), "the body is resent whole on each attempt")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "busy, try later")
+	}))
+	defer hs.Close()
+	var logs bytes.Buffer
+	c := New(Config{
+		Logger:  slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Policy:  Policy{MaxRetries: 2, MinWait: time.Millisecond, MaxWait: time.Millisecond},
+		Secrets: []string{"top-secret"},
+	})
+	resp, err := c.Do(context.Background(), &Request{Command: "x.get", Class: Read, Method: http.MethodPost,
+		URL: hs.URL + "/api", Body: []byte("APIKey=top-secret"), ContentType: "application/x-www-form-urlencoded"})
+	require.NoError(t, err)
+	assert.Equal(t, 503, resp.StatusCode)
+	assert.Equal(t, "busy, try later", string(resp.Body))
+	assert.Equal(t, 3, resp.Attempts)
+	assert.Equal(t, 3, calls)
+
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	require.Len(t, lines, 3)
+	for i, line := range lines {
+		assert.Contains(t, line, `"command":"x.get"`)
+		assert.Contains(t, line, fmt.Sprintf(`"attempt":%d`, i+1))
+		assert.Contains(t, line, `"status":503`)
+		assert.Contains(t, line, `"duration"`)
+		assert.NotContains(t, line, "top-secret")
+		assert.NotContains(t, line, hs.URL, "no URL is logged")
+	}
+}
+
+func TestDoRefusesAnOversizedBody(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; i <= MaxBodySize>>20; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer hs.Close()
+	c := New(Config{})
+	_, err := c.Do(context.Background(), &Request{Command: "big.get", Method: http.MethodGet, URL: hs.URL})
+	require.ErrorContains(t, err, "larger than")
+}
