@@ -1,0 +1,146 @@
+package sendlooptest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// post sends a raw v3 request and returns the status and body.
+func post(t *testing.T, srv *Server, path string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := http.Post(srv.URL+path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+func TestDispatchAndEnvelopeErrors(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, WithAPIKey("k"))
+	key := url.Values{"APIKey": {"k"}}
+	tests := []struct {
+		name string
+		path string
+		form url.Values
+		want string
+	}{
+		{"success", "/api/v3/account.info.get/json", key, `"Success":true`},
+		{"command case-insensitive", "/api/v3/ACCOUNT.Info.GET/json", key, `"Username":"demo"`},
+		{"missing key", "/api/v3/account.info.get/json", nil, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key","ErrorFields":[]}`},
+		{"wrong key", "/api/v3/account.info.get/json", url.Values{"APIKey": {"nope"}}, `"ErrorCode":104`},
+		{"key in the query is accepted too", "/api/v3/account.info.get/json?APIKey=k", nil, `"Success":true`},
+		{"unknown command", "/api/v3/no.such/json", key, `"ErrorCode":101`},
+		{"bad format", "/api/v3/account.info.get/yaml", key, `"ErrorCode":100`},
+		{"missing parameters", "/api/v3/list.create/json", key, `"ErrorCode":105,"ErrorMessage":"Required parameter(s) missing","ErrorFields":["Name","OptInMode"]`},
+		{"xml error", "/api/v3/account.info.get/xml", nil, `<ErrorCode>104</ErrorCode>`},
+		{"php success", "/api/v3/System.SystemDate.Get/php", key, `a:3:{s:7:"Success";b:1;`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := post(t, srv, tt.path, tt.form)
+			assert.Equal(t, 200, status)
+			assert.Contains(t, body, tt.want)
+		})
+	}
+	status, _ := post(t, srv, "/elsewhere", key)
+	assert.Equal(t, 404, status)
+}
+
+func TestAllowIPs(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	key := url.Values{"APIKey": {srv.APIKey}}
+	srv.AllowIPs("192.0.2.10")
+	_, body := post(t, srv, "/api/v3/account.info.get/json", key)
+	assert.Contains(t, body, `"ErrorCode":103`)
+	srv.AllowIPs("192.0.2.10", "127.0.0.1")
+	_, body = post(t, srv, "/api/v3/account.info.get/json", key)
+	assert.Contains(t, body, `"Success":true`)
+	srv.AllowIPs()
+	_, body = post(t, srv, "/api/v3/account.info.get/json", key)
+	assert.Contains(t, body, `"Success":true`)
+}
+
+func TestRequestLogAndExecutions(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	key := url.Values{"APIKey": {srv.APIKey}}
+	post(t, srv, "/api/v3/account.info.get/json", key)
+	post(t, srv, "/api/v3/Account.Info.Get/json", key)
+	post(t, srv, "/api/v3/account.info.get/json", nil) // refused: not executed
+	assert.Equal(t, 2, srv.Executions("account.info.get"))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "Account.Info.Get", reqs[1].Command)
+	assert.Equal(t, "json", reqs[1].Format)
+	assert.Equal(t, "APIKey="+url.QueryEscape(srv.APIKey), string(reqs[0].Body))
+	assert.Equal(t, srv.APIKey, reqs[0].Form.Get("APIKey"))
+	assert.Equal(t, reqs[2], srv.LastRequest())
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	key := url.Values{"APIKey": {srv.APIKey}}
+	path := "/api/v3/list.create/json"
+	form := url.Values{"APIKey": {srv.APIKey}, "Name": {"L"}, "OptInMode": {"Single"}}
+
+	srv.InjectFault("LIST.CREATE", Fault{Times: 2, Status: 503, RetryAfter: "7"})
+	srv.InjectFault("list.create", Fault{ErrorCode: 117, Status: 500})
+	resp, err := http.PostForm(srv.URL+path, form)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 503, resp.StatusCode)
+	assert.Equal(t, "7", resp.Header.Get("Retry-After"))
+	status, body := post(t, srv, path, form)
+	assert.Equal(t, 503, status)
+	assert.Contains(t, body, "503 Service Unavailable")
+	status, body = post(t, srv, path, form)
+	assert.Equal(t, 500, status)
+	assert.Contains(t, body, `"ErrorCode":117`)
+	assert.Equal(t, 0, srv.Executions("list.create"), "no fault so far let the command run")
+
+	srv.InjectFault("list.create", Fault{Reset: ResetAfterExecution})
+	_, err = http.PostForm(srv.URL+path, form)
+	require.Error(t, err, "the connection is reset")
+	assert.Equal(t, 1, srv.Executions("list.create"))
+	assert.Equal(t, 1, srv.ListCount(), "the command ran before the reset")
+
+	srv.InjectFault("*", Fault{Reset: ResetBeforeExecution})
+	_, err = http.PostForm(srv.URL+"/api/v3/account.info.get/json", key)
+	require.Error(t, err)
+	assert.Equal(t, 0, srv.Executions("account.info.get"))
+
+	srv.InjectFault("account.info.get", Fault{Delay: 30 * time.Millisecond})
+	start := time.Now()
+	status, _ = post(t, srv, "/api/v3/account.info.get/json", key)
+	assert.Equal(t, 200, status)
+	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
+
+	srv.InjectFault("account.info.get", Fault{Status: 502, Body: "custom"})
+	srv.ClearFaults()
+	status, _ = post(t, srv, "/api/v3/account.info.get/json", key)
+	assert.Equal(t, 200, status)
+}
+
+func TestAccountUpdateIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	form := url.Values{"APIKey": {srv.APIKey}, "FirstName": {"Changed"}, "TimeZone": {"Nowhere/Land"}}
+	_, body := post(t, srv, "/api/v3/account.info.update/json", form)
+	assert.Contains(t, body, `"ErrorCode":116,"ErrorMessage":"Invalid parameter value provided","ErrorFields":["TimeZone"]`)
+	_, body = post(t, srv, "/api/v3/account.info.get/json", url.Values{"APIKey": {srv.APIKey}})
+	var got struct{ AccountInfo map[string]string }
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	assert.Equal(t, "Dana", got.AccountInfo["FirstName"])
+}
