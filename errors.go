@@ -116,12 +116,6 @@ func (e *ValidationError) Is(target error) bool {
 	return ok && code == e.Code
 }
 
-// missing builds the 105 ValidationError for absent required parameters.
-func missing(command string, fields ...string) *ValidationError {
-	return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: fields,
-		Reason: "required parameter(s) missing"}
-}
-
 // invalid builds a ValidationError with the given code for one parameter.
 func invalid(command string, code ErrorCode, field, reason string) *ValidationError {
 	return &ValidationError{Code: code, Command: command, Fields: []string{field}, Reason: reason}

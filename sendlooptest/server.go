@@ -199,10 +199,6 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("error %d: %s", e.code, e.message) }
 
-func errorf(code int, format string, args ...any) *apiError {
-	return &apiError{code: code, message: fmt.Sprintf(format, args...)}
-}
-
 // call is one command invocation as its handler sees it.
 type call struct {
 	srv  *Server
