@@ -37,6 +37,22 @@ type Client struct {
 
 	// Account reads and updates the account's details.
 	Account *AccountService
+	// Lists creates, reads and configures subscriber lists.
+	Lists *ListsService
+	// Subscribers subscribes, reads, updates and imports list members.
+	Subscribers *SubscribersService
+	// Suppression reads and extends the suppression list.
+	Suppression *SuppressionService
+	// Campaigns creates, reads, updates and deletes email campaigns.
+	Campaigns *CampaignsService
+	// Reports reads list and campaign statistics.
+	Reports *ReportsService
+	// CampaignData pages through a campaign's activity records.
+	CampaignData *CampaignDataService
+	// Exports reads unsubscriptions, suppressions, spam complaints and bounces.
+	Exports *ExportsService
+	// People tracks person profiles (the engagement API).
+	People *PeopleService
 	// System reads the service's clock and time zones.
 	System *SystemService
 
@@ -146,6 +162,14 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	c.common.client = c
 	c.Account = (*AccountService)(&c.common)
+	c.Lists = (*ListsService)(&c.common)
+	c.Subscribers = (*SubscribersService)(&c.common)
+	c.Suppression = (*SuppressionService)(&c.common)
+	c.Campaigns = (*CampaignsService)(&c.common)
+	c.Reports = (*ReportsService)(&c.common)
+	c.CampaignData = (*CampaignDataService)(&c.common)
+	c.Exports = (*ExportsService)(&c.common)
+	c.People = (*PeopleService)(&c.common)
 	c.System = (*SystemService)(&c.common)
 	return c, nil
 }

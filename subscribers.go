@@ -4,6 +4,9 @@ import (
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
+// SubscribersService subscribes, reads, updates and imports list members (subscriber.*).
+type SubscribersService service
+
 // SubscriptionStatus is a subscriber's state in a list. Values the service sends that are
 // not among the constants are kept as they came.
 type SubscriptionStatus string

@@ -33,6 +33,9 @@ type Server struct {
 	executions map[string]int
 	faults     map[string][]*Fault
 	state      *state
+
+	webhookPolicy WebhookPolicy
+	webhooks      []WebhookDelivery
 }
 
 // Option configures a Server in NewServer.
@@ -226,6 +229,21 @@ func register(name string, required []string, run handler) {
 
 var formats = map[string]bool{"json": true, "xml": true, "php": true}
 
+// route serves an address other than /api/v3/<command>/<format>: the legacy endpoint and
+// the person operations register theirs from their own files.
+type route struct {
+	// name gives the command name used for the request log, faults and counters.
+	name func(r *http.Request, form url.Values) string
+	// serve answers the request. The fault, if any, has already been applied up to its
+	// execution step: serve handles ErrorCode and ResetAfterExecution itself.
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, form url.Values, fault *Fault)
+}
+
+// routes holds the extra addresses, by exact path.
+var routes = map[string]route{}
+
+func registerRoute(path string, rt route) { routes[path] = rt }
+
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
@@ -238,11 +256,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			form[k] = v
 		}
 	}
-	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/")
-	name, format, _ := strings.Cut(rest, "/")
-	if !ok || name == "" || strings.Contains(format, "/") {
-		http.NotFound(w, r)
-		return
+	var name, format string
+	rt, isRoute := routes[r.URL.Path]
+	if isRoute {
+		name = rt.name(r, form)
+	} else {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/")
+		name, format, _ = strings.Cut(rest, "/")
+		if !ok || name == "" || strings.Contains(format, "/") {
+			http.NotFound(w, r)
+			return
+		}
 	}
 	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
 
@@ -253,40 +277,58 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	fault := s.takeFault(name)
 	s.mu.Unlock()
 
-	if fault != nil {
-		if fault.Delay > 0 && !sleep(r, fault.Delay) {
-			return
-		}
-		if fault.Reset == ResetBeforeExecution {
-			resetConnection(w)
-			return
-		}
-		if fault.Status != 0 && fault.ErrorCode == 0 {
-			if fault.RetryAfter != "" {
-				w.Header().Set("Retry-After", fault.RetryAfter)
-			}
-			page := fault.Body
-			if page == "" {
-				page = fmt.Sprintf("<html><body><h1>%d %s</h1></body></html>", fault.Status, http.StatusText(fault.Status))
-			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.WriteHeader(fault.Status)
-			_, _ = io.WriteString(w, page)
-			return
-		}
+	if !applyFault(w, r, fault) {
+		return
 	}
-
+	if isRoute {
+		rt.serve(s, w, r, form, fault)
+		s.deliverWebhooks()
+		return
+	}
 	if !formats[format] {
 		s.reply(w, "json", nil, &apiError{code: 100, message: "Invalid response format"})
 		return
 	}
 	answer, apiErr := s.execute(name, form, ip, fault)
+	s.deliverWebhooks()
 	if fault != nil && fault.Reset == ResetAfterExecution {
 		resetConnection(w)
 		return
 	}
 	s.reply(w, format, answer, apiErr)
 }
+
+// applyFault carries out the parts of a fault that come before execution: the delay, a
+// reset before execution, a bare HTTP status. It reports whether the request goes on.
+func applyFault(w http.ResponseWriter, r *http.Request, fault *Fault) bool {
+	if fault == nil {
+		return true
+	}
+	if fault.Delay > 0 && !sleep(r, fault.Delay) {
+		return false
+	}
+	if fault.Reset == ResetBeforeExecution {
+		resetConnection(w)
+		return false
+	}
+	if fault.Status != 0 && fault.ErrorCode == 0 {
+		if fault.RetryAfter != "" {
+			w.Header().Set("Retry-After", fault.RetryAfter)
+		}
+		page := fault.Body
+		if page == "" {
+			page = fmt.Sprintf("<html><body><h1>%d %s</h1></body></html>", fault.Status, http.StatusText(fault.Status))
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(fault.Status)
+		_, _ = io.WriteString(w, page)
+		return false
+	}
+	return true
+}
+
+// countExecution records that a command reached its logic; the caller holds s.mu.
+func (s *Server) countExecution(name string) { s.executions[strings.ToLower(name)]++ }
 
 func (s *Server) execute(name string, form url.Values, ip string, fault *Fault) (object, *apiError) {
 	s.mu.Lock()
@@ -313,7 +355,7 @@ func (s *Server) execute(name string, form url.Values, ip string, fault *Fault) 
 	if len(absent) > 0 {
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: absent}
 	}
-	s.executions[strings.ToLower(name)]++
+	s.countExecution(name)
 	return cmd.run(&call{srv: s, st: s.state, form: form, now: s.now(), ip: ip})
 }
 

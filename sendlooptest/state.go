@@ -5,8 +5,12 @@ import "time"
 // state is the account's data. Every field is guarded by Server.mu; each command file adds
 // its own part.
 type state struct {
-	account account
-	lists   lists
+	account          account
+	lists            lists
+	nextSubscriberID int
+	suppressions     suppressions
+	outbox           []Email
+	pendingHooks     []webhookJob // posted once the request's lock is released
 }
 
 func newState(now time.Time) *state {

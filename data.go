@@ -1,0 +1,4 @@
+package sendloop
+
+// CampaignDataService pages through a campaign's activity records (data.campaign.*).
+type CampaignDataService service

@@ -1,0 +1,4 @@
+package sendloop
+
+// PeopleService tracks person profiles: the engagement API's person.json operations.
+type PeopleService service

@@ -1,0 +1,4 @@
+package sendloop
+
+// ReportsService reads list and campaign statistics (report.*).
+type ReportsService service

@@ -1,0 +1,186 @@
+package sendlooptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// EmailKind tells which email the fake sent.
+type EmailKind string
+
+// The emails the fake sends on its own.
+const (
+	OptInConfirmation EmailKind = "opt-in confirmation"
+	Welcome           EmailKind = "welcome"
+)
+
+// Email is a message the service would have sent; the fake keeps it in its outbox.
+type Email struct {
+	Kind     EmailKind
+	ListID   int
+	FromName string
+	From     string
+	To       string
+	Subject  string
+	Text     string
+	HTML     string
+	Time     time.Time
+}
+
+func (st *state) mail(e Email) { st.outbox = append(st.outbox, e) }
+
+// Outbox returns the emails sent so far, oldest first.
+func (s *Server) Outbox() []Email {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.state.outbox)
+}
+
+// WebhookPolicy tunes webhook delivery.
+type WebhookPolicy struct {
+	// Timeout bounds each attempt; default 5s.
+	Timeout time.Duration
+	// Attempts is how many times a delivery is tried; default 3.
+	Attempts int
+	// Backoff is the wait between attempts; default 10ms.
+	Backoff time.Duration
+}
+
+// WebhookDelivery is a webhook the fake posted, with how it went.
+type WebhookDelivery struct {
+	URL        string
+	Action     string // "Subscription" or "Unsubscription"
+	Body       []byte // the XML document
+	Attempts   int
+	StatusCode int    // of the last attempt; 0 when it got no answer
+	Err        string // of the last attempt
+	Delivered  bool   // a 2xx answer came back
+}
+
+// webhookJob is a webhook waiting to be posted once the state lock is released.
+type webhookJob struct {
+	url, action string
+	body        []byte
+}
+
+// SetWebhookPolicy changes how webhooks are delivered.
+func (s *Server) SetWebhookPolicy(p WebhookPolicy) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhookPolicy = p
+}
+
+// Webhooks returns the webhook deliveries so far, oldest first.
+func (s *Server) Webhooks() []WebhookDelivery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.webhooks)
+}
+
+// webhookDoc is the XML the fake posts; the service's body is not specified, and this is the
+// shape real deployments receive (see package webhook).
+type webhookDoc struct {
+	XMLName    xml.Name `xml:"Webhook"`
+	Action     string
+	Timestamp  int64
+	ListID     int
+	Subscriber webhookSubscriber
+}
+
+type webhookSubscriber struct {
+	Fields []webhookField
+}
+
+type webhookField struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+// hook queues the webhook for a subscriber event when the list has a URL for it.
+func (st *state) hook(url, action string, s *subscriber, now time.Time) {
+	if url == "" {
+		return
+	}
+	doc := webhookDoc{Action: action, Timestamp: now.Unix(), ListID: s.list.ID}
+	for _, m := range s.object() {
+		doc.Subscriber.Fields = append(doc.Subscriber.Fields, webhookField{XMLName: xml.Name{Local: m.Key}, Value: fmt.Sprint(m.Value)})
+	}
+	body, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("sendlooptest: webhook document: " + err.Error())
+	}
+	st.pendingHooks = append(st.pendingHooks, webhookJob{url: url, action: action, body: append([]byte(xml.Header), body...)})
+}
+
+// MarshalXML writes the subscriber's keys as child elements.
+func (w webhookSubscriber) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	if err := e.EncodeToken(start); err != nil {
+		return err
+	}
+	for _, f := range w.Fields {
+		if err := e.EncodeElement(f.Value, xml.StartElement{Name: f.XMLName}); err != nil {
+			return err
+		}
+	}
+	return e.EncodeToken(start.End())
+}
+
+// deliverWebhooks posts the queued webhooks, outside the state lock so that a receiver may
+// call the fake back, and before the triggering request is answered so that tests see them.
+func (s *Server) deliverWebhooks() {
+	s.mu.Lock()
+	jobs := s.state.pendingHooks
+	s.state.pendingHooks = nil
+	p := s.webhookPolicy
+	s.mu.Unlock()
+	if len(jobs) == 0 {
+		return
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = 5 * time.Second
+	}
+	if p.Attempts <= 0 {
+		p.Attempts = 3
+	}
+	if p.Backoff <= 0 {
+		p.Backoff = 10 * time.Millisecond
+	}
+	client := &http.Client{Timeout: p.Timeout}
+	for _, job := range jobs {
+		d := WebhookDelivery{URL: job.url, Action: job.action, Body: job.body}
+		for d.Attempts < p.Attempts && !d.Delivered {
+			if d.Attempts > 0 {
+				time.Sleep(p.Backoff)
+			}
+			d.Attempts++
+			d.StatusCode, d.Err = 0, ""
+			req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, job.url, bytes.NewReader(job.body))
+			if err != nil {
+				d.Err = err.Error()
+				break
+			}
+			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+			req.Header.Set("User-Agent", "sendlooptest-webhook/1")
+			resp, err := client.Do(req)
+			if err != nil {
+				d.Err = err.Error()
+				continue
+			}
+			resp.Body.Close()
+			d.StatusCode = resp.StatusCode
+			d.Delivered = resp.StatusCode >= 200 && resp.StatusCode < 300
+			if !d.Delivered {
+				d.Err = "HTTP " + strconv.Itoa(resp.StatusCode)
+			}
+		}
+		s.mu.Lock()
+		s.webhooks = append(s.webhooks, d)
+		s.mu.Unlock()
+	}
+}

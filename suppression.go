@@ -1,0 +1,4 @@
+package sendloop
+
+// SuppressionService reads and extends the suppression list (suppression.list.*).
+type SuppressionService service
