@@ -3,7 +3,6 @@ package sendloop
 import (
 	"context"
 	"fmt"
-	"net/mail"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -130,8 +129,8 @@ func (s *AccountService) Update(ctx context.Context, u *AccountUpdate) error {
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no field to update"}
 	}
 	if u.Email != "" {
-		if addr, err := mail.ParseAddress(u.Email); err != nil || addr.Address != u.Email {
-			return invalid(command, CodeInvalidEmailFormat, "Email", fmt.Sprintf("%q is not an email address", u.Email))
+		if err := checkEmail(command, "Email", u.Email); err != nil {
+			return err
 		}
 	}
 	if u.TimeZone != "" {

@@ -20,7 +20,7 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 	}
 	var (
 		hasSuccess, success bool
-		apiErr              = APIError{Command: command, HTTPStatus: resp.StatusCode}
+		apiErr              = APIError{Command: command, HTTPStatus: resp.StatusCode, afterAmbiguousRetry: resp.EarlierAttemptMayHaveRun}
 		decodeErr           error
 	)
 	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {

@@ -43,6 +43,10 @@ type APIError struct {
 	// HTTPStatus is the status of the response that carried the error; the service uses 200
 	// for most failures and 500 for some validation errors.
 	HTTPStatus int
+
+	// afterAmbiguousRetry: an earlier attempt of the same call may have been processed, so
+	// "already exists" or "not found" may describe that attempt's own effect.
+	afterAmbiguousRetry bool
 }
 
 func (e *APIError) Error() string {

@@ -1,4 +1,412 @@
 package sendloop
 
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // ListsService creates, reads and configures subscriber lists (list.*).
 type ListsService service
+
+// OptInMode is how a list confirms subscriptions. Unknown values are kept as they came.
+type OptInMode string
+
+// The opt-in modes of the service.
+const (
+	// OptInSingle subscribes at once, with no confirmation email.
+	OptInSingle OptInMode = "Single"
+	// OptInDouble holds a subscription as Confirmation Pending until the address owner
+	// confirms it from an email (the service recommends it).
+	OptInDouble OptInMode = "Double"
+)
+
+// List is a subscriber list.
+type List struct {
+	ListID      int
+	Name        string
+	OptInMode   OptInMode
+	OptOutScope string // e.g. "This list"; other values are kept as they came
+	CreatedOn   DateTime
+	// SubscriptionActivity and ActiveSubscribers come from Lists.List only:
+	// subscriptions per day over the last few days, oldest first.
+	SubscriptionActivity []DailyCount
+	ActiveSubscribers    int
+	// CustomFields comes from Lists.Get with custom fields requested.
+	CustomFields []CustomField
+}
+
+// DailyCount is a count for one day.
+type DailyCount struct {
+	Date  Date
+	Count int
+}
+
+// CustomField describes a list's custom field, as list.get returns it with GetCustomFields=1.
+// The specification does not show this record: the keys below are read when present and
+// any other key is kept in Extra.
+type CustomField struct {
+	CustomFieldID     int
+	FieldName         string
+	FieldType         string
+	FieldDataType     string
+	FieldDefaultValue string
+	FieldOptions      string
+	Extra             map[string]string
+}
+
+// UnmarshalJSON decodes the service's list object.
+func (l *List) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "ListID":
+			l.ListID, err = wire.Int(v)
+		case "Name":
+			l.Name, err = wire.String(v)
+		case "OptInMode":
+			var m string
+			m, err = wire.Interned(v, string(OptInSingle), string(OptInDouble))
+			l.OptInMode = OptInMode(m)
+		case "OptOutScope":
+			l.OptOutScope, err = wire.String(v)
+		case "CreatedOn":
+			err = l.CreatedOn.UnmarshalJSON(v)
+		case "SubscriptionActivity":
+			l.SubscriptionActivity, err = decodeDailyCounts(v)
+		case "ActiveSubscribers":
+			l.ActiveSubscribers, err = wire.Int(v)
+		case "CustomFields":
+			l.CustomFields, err = decodeCustomFields(v)
+		}
+		return err
+	})
+}
+
+// decodeDailyCounts reads a date → count object, oldest day first.
+func decodeDailyCounts(v []byte) ([]DailyCount, error) {
+	var out []DailyCount
+	err := wire.ScanObject(v, func(key, value []byte) error {
+		var d DailyCount
+		var err error
+		if d.Date.Time, err = wire.ParseDate(string(key)); err != nil {
+			return err
+		}
+		d.Count, err = wire.Int(value)
+		out = append(out, d)
+		return err
+	})
+	slices.SortStableFunc(out, func(a, b DailyCount) int { return a.Date.Compare(b.Date.Time) })
+	return out, err
+}
+
+// UnmarshalJSON decodes a custom field record, keeping keys it does not know in Extra.
+func (f *CustomField) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "CustomFieldID", "FieldID", "ID":
+			f.CustomFieldID, err = wire.Int(v)
+		case "FieldName":
+			f.FieldName, err = wire.String(v)
+		case "FieldType":
+			f.FieldType, err = wire.String(v)
+		case "FieldDataType":
+			f.FieldDataType, err = wire.String(v)
+		case "FieldDefaultValue":
+			f.FieldDefaultValue, err = wire.String(v)
+		case "FieldOptions":
+			f.FieldOptions, err = optionsText(v)
+		default:
+			var s string
+			if s, err = optionsText(v); err == nil {
+				if f.Extra == nil {
+					f.Extra = map[string]string{}
+				}
+				f.Extra[string(key)] = s
+			}
+		}
+		return err
+	})
+}
+
+// optionsText keeps a scalar as its text and a structured value as its JSON, so that no
+// unexpected shape is lost.
+func optionsText(v []byte) (string, error) {
+	if isContainer(v) {
+		return string(trimLeft(v)), nil
+	}
+	return wire.String(v)
+}
+
+func decodeCustomFields(v []byte) ([]CustomField, error) {
+	var out []CustomField
+	err := wire.ScanArray(v, func(elem []byte) error {
+		out = append(out, CustomField{})
+		return out[len(out)-1].UnmarshalJSON(elem)
+	})
+	return out, err
+}
+
+func checkListID(command string, listID int) error {
+	if listID <= 0 {
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"ListID"},
+			Reason: "ListID must be a list's positive ID"}
+	}
+	return nil
+}
+
+func checkOptInMode(command string, mode OptInMode) error {
+	if mode != OptInSingle && mode != OptInDouble {
+		return invalid(command, CodeInvalidParameterValue, "OptInMode",
+			fmt.Sprintf("OptInMode must be %q or %q, not %q", OptInSingle, OptInDouble, mode))
+	}
+	return nil
+}
+
+func listForm(listID int) url.Values { return url.Values{"ListID": {strconv.Itoa(listID)}} }
+
+// Create makes a list and returns its ID (list.create). Being a one-shot write, it is
+// retried only when the request surely did not reach the service, so that a retry never
+// makes a second list.
+func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) (int, error) {
+	const command = "list.create"
+	if strings.TrimSpace(name) == "" {
+		return 0, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
+	}
+	if err := checkOptInMode(command, mode); err != nil {
+		return 0, err
+	}
+	form := url.Values{"Name": {name}, "OptInMode": {string(mode)}}
+	var id int
+	err := s.client.send(ctx, command, transport.OneShot, form, func(key, value []byte) (err error) {
+		if string(key) == "ListID" {
+			id, err = wire.Int(value)
+		}
+		return err
+	})
+	return id, err
+}
+
+// ListUpdate holds the changes for Lists.Update; empty fields are left unchanged.
+type ListUpdate struct {
+	Name      string    `url:"Name,omitempty"`
+	OptInMode OptInMode `url:"OptInMode,omitempty"`
+}
+
+// Update renames a list or changes its opt-in mode (list.update).
+func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) error {
+	const command = "list.update"
+	if err := checkListID(command, listID); err != nil {
+		return err
+	}
+	if u == (ListUpdate{}) {
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
+	}
+	if u.OptInMode != "" {
+		if err := checkOptInMode(command, u.OptInMode); err != nil {
+			return err
+		}
+	}
+	form, err := wire.Values(u)
+	if err != nil {
+		return err
+	}
+	form.Set("ListID", strconv.Itoa(listID))
+	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+}
+
+// Get returns a list (list.get); with withCustomFields, its custom fields too, which the
+// service sends beside the list.
+func (s *ListsService) Get(ctx context.Context, listID int, withCustomFields bool) (*List, error) {
+	const command = "list.get"
+	if err := checkListID(command, listID); err != nil {
+		return nil, err
+	}
+	form := listForm(listID)
+	form.Set("GetCustomFields", "0")
+	if withCustomFields {
+		form.Set("GetCustomFields", "1")
+	}
+	l := new(List)
+	var fields []CustomField
+	err := s.client.send(ctx, command, transport.Read, form, func(key, value []byte) (err error) {
+		switch string(key) {
+		case "List":
+			err = l.UnmarshalJSON(value)
+		case "CustomFields":
+			fields, err = decodeCustomFields(value)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fields != nil {
+		l.CustomFields = fields
+	}
+	return l, nil
+}
+
+// List returns every list of the account, with its recent subscription activity and its
+// count of active subscribers (list.getlist).
+func (s *ListsService) List(ctx context.Context) ([]List, error) {
+	var lists []List
+	err := s.client.send(ctx, "list.getlist", transport.Read, nil, func(key, value []byte) error {
+		if string(key) != "Lists" {
+			return nil
+		}
+		return wire.ScanArray(value, func(elem []byte) error {
+			lists = append(lists, List{})
+			return lists[len(lists)-1].UnmarshalJSON(elem)
+		})
+	})
+	return lists, err
+}
+
+// FinalAction is what a list does once a subscription is confirmed. Unknown values are kept.
+type FinalAction string
+
+// The final actions of the service.
+const (
+	FinalActionNothing   FinalAction = "Nothing"
+	FinalActionSendEmail FinalAction = "Send Email"
+)
+
+// ListSettings are a list's opt-in, welcome and webhook settings.
+type ListSettings struct {
+	SubscriptionOptInFromName   string
+	SubscriptionOptInFromEmail  string
+	SubscriptionOptInSubject    string
+	SubscriptionOptInPlainBody  string
+	SubscriptionFinalAction     FinalAction
+	SubscriptionFinalFromName   string
+	SubscriptionFinalFromEmail  string
+	SubscriptionFinalSubject    string
+	SubscriptionFinalHTMLBody   string
+	SubscriptionFinalPlainBody  string
+	WebServiceSubscriptionURL   string // posted once a subscription is confirmed
+	WebServiceUnsubscriptionURL string // posted once an unsubscription is processed
+}
+
+// UnmarshalJSON decodes the service's ListSettings object.
+func (ls *ListSettings) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		var dst *string
+		switch string(key) {
+		case "SubscriptionOptInFromName":
+			dst = &ls.SubscriptionOptInFromName
+		case "SubscriptionOptInFromEmail":
+			dst = &ls.SubscriptionOptInFromEmail
+		case "SubscriptionOptInSubject":
+			dst = &ls.SubscriptionOptInSubject
+		case "SubscriptionOptInPlainBody":
+			dst = &ls.SubscriptionOptInPlainBody
+		case "SubscriptionFinalAction":
+			var a string
+			a, err = wire.Interned(v, string(FinalActionNothing), string(FinalActionSendEmail))
+			ls.SubscriptionFinalAction = FinalAction(a)
+		case "SubscriptionFinalFromName":
+			dst = &ls.SubscriptionFinalFromName
+		case "SubscriptionFinalFromEmail":
+			dst = &ls.SubscriptionFinalFromEmail
+		case "SubscriptionFinalSubject":
+			dst = &ls.SubscriptionFinalSubject
+		case "SubscriptionFinalHTMLBody":
+			dst = &ls.SubscriptionFinalHTMLBody
+		case "SubscriptionFinalPlainBody":
+			dst = &ls.SubscriptionFinalPlainBody
+		case "WebServiceSubscriptionURL":
+			dst = &ls.WebServiceSubscriptionURL
+		case "WebServiceUnsubscriptionURL":
+			dst = &ls.WebServiceUnsubscriptionURL
+		}
+		if dst != nil {
+			*dst, err = wire.String(v)
+		}
+		return err
+	})
+}
+
+// Settings returns a list's settings (list.settings.get).
+func (s *ListsService) Settings(ctx context.Context, listID int) (*ListSettings, error) {
+	const command = "list.settings.get"
+	if err := checkListID(command, listID); err != nil {
+		return nil, err
+	}
+	out := new(ListSettings)
+	err := s.client.send(ctx, command, transport.Read, listForm(listID), func(key, value []byte) error {
+		if string(key) == "ListSettings" {
+			return out.UnmarshalJSON(value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListSettingsUpdate holds the settings to change: nil fields are left as they are, and a
+// pointer to "" clears a setting (a webhook URL, say). String makes the pointers.
+type ListSettingsUpdate struct {
+	SubscriptionOptInFromName   *string      `url:"SubscriptionOptInFromName,omitempty"`
+	SubscriptionOptInFromEmail  *string      `url:"SubscriptionOptInFromEmail,omitempty"`
+	SubscriptionOptInSubject    *string      `url:"SubscriptionOptInSubject,omitempty"`
+	SubscriptionOptInPlainBody  *string      `url:"SubscriptionOptInPlainBody,omitempty"`
+	SubscriptionFinalAction     *FinalAction `url:"SubscriptionFinalAction,omitempty"`
+	SubscriptionFinalFromName   *string      `url:"SubscriptionFinalFromName,omitempty"`
+	SubscriptionFinalFromEmail  *string      `url:"SubscriptionFinalFromEmail,omitempty"`
+	SubscriptionFinalSubject    *string      `url:"SubscriptionFinalSubject,omitempty"`
+	SubscriptionFinalHTMLBody   *string      `url:"SubscriptionFinalHTMLBody,omitempty"`
+	SubscriptionFinalPlainBody  *string      `url:"SubscriptionFinalPlainBody,omitempty"`
+	WebServiceSubscriptionURL   *string      `url:"WebServiceSubscriptionURL,omitempty"`
+	WebServiceUnsubscriptionURL *string      `url:"WebServiceUnsubscriptionURL,omitempty"`
+}
+
+// String returns a pointer to v, for the optional fields of update parameters.
+func String(v string) *string { return &v }
+
+// UpdateSettings changes a list's settings (list.settings.update). It refuses, before
+// sending, an update with nothing set, a SubscriptionFinalAction other than "Nothing" or
+// "Send Email" and a webhook URL that is not http(s).
+func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdate) error {
+	const command = "list.settings.update"
+	if err := checkListID(command, listID); err != nil {
+		return err
+	}
+	if u == (ListSettingsUpdate{}) {
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no setting to update"}
+	}
+	if a := u.SubscriptionFinalAction; a != nil && *a != FinalActionNothing && *a != FinalActionSendEmail {
+		return invalid(command, CodeInvalidParameterValue, "SubscriptionFinalAction",
+			fmt.Sprintf("SubscriptionFinalAction must be %q or %q", FinalActionNothing, FinalActionSendEmail))
+	}
+	for name, v := range map[string]*string{"SubscriptionOptInFromEmail": u.SubscriptionOptInFromEmail,
+		"SubscriptionFinalFromEmail": u.SubscriptionFinalFromEmail} {
+		if v != nil && *v != "" {
+			if err := checkEmail(command, name, *v); err != nil {
+				return err
+			}
+		}
+	}
+	for name, v := range map[string]*string{"WebServiceSubscriptionURL": u.WebServiceSubscriptionURL,
+		"WebServiceUnsubscriptionURL": u.WebServiceUnsubscriptionURL} {
+		if v == nil || *v == "" {
+			continue
+		}
+		if parsed, err := url.Parse(*v); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return invalid(command, CodeInvalidParameterValue, name, "a webhook URL must be an absolute http(s) URL")
+		}
+	}
+	form, err := wire.Values(u)
+	if err != nil {
+		return err
+	}
+	form.Set("ListID", strconv.Itoa(listID))
+	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+}

@@ -1,6 +1,17 @@
 package sendloop
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -102,4 +113,417 @@ func decodeSubscribers(value []byte) ([]Subscriber, error) {
 		return out[len(out)-1].UnmarshalJSON(elem)
 	})
 	return out, err
+}
+
+// checkEmail refuses an empty or malformed address before anything is sent.
+func checkEmail(command, field, addr string) error {
+	if strings.TrimSpace(addr) == "" {
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
+	}
+	if parsed, err := mail.ParseAddress(addr); err != nil || parsed.Address != addr {
+		return invalid(command, CodeInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
+	}
+	return nil
+}
+
+// SubscribeParams are the parameters of Subscribers.Subscribe.
+type SubscribeParams struct {
+	ListID       int    `url:"ListID"`
+	EmailAddress string `url:"EmailAddress"`
+	// SubscriptionIP is the address the subscriber subscribed from; the service requires it.
+	SubscriptionIP string `url:"SubscriptionIP"`
+	// Fields holds custom field values by field ID, sent as Fields[CustomField<id>].
+	Fields CustomFields `url:"Fields,omitempty"`
+}
+
+// SubscribeResult is the service's answer to a subscription.
+type SubscribeResult struct {
+	SubscriberID int
+	// SubscriptionStatus is StatusSubscribed, or StatusConfirmationPending on a double
+	// opt-in list, where the address owner must confirm from an email first.
+	SubscriptionStatus SubscriptionStatus
+	RedirectURL        string
+}
+
+// Subscribe adds an address to a list (subscriber.subscribe). On a double opt-in list the
+// subscriber stays Confirmation Pending until the address owner confirms.
+//
+// The address, the list ID and SubscriptionIP are checked before sending. When a retry
+// after an ambiguous failure (a reset, a timeout) is refused with ErrEmailExists, the
+// earlier attempt got through: Subscribe then reads the subscriber back and succeeds.
+func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (*SubscribeResult, error) {
+	const command = "subscriber.subscribe"
+	if err := checkListID(command, p.ListID); err != nil {
+		return nil, err
+	}
+	if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.SubscriptionIP) == "" {
+		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
+	}
+	if net.ParseIP(p.SubscriptionIP) == nil {
+		return nil, invalid(command, CodeInvalidParameterValue, "SubscriptionIP", fmt.Sprintf("%q is not an IP address", p.SubscriptionIP))
+	}
+	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
+		return nil, err
+	}
+	form, err := wire.Values(p)
+	if err != nil {
+		return nil, err
+	}
+	res := new(SubscribeResult)
+	err = s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			res.SubscriberID, err = wire.Int(v)
+		case "SubscriptionStatus":
+			var st string
+			st, err = wire.Interned(v, string(StatusSubscribed), string(StatusConfirmationPending))
+			res.SubscriptionStatus = SubscriptionStatus(st)
+		case "RedirectURL":
+			res.RedirectURL, err = wire.String(v)
+		}
+		return err
+	})
+	if ranBefore(err, CodeEmailExists) {
+		sub, getErr := s.Get(ctx, GetSubscriberParams{ListID: p.ListID, EmailAddress: p.EmailAddress})
+		if getErr == nil {
+			return &SubscribeResult{SubscriberID: sub.SubscriberID, SubscriptionStatus: sub.SubscriptionStatus}, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ranBefore reports an error with code that a retry got because an earlier attempt of the
+// same call had already done the work.
+func ranBefore(err error, code ErrorCode) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.Code == code && apiErr.afterAmbiguousRetry
+}
+
+func checkFieldIDs(command, field string, fields CustomFields) error {
+	for id := range fields {
+		if id <= 0 {
+			return invalid(command, CodeCustomFieldNotFound, field, fmt.Sprintf("custom field ID %d is not positive", id))
+		}
+	}
+	return nil
+}
+
+// Unsubscribe unsubscribes an address from every list that holds it
+// (subscriber.unsubscribe: the command takes no list). The lists' unsubscription webhooks
+// are posted. A retry refused with ErrSubscriberNotFound after an ambiguous failure counts
+// as done: the earlier attempt unsubscribed the address.
+func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) error {
+	const command = "subscriber.unsubscribe"
+	if err := checkEmail(command, "EmailAddress", email); err != nil {
+		return err
+	}
+	err := s.client.send(ctx, command, transport.Idempotent, url.Values{"EmailAddress": {email}}, nil)
+	if ranBefore(err, CodeSubscriberNotFound) {
+		return nil
+	}
+	return err
+}
+
+// GetSubscriberParams names a subscriber of a list: give exactly one of SubscriberID and
+// EmailAddress.
+type GetSubscriberParams struct {
+	ListID       int    `url:"ListID"`
+	SubscriberID int    `url:"SubscriberID,omitempty"`
+	EmailAddress string `url:"EmailAddress,omitempty"`
+}
+
+// Get returns one subscriber of a list, with its score (subscriber.get).
+func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*Subscriber, error) {
+	const command = "subscriber.get"
+	if err := checkListID(command, p.ListID); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.SubscriberID == 0 && p.EmailAddress == "":
+		return nil, &ValidationError{Code: CodeMissingParameters, Command: command,
+			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
+	case p.SubscriberID != 0 && p.EmailAddress != "":
+		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command,
+			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
+	case p.SubscriberID < 0:
+		return nil, invalid(command, CodeInvalidParameterValue, "SubscriberID", "SubscriberID must be positive")
+	}
+	form, err := wire.Values(p)
+	if err != nil {
+		return nil, err
+	}
+	sub := new(Subscriber)
+	err = s.client.send(ctx, command, transport.Read, form, func(key, v []byte) error {
+		if string(key) == "Subscriber" {
+			return sub.UnmarshalJSON(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
+}
+
+// UpdateSubscriberParams names a subscriber and its changes. With SubscriberID set,
+// EmailAddress, when given, is the subscriber's new address; without it, EmailAddress
+// names the subscriber.
+type UpdateSubscriberParams struct {
+	ListID       int          `url:"ListID"`
+	SubscriberID int          `url:"SubscriberID,omitempty"`
+	EmailAddress string       `url:"EmailAddress,omitempty"`
+	Fields       CustomFields `url:"Fields,omitempty"`
+}
+
+// Update changes a subscriber's custom fields, or its address (subscriber.update).
+func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParams) error {
+	const command = "subscriber.update"
+	if err := checkListID(command, p.ListID); err != nil {
+		return err
+	}
+	if p.SubscriberID == 0 && p.EmailAddress == "" {
+		return &ValidationError{Code: CodeMissingParameters, Command: command,
+			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
+	}
+	if p.EmailAddress != "" {
+		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
+			return err
+		}
+	}
+	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
+		return err
+	}
+	form, err := wire.Values(p)
+	if err != nil {
+		return err
+	}
+	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+}
+
+// SearchResult is the subscribers of one list whose address matched a search.
+type SearchResult struct {
+	ListID      int
+	ListName    string
+	Subscribers []SearchHit
+}
+
+// SearchHit is one matching subscriber: the service's Subscribers (ID → address) and
+// SubscriberDetails (ID → status, bounce and custom fields) objects joined by ID.
+type SearchHit struct {
+	SubscriberID       int
+	EmailAddress       string
+	SubscriptionStatus SubscriptionStatus
+	BounceType         BounceType
+	CustomFields       CustomFields
+}
+
+// UnmarshalJSON decodes one element of SearchResults.
+func (r *SearchResult) UnmarshalJSON(data []byte) error {
+	var details map[int]Subscriber
+	err := wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "ListName":
+			r.ListName, err = wire.String(v)
+		case "Subscribers":
+			err = wire.ScanObject(v, func(id, email []byte) error {
+				var hit SearchHit
+				var err error
+				if hit.SubscriberID, err = wire.Int(id); err != nil {
+					return err
+				}
+				hit.EmailAddress, err = wire.String(email)
+				r.Subscribers = append(r.Subscribers, hit)
+				return err
+			})
+		case "SubscriberDetails":
+			details = map[int]Subscriber{}
+			err = wire.ScanObject(v, func(id, d []byte) error {
+				n, err := wire.Int(id)
+				if err != nil {
+					return err
+				}
+				var sub Subscriber
+				err = sub.UnmarshalJSON(d)
+				details[n] = sub
+				return err
+			})
+		}
+		return err
+	})
+	for i := range r.Subscribers {
+		if d, ok := details[r.Subscribers[i].SubscriberID]; ok {
+			r.Subscribers[i].SubscriptionStatus = d.SubscriptionStatus
+			r.Subscribers[i].BounceType = d.BounceType
+			r.Subscribers[i].CustomFields = d.CustomFields
+		}
+	}
+	return err
+}
+
+// Search finds subscribers whose address contains email, in every list
+// (subscriber.search).
+func (s *SubscribersService) Search(ctx context.Context, email string) ([]SearchResult, error) {
+	const command = "subscriber.search"
+	if strings.TrimSpace(email) == "" {
+		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
+	}
+	var results []SearchResult
+	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) error {
+		if string(key) != "SearchResults" {
+			return nil
+		}
+		return wire.ScanArray(v, func(elem []byte) error {
+			results = append(results, SearchResult{})
+			return results[len(results)-1].UnmarshalJSON(elem)
+		})
+	})
+	return results, err
+}
+
+// BrowsePageSize is how many subscribers subscriber.browse returns per page.
+const BrowsePageSize = 100
+
+// BrowseParams selects a page of a list's subscribers.
+type BrowseParams struct {
+	ListID int `url:"ListID"`
+	// SegmentID restricts the page to a segment of the list; 0 for the whole list.
+	SegmentID int `url:"SegmentID,omitempty"`
+	// StartIndex is the page index, from 0: page n holds subscribers n·100 to n·100+99.
+	StartIndex int `url:"StartIndex,omitempty"`
+}
+
+// Browse returns one page of up to BrowsePageSize subscribers (subscriber.browse).
+func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subscriber, error) {
+	const command = "subscriber.browse"
+	if err := checkListID(command, p.ListID); err != nil {
+		return nil, err
+	}
+	if p.StartIndex < 0 || p.SegmentID < 0 {
+		return nil, invalid(command, CodeInvalidParameterValue, "StartIndex", "StartIndex and SegmentID cannot be negative")
+	}
+	form, err := wire.Values(p)
+	if err != nil {
+		return nil, err
+	}
+	var subs []Subscriber
+	err = s.client.send(ctx, command, transport.Read, form, func(key, v []byte) (err error) {
+		if string(key) == "Subscribers" {
+			subs, err = decodeSubscribers(v)
+		}
+		return err
+	})
+	return subs, err
+}
+
+// BrowseIter walks every subscriber of a list (or segment) page by page, from
+// p.StartIndex, holding one page in memory at a time. It yields an error once and stops;
+// it stops after a short or empty page, and with an error on a page that repeats the
+// previous one.
+func (s *SubscribersService) BrowseIter(ctx context.Context, p BrowseParams) iter.Seq2[Subscriber, error] {
+	return func(yield func(Subscriber, error) bool) {
+		page := p
+		prevFirst := -1
+		for {
+			subs, err := s.Browse(ctx, page)
+			if err != nil {
+				yield(Subscriber{}, err)
+				return
+			}
+			if len(subs) == 0 {
+				return
+			}
+			if subs[0].SubscriberID == prevFirst {
+				yield(Subscriber{}, fmt.Errorf("sendloop: subscriber.browse: page %d repeats page %d", page.StartIndex, page.StartIndex-1))
+				return
+			}
+			prevFirst = subs[0].SubscriberID
+			for _, sub := range subs {
+				if !yield(sub, nil) {
+					return
+				}
+			}
+			if len(subs) < BrowsePageSize {
+				return
+			}
+			page.StartIndex++
+		}
+	}
+}
+
+// ImportSubscriber is one row of an import.
+type ImportSubscriber struct {
+	EmailAddress string
+	// Fields holds custom field values by field ID, sent as Subscribers[n][CustomField<id>].
+	Fields CustomFields
+}
+
+// importRows encodes rows as Subscribers[<n>][EmailAddress] and Subscribers[<n>][CustomField<id>].
+type importRows []ImportSubscriber
+
+// EncodeValues writes the rows in the service's bracket notation.
+func (rows importRows) EncodeValues(key string, v *url.Values) error {
+	for i, r := range rows {
+		prefix := key + "[" + strconv.Itoa(i) + "]"
+		v.Set(prefix+"[EmailAddress]", r.EmailAddress)
+		wire.EncodeCustomFields(prefix, r.Fields, v)
+	}
+	return nil
+}
+
+// ImportResult is the service's count of one import call.
+type ImportResult struct {
+	Imported  int // added to the list
+	Duplicate int // already in the list, or repeated in the call
+	Failed    int // refused
+}
+
+// Import adds rows to a list in one call, without opt-in emails (subscriber.import). The
+// service answers with counts only; ImportAll tells which rows failed.
+func (s *SubscribersService) Import(ctx context.Context, listID int, rows []ImportSubscriber) (*ImportResult, error) {
+	const command = "subscriber.import"
+	if err := checkListID(command, listID); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Subscribers"}, Reason: "no row to import"}
+	}
+	for i, r := range rows {
+		if err := checkImportRow(command, i, r); err != nil {
+			return nil, err
+		}
+	}
+	form := url.Values{"ListID": {strconv.Itoa(listID)}}
+	_ = importRows(rows).EncodeValues("Subscribers", &form)
+	res := new(ImportResult)
+	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "TotalImported":
+			res.Imported, err = wire.Int(v)
+		case "TotalDuplicate":
+			res.Duplicate, err = wire.Int(v)
+		case "TotalFailed":
+			res.Failed, err = wire.Int(v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func checkImportRow(command string, i int, r ImportSubscriber) error {
+	field := "Subscribers[" + strconv.Itoa(i) + "][EmailAddress]"
+	if err := checkEmail(command, field, r.EmailAddress); err != nil {
+		return err
+	}
+	return checkFieldIDs(command, "Subscribers["+strconv.Itoa(i)+"]", r.Fields)
 }

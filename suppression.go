@@ -1,4 +1,112 @@
 package sendloop
 
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // SuppressionService reads and extends the suppression list (suppression.list.*).
 type SuppressionService service
+
+// GlobalSuppression is the ListID of entries that suppress an address in every list.
+const GlobalSuppression = 0
+
+// SuppressionEntry is an address that may not be mailed. Suppression.List fills
+// EmailAddress, Suppression.Get fills ListID (0 for a global entry).
+type SuppressionEntry struct {
+	SuppressionID int
+	Type          string // e.g. "FBL Report"; other values are kept as they came
+	EmailAddress  string
+	ListID        int
+}
+
+// UnmarshalJSON decodes a suppression entry.
+func (e *SuppressionEntry) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SuppressionID":
+			e.SuppressionID, err = wire.Int(v)
+		case "Type":
+			e.Type, err = wire.String(v)
+		case "EmailAddress":
+			e.EmailAddress, err = wire.String(v)
+		case "ListID":
+			e.ListID, err = wire.Int(v)
+		}
+		return err
+	})
+}
+
+func decodeSuppressionEntries(v []byte) ([]SuppressionEntry, error) {
+	var out []SuppressionEntry
+	err := wire.ScanArray(v, func(elem []byte) error {
+		out = append(out, SuppressionEntry{})
+		return out[len(out)-1].UnmarshalJSON(elem)
+	})
+	return out, err
+}
+
+func checkSuppressionListID(command string, listID int) error {
+	if listID < 0 {
+		return invalid(command, CodeListNotFound, "ListID", "ListID must be a list's ID, or 0 (GlobalSuppression)")
+	}
+	return nil
+}
+
+// List returns the entries of a list, or the global ones with GlobalSuppression
+// (suppression.list.getlist).
+func (s *SuppressionService) List(ctx context.Context, listID int) ([]SuppressionEntry, error) {
+	const command = "suppression.list.getlist"
+	if err := checkSuppressionListID(command, listID); err != nil {
+		return nil, err
+	}
+	var entries []SuppressionEntry
+	err := s.client.send(ctx, command, transport.Read, listForm(listID), func(key, v []byte) (err error) {
+		if string(key) == "SuppressionList" {
+			entries, err = decodeSuppressionEntries(v)
+		}
+		return err
+	})
+	return entries, err
+}
+
+// Get returns the entries that suppress an address, in any list (suppression.list.get).
+func (s *SuppressionService) Get(ctx context.Context, email string) ([]SuppressionEntry, error) {
+	const command = "suppression.list.get"
+	if err := checkEmail(command, "EmailAddress", email); err != nil {
+		return nil, err
+	}
+	var entries []SuppressionEntry
+	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) (err error) {
+		if string(key) == "SuppressionItem" {
+			entries, err = decodeSuppressionEntries(v)
+		}
+		return err
+	})
+	return entries, err
+}
+
+// Add suppresses an address in a list, or everywhere with GlobalSuppression, and returns
+// the new entry's ID (suppression.list.add).
+func (s *SuppressionService) Add(ctx context.Context, listID int, email string) (int, error) {
+	const command = "suppression.list.add"
+	if err := checkSuppressionListID(command, listID); err != nil {
+		return 0, err
+	}
+	if err := checkEmail(command, "EmailAddress", email); err != nil {
+		return 0, err
+	}
+	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
+	var id int
+	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+		if string(key) == "NewSuppressionID" {
+			id, err = wire.Int(v)
+		}
+		return err
+	})
+	return id, err
+}

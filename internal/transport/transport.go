@@ -165,6 +165,10 @@ type Response struct {
 	Attempts   int
 	// RetryAfter is the server's Retry-After wait on the final response, 0 if none.
 	RetryAfter time.Duration
+	// EarlierAttemptMayHaveRun reports that an attempt before the final one failed in a way
+	// that leaves unknown whether the service processed it (a reset, a timeout, 502, 504):
+	// a retried idempotent write may then be refused for having already happened.
+	EarlierAttemptMayHaveRun bool
 }
 
 // Error is a failure that left no response to interpret: a dial error, a reset, a timeout,
@@ -199,6 +203,7 @@ type call struct {
 	class        Class
 	attempts     int
 	attemptStart time.Time
+	ambiguous    bool // a failed attempt may have been processed
 }
 
 type callKey struct{}
@@ -245,7 +250,8 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	if err != nil {
 		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
 	}
-	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts}
+	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
+		EarlierAttemptMayHaveRun: st.ambiguous}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
 	return out, nil
 }
@@ -292,7 +298,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	if err != nil {
-		return retryableError(err, st.class), err
+		retry := retryableError(err, st.class)
+		st.ambiguous = st.ambiguous || (retry && !isDialError(err))
+		return retry, err
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
@@ -302,6 +310,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return true, nil
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		// The request reached a proxy and may have reached the service behind it.
+		st.ambiguous = st.ambiguous || st.class != OneShot
 		return st.class != OneShot, nil
 	}
 	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
