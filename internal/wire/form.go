@@ -45,8 +45,8 @@ func Values(params any) (url.Values, error) {
 // becomes "prefix[A]" and a key "A[b]" becomes "prefix[A][b]".
 func Nest(dst url.Values, prefix string, src url.Values) {
 	for k, vals := range src {
-		name, rest, _ := strings.Cut(k, "[")
-		if rest != "" {
+		name, rest, found := strings.Cut(k, "[")
+		if found {
 			rest = "[" + rest
 		}
 		dst[prefix+"["+name+"]"+rest] = vals

@@ -52,7 +52,7 @@ func ScanObject(data []byte, fn func(key, value []byte) error) error {
 	if len(data) == 0 || data[0] != '{' {
 		return &SyntaxError{0, "expected an object"}
 	}
-	var keyBuf [64]byte
+	var keyBuf []byte // allocated only when a key holds escapes, then reused
 	pos := skipSpace(data, 1)
 	if pos < len(data) && data[pos] == '}' {
 		return trailing(data, pos+1)
@@ -72,6 +72,7 @@ func ScanObject(data []byte, fn func(key, value []byte) error) error {
 			if err != nil {
 				return &SyntaxError{pos, err.Error()}
 			}
+			keyBuf = key
 		}
 		pos = skipSpace(data, end)
 		if pos >= len(data) || data[pos] != ':' {

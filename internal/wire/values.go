@@ -75,13 +75,13 @@ func Interned(v []byte, common ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if !isString && string(text) == "null" {
+		return "", nil
+	}
 	for _, c := range common {
 		if string(text) == c {
 			return c, nil
 		}
-	}
-	if !isString && string(text) == "null" {
-		return "", nil
 	}
 	return string(text), nil
 }
@@ -126,27 +126,34 @@ func parseInt(text []byte) (int64, error) {
 	return int64(f), nil
 }
 
-// fastInt parses an optionally signed run of up to 18 digits without allocating.
+// fastInt parses an optionally signed run of up to 19 digits in the int64 range without
+// allocating.
 func fastInt(text []byte) (int64, bool) {
 	neg := false
 	if len(text) > 0 && (text[0] == '-' || text[0] == '+') {
 		neg = text[0] == '-'
 		text = text[1:]
 	}
-	if len(text) == 0 || len(text) > 18 {
+	if len(text) == 0 || len(text) > 19 {
 		return 0, false
 	}
-	var n int64
+	var n uint64 // 19 digits cannot overflow a uint64
 	for _, c := range text {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0')
 	}
 	if neg {
-		n = -n
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true // n == 1<<63 wraps to math.MinInt64, as intended
 	}
-	return n, true
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
 }
 
 // Float decodes a number sent as a number or a numeric string. "" and null are 0; a
@@ -187,11 +194,21 @@ func Bool(v []byte) (bool, error) {
 
 // ParseBool is Bool for text already taken out of its JSON quotes.
 func ParseBool(s string) (bool, error) {
-	switch s {
-	case "1", "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
-		return true, nil
-	case "0", "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N", "", "null":
-		return false, nil
+	var lower [5]byte // the longest spelling is "false"
+	if len(s) <= len(lower) {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+		switch string(lower[:len(s)]) {
+		case "1", "true", "yes", "on", "y":
+			return true, nil
+		case "0", "false", "no", "off", "n", "", "null":
+			return false, nil
+		}
 	}
 	return false, fmt.Errorf("not a boolean: %q", excerpt([]byte(s)))
 }
