@@ -114,10 +114,11 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 		}
 		index++
 		if len(batch) == opts.BatchSize {
-			if !run.queue(ctx, batches, batch) {
+			queued := run.queue(ctx, batches, batch)
+			batch = make([]indexedRow, 0, opts.BatchSize)
+			if !queued {
 				break
 			}
-			batch = make([]indexedRow, 0, opts.BatchSize)
 		}
 	}
 	if len(batch) > 0 {
