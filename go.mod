@@ -3,12 +3,14 @@ module github.com/go-sendloop/sendloop
 go 1.23
 
 require (
-	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
-	github.com/emersion/go-smtp v0.25.1 // indirect
-	github.com/google/go-querystring v1.2.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	github.com/google/go-querystring v1.2.0
+	github.com/hashicorp/go-retryablehttp v0.7.8
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
-	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
-	github.com/jarcoal/httpmock v1.4.2 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

@@ -1,0 +1,160 @@
+// Command relay-send sends a personalized message through the Sendloop SMTP
+// relay and, when it runs against the built-in fake relay, prints what the
+// relay received.
+//
+// Without SENDLOOP_SMTP_HOST it starts a fake relay on 127.0.0.1
+// (sendlooptest.StartRelay) and needs nothing else:
+//
+//	go run ./examples/relay-send
+//
+// With SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT (587 by default),
+// SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD set (the delivery settings of
+// a sender address), it sends through the real relay; -from and -to are then
+// required:
+//
+//	go run ./examples/relay-send -from you@yourdomain.com -to friend@example.net
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "relay-send:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("relay-send", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	from := flags.String("from", "", "sender address (default shop@example.com with the fake relay)")
+	to := flags.String("to", "", "comma-separated recipients (default ann@example.net with the fake relay)")
+	verbose := flags.Bool("v", false, "log each SMTP step to stderr")
+	timeout := flags.Duration("timeout", 30*time.Second, "time allowed for the whole send")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+
+	var opts []smtp.Option
+	if *verbose {
+		opts = append(opts, smtp.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+
+	var fake *sendlooptest.Relay
+	var relay *smtp.Relay
+	if host := os.Getenv("SENDLOOP_SMTP_HOST"); host != "" {
+		if *from == "" || *to == "" {
+			return errors.New("-from and -to are required with SENDLOOP_SMTP_HOST")
+		}
+		port := smtp.PortSubmission
+		if p := os.Getenv("SENDLOOP_SMTP_PORT"); p != "" {
+			var err error
+			if port, err = strconv.Atoi(p); err != nil {
+				return fmt.Errorf("SENDLOOP_SMTP_PORT: %w", err)
+			}
+		}
+		var err error
+		relay, err = smtp.NewRelay(host, port, os.Getenv("SENDLOOP_SMTP_USER"), os.Getenv("SENDLOOP_SMTP_PASSWORD"), opts...)
+		if err != nil {
+			return err
+		}
+	} else {
+		const user, password = "demo-user", "demo-password"
+		var err error
+		if fake, err = sendlooptest.StartRelay(nil, user, password); err != nil {
+			return err
+		}
+		defer fake.Close()
+		opts = append(opts, smtp.WithTLSConfig(&tls.Config{RootCAs: fake.RootCAs()}))
+		if relay, err = smtp.NewRelay(fake.Host(), fake.Port(), user, password, opts...); err != nil {
+			return err
+		}
+		if *from == "" {
+			*from = "Sendloop Shop <shop@example.com>"
+		}
+		if *to == "" {
+			*to = "Zoë Martin <zoe@example.net>"
+		}
+	}
+
+	msg := &smtp.Message{
+		From:    *from,
+		To:      strings.Split(*to, ","),
+		Subject: "Your order has shipped, %FIRSTNAME%",
+		Text:    "Hi {{FIRSTNAME}},\n\nOrder {{ORDER}} is on its way.{{#GIFT}} It is wrapped as a gift.{{/GIFT}}\n",
+		HTML:    "<p>Hi {{FIRSTNAME}},</p><p>Order <b>{{ORDER}}</b> is on its way.{{#GIFT}} It is wrapped as a gift.{{/GIFT}}</p>",
+		Headers: smtp.Headers{
+			MergeVars: map[string]any{
+				"%FIRSTNAME%": "Zoë",
+				"FIRSTNAME":   "Zoë",
+				"ORDER":       "A-1017",
+				"GIFT":        true,
+			},
+			CustomArgs:  map[string]string{"order_id": "1017", "source": "relay-send"},
+			Tags:        []string{"transactional", "shipping"},
+			TrackOpens:  true,
+			TrackClicks: true,
+		},
+	}
+	fmt.Fprintf(stdout, "sending through %s\n", relay)
+	if err := relay.Send(ctx, msg); err != nil {
+		var smtpErr *smtp.SMTPError
+		if errors.As(err, &smtpErr) && smtpErr.Temporary() {
+			return fmt.Errorf("temporary failure, try again later: %w", err)
+		}
+		return err
+	}
+	fmt.Fprintln(stdout, "sent")
+	if fake != nil {
+		for _, m := range fake.Messages() {
+			printCaptured(stdout, m)
+		}
+	}
+	return nil
+}
+
+func printCaptured(w io.Writer, m sendlooptest.RelayMessage) {
+	fmt.Fprintln(w, "\n--- the fake relay received ---")
+	fmt.Fprintf(w, "envelope:  %s -> %s (user %s, %s, TLS %v)\n", m.EnvelopeFrom, strings.Join(m.EnvelopeTo, ", "), m.Username, m.AuthMechanism, m.TLS)
+	for _, name := range []string{
+		smtp.HeaderCustomArgs, smtp.HeaderMergeVars, smtp.HeaderTags,
+		smtp.HeaderTrackOpens, smtp.HeaderTrackClicks, smtp.HeaderTrackGA,
+	} {
+		if value := m.Header.Get(name); value != "" {
+			fmt.Fprintf(w, "header:    %s: %s\n", name, value)
+		}
+	}
+	h := m.SLHeaders
+	fmt.Fprintf(w, "tags:      %v\n", h.Tags)
+	fmt.Fprintf(w, "custom:    %v\n", h.CustomArgs)
+	fmt.Fprintf(w, "tracking:  opens=%v clicks=%v analytics=%v\n", h.TrackOpens, h.TrackClicks, h.TrackGA)
+	fmt.Fprintf(w, "subject:   %s\n", m.RenderedSubject)
+	fmt.Fprintf(w, "text:\n%s\n", indent(m.RenderedText))
+	fmt.Fprintf(w, "html:\n%s\n", indent(m.RenderedHTML))
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
+	return "    " + strings.Join(lines, "\n    ")
+}
