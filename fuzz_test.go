@@ -123,3 +123,53 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSearchResultUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"ListID":1,"ListName":"A","Subscribers":{"12":"a@b.c","13":"d@e.f"},"SubscriberDetails":{"12":{"SubscriptionStatus":"Subscribed","BounceType":"Not Bounced","CustomField3":"x"}}}`))
+	f.Add([]byte(`{"ListID":"2","Subscribers":[],"SubscriberDetails":[]}`))
+	f.Add([]byte(`{"Subscribers":{"x":"a"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r SearchResult
+		if err := r.UnmarshalJSON(data); err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		for _, hit := range r.Subscribers {
+			seen[hit.SubscriberID] = true
+		}
+		if len(seen) > len(r.Subscribers) {
+			t.Fatalf("more IDs than hits: %+v", r)
+		}
+	})
+}
+
+func FuzzCustomFieldUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"CustomFieldID":"7","FieldName":"Age","FieldType":"Single line","FieldOptions":["a","b"],"X":{"y":1}}`))
+	f.Add([]byte(`{"FieldID":3,"FieldDefaultValue":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var cf CustomField
+		if err := cf.UnmarshalJSON(data); err != nil {
+			return
+		}
+		for _, v := range cf.Extra {
+			_ = v // every kept value is text; reaching here without a panic is the property
+		}
+	})
+}
+
+func FuzzListUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"ListID":"1","Name":"A","OptInMode":"Double","CreatedOn":"2026-01-01 00:00:00","SubscriptionActivity":{"2026-11-20":"3","2026-11-19":1},"ActiveSubscribers":"4"}`))
+	f.Add([]byte(`{"SubscriptionActivity":[],"CustomFields":[{"CustomFieldID":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var l List
+		if err := l.UnmarshalJSON(data); err != nil {
+			return
+		}
+		for i := 1; i < len(l.SubscriptionActivity); i++ {
+			if l.SubscriptionActivity[i].Date.Before(l.SubscriptionActivity[i-1].Date.Time) {
+				t.Fatalf("activity out of order: %+v", l.SubscriptionActivity)
+			}
+		}
+	})
+}
