@@ -64,7 +64,7 @@ type indexedRow struct {
 }
 
 // ImportAll imports any number of rows into a list through subscriber.import, in batches,
-// several at a time, holding no more than about Concurrency+2 batches in memory.
+// several at a time, holding no more than Concurrency+1 batches in memory.
 //
 // Nothing is dropped silently: rows with a malformed address are refused before sending,
 // and when the service counts failures in a batch, ImportAll resends the batch in halves
@@ -89,7 +89,9 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	defer cancel(nil)
 
 	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel}
-	batches := make(chan []indexedRow, opts.Concurrency)
+	// Unbuffered: a batch is built only while the workers are busy, so at most
+	// Concurrency+1 batches exist at a time.
+	batches := make(chan []indexedRow)
 	var wg sync.WaitGroup
 	for range opts.Concurrency {
 		wg.Add(1)
