@@ -21,4 +21,30 @@
 //     elements, become <item> (with a key attribute for the former).
 //   - account.info.update checks Username (113), Email (111), NewPassword (115: six
 //     characters at least) and TimeZone (116) and applies nothing unless all pass.
+//   - Subscriptions follow the specification's table. Single opt-in subscribes at once;
+//     double opt-in holds the address as Confirmation Pending and puts a confirmation email
+//     in the outbox (Outbox); Confirm completes it, posts the subscription webhook and, with
+//     SubscriptionFinalAction 'Send Email', sends the welcome email. The subscription
+//     webhook is posted on confirmation only, as the table says, not for single opt-in.
+//   - Refusals: 118 unknown list, 111 malformed address, 114 suppressed address, 125 address
+//     already Subscribed or pending, 127 not in the list, 135 unknown custom field, 121/136
+//     bad or unknown segment, 116 other bad values. An Unsubscribed address may subscribe
+//     again and keeps its SubscriberID.
+//   - subscriber.unsubscribe has no ListID: it unsubscribes the address from every list
+//     holding it (127 when none does), posting each list's unsubscription webhook.
+//   - subscriber.update names the subscriber by SubscriberID when given, and EmailAddress is
+//     then its new address; otherwise EmailAddress names it.
+//   - subscriber.import subscribes at once (no opt-in email); an address already in the
+//     list, or twice in the call, counts as a duplicate; a malformed, suppressed or
+//     unknown-field row counts as failed. subscriber.browse pages 100 records by ascending
+//     SubscriberID, every state included.
+//   - Custom fields and segments have no command in the specification: DefineCustomField and
+//     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
+//   - Webhooks are posted as the XML document package webhook reads (root Webhook, with
+//     Action, Timestamp, ListID and a Subscriber element holding the record's keys), with
+//     Content-Type text/xml, before the request that caused them is answered; each delivery
+//     is tried up to three times with a 5s timeout (SetWebhookPolicy) and recorded (Webhooks).
+//   - suppression.list.add is idempotent: adding the same address to the same list again
+//     returns the existing entry's ID. Entries added through the API have Type 'Manual'.
+//     suppression.list.get answers an empty list for an address that is not suppressed.
 package sendlooptest

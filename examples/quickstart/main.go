@@ -1,6 +1,7 @@
 // Command quickstart shows the SDK's main path. With SENDLOOP_API_KEY unset it runs against
-// an embedded sendlooptest fake, so it needs no account and no network; with the key set
-// (and SENDLOOP_BASE_URL for an account host) it reads the real account, changing nothing.
+// an embedded sendlooptest fake, so it needs no account and no network, and tours a double
+// opt-in list from subscription to unsubscription with its webhooks. With the key set (and
+// SENDLOOP_BASE_URL for an account host) it only reads the real account, changing nothing.
 package main
 
 import (
@@ -24,11 +25,13 @@ func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	client, where, closeFake, err := newClient()
+	client, srv, where, err := newClient()
 	if err != nil {
 		return err
 	}
-	defer closeFake()
+	if srv != nil {
+		defer srv.Close()
+	}
 	fmt.Println("sendloop quickstart against", where)
 
 	info, err := client.Account.Get(ctx)
@@ -49,24 +52,30 @@ func run() error {
 		return fmt.Errorf("reading the time zones: %w", err)
 	}
 	fmt.Printf("time zones:  %d known\n", len(zones))
-	return nil
+
+	if srv == nil {
+		fmt.Println("(the list tour runs against the fake only: it writes)")
+		return nil
+	}
+	_, err = listTour(ctx, client, srv)
+	return err
 }
 
 // newClient returns a client for the real service when SENDLOOP_API_KEY is set, and for an
-// embedded fake otherwise.
-func newClient() (*sendloop.Client, string, func(), error) {
+// embedded fake otherwise (then srv is the fake).
+func newClient() (client *sendloop.Client, srv *sendlooptest.Server, where string, err error) {
 	if os.Getenv(sendloop.EnvAPIKey) != "" {
-		c, err := sendloop.NewClientFromEnv()
+		client, err = sendloop.NewClientFromEnv()
 		if err != nil {
-			return nil, "", nil, err
+			return nil, nil, "", err
 		}
-		return c, c.BaseURL(), func() {}, nil
+		return client, nil, client.BaseURL(), nil
 	}
-	srv := sendlooptest.NewServer(nil)
-	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	srv = sendlooptest.NewServer(nil)
+	client, err = sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		srv.Close()
-		return nil, "", nil, err
+		return nil, nil, "", err
 	}
-	return c, "the embedded sendlooptest fake at " + srv.URL + " (set SENDLOOP_API_KEY for a real account)", srv.Close, nil
+	return client, srv, "the embedded sendlooptest fake at " + srv.URL + " (set SENDLOOP_API_KEY for a real account)", nil
 }

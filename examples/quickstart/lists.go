@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/webhook"
+)
+
+// listTour runs a double opt-in list through its life on the fake: subscribe, confirm,
+// browse, unsubscribe, with the list's webhooks received by a webhook.Handler. It returns
+// the list's ID.
+func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Server) (int, error) {
+	events, hooksURL, stop, err := startWebhookReceiver()
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+
+	listID, err := client.Lists.Create(ctx, "Quickstart newsletter", sendloop.OptInDouble)
+	if err != nil {
+		return 0, fmt.Errorf("creating a list: %w", err)
+	}
+	fields := map[string]int{}
+	for _, name := range []string{"First name", "Plan"} {
+		if fields[name], err = srv.DefineCustomField(listID, sendlooptest.CustomField{Name: name}); err != nil {
+			return 0, err
+		}
+	}
+	welcome := sendloop.FinalActionSendEmail
+	err = client.Lists.UpdateSettings(ctx, listID, sendloop.ListSettingsUpdate{
+		SubscriptionFinalAction:     &welcome,
+		WebServiceSubscriptionURL:   sendloop.String(hooksURL + "?token=quickstart"),
+		WebServiceUnsubscriptionURL: sendloop.String(hooksURL + "?token=quickstart"),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("setting the webhooks: %w", err)
+	}
+	fmt.Printf("list:        #%d %q, double opt-in, webhooks at %s\n", listID, "Quickstart newsletter", hooksURL)
+
+	people := []struct{ email, name, plan string }{
+		{"ann@example.com", "Ann", "pro"}, {"bob@example.com", "Bob", "free"}, {"cem@example.com", "Cem", "pro"},
+	}
+	for _, p := range people {
+		res, err := client.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{
+			ListID: listID, EmailAddress: p.email, SubscriptionIP: "203.0.113.7",
+			Fields: sendloop.CustomFields{fields["First name"]: p.name, fields["Plan"]: p.plan},
+		})
+		if err != nil {
+			return 0, fmt.Errorf("subscribing %s: %w", p.email, err)
+		}
+		fmt.Printf("subscribe:   %s → %s\n", p.email, res.SubscriptionStatus)
+	}
+	for _, p := range people {
+		// The fake plays the address owner who follows the confirmation email.
+		if err := srv.Confirm(listID, p.email); err != nil {
+			return 0, err
+		}
+	}
+	fmt.Printf("outbox:      %d emails (confirmation requests and welcomes)\n", len(srv.Outbox()))
+
+	for sub, err := range client.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: listID}) {
+		if err != nil {
+			return 0, fmt.Errorf("browsing: %w", err)
+		}
+		fmt.Printf("browse:      #%d %s %s, plan %s\n", sub.SubscriberID, sub.EmailAddress, sub.SubscriptionStatus, sub.CustomFields[fields["Plan"]])
+	}
+
+	if err := client.Subscribers.Unsubscribe(ctx, "bob@example.com"); err != nil {
+		return 0, fmt.Errorf("unsubscribing: %w", err)
+	}
+	fmt.Println("unsubscribe: bob@example.com")
+
+	for _, ev := range events() {
+		fmt.Printf("webhook:     %s of %s (list #%d, plan %s)\n", ev.Kind, ev.Subscriber.EmailAddress, ev.ListID, ev.Subscriber.CustomFields[fields["Plan"]])
+	}
+	return listID, nil
+}
+
+// startWebhookReceiver serves a webhook.Handler on a loopback port and returns the events
+// it has received so far.
+func startWebhookReceiver() (events func() []*webhook.Event, url string, stop func(), err error) {
+	var mu sync.Mutex
+	var received []*webhook.Event
+	handler := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		received = append(received, ev)
+		return nil
+	}, webhook.WithToken("quickstart"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	server := &http.Server{Handler: handler}
+	go func() { _ = server.Serve(ln) }()
+	events = func() []*webhook.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*webhook.Event(nil), received...)
+	}
+	return events, "http://" + ln.Addr().String() + "/sendloop", func() { _ = server.Close() }, nil
+}
