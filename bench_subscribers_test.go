@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,17 +52,19 @@ func benchList(b *testing.B) (*sendloop.Client, *sendlooptest.Server, int) {
 }
 
 // BenchmarkImport compares ImportAll with the loop of one Subscribe per address that
-// existing wrappers offer, both into the fake.
+// existing wrappers offer, both into the fake. The rows are made before the timer starts,
+// so that both measure the import alone.
 func BenchmarkImport(b *testing.B) {
 	n := *benchRows
 	ctx := context.Background()
+	rows := slices.Collect(generated(n))
 	b.Run(fmt.Sprintf("ImportAll/rows=%d", n), func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			c, srv, id := benchList(b)
 			b.StartTimer()
-			report, err := c.Subscribers.ImportAll(ctx, id, generated(n), sendloop.ImportOptions{})
+			report, err := c.Subscribers.ImportAll(ctx, id, slices.Values(rows), sendloop.ImportOptions{})
 			if err != nil || report.Imported != n {
 				b.Fatalf("%v: %+v", err, report)
 			}
@@ -76,7 +79,7 @@ func BenchmarkImport(b *testing.B) {
 			b.StopTimer()
 			c, srv, id := benchList(b)
 			b.StartTimer()
-			for row := range generated(n) {
+			for _, row := range rows {
 				_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: row.EmailAddress,
 					SubscriptionIP: "192.0.2.1", Fields: row.Fields})
 				if err != nil {

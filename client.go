@@ -270,7 +270,7 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	if err != nil {
 		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
-	resp, err := c.post(ctx, command, format, classOf(command), form)
+	resp, err := c.post(ctx, command, format, classOf(command), c.encodeForm(form))
 	if err != nil {
 		return nil, err
 	}
@@ -316,21 +316,26 @@ func classOf(command string) transport.Class {
 	return transport.OneShot
 }
 
-// post sends a v3 command with the API key added to its form.
-func (c *Client) post(ctx context.Context, command string, format Format, class transport.Class, form url.Values) (*transport.Response, error) {
-	if ctx == nil {
-		return nil, errors.New("sendloop: nil context")
-	}
+// encodeForm returns form with the API key added, encoded with sorted keys.
+func (c *Client) encodeForm(form url.Values) []byte {
 	if form == nil {
 		form = url.Values{}
 	}
 	form.Set("APIKey", c.key())
+	return []byte(form.Encode())
+}
+
+// post sends a v3 command whose form body, API key included, is already encoded.
+func (c *Client) post(ctx context.Context, command string, format Format, class transport.Class, body []byte) (*transport.Response, error) {
+	if ctx == nil {
+		return nil, errors.New("sendloop: nil context")
+	}
 	return c.transport.Do(ctx, &transport.Request{
 		Command:     command,
 		Class:       class,
 		Method:      http.MethodPost,
 		URL:         c.baseURL + "/api/v3/" + command + "/" + string(format),
-		Body:        []byte(form.Encode()),
+		Body:        body,
 		ContentType: "application/x-www-form-urlencoded",
 	})
 }
@@ -338,7 +343,22 @@ func (c *Client) post(ctx context.Context, command string, format Format, class 
 // send posts a command and decodes its JSON envelope, handing every member other than the
 // envelope's own to decode (which may be nil).
 func (c *Client) send(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error) error {
-	resp, err := c.post(ctx, command, FormatJSON, class, form)
+	resp, err := c.post(ctx, command, FormatJSON, class, c.encodeForm(form))
+	if err != nil {
+		return err
+	}
+	return c.decodeEnvelope(command, resp, decode)
+}
+
+// appendKeyParam appends the APIKey parameter, for bodies encoded by hand.
+func (c *Client) appendKeyParam(b []byte) []byte {
+	b = append(b, "APIKey="...)
+	return wire.AppendQueryEscape(b, c.key())
+}
+
+// sendEncoded is send for a body the caller encoded, key included (appendKeyParam).
+func (c *Client) sendEncoded(ctx context.Context, command string, class transport.Class, body []byte, decode func(key, value []byte) error) error {
+	resp, err := c.post(ctx, command, FormatJSON, class, body)
 	if err != nil {
 		return err
 	}

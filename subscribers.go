@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"net"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -120,7 +120,7 @@ func checkEmail(command, field, addr string) error {
 	if strings.TrimSpace(addr) == "" {
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
 	}
-	if parsed, err := mail.ParseAddress(addr); err != nil || parsed.Address != addr {
+	if !address.Valid(addr) {
 		return invalid(command, CodeInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
 	}
 	return nil
@@ -465,19 +465,6 @@ type ImportSubscriber struct {
 	Fields CustomFields
 }
 
-// importRows encodes rows as Subscribers[<n>][EmailAddress] and Subscribers[<n>][CustomField<id>].
-type importRows []ImportSubscriber
-
-// EncodeValues writes the rows in the service's bracket notation.
-func (rows importRows) EncodeValues(key string, v *url.Values) error {
-	for i, r := range rows {
-		prefix := key + "[" + strconv.Itoa(i) + "]"
-		v.Set(prefix+"[EmailAddress]", r.EmailAddress)
-		wire.EncodeCustomFields(prefix, r.Fields, v)
-	}
-	return nil
-}
-
 // ImportResult is the service's count of one import call.
 type ImportResult struct {
 	Imported  int // added to the list
@@ -500,10 +487,29 @@ func (s *SubscribersService) Import(ctx context.Context, listID int, rows []Impo
 			return nil, err
 		}
 	}
-	form := url.Values{"ListID": {strconv.Itoa(listID)}}
-	_ = importRows(rows).EncodeValues("Subscribers", &form)
+	return s.importChecked(ctx, listID, rows)
+}
+
+// importChecked sends rows already checked. The body is written directly, rows in order
+// (ListID, then Subscribers[n][EmailAddress] and Subscribers[n][CustomField<id>] by
+// ascending id): an import carries thousands of keys, which url.Values would sort.
+func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows []ImportSubscriber) (*ImportResult, error) {
+	b := make([]byte, 0, 96+len(rows)*160)
+	b = s.client.appendKeyParam(b)
+	b = append(b, "&ListID="...)
+	b = strconv.AppendInt(b, int64(listID), 10)
+	var ids []int
+	for i, r := range rows {
+		b = appendRowKey(b, i, "EmailAddress", -1)
+		b = wire.AppendQueryEscape(b, r.EmailAddress)
+		ids = wire.SortedIDs(ids[:0], r.Fields)
+		for _, id := range ids {
+			b = appendRowKey(b, i, wire.CustomFieldPrefix, id)
+			b = wire.AppendQueryEscape(b, r.Fields[id])
+		}
+	}
 	res := new(ImportResult)
-	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+	err := s.client.sendEncoded(ctx, "subscriber.import", transport.Idempotent, b, func(key, v []byte) (err error) {
 		switch string(key) {
 		case "TotalImported":
 			res.Imported, err = wire.Int(v)
@@ -520,10 +526,30 @@ func (s *SubscribersService) Import(ctx context.Context, listID int, rows []Impo
 	return res, nil
 }
 
-func checkImportRow(command string, i int, r ImportSubscriber) error {
-	field := "Subscribers[" + strconv.Itoa(i) + "][EmailAddress]"
-	if err := checkEmail(command, field, r.EmailAddress); err != nil {
-		return err
+// appendRowKey writes "&Subscribers[i][field]=" form-escaped, with id appended to field
+// unless it is negative.
+func appendRowKey(b []byte, i int, field string, id int) []byte {
+	b = append(b, "&Subscribers%5B"...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, "%5D%5B"...)
+	b = append(b, field...)
+	if id >= 0 {
+		b = strconv.AppendInt(b, int64(id), 10)
 	}
-	return checkFieldIDs(command, "Subscribers["+strconv.Itoa(i)+"]", r.Fields)
+	return append(b, "%5D="...)
+}
+
+func checkImportRow(command string, i int, r ImportSubscriber) error {
+	err := checkEmail(command, "EmailAddress", r.EmailAddress)
+	if err == nil {
+		err = checkFieldIDs(command, "Fields", r.Fields)
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		// Name the row only on failure: ImportAll checks every row.
+		for j, f := range ve.Fields {
+			ve.Fields[j] = "Subscribers[" + strconv.Itoa(i) + "][" + f + "]"
+		}
+	}
+	return err
 }

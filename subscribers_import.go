@@ -163,7 +163,7 @@ func (r *importRun) send(ctx context.Context, batch []indexedRow) {
 		r.failAll(batch, err)
 		return
 	}
-	res, err := r.svc.Import(ctx, r.listID, subscribersOf(batch))
+	res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(batch))
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && importFatal[apiErr.Code] {
@@ -204,7 +204,7 @@ func (r *importRun) locate(ctx context.Context, batch []indexedRow) ([]indexedRo
 	}
 	var refused []indexedRow
 	for _, part := range [][]indexedRow{batch[:len(batch)/2], batch[len(batch)/2:]} {
-		res, err := r.svc.Import(ctx, r.listID, subscribersOf(part))
+		res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(part))
 		if err != nil {
 			return refused, err
 		}

@@ -457,7 +457,7 @@ func TestImportCountsDuplicatesAndFailures(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, sendloop.ImportResult{Imported: 1, Duplicate: 2, Failed: 1}, *res)
-	assert.Equal(t, keyParam(srv)+"&ListID=1&Subscribers%5B0%5D%5BCustomField1%5D=x&Subscribers%5B0%5D%5BEmailAddress%5D=new%40example.com"+
+	assert.Equal(t, keyParam(srv)+"&ListID=1&Subscribers%5B0%5D%5BEmailAddress%5D=new%40example.com&Subscribers%5B0%5D%5BCustomField1%5D=x"+
 		"&Subscribers%5B1%5D%5BEmailAddress%5D=old%40example.com&Subscribers%5B2%5D%5BEmailAddress%5D=new%40example.com"+
 		"&Subscribers%5B3%5D%5BEmailAddress%5D=blocked%40example.com", string(srv.LastRequest().Body))
 	status, ok := srv.SubscriberStatus(id, "new@example.com")

@@ -11,6 +11,23 @@ type state struct {
 	suppressions     suppressions
 	outbox           []Email
 	pendingHooks     []webhookJob // posted once the request's lock is released
+	dayCache         dayCache
+}
+
+// day returns now's date in wire form, formatting it once per day: imports stamp
+// thousands of rows with it.
+func (st *state) day(now time.Time) string {
+	if y, m, d := now.Date(); y != st.dayCache.y || m != st.dayCache.m || d != st.dayCache.d || st.dayCache.text == "" {
+		st.dayCache = dayCache{y, m, d, now.Format(dateLayout)}
+	}
+	return st.dayCache.text
+}
+
+type dayCache struct {
+	y    int
+	m    time.Month
+	d    int
+	text string
 }
 
 func newState(now time.Time) *state {

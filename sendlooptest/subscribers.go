@@ -2,12 +2,13 @@ package sendlooptest
 
 import (
 	"fmt"
-	"net/mail"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sendloop/sendloop/internal/address"
 )
 
 // Subscription states, as the v3 API writes them.
@@ -63,9 +64,10 @@ func (f failure) v3(field string) *apiError {
 	return nil
 }
 
+// validEmail is the SDK's own check, plus a dot in the domain: the service refuses
+// addresses at a bare host name.
 func validEmail(s string) bool {
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".")
+	return address.Valid(s) && strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".")
 }
 
 func (l *list) member(email string) *subscriber { return l.byEmail[strings.ToLower(email)] }
@@ -91,7 +93,7 @@ func (l *list) checkFields(fields map[int]string) failure {
 
 // subscribe adds email to l, or re-subscribes it after an unsubscription. Double opt-in
 // lists hold the address as Confirmation Pending and mail a confirmation request; imports
-// subscribe at once.
+// subscribe at once. A new subscriber takes ownership of fields.
 func (st *state) subscribe(l *list, email, ip string, fields map[int]string, now time.Time, imported bool) (*subscriber, failure) {
 	email = strings.TrimSpace(email)
 	switch {
@@ -109,16 +111,21 @@ func (st *state) subscribe(l *list, email, ip string, fields map[int]string, now
 	if s != nil && s.Status != statusUnsubscribed {
 		return s, failEmailExists
 	}
-	today := now.Format(dateLayout)
+	today := st.day(now)
 	if s == nil {
 		st.nextSubscriberID++
+		// The callers hand over a map of their own: a new subscriber keeps it.
+		if fields == nil {
+			fields = map[int]string{}
+		}
 		s = &subscriber{ID: st.nextSubscriberID, list: l, Email: email, BounceType: "Not Bounced",
-			Fields: map[int]string{}, Score: "0", ScoreLastUpdate: zeroDateTime}
+			Fields: fields, Score: "0", ScoreLastUpdate: zeroDateTime}
 		l.members = append(l.members, s)
 		l.byEmail[strings.ToLower(email)] = s
-	}
-	for id, v := range fields {
-		s.Fields[id] = v
+	} else {
+		for id, v := range fields {
+			s.Fields[id] = v
+		}
 	}
 	s.SubscriptionDate, s.SubscriptionIP = today, ip
 	s.UnsubscriptionDate, s.UnsubscriptionIP = zeroDate, "0.0.0.0"
@@ -390,20 +397,19 @@ func subscriberImport(c *call) (object, *apiError) {
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: []string{"Subscribers"}}
 	}
 	var imported, duplicate, failed int
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(rows))
 	for _, row := range rows {
-		email := strings.ToLower(strings.TrimSpace(row["EmailAddress"][0]))
-		fields, valid := fieldsParam(row, "")
-		if !valid {
+		if row.badField {
 			failed++
 			continue
 		}
+		email := strings.ToLower(strings.TrimSpace(row.email))
 		if email != "" && seen[email] {
 			duplicate++
 			continue
 		}
 		seen[email] = true
-		switch _, f := c.st.subscribe(l, row["EmailAddress"][0], c.ip, fields, c.now, true); f {
+		switch _, f := c.st.subscribe(l, row.email, c.ip, row.fields, c.now, true); f {
 		case ok:
 			imported++
 		case failEmailExists:
@@ -415,9 +421,17 @@ func subscriberImport(c *call) (object, *apiError) {
 	return object{{"TotalImported", imported}, {"TotalDuplicate", duplicate}, {"TotalFailed", failed}}, nil
 }
 
-// importRows groups Subscribers[<n>][<key>] parameters by n, in ascending order.
-func importRows(form map[string][]string) []map[string][]string {
-	byIndex := map[int]map[string][]string{}
+// importRow is one Subscribers[<n>] row of an import.
+type importRow struct {
+	email    string
+	fields   map[int]string
+	badField bool // a key that is neither EmailAddress nor CustomField<id>
+}
+
+// importRows reads Subscribers[<n>][<key>] parameters into rows, by ascending n, in one
+// pass over the form.
+func importRows(form map[string][]string) []*importRow {
+	byIndex := map[int]*importRow{}
 	for key, v := range form {
 		rest, found := strings.CutPrefix(key, "Subscribers[")
 		if !found {
@@ -428,19 +442,34 @@ func importRows(form map[string][]string) []map[string][]string {
 		if !found || err != nil || !strings.HasSuffix(field, "]") {
 			continue
 		}
-		if byIndex[n] == nil {
-			byIndex[n] = map[string][]string{"EmailAddress": {""}}
+		row := byIndex[n]
+		if row == nil {
+			row = &importRow{}
+			byIndex[n] = row
 		}
-		byIndex[n][strings.TrimSuffix(field, "]")] = v
+		switch field = field[:len(field)-1]; {
+		case field == "EmailAddress":
+			row.email = v[0]
+		case strings.HasPrefix(field, "CustomField"):
+			id, err := strconv.Atoi(field[len("CustomField"):])
+			if err != nil || id < 0 {
+				row.badField = true
+				continue
+			}
+			if row.fields == nil {
+				row.fields = map[int]string{}
+			}
+			row.fields[id] = v[0]
+		}
 	}
 	keys := make([]int, 0, len(byIndex))
 	for n := range byIndex {
 		keys = append(keys, n)
 	}
 	sort.Ints(keys)
-	rows := make([]map[string][]string, 0, len(keys))
-	for _, n := range keys {
-		rows = append(rows, byIndex[n])
+	rows := make([]*importRow, len(keys))
+	for i, n := range keys {
+		rows[i] = byIndex[n]
 	}
 	return rows
 }

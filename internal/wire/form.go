@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -74,11 +73,37 @@ func EncodeCustomFields(key string, fields map[int]string, v *url.Values) {
 	if *v == nil {
 		*v = url.Values{}
 	}
-	for _, id := range slices.Sorted(maps.Keys(fields)) {
+	for _, id := range SortedIDs(nil, fields) {
 		name := CustomFieldPrefix + strconv.Itoa(id)
 		if key != "" {
 			name = key + "[" + name + "]"
 		}
 		v.Set(name, fields[id])
 	}
+}
+
+// SortedIDs appends the keys of fields to dst in ascending order.
+func SortedIDs(dst []int, fields map[int]string) []int {
+	for id := range fields {
+		dst = append(dst, id)
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// AppendQueryEscape appends s escaped as url.QueryEscape does, without allocating.
+func AppendQueryEscape(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '-', c == '_', c == '.', c == '~':
+			dst = append(dst, c)
+		case c == ' ':
+			dst = append(dst, '+')
+		default:
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return dst
 }

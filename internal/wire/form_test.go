@@ -257,3 +257,20 @@ func TestEncodeCustomFields(t *testing.T) {
 		assert.Empty(t, v)
 	})
 }
+
+func TestAppendQueryEscapeMatchesQueryEscape(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "plain", "a b+c@d.e", "Zoë/ü?&=#%", "\x00\xff\t", "~-_."} {
+		assert.Equal(t, url.QueryEscape(in), string(AppendQueryEscape([]byte("x"), in))[1:], in)
+	}
+}
+
+func FuzzAppendQueryEscape(f *testing.F) {
+	f.Add("a b@c")
+	f.Add("é\x00")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := string(AppendQueryEscape(nil, s)); got != url.QueryEscape(s) {
+			t.Fatalf("%q: %q != %q", s, got, url.QueryEscape(s))
+		}
+	})
+}
