@@ -116,6 +116,13 @@ type relayConfig struct {
 	startTLS     bool
 	insecureAuth bool
 	mechanisms   []string
+	addr         string
+}
+
+// RelayAddr makes the fake relay listen on addr (a loopback "host:port") instead of a
+// random port of 127.0.0.1.
+func RelayAddr(addr string) RelayOption {
+	return func(c *relayConfig) { c.addr = addr }
 }
 
 // RelayWithoutSTARTTLS makes the fake relay offer no STARTTLS. AUTH is then
@@ -144,7 +151,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 	if t != nil {
 		t.Helper()
 	}
-	cfg := relayConfig{startTLS: true, mechanisms: []string{sasl.Plain, sasl.Login}}
+	cfg := relayConfig{startTLS: true, mechanisms: []string{sasl.Plain, sasl.Login}, addr: "127.0.0.1:0"}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
@@ -176,7 +183,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		server.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		r.rootCAs = pool
 	}
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return nil, fmt.Errorf("sendlooptest: relay: %w", err)
 	}

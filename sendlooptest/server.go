@@ -24,7 +24,10 @@ type Server struct {
 	// APIKey is the one key the server accepts.
 	APIKey string
 
-	hs *httptest.Server
+	hs       *httptest.Server
+	listener net.Listener
+
+	relayUser, relayPassword string // the account's relay credentials (StartRelay)
 
 	mu         sync.Mutex
 	now        func() time.Time
@@ -47,6 +50,9 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
 // WithClock sets the server's clock, for answers that carry dates.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
+// WithListener serves on ln instead of a random loopback port, e.g. for a fixed address.
+func WithListener(ln net.Listener) Option { return func(s *Server) { s.listener = ln } }
+
 // NewServer starts a fake on a loopback port. With a non-nil t it is closed when the test
 // ends; with nil (outside tests) call Close.
 func NewServer(t testing.TB, opts ...Option) *Server {
@@ -60,7 +66,13 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		opt(s)
 	}
 	s.state = newState(s.now())
-	s.hs = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.relayUser, s.relayPassword = "relay-"+randomHex(4)+"@example.com", randomHex(12)
+	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	if s.listener != nil {
+		s.hs.Listener.Close()
+		s.hs.Listener = s.listener
+	}
+	s.hs.Start()
 	s.URL = s.hs.URL
 	if t != nil {
 		t.Helper()
@@ -71,6 +83,20 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 
 // Close stops the server.
 func (s *Server) Close() { s.hs.Close() }
+
+// RelayCredentials returns the user name and password of the account's relay, which
+// StartRelay requires.
+func (s *Server) RelayCredentials() (username, password string) { return s.relayUser, s.relayPassword }
+
+// StartRelay starts the account's SMTP relay: a fake relay on loopback that requires the
+// account's relay credentials (RelayCredentials). With a non-nil t it is closed when the
+// test ends.
+func (s *Server) StartRelay(t testing.TB, opts ...RelayOption) (*Relay, error) {
+	if t != nil {
+		t.Helper()
+	}
+	return StartRelay(t, s.relayUser, s.relayPassword, opts...)
+}
 
 // SetClock replaces the server's clock.
 func (s *Server) SetClock(now func() time.Time) {

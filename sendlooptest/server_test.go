@@ -3,6 +3,7 @@ package sendlooptest
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -143,4 +144,21 @@ func TestAccountUpdateIsAllOrNothing(t *testing.T) {
 	var got struct{ AccountInfo map[string]string }
 	require.NoError(t, json.Unmarshal([]byte(body), &got))
 	assert.Equal(t, "Dana", got.AccountInfo["FirstName"])
+}
+
+func TestWithListenerAndTheAccountRelay(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := NewServer(t, WithListener(ln))
+	assert.Equal(t, "http://"+ln.Addr().String(), srv.URL)
+	status, _ := post(t, srv, "/api/v3/account.info.get/json", url.Values{"APIKey": {srv.APIKey}})
+	assert.Equal(t, 200, status)
+
+	user, pass := srv.RelayCredentials()
+	assert.NotEmpty(t, user)
+	assert.NotEmpty(t, pass)
+	relay, err := srv.StartRelay(t)
+	require.NoError(t, err)
+	assert.NotEmpty(t, relay.Addr())
 }
