@@ -47,4 +47,21 @@
 //   - suppression.list.add is idempotent: adding the same address to the same list again
 //     returns the existing entry's ID. Entries added through the API have Type 'Manual'.
 //     suppression.list.get answers an empty list for an address that is not suppressed.
+//   - The legacy endpoint (/api/index.php, legacy.go) reads POST FormValue_ fields
+//     (form-encoded), GET bare names, and FormValue_Message (Entry > Message, nested elements
+//     as bracket notation, <item key="…"> for name parts that are no XML names) by POST or
+//     GET; anything else is code 1. Checks run: input form (1), key and client address (2),
+//     command, then the command's own. Codes are answered as the APIError/APIErrorCode
+//     struct with HTTP 200; where the legacy API has no code the answer is an XML-RPC fault:
+//     -32601 for an unknown command or a listed one the fake does not simulate (the Report.*
+//     functions), -32602 for a missing or unusable parameter (SubscriptionIP, Start, Days
+//     over 1–3660, MediaType not image/*, MediaData not base64) and an unknown custom field.
+//   - Legacy codes: 3 unknown list (Chart.ListActivity and Subscriber.Get/Update/Delete
+//     too), 4 missing and 5 malformed address, 6 address already Subscribed or pending,
+//     7 suppressed address, 8 address not in the list, 9 media over SetMaxMediaSize (1 MiB).
+//     Subscriber.Get, Subscribers.Get, Subscriber.Update (custom fields) and
+//     Subscriber.Delete are simulated with the v3 record's keys, the state spelled
+//     'Waiting For Opt-In Confirmation'. Chart.ListActivity answers a struct whose Chart
+//     member holds the chart document, counted from each record's latest subscription and
+//     unsubscription dates; media URLs (srv.URL/media/<id>.<ext>) are not served.
 package sendlooptest

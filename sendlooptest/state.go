@@ -12,6 +12,7 @@ type state struct {
 	outbox           []Email
 	pendingHooks     []webhookJob // posted once the request's lock is released
 	dayCache         dayCache
+	media            mediaLibrary // the legacy API's media library (legacy.go)
 }
 
 // day returns now's date in wire form, formatting it once per day: imports stamp

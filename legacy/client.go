@@ -1,0 +1,486 @@
+package legacy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// DefaultBaseURL is the service's generic host, as in the root package. Accounts also have
+// their own host (https://<subdomain>.sendloop.com), which WithBaseURL selects.
+const DefaultBaseURL = "https://app.sendloop.com"
+
+// Endpoint is the path of the legacy API under the base URL.
+const Endpoint = "/api/index.php"
+
+// DefaultMaxMediaSize is the largest media MediaUpload sends unless WithMaxMediaSize says
+// otherwise: 1 MiB. The service does not publish its limit.
+const DefaultMaxMediaSize = 1 << 20
+
+// userAgent is the SDK's own User-Agent token for the legacy API.
+const userAgent = "sendloop-go/legacy"
+
+// InputForm is how a request carries its parameters to the legacy endpoint.
+type InputForm int
+
+const (
+	// PostForm sends a POST whose form fields carry the FormValue_ prefix
+	// (FormValue_APIKey, FormValue_Command, FormValue_ListID, …). The default.
+	PostForm InputForm = iota
+	// GetForm sends a GET with the bare names in the query string (APIKey, Command, …).
+	//
+	// GetForm PUTS THE API KEY IN THE URL, where proxies, web server access logs, browser
+	// histories and monitoring tools keep it. This package removes the key from its own
+	// errors and log lines, but cannot reach those. Use it only where POST is impossible.
+	GetForm
+	// MessageForm sends a POST whose one form field, FormValue_Message, holds an XML
+	// document Entry > Message with APIKey, Command and the parameters as child elements.
+	MessageForm
+	// MessageGetForm sends the FormValue_Message document in the query string of a GET.
+	//
+	// Like GetForm, it PUTS THE API KEY IN THE URL.
+	MessageGetForm
+)
+
+// String returns the form's name: "post", "get", "message" or "message-get".
+func (f InputForm) String() string {
+	switch f {
+	case PostForm:
+		return "post"
+	case GetForm:
+		return "get"
+	case MessageForm:
+		return "message"
+	case MessageGetForm:
+		return "message-get"
+	}
+	return "form(" + strconv.Itoa(int(f)) + ")"
+}
+
+// RetryPolicy tunes retries. Zero fields take the defaults: 3 retries, waits from 250ms to
+// 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
+// disables retries. Which failures are retried depends on the command (see the package doc).
+type RetryPolicy struct {
+	// MaxRetries is how many times a request may be sent again after its first attempt.
+	MaxRetries int
+	// MinWait and MaxWait bound the exponential backoff between attempts.
+	MinWait, MaxWait time.Duration
+	// MaxRetryAfter caps the wait a Retry-After header may impose; a longer wait fails the
+	// call at once with an *HTTPError carrying the requested wait.
+	MaxRetryAfter time.Duration
+}
+
+// Option configures a Client in NewClient.
+type Option func(*config)
+
+type config struct {
+	baseURL       string
+	httpClient    *http.Client
+	logger        *slog.Logger
+	retry         RetryPolicy
+	userAgent     string
+	allowInsecure bool
+	form          InputForm
+	maxMediaSize  int64
+}
+
+// WithBaseURL sets the address of the service, e.g. the account's own host or a
+// sendlooptest server; requests go to its /api/index.php. A path prefix is kept. Plain
+// http is refused unless the host is loopback or WithInsecureHTTP is given: the API key
+// travels in every request.
+func WithBaseURL(baseURL string) Option { return func(c *config) { c.baseURL = baseURL } }
+
+// WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
+// changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
+// deadline to bound a whole call, retries included.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+
+// WithLogger sets a logger for request attempts: command, attempt, status and duration at
+// debug level, never a body, a URL or a key. The default is silence.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+
+// WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
+func WithUserAgent(product string) Option { return func(c *config) { c.userAgent = product } }
+
+// WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
+// then crosses the network in clear text; use it only on a network you trust.
+func WithInsecureHTTP() Option { return func(c *config) { c.allowInsecure = true } }
+
+// WithInputForm selects how requests carry their parameters; the default is PostForm.
+// GetForm and MessageGetForm put the API key in the URL: see their documentation.
+func WithInputForm(f InputForm) Option { return func(c *config) { c.form = f } }
+
+// WithMaxMediaSize sets the largest media, in bytes before base64 encoding, that
+// MediaUpload sends; larger media fail before sending with a *ValidationError matching
+// ErrMediaTooLarge (code 9). 0 keeps DefaultMaxMediaSize; a negative size leaves the
+// limit to the service.
+func WithMaxMediaSize(n int64) Option { return func(c *config) { c.maxMediaSize = n } }
+
+// Client talks to the legacy single-endpoint API. It is safe for concurrent use; create one
+// and share it.
+type Client struct {
+	baseURL      string        // without a trailing slash
+	key          func() string // a func, not a string: fmt cannot print what a closure holds
+	form         InputForm
+	maxMediaSize int64 // negative: no limit
+	transport    *transport.Client
+}
+
+// NewClient returns a Client that authenticates with apiKey. It makes no network call.
+// Options are applied in any order; the result is checked once they all are.
+func NewClient(apiKey string, opts ...Option) (*Client, error) {
+	cfg := config{baseURL: DefaultBaseURL}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	apiKey = strings.TrimSpace(apiKey)
+	if apiKey == "" {
+		return nil, errors.New("legacy: the API key is empty")
+	}
+	if strings.ContainsFunc(apiKey, func(r rune) bool { return r < 0x20 || r == 0x7f }) || !utf8.ValidString(apiKey) {
+		return nil, errors.New("legacy: the API key holds control characters or invalid UTF-8")
+	}
+	if cfg.form < PostForm || cfg.form > MessageGetForm {
+		return nil, fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
+	}
+	base, err := checkBaseURL(cfg.baseURL, cfg.allowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	var hc *http.Client
+	if cfg.httpClient != nil {
+		copied := *cfg.httpClient
+		hc = &copied
+	}
+	ua := userAgent
+	if p := strings.TrimSpace(cfg.userAgent); p != "" {
+		ua = p + " " + ua
+	}
+	maxMedia := cfg.maxMediaSize
+	if maxMedia == 0 {
+		maxMedia = DefaultMaxMediaSize
+	}
+	// The key travels as itself (form fields), query-escaped (the GET forms; the transport
+	// adds that spelling of every secret) and XML-escaped inside the message document. A
+	// server echoing that document in its XML answer escapes it once more: every spelling
+	// is a secret.
+	xmlKey := escapeXML(apiKey)
+	return &Client{
+		baseURL:      base,
+		key:          func() string { return apiKey },
+		form:         cfg.form,
+		maxMediaSize: maxMedia,
+		transport: transport.New(transport.Config{
+			HTTPClient: hc,
+			Logger:     cfg.logger,
+			Policy: transport.Policy{
+				MaxRetries:    cfg.retry.MaxRetries,
+				MinWait:       cfg.retry.MinWait,
+				MaxWait:       cfg.retry.MaxWait,
+				MaxRetryAfter: cfg.retry.MaxRetryAfter,
+			},
+			UserAgent: ua,
+			Secrets:   []string{apiKey, xmlKey, escapeXML(xmlKey)},
+		}),
+	}, nil
+}
+
+func checkBaseURL(raw string, allowInsecure bool) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("legacy: invalid base URL: %w", err)
+	}
+	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("legacy: base URL %q must be an absolute http(s) URL", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("legacy: base URL must not carry credentials, a query or a fragment")
+	}
+	if u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
+		return "", fmt.Errorf("legacy: refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", u.Host)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// String describes the client without its key.
+func (c *Client) String() string {
+	return "legacy.Client{BaseURL: " + c.baseURL + ", InputForm: " + c.form.String() + "}"
+}
+
+// GoString describes the client without its key.
+func (c *Client) GoString() string { return c.String() }
+
+// LogValue describes the client without its key.
+func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// BaseURL returns the base address the client sends to; requests go to its /api/index.php.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// InputForm returns the input form the client sends requests in.
+func (c *Client) InputForm() InputForm { return c.form }
+
+// Call sends any legacy command, typed by this package or not (Subscriber.Get,
+// Subscribers.Get, Subscriber.Update, Subscriber.Delete, the Report.* functions, …), and
+// returns the answer's struct. params may be nil, url.Values, map[string]string, or a
+// struct tagged for github.com/google/go-querystring; array parameters use bracket
+// notation (Fields[CustomField7]). APIKey and Command are added by the client and may not
+// be given. A failure struct becomes an *Error, an XML-RPC fault a *Fault.
+//
+// Retries follow the command's name: Chart.*, Report.*, Media.Browse and names ending in
+// .Get or .Browse are reads; Subscriber.Add and names ending in .Update, .Delete or
+// .Unsubscribe are idempotent; anything else, Media.Upload above all, is sent once unless
+// it surely did not reach the service.
+func (c *Client) Call(ctx context.Context, command string, params any) (Struct, error) {
+	if err := checkCommand(command); err != nil {
+		return nil, err
+	}
+	form, err := wire.Values(params)
+	if err != nil {
+		return nil, invalid(command, 0, "", err.Error())
+	}
+	return c.call(ctx, command, classOf(command), form)
+}
+
+func checkCommand(command string) error {
+	if command == "" {
+		return invalid(command, 0, "Command", "empty command")
+	}
+	for _, r := range command {
+		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return invalid(command, 0, "Command",
+				fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command))
+		}
+	}
+	return nil
+}
+
+// classOf infers the retry class of a command from its name, for Call.
+func classOf(command string) transport.Class {
+	name := strings.ToLower(command)
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	switch {
+	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "chart."), name == "media.browse":
+		return transport.Read
+	case name == "subscriber.add":
+		return transport.Idempotent
+	}
+	switch last {
+	case "get", "browse":
+		return transport.Read
+	case "update", "delete", "unsubscribe":
+		return transport.Idempotent
+	}
+	return transport.OneShot
+}
+
+// call sends a command and returns its answer's struct.
+func (c *Client) call(ctx context.Context, command string, class transport.Class, params url.Values) (Struct, error) {
+	resp, err := c.send(ctx, command, class, params)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.decode(resp.Body)
+	return c.answer(command, resp, v, err)
+}
+
+// decode is Decode with the API key removed from every text of the answer, fault included:
+// a key echoed inside escaped markup survives the removal from the raw body.
+func (c *Client) decode(body []byte) (Value, error) {
+	v, err := Decode(body)
+	var fault *Fault
+	if errors.As(err, &fault) {
+		fault.Message = c.transport.Redact(fault.Message)
+	}
+	c.redactValue(&v)
+	return v, err
+}
+
+func (c *Client) redactValue(v *Value) {
+	switch v.kind {
+	case KindString:
+		v.text = c.transport.Redact(v.text)
+	case KindStruct:
+		for i := range v.members {
+			v.members[i].Name = c.transport.Redact(v.members[i].Name)
+			c.redactValue(&v.members[i].Value)
+		}
+	case KindArray:
+		for i := range v.elems {
+			c.redactValue(&v.elems[i])
+		}
+	}
+}
+
+// send builds the request in the client's input form and sends it. The answer's body comes
+// back with the API key removed, should the server echo it.
+func (c *Client) send(ctx context.Context, command string, class transport.Class, params url.Values) (*transport.Response, error) {
+	if ctx == nil {
+		return nil, errors.New("legacy: nil context")
+	}
+	req, err := c.request(command, class, params)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.transport.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if redacted := c.transport.Redact(string(resp.Body)); redacted != string(resp.Body) {
+		resp.Body = []byte(redacted)
+	}
+	return resp, nil
+}
+
+// request encodes a command in the client's input form.
+func (c *Client) request(command string, class transport.Class, params url.Values) (*transport.Request, error) {
+	for _, reserved := range []string{"APIKey", "Command"} {
+		if _, ok := params[reserved]; ok {
+			return nil, invalid(command, 0, reserved, reserved+" is set by the client, not a parameter")
+		}
+	}
+	req := &transport.Request{
+		Command: command,
+		Class:   class,
+		Method:  http.MethodPost,
+		URL:     c.baseURL + Endpoint,
+		Header:  http.Header{"Accept": {"text/xml"}},
+	}
+	var form url.Values
+	switch c.form {
+	case PostForm:
+		if _, ok := params["Message"]; ok {
+			return nil, invalid(command, 0, "Message", "a parameter named Message would be read as the FormValue_Message document")
+		}
+		form = make(url.Values, len(params)+2)
+		for k, v := range params {
+			form["FormValue_"+k] = v
+		}
+		form.Set("FormValue_APIKey", c.key())
+		form.Set("FormValue_Command", command)
+	case GetForm:
+		if _, ok := params["FormValue_Message"]; ok {
+			return nil, invalid(command, 0, "FormValue_Message", "a parameter named FormValue_Message would be read as the message document")
+		}
+		form = make(url.Values, len(params)+2)
+		for k, v := range params {
+			form[k] = v
+		}
+		form.Set("APIKey", c.key())
+		form.Set("Command", command)
+	default: // MessageForm, MessageGetForm
+		doc, err := message(c.key(), command, params)
+		if err != nil {
+			return nil, err
+		}
+		form = url.Values{"FormValue_Message": {string(doc)}}
+	}
+	encoded := form.Encode()
+	if c.form == GetForm || c.form == MessageGetForm {
+		req.Method = http.MethodGet
+		req.URL += "?" + encoded
+	} else {
+		req.Body = []byte(encoded)
+		req.ContentType = "application/x-www-form-urlencoded"
+	}
+	return req, nil
+}
+
+// answer turns a decoded response into the answer's struct or the failure it reports.
+func (c *Client) answer(command string, resp *transport.Response, v Value, err error) (Struct, error) {
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	var fault *Fault
+	switch {
+	case errors.As(err, &fault):
+		fault.Command, fault.HTTPStatus = command, resp.StatusCode
+		return nil, fault
+	case err != nil && !ok:
+		return nil, c.httpError(command, resp, "unexpected status; the body is not an XML-RPC answer")
+	case err != nil:
+		return nil, c.httpError(command, resp, "the body is not an XML-RPC answer: "+err.Error())
+	case v.Kind() != KindStruct:
+		return nil, c.httpError(command, resp, "the XML-RPC answer is a "+v.Kind().String()+", not a struct")
+	}
+	st := v.Struct()
+	if e := failure(st); e != nil {
+		e.Command, e.HTTPStatus, e.Attempts = command, resp.StatusCode, resp.Attempts
+		return nil, e
+	}
+	if !ok {
+		return nil, c.httpError(command, resp, "unexpected status")
+	}
+	return st, nil
+}
+
+// failure reads the failure members of an answer: APIErrorCode (a string, or any scalar)
+// and APIError. A struct carrying them with code 0 and no message is no failure.
+func failure(st Struct) *Error {
+	codeValue, hasCode := st.Get("APIErrorCode")
+	msgValue, hasMsg := st.Get("APIError")
+	if !hasCode && !hasMsg {
+		return nil
+	}
+	code, err := codeValue.Int()
+	if err != nil || code != int64(int(code)) {
+		code = 0
+	}
+	msg := strings.TrimSpace(msgValue.Text())
+	if code == 0 && msg == "" {
+		return nil
+	}
+	return &Error{Code: ErrorCode(code), Message: msg}
+}
+
+// excerptLimit bounds the body excerpt kept in an HTTPError.
+const excerptLimit = 200
+
+func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
+	return &HTTPError{
+		Command:    command,
+		StatusCode: resp.StatusCode,
+		Attempts:   resp.Attempts,
+		RetryAfter: resp.RetryAfter,
+		Excerpt:    bodyExcerpt(resp.Body),
+		Reason:     c.transport.Redact(reason),
+	}
+}
+
+// bodyExcerpt returns the start of an (already redacted) body, printable, on one line.
+func bodyExcerpt(body []byte) string {
+	head := body[:min(len(body), 4*excerptLimit+256)]
+	text := strings.ToValidUTF8(string(head), "\uFFFD")
+	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == ' '
+	}), " ")
+	if len(text) > excerptLimit {
+		cut := excerptLimit
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
+}

@@ -1,0 +1,261 @@
+package legacy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrorCode is a numeric error code of the legacy API (the APIErrorCode member of a failure
+// answer).
+//
+// An ErrorCode is itself an error, so each sentinel (ErrListNotFound, …) is simply the code:
+// errors.Is(err, ErrListNotFound) and errors.Is(err, CodeListNotFound) both match an *Error
+// or a *ValidationError with code 3.
+type ErrorCode int
+
+// The error codes of the legacy API.
+const (
+	// CodeIncompatibleConnection (1): connection type is not compatible (the request's
+	// input form could not be read). Raised by every command.
+	CodeIncompatibleConnection ErrorCode = 1
+	// CodeInvalidAPIKey (2): invalid API key or user account is not available. Raised by
+	// every command.
+	CodeInvalidAPIKey ErrorCode = 2
+	// CodeListNotFound (3): subscriber list does not exist or is not available.
+	CodeListNotFound ErrorCode = 3
+	// CodeEmailMissing (4): email address is missing.
+	CodeEmailMissing ErrorCode = 4
+	// CodeEmailFormat (5): email address format is illegal.
+	CodeEmailFormat ErrorCode = 5
+	// CodeEmailExists (6): email address already exists in the subscriber list.
+	CodeEmailExists ErrorCode = 6
+	// CodeEmailInvalid (7): email address is invalid (e.g. refused by the suppression list).
+	CodeEmailInvalid ErrorCode = 7
+	// CodeEmailNotInList (8): email address does not exist in the subscriber list.
+	CodeEmailNotInList ErrorCode = 8
+	// CodeMediaTooLarge (9): media exceeds maximum allowed size.
+	CodeMediaTooLarge ErrorCode = 9
+)
+
+// Sentinel errors, one per ErrorCode: errors.Is(err, ErrListNotFound) holds for an *Error or
+// a *ValidationError with code 3, and errors.As(err, &e) with e an *Error gives the details.
+var (
+	// ErrIncompatibleConnection matches legacy error code 1.
+	ErrIncompatibleConnection error = CodeIncompatibleConnection
+	// ErrInvalidAPIKey matches legacy error code 2.
+	ErrInvalidAPIKey error = CodeInvalidAPIKey
+	// ErrListNotFound matches legacy error code 3.
+	ErrListNotFound error = CodeListNotFound
+	// ErrEmailMissing matches legacy error code 4.
+	ErrEmailMissing error = CodeEmailMissing
+	// ErrEmailFormat matches legacy error code 5.
+	ErrEmailFormat error = CodeEmailFormat
+	// ErrEmailExists matches legacy error code 6.
+	ErrEmailExists error = CodeEmailExists
+	// ErrEmailInvalid matches legacy error code 7.
+	ErrEmailInvalid error = CodeEmailInvalid
+	// ErrEmailNotInList matches legacy error code 8.
+	ErrEmailNotInList error = CodeEmailNotInList
+	// ErrMediaTooLarge matches legacy error code 9.
+	ErrMediaTooLarge error = CodeMediaTooLarge
+)
+
+var codeMessages = map[ErrorCode]string{
+	CodeIncompatibleConnection: "connection type is not compatible",
+	CodeInvalidAPIKey:          "invalid API key or user account is not available",
+	CodeListNotFound:           "subscriber list does not exist or is not available",
+	CodeEmailMissing:           "email address is missing",
+	CodeEmailFormat:            "email address format is illegal",
+	CodeEmailExists:            "email address already exists in the subscriber list",
+	CodeEmailInvalid:           "email address is invalid",
+	CodeEmailNotInList:         "email address does not exist in the subscriber list",
+	CodeMediaTooLarge:          "media exceeds maximum allowed size",
+}
+
+// Message returns the service's meaning of the code, or "" for a code it does not document.
+func (c ErrorCode) Message() string { return codeMessages[c] }
+
+// String returns the code and its meaning, e.g. "3 (subscriber list does not exist or is
+// not available)".
+func (c ErrorCode) String() string {
+	if m := codeMessages[c]; m != "" {
+		return strconv.Itoa(int(c)) + " (" + m + ")"
+	}
+	return strconv.Itoa(int(c))
+}
+
+// Error makes an ErrorCode usable as a sentinel error. It is String, so that a code reads
+// the same whether fmt sees it as an error or a Stringer.
+func (c ErrorCode) Error() string { return c.String() }
+
+// Error is a failure answered by the legacy API: an XML-RPC struct with the members
+// APIError (the message) and APIErrorCode.
+type Error struct {
+	// Code is the APIErrorCode member.
+	Code ErrorCode
+	// Message is the APIError member, as it came (with the API key removed, should the
+	// server echo it).
+	Message string
+	// Command is the legacy command that failed, e.g. "Subscriber.Add".
+	Command string
+	// HTTPStatus is the status of the response that carried the failure.
+	HTTPStatus int
+	// Attempts is how many times the request was sent. A retried Subscriber.Add whose
+	// first attempt was processed before the connection failed answers code 6 (the
+	// address already exists): Attempts > 1 tells that case apart.
+	Attempts int
+}
+
+// Error returns the command, the code and the message, e.g. "legacy: Subscriber.Add:
+// error 6: Email address already exists in the subscriber list".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("legacy: ")
+	if e.Command != "" {
+		b.WriteString(e.Command)
+		b.WriteString(": ")
+	}
+	b.WriteString("error ")
+	b.WriteString(strconv.Itoa(int(e.Code)))
+	msg := e.Message
+	if msg == "" {
+		msg = e.Code.Message()
+	}
+	if msg != "" {
+		b.WriteString(": ")
+		b.WriteString(msg)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Is reports whether target is the sentinel for e's code.
+func (e *Error) Is(target error) bool {
+	code, ok := target.(ErrorCode)
+	return ok && code == e.Code
+}
+
+// Fault is an XML-RPC fault answer (<fault> with faultCode and faultString). The legacy
+// API reports its own failures as an Error; a fault comes from the XML-RPC layer, e.g. an
+// unknown command or parameters it cannot use. Fault codes are not ErrorCodes and match
+// no sentinel.
+type Fault struct {
+	// Code is the faultCode member.
+	Code int
+	// Message is the faultString member (with the API key removed).
+	Message string
+	// Command is the legacy command that failed; empty when the fault came from Decode.
+	Command string
+	// HTTPStatus is the status of the response that carried the fault; 0 from Decode.
+	HTTPStatus int
+}
+
+// Error returns the command, the fault code and the fault string.
+func (f *Fault) Error() string {
+	var b strings.Builder
+	b.WriteString("legacy: ")
+	if f.Command != "" {
+		b.WriteString(f.Command)
+		b.WriteString(": ")
+	}
+	b.WriteString("XML-RPC fault ")
+	b.WriteString(strconv.Itoa(f.Code))
+	if f.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}
+
+// ValidationError is returned before anything is sent when parameters break a rule of the
+// legacy API. When the service has a code for the fault (a missing email address is 4, a
+// list ID that cannot exist is 3, media over the maximum size is 9) Code holds it and the
+// error matches that sentinel; otherwise Code is 0.
+type ValidationError struct {
+	// Code is the ErrorCode the service would have answered with, or 0.
+	Code ErrorCode
+	// Command is the legacy command that was not sent.
+	Command string
+	// Field names the parameter at fault.
+	Field string
+	// Reason says what is wrong, for people.
+	Reason string
+}
+
+// Error returns the command, the reason, the field and the code the service would have
+// answered with.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("legacy: ")
+	if e.Command != "" {
+		b.WriteString(e.Command)
+		b.WriteString(": ")
+	}
+	b.WriteString("invalid parameters: ")
+	b.WriteString(e.Reason)
+	if e.Field != "" {
+		b.WriteString(" (field ")
+		b.WriteString(e.Field)
+		b.WriteString(")")
+	}
+	if e.Code != 0 {
+		b.WriteString(" [error ")
+		b.WriteString(strconv.Itoa(int(e.Code)))
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// Is reports whether target is the sentinel for e's code.
+func (e *ValidationError) Is(target error) bool {
+	code, ok := target.(ErrorCode)
+	return ok && e.Code != 0 && code == e.Code
+}
+
+func invalid(command string, code ErrorCode, field, reason string) *ValidationError {
+	return &ValidationError{Code: code, Command: command, Field: field, Reason: reason}
+}
+
+// HTTPError is a response that is no legacy answer: a body that is not XML-RPC (an HTML
+// error page, a truncated body), or a non-2xx status without a failure struct. Excerpt is a
+// short beginning of the body with the API key removed.
+type HTTPError struct {
+	// Command is the legacy command that failed.
+	Command string
+	// StatusCode is the HTTP status of the final response.
+	StatusCode int
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
+	// RetryPolicy.MaxRetryAfter the request is not retried and this error carries the wait.
+	RetryAfter time.Duration
+	// Excerpt is at most the first 200 bytes of the body, redacted and made printable.
+	Excerpt string
+	// Reason says what was wrong with the response.
+	Reason string
+}
+
+// Error returns the command, the status, the reason, the wait asked for, the attempts and
+// the body excerpt.
+func (e *HTTPError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "legacy: %s: HTTP %d", e.Command, e.StatusCode)
+	if e.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Reason)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (server asks to retry after %s)", e.RetryAfter)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	if e.Excerpt != "" {
+		fmt.Fprintf(&b, ": %q", e.Excerpt)
+	}
+	return b.String()
+}

@@ -1,0 +1,179 @@
+package legacy
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// Status is the Status member of a legacy answer. Values the service sends that are not
+// among the constants are kept as they came.
+type Status string
+
+// The Status values of the legacy API.
+const (
+	// StatusWaitingForOptIn means that a double opt-in subscription waits for its
+	// confirmation (the v3 API's 'Confirmation Pending').
+	StatusWaitingForOptIn Status = "Waiting For Opt-In Confirmation"
+	// StatusSubscribed means that the address is subscribed.
+	StatusSubscribed Status = "Subscribed"
+	// StatusUnsubscribed means that the address was unsubscribed.
+	StatusUnsubscribed Status = "Unsubscribed"
+	// StatusCompleted means that a media command succeeded.
+	StatusCompleted Status = "Completed"
+)
+
+// Names of the legacy commands with typed methods, as errors and logs carry them.
+const (
+	// CommandSubscriberAdd is sent by Client.SubscriberAdd.
+	CommandSubscriberAdd = "Subscriber.Add"
+	// CommandSubscriberUnsubscribe is sent by Client.SubscriberUnsubscribe.
+	CommandSubscriberUnsubscribe = "Subscriber.Unsubscribe"
+	// CommandChartListActivity is sent by Client.ChartListActivity.
+	CommandChartListActivity = "Chart.ListActivity"
+	// CommandMediaUpload is sent by Client.MediaUpload.
+	CommandMediaUpload = "Media.Upload"
+	// CommandMediaBrowse is sent by Client.MediaBrowse.
+	CommandMediaBrowse = "Media.Browse"
+)
+
+// SubscriberAddParams are the parameters of Subscriber.Add.
+type SubscriberAddParams struct {
+	// ListID is the list to subscribe to (required).
+	ListID int
+	// EmailAddress is the address to subscribe, sent as Fields[EmailAddress] (required).
+	EmailAddress string
+	// SubscriptionIP is the address the subscription came from (required).
+	SubscriptionIP string
+	// CustomFields holds custom field values by field ID, sent as
+	// Fields[CustomField<id>]. The fields must exist in the list beforehand.
+	CustomFields map[int]string
+}
+
+// SubscriberAddResult is the answer of Subscriber.Add.
+type SubscriberAddResult struct {
+	// Status is StatusWaitingForOptIn on a double opt-in list, StatusSubscribed otherwise.
+	Status Status
+	// SubscriberID identifies the subscriber.
+	SubscriberID int
+	// RedirectURL is the page to send the subscriber to.
+	RedirectURL string
+}
+
+// SubscriberAdd subscribes an address to a list (Subscriber.Add). On a double opt-in list
+// the address waits for its confirmation and an opt-in email is sent.
+//
+// A missing address (4), an address that is no email address (5) and a list ID that
+// cannot exist (3) fail before anything is sent. The command is an idempotent write: it is
+// retried after transient failures, and a retry of a request that was processed answers
+// ErrEmailExists with Error.Attempts > 1.
+func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*SubscriberAddResult, error) {
+	const cmd = CommandSubscriberAdd
+	if p == nil {
+		return nil, invalid(cmd, 0, "", "nil parameters")
+	}
+	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.SubscriptionIP) == "" {
+		return nil, invalid(cmd, 0, "SubscriptionIP", "SubscriptionIP is required")
+	}
+	form := url.Values{
+		"ListID":               {strconv.Itoa(p.ListID)},
+		"Fields[EmailAddress]": {p.EmailAddress},
+		"SubscriptionIP":       {p.SubscriptionIP},
+	}
+	for id := range p.CustomFields {
+		if id < 0 {
+			return nil, invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is negative", id))
+		}
+	}
+	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
+	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	if err != nil {
+		return nil, err
+	}
+	id, err := intMember(cmd, st, "SubscriberID")
+	if err != nil {
+		return nil, err
+	}
+	return &SubscriberAddResult{Status: Status(st.Text("Status")), SubscriberID: id, RedirectURL: st.Text("RedirectURL")}, nil
+}
+
+// SubscriberUnsubscribeParams are the parameters of Subscriber.Unsubscribe.
+type SubscriberUnsubscribeParams struct {
+	// ListID is the list to leave (required).
+	ListID int
+	// EmailAddress is the address to unsubscribe (required).
+	EmailAddress string
+	// UnsubscriptionIP is the address the request came from (required).
+	UnsubscriptionIP string
+}
+
+// SubscriberUnsubscribeResult is the answer of Subscriber.Unsubscribe.
+type SubscriberUnsubscribeResult struct {
+	// Status is StatusUnsubscribed.
+	Status Status
+	// RedirectURL is the page to send the former subscriber to.
+	RedirectURL string
+}
+
+// SubscriberUnsubscribe takes an address out of a list (Subscriber.Unsubscribe); the
+// list's unsubscription webhook is posted. Validation before sending is as for
+// SubscriberAdd. The command is an idempotent write; a retry of a request that was
+// processed answers ErrEmailNotInList with Error.Attempts > 1.
+func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
+	const cmd = CommandSubscriberUnsubscribe
+	if p == nil {
+		return nil, invalid(cmd, 0, "", "nil parameters")
+	}
+	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "EmailAddress"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.UnsubscriptionIP) == "" {
+		return nil, invalid(cmd, 0, "UnsubscriptionIP", "UnsubscriptionIP is required")
+	}
+	form := url.Values{
+		"ListID":           {strconv.Itoa(p.ListID)},
+		"EmailAddress":     {p.EmailAddress},
+		"UnsubscriptionIP": {p.UnsubscriptionIP},
+	}
+	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	if err != nil {
+		return nil, err
+	}
+	return &SubscriberUnsubscribeResult{Status: Status(st.Text("Status")), RedirectURL: st.Text("RedirectURL")}, nil
+}
+
+// checkSubscriber refuses what the service would answer with codes 3, 4 and 5.
+func checkSubscriber(cmd string, listID int, email, emailField string) error {
+	if listID <= 0 {
+		return invalid(cmd, CodeListNotFound, "ListID", "ListID must be a positive list ID")
+	}
+	if strings.TrimSpace(email) == "" {
+		return invalid(cmd, CodeEmailMissing, emailField, "the email address is missing")
+	}
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
+		return invalid(cmd, CodeEmailFormat, emailField, "the email address is not a bare address such as name@example.com")
+	}
+	return nil
+}
+
+// intMember decodes an integer member of an answer; an absent member is 0.
+func intMember(cmd string, st Struct, name string) (int, error) {
+	v, ok := st.Get(name)
+	if !ok {
+		return 0, nil
+	}
+	n, err := v.Int()
+	if err != nil || n != int64(int(n)) {
+		return 0, fmt.Errorf("legacy: %s: member %s (%s %q) is not an integer", cmd, name, v.Kind(), excerpt(v.Text()))
+	}
+	return int(n), nil
+}
