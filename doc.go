@@ -66,5 +66,25 @@
 //     Client; when the list is empty the service has the last word.
 //   - A success response that lacks Success is accepted when the HTTP status is 2xx and no
 //     ErrorCode is present.
-//   - AccountService.Update refuses an update with no field set.
+//   - AccountService.Update refuses an update with no field set; so do Lists.Update and
+//     Lists.UpdateSettings. In ListSettingsUpdate a nil field is left alone and a pointer
+//     to "" clears the setting (a webhook URL, say).
+//   - Addresses are checked before sending as net/mail reads a bare address (no display
+//     name): ErrMissingParameters when empty, ErrInvalidEmailFormat when malformed.
+//   - Lists.Get's custom fields (their record is not shown) are read from the keys
+//     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
+//     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.
+//   - subscriber.unsubscribe takes no ListID, so Subscribers.Unsubscribe takes the address
+//     out of every list that holds it.
+//   - Subscribe and Unsubscribe are idempotent writes. When a retry that follows an
+//     ambiguous failure (a reset, a timeout, 502, 504) is refused with ErrEmailExists or
+//     ErrSubscriberNotFound, the earlier attempt did the work: Subscribe reads the
+//     subscriber back and succeeds, Unsubscribe succeeds.
+//   - subscriber.import answers with counts only. ImportAll refuses malformed rows before
+//     sending and, when the service counts failures in a batch, resends the batch in halves
+//     (rows already imported come back as duplicates) until each refused row is found; a
+//     failure that does not recur is counted in ImportReport.Unattributed. It stops at the
+//     first error every batch would get (103, 104, 118, 123, 147, 148, 149).
+//   - An import body lists ListID, then each row's EmailAddress and custom fields in row
+//     order, rather than sorted like other bodies: it is written directly for speed.
 package sendloop

@@ -152,10 +152,15 @@ func decodeCustomFields(v []byte) ([]CustomField, error) {
 	return out, err
 }
 
+// checkListID refuses a missing (0) or impossible (negative) list ID, as the campaign IDs
+// are refused.
 func checkListID(command string, listID int) error {
-	if listID <= 0 {
+	switch {
+	case listID == 0:
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"ListID"},
-			Reason: "ListID must be a list's positive ID"}
+			Reason: "ListID is required"}
+	case listID < 0:
+		return invalid(command, CodeInvalidParameterValue, "ListID", "ListID must be a list's positive ID")
 	}
 	return nil
 }

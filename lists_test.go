@@ -161,7 +161,7 @@ func TestListsRefusedBeforeSending(t *testing.T) {
 		{"settings of list -1", "list.settings.get", func(c *sendloop.Client) error {
 			_, err := c.Lists.Settings(context.Background(), -1)
 			return err
-		}, sendloop.ErrMissingParameters},
+		}, sendloop.ErrInvalidParameterValue},
 		{"unknown final action", "list.settings.update", func(c *sendloop.Client) error {
 			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdate{SubscriptionFinalAction: &bad})
 		}, sendloop.ErrInvalidParameterValue},
