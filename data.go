@@ -1,4 +1,315 @@
 package sendloop
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // CampaignDataService pages through a campaign's activity records (data.campaign.*).
+//
+// Each command returns one page of records (CampaignDataParams.Limit, at most 50); each
+// method has an …Iter twin that walks every page.
 type CampaignDataService service
+
+// Page sizes of the data.campaign.* commands.
+const (
+	// DefaultDataLimit is the page size the service uses when Limit is not sent.
+	DefaultDataLimit = 10
+	// MaxDataLimit is the largest Limit the service accepts.
+	MaxDataLimit = 50
+)
+
+// CampaignDataParams selects a page of a campaign's records.
+type CampaignDataParams struct {
+	// CampaignID is required.
+	CampaignID int `url:"CampaignID"`
+	// Limit is the page size: 0 for the service's default (10), at most MaxDataLimit (50).
+	Limit int `url:"Limit,omitempty"`
+	// Page is the page number, from 1; 0 for the service's default (1).
+	Page int `url:"Page,omitempty"`
+}
+
+// check refuses parameters the service would refuse: no CampaignID (105), and a negative
+// ID, a Limit over 50 or a negative Limit or Page (116).
+func (p CampaignDataParams) check(command string) error {
+	if _, err := idForm(command, "CampaignID", p.CampaignID); err != nil {
+		return err
+	}
+	switch {
+	case p.Limit < 0 || p.Limit > MaxDataLimit:
+		return invalid(command, CodeInvalidParameterValue, "Limit", fmt.Sprintf("Limit %d is outside 1–%d", p.Limit, MaxDataLimit))
+	case p.Page < 0 || p.Page > math.MaxInt32:
+		return invalid(command, CodeInvalidParameterValue, "Page", fmt.Sprintf("Page %d is not a page number", p.Page))
+	}
+	return nil
+}
+
+// CampaignUnsubscription is a record of data.campaign.unsubscriptions.
+type CampaignUnsubscription struct {
+	SubscriberID       int
+	ListID             int
+	UnsubscriptionDate DateTime // a bare date is accepted
+	Channel            string   // how the recipient unsubscribed, as the service names it
+}
+
+// UnmarshalJSON decodes the record; unknown keys are ignored.
+func (r *CampaignUnsubscription) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			r.SubscriberID, err = wire.Int(v)
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "UnsubscriptionDate":
+			err = r.UnsubscriptionDate.UnmarshalJSON(v)
+		case "Channel":
+			r.Channel, err = wire.Interned(v, "Link")
+		}
+		return err
+	})
+}
+
+// CampaignOpenLocation is a record of data.campaign.openlocations: where an open came from.
+type CampaignOpenLocation struct {
+	SubscriberID  int
+	DetectionDate DateTime
+	CountryCode   string
+	City          string
+	Latitude      float64
+	// Longitude is the wire's Longtitude (spelled so by the service); both spellings are read.
+	Longitude   float64
+	ContentCode string
+}
+
+// UnmarshalJSON decodes the record; unknown keys are ignored.
+func (r *CampaignOpenLocation) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			r.SubscriberID, err = wire.Int(v)
+		case "DetectionDate":
+			err = r.DetectionDate.UnmarshalJSON(v)
+		case "CountryCode":
+			r.CountryCode, err = wire.String(v)
+		case "City":
+			r.City, err = wire.String(v)
+		case "Latitude":
+			r.Latitude, err = wire.Float(v)
+		case "Longtitude", "Longitude":
+			r.Longitude, err = wire.Float(v)
+		case "ContentCode":
+			r.ContentCode, err = wire.String(v)
+		}
+		return err
+	})
+}
+
+// CampaignForward is a record of data.campaign.forwards.
+type CampaignForward struct {
+	SubscriberID int
+	ListID       int
+	ForwardDate  DateTime
+}
+
+// UnmarshalJSON decodes the record; unknown keys are ignored.
+func (r *CampaignForward) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			r.SubscriberID, err = wire.Int(v)
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "ForwardDate":
+			err = r.ForwardDate.UnmarshalJSON(v)
+		}
+		return err
+	})
+}
+
+// CampaignBrowserView is a record of data.campaign.browserviews: a view of the campaign in
+// a web browser.
+type CampaignBrowserView struct {
+	SubscriberID int
+	ListID       int
+	ViewDate     DateTime
+}
+
+// UnmarshalJSON decodes the record; unknown keys are ignored.
+func (r *CampaignBrowserView) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			r.SubscriberID, err = wire.Int(v)
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "ViewDate":
+			err = r.ViewDate.UnmarshalJSON(v)
+		}
+		return err
+	})
+}
+
+// CampaignBounce is a record of data.campaign.bounces.
+type CampaignBounce struct {
+	SubscriberID int
+	ListID       int
+	BounceType   BounceType
+	BounceDate   DateTime
+}
+
+// UnmarshalJSON decodes the record; unknown keys are ignored.
+func (r *CampaignBounce) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "SubscriberID":
+			r.SubscriberID, err = wire.Int(v)
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "BounceType":
+			var t string
+			t, err = wire.Interned(v, string(BounceHard), string(BounceSoft), string(BounceNone))
+			r.BounceType = BounceType(t)
+		case "BounceDate":
+			err = r.BounceDate.UnmarshalJSON(v)
+		}
+		return err
+	})
+}
+
+// Unsubscriptions returns one page of the campaign's unsubscriptions
+// (data.campaign.unsubscriptions).
+func (s *CampaignDataService) Unsubscriptions(ctx context.Context, p CampaignDataParams) ([]CampaignUnsubscription, error) {
+	return fetchData[CampaignUnsubscription](ctx, s.client, "data.campaign.unsubscriptions", p)
+}
+
+// UnsubscriptionsIter walks every page of the campaign's unsubscriptions from p.Page.
+func (s *CampaignDataService) UnsubscriptionsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignUnsubscription, error] {
+	return iterData(ctx, "data.campaign.unsubscriptions", p, s.Unsubscriptions)
+}
+
+// OpenLocations returns one page of the campaign's open locations
+// (data.campaign.openlocations).
+func (s *CampaignDataService) OpenLocations(ctx context.Context, p CampaignDataParams) ([]CampaignOpenLocation, error) {
+	return fetchData[CampaignOpenLocation](ctx, s.client, "data.campaign.openlocations", p)
+}
+
+// OpenLocationsIter walks every page of the campaign's open locations from p.Page.
+func (s *CampaignDataService) OpenLocationsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignOpenLocation, error] {
+	return iterData(ctx, "data.campaign.openlocations", p, s.OpenLocations)
+}
+
+// Forwards returns one page of the campaign's forwards (data.campaign.forwards).
+func (s *CampaignDataService) Forwards(ctx context.Context, p CampaignDataParams) ([]CampaignForward, error) {
+	return fetchData[CampaignForward](ctx, s.client, "data.campaign.forwards", p)
+}
+
+// ForwardsIter walks every page of the campaign's forwards from p.Page.
+func (s *CampaignDataService) ForwardsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignForward, error] {
+	return iterData(ctx, "data.campaign.forwards", p, s.Forwards)
+}
+
+// BrowserViews returns one page of the campaign's views in a web browser
+// (data.campaign.browserviews).
+func (s *CampaignDataService) BrowserViews(ctx context.Context, p CampaignDataParams) ([]CampaignBrowserView, error) {
+	return fetchData[CampaignBrowserView](ctx, s.client, "data.campaign.browserviews", p)
+}
+
+// BrowserViewsIter walks every page of the campaign's browser views from p.Page.
+func (s *CampaignDataService) BrowserViewsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignBrowserView, error] {
+	return iterData(ctx, "data.campaign.browserviews", p, s.BrowserViews)
+}
+
+// Bounces returns one page of the campaign's bounces (data.campaign.bounces).
+func (s *CampaignDataService) Bounces(ctx context.Context, p CampaignDataParams) ([]CampaignBounce, error) {
+	return fetchData[CampaignBounce](ctx, s.client, "data.campaign.bounces", p)
+}
+
+// BouncesIter walks every page of the campaign's bounces from p.Page.
+func (s *CampaignDataService) BouncesIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignBounce, error] {
+	return iterData(ctx, "data.campaign.bounces", p, s.Bounces)
+}
+
+// wireRecord is a record type decoded in place: a data.campaign.* record or an export item.
+type wireRecord[T any] interface {
+	*T
+	UnmarshalJSON([]byte) error
+}
+
+// fetchData sends one data.campaign.* command and decodes its Data array (an object of
+// records is accepted too).
+func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, p CampaignDataParams) ([]T, error) {
+	if err := p.check(command); err != nil {
+		return nil, err
+	}
+	form, err := wire.Values(p)
+	if err != nil {
+		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+	}
+	var out []T
+	err = c.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+		if string(key) != "Data" {
+			return nil
+		}
+		return wire.ScanArray(value, func(elem []byte) error {
+			out = append(out, *new(T))
+			return PT(&out[len(out)-1]).UnmarshalJSON(elem)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// errPageRepeated stops an iterator whose next page starts where the previous one did: the
+// service ignored Page, and walking on would never end.
+var errPageRepeated = errors.New("the page repeats the previous one")
+
+// iterData walks pages from p.Page (default 1) on its own copy of p. It yields each record, an
+// error once (and stops), and stops after a short or empty page or, with an error, a page
+// that starts with the previous page's first record.
+func iterData[T comparable](ctx context.Context, command string, p CampaignDataParams,
+	fetch func(context.Context, CampaignDataParams) ([]T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		params := p // each walk starts afresh from the caller's copy
+		if params.Page == 0 {
+			params.Page = 1
+		}
+		limit := params.Limit
+		if limit == 0 {
+			limit = DefaultDataLimit
+		}
+		var prevFirst T
+		for first := true; ; first = false {
+			records, err := fetch(ctx, params)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if len(records) == 0 {
+				return
+			}
+			if !first && records[0] == prevFirst {
+				yield(zero, fmt.Errorf("sendloop: %s: page %d: %w", command, params.Page, errPageRepeated))
+				return
+			}
+			for _, r := range records {
+				if !yield(r, nil) {
+					return
+				}
+			}
+			if len(records) < limit {
+				return
+			}
+			prevFirst = records[0]
+			params.Page++
+		}
+	}
+}

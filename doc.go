@@ -87,4 +87,37 @@
 //     first error every batch would get (103, 104, 118, 123, 147, 148, 149).
 //   - An import body lists ListID, then each row's EmailAddress and custom fields in row
 //     order, rather than sorted like other bodies: it is written directly for speed.
+//   - The command that returns one campaign is not named: CampaignsService.Get sends
+//     campaign.get. Campaign.SendTime is a TimeOfDay ('HH:MM:SS', zero when unset);
+//     CampaignStatus keeps values it does not know ('Sent' is what sendlooptest uses).
+//   - A required ID sent as 0 is a missing parameter (105); a negative one, or one over the
+//     int32 range, an invalid value (116). The same holds for the IDs in target arrays.
+//   - Campaigns.Create and CreateV2 check before sending, in this order: missing fields
+//     (105, all named), neither PlainContent nor HTMLContent (105), an email address in
+//     FromName or ReplyToName (137: an address character, '@', and a run holding a dot with
+//     a character before it and a non-dot after it; sendlooptest uses the same rule), no
+//     target (138; for version 2 an empty Recipients is 138 too, after the specification's
+//     "missing campaign recipients gives 138"), then bad IDs (116). CreateV2 always sends
+//     Iguana, GoogleAnalyticsTracking and ECommerceTracking, as 1 or 0. Campaigns.Update
+//     refuses an update with no field set (105) and cannot change content: the
+//     specification lists no such parameter.
+//   - Report members are named but not defined: counts are int, ratios, rates, averages and
+//     OpenPerformance/LinkPerformance float64 (a trailing '%' accepted), the highest-rate
+//     days the text sent. Daily reports are sorted by date, a date sent twice is summed.
+//   - report.campaign.spamcomplaints' shape is not shown: SpamComplaintStats accepts a
+//     date → {Total, Unique} or date → count object, overall Total/Unique members, a bare
+//     count, an array of [address, date-time] pairs, and empty forms.
+//   - data.campaign.*: a Limit over 50 or negative and a negative Page are refused before
+//     sending (116). Record dates are DateTime and accept bare dates. The …Iter methods
+//     stop after a short or empty page, and with an error on a page whose first record is
+//     the previous page's first record.
+//   - Exports.Bounces takes a BounceType (BounceHard/BounceSoft, or "hard"/"soft") and sends
+//     it in lower case; anything else is refused with 119, an empty one with 105.
+//     Exports.Unsubscriptions sends no ListID for 0 (every list).
+//   - People.Get and Delete send the key as the user name of HTTP Basic authentication with
+//     an empty password, never in the URL, where logs and proxies keep it; Track sends
+//     APIKey in its form body like every command. extrainfo is one JSON object of string
+//     attributes. A person answer fails when it carries an ErrorCode, Success false or a
+//     Status other than Okay (an *APIError with Code 0 when no code is given). The Basic
+//     credential is removed from error texts like the key.
 package sendloop

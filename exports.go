@@ -1,4 +1,202 @@
 package sendloop
 
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // ExportsService reads unsubscriptions, suppressions, spam complaints and bounces (export.*).
 type ExportsService service
+
+// Unsubscription is an item of export.unsubscriptions: an address that left a list.
+type Unsubscription struct {
+	CampaignID         int // 0 when the unsubscription came from no campaign
+	ListID             int
+	SubscriberID       int
+	EmailAddress       string
+	UnsubscriptionDate Date
+	UnsubscriptionIP   string // "0.0.0.0" when unset, as the service sends it
+}
+
+// UnmarshalJSON decodes the item; unknown keys are ignored.
+func (u *Unsubscription) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "CampaignID":
+			u.CampaignID, err = wire.Int(v)
+		case "ListID":
+			u.ListID, err = wire.Int(v)
+		case "SubscriberID":
+			u.SubscriberID, err = wire.Int(v)
+		case "EmailAddress":
+			u.EmailAddress, err = wire.String(v)
+		case "UnsubscriptionDate":
+			err = u.UnsubscriptionDate.UnmarshalJSON(v)
+		case "UnsubscriptionIP":
+			u.UnsubscriptionIP, err = wire.Interned(v, unsetIP)
+		}
+		return err
+	})
+}
+
+// SuppressedAddress is an item of export.suppressionlist.
+type SuppressedAddress struct {
+	EmailAddress string
+	Type         string // e.g. "FBL Report"; other values are kept as they come
+}
+
+// UnmarshalJSON decodes an [email address, type] pair, or an object with EmailAddress and
+// Type members.
+func (a *SuppressedAddress) UnmarshalJSON(data []byte) error {
+	return decodePair(data, "Type", &a.EmailAddress, func(v []byte) (err error) {
+		a.Type, err = wire.Interned(v, "FBL Report", "Manual")
+		return err
+	})
+}
+
+// SpamComplaint is an item of export.spamcomplaints.
+type SpamComplaint struct {
+	EmailAddress string
+	Date         DateTime
+}
+
+// UnmarshalJSON decodes an [email address, date-time] pair, or an object with EmailAddress
+// and Date (or ComplaintDate) members.
+func (c *SpamComplaint) UnmarshalJSON(data []byte) error {
+	return decodePair(data, "Date", &c.EmailAddress, c.Date.UnmarshalJSON, "ComplaintDate")
+}
+
+func decodeSpamComplaint(data []byte) (SpamComplaint, error) {
+	var c SpamComplaint
+	err := c.UnmarshalJSON(data)
+	return c, err
+}
+
+// decodePair reads [address, second] or an object {EmailAddress, <second>}; further array
+// elements and unknown members are ignored.
+func decodePair(data []byte, second string, addr *string, decodeSecond func([]byte) error, aliases ...string) error {
+	v := trimLeft(data)
+	if len(v) > 0 && v[0] == '[' {
+		i := 0
+		return wire.ScanArray(v, func(elem []byte) (err error) {
+			switch i {
+			case 0:
+				*addr, err = wire.String(elem)
+			case 1:
+				err = decodeSecond(elem)
+			}
+			i++
+			return err
+		})
+	}
+	return wire.ScanObject(v, func(key, elem []byte) (err error) {
+		switch k := string(key); {
+		case k == "EmailAddress":
+			*addr, err = wire.String(elem)
+		case k == second || slices.Contains(aliases, k):
+			err = decodeSecond(elem)
+		}
+		return err
+	})
+}
+
+// Bounce is an item of export.bounces.
+type Bounce struct {
+	CampaignID    int
+	ListID        int
+	SubscriberID  int
+	EmailAddress  string
+	BounceType    BounceType // as the service writes it, e.g. "Hard"
+	DetectionDate DateTime
+}
+
+// UnmarshalJSON decodes the item; unknown keys are ignored.
+func (b *Bounce) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "CampaignID":
+			b.CampaignID, err = wire.Int(v)
+		case "ListID":
+			b.ListID, err = wire.Int(v)
+		case "SubscriberID":
+			b.SubscriberID, err = wire.Int(v)
+		case "EmailAddress":
+			b.EmailAddress, err = wire.String(v)
+		case "BounceType":
+			var t string
+			t, err = wire.Interned(v, string(BounceHard), string(BounceSoft), "hard", "soft")
+			b.BounceType = BounceType(t)
+		case "DetectionDate":
+			err = b.DetectionDate.UnmarshalJSON(v)
+		}
+		return err
+	})
+}
+
+// Unsubscriptions returns the addresses unsubscribed from a list, or with listID 0 from
+// every list (export.unsubscriptions). A negative listID is refused before sending
+// (ErrInvalidParameterValue).
+func (s *ExportsService) Unsubscriptions(ctx context.Context, listID int) ([]Unsubscription, error) {
+	const command = "export.unsubscriptions"
+	if listID < 0 || listID > math.MaxInt32 {
+		return nil, invalid(command, CodeInvalidParameterValue, "ListID", fmt.Sprintf("ListID %d is not a positive 32-bit integer", listID))
+	}
+	form := url.Values{}
+	if listID != 0 {
+		form.Set("ListID", strconv.Itoa(listID))
+	}
+	return exportItems[Unsubscription](ctx, s.client, command, form, "Unsubscriptions")
+}
+
+// SuppressionList returns every suppressed address with its suppression type
+// (export.suppressionlist).
+func (s *ExportsService) SuppressionList(ctx context.Context) ([]SuppressedAddress, error) {
+	return exportItems[SuppressedAddress](ctx, s.client, "export.suppressionlist", nil, "SuppressionList")
+}
+
+// SpamComplaints returns every address that complained, with when (export.spamcomplaints).
+func (s *ExportsService) SpamComplaints(ctx context.Context) ([]SpamComplaint, error) {
+	return exportItems[SpamComplaint](ctx, s.client, "export.spamcomplaints", nil, "SpamComplaints")
+}
+
+// Bounces returns the bounces of one kind (export.bounces). bounceType is BounceHard or
+// BounceSoft ("hard" and "soft" are accepted too) and is sent in lower case as the service
+// requires; anything else is refused before sending with ErrInvalidBounceType (119).
+func (s *ExportsService) Bounces(ctx context.Context, bounceType BounceType) ([]Bounce, error) {
+	const command = "export.bounces"
+	kind := strings.ToLower(strings.TrimSpace(string(bounceType)))
+	switch kind {
+	case "hard", "soft":
+	case "":
+		return nil, invalid(command, CodeMissingParameters, "BounceType", "BounceType is required")
+	default:
+		return nil, invalid(command, CodeInvalidBounceType, "BounceType", fmt.Sprintf("BounceType %q is neither hard nor soft", bounceType))
+	}
+	return exportItems[Bounce](ctx, s.client, command, url.Values{"BounceType": {kind}}, "BounceData")
+}
+
+// exportItems sends an export command and decodes the array in its member named member.
+func exportItems[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, form url.Values, member string) ([]T, error) {
+	var out []T
+	err := c.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+		if string(key) != member {
+			return nil
+		}
+		return wire.ScanArray(value, func(elem []byte) error {
+			out = append(out, *new(T))
+			return PT(&out[len(out)-1]).UnmarshalJSON(elem)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,4 +1,278 @@
 package sendloop
 
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // PeopleService tracks person profiles: the engagement API's person.json operations.
+//
+// These are not v3 commands. Track is a POST to {base}/api/v4/person.json carrying APIKey
+// in its form body like every command. Get and Delete are GETs to {base}/api/v3/person.json
+// and {base}/api/v3/person.json/ with a user_id query. The specification does not say how
+// the GETs carry the key; this package never puts it in a URL, where proxies, server logs
+// and browser histories keep it. It sends HTTP Basic authentication instead, with the key
+// as the user name and an empty password (the usual convention of key-authenticated APIs),
+// so that the key travels in a header that HTTP software treats as a credential.
+//
+// Their answers carry Status ('Okay') instead of Success. A failure, an ErrorCode or a
+// Status other than Okay, is an *APIError (with Code 0 when the service gives no code); a
+// body that is not JSON is an *HTTPError. In errors and logs the operations are named
+// person.track, person.get and person.delete.
 type PeopleService service
+
+// PersonTrack is a person to create or update with People.Track.
+type PersonTrack struct {
+	// UserID is the person's identifier in your system (user_id); required.
+	UserID string
+	// Email is the person's address (email); required.
+	Email string
+	// Extra holds further attributes, e.g. "plan" or "signedup_date". The specification
+	// does not show extrainfo's format: they are sent as one JSON object of strings in the
+	// extrainfo form field, which is left out when Extra is empty.
+	Extra map[string]string
+}
+
+// Person is a tracked person as People.Get returns it. The service's keys hold spaces
+// ('User ID', 'Email Address', …); the extra attributes passed to Track come back as
+// further keys and are kept in Extra.
+type Person struct {
+	UserID       string   // 'User ID'
+	EmailAddress string   // 'Email Address'
+	EntryDate    DateTime // 'Entry Date'
+	LastSeenDate DateTime // 'Last Seen Date'
+	IPAddress    string   // 'IP Address'
+	City         string
+	Country      string
+	Sessions     int
+	// Extra holds every other key, e.g. signedup_date, name and plan. A value that is an
+	// object or an array is kept as its JSON text.
+	Extra map[string]string
+}
+
+// UnmarshalJSON decodes the service's Person object.
+func (p *Person) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "User ID":
+			p.UserID, err = wire.String(v)
+		case "Email Address":
+			p.EmailAddress, err = wire.String(v)
+		case "Entry Date":
+			err = p.EntryDate.UnmarshalJSON(v)
+		case "Last Seen Date":
+			err = p.LastSeenDate.UnmarshalJSON(v)
+		case "IP Address":
+			p.IPAddress, err = wire.Interned(v, unsetIP)
+		case "City":
+			p.City, err = wire.String(v)
+		case "Country":
+			p.Country, err = wire.String(v)
+		case "Sessions":
+			p.Sessions, err = wire.Int(v)
+		default:
+			var s string
+			if isContainer(v) {
+				s = string(bytes.TrimSpace(v))
+			} else if s, err = wire.String(v); err != nil {
+				return err
+			}
+			if p.Extra == nil {
+				p.Extra = map[string]string{}
+			}
+			p.Extra[string(key)] = s
+		}
+		return err
+	})
+}
+
+// Track creates or updates a person (POST {base}/api/v4/person.json). UserID and Email are
+// required: a blank one is refused before sending with ErrMissingParameters. Repeating a
+// track changes nothing more, so it is retried like an idempotent write.
+func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
+	const command = "person.track"
+	if err := requireParams(command, []string{"user_id", p.UserID, "email", p.Email}); err != nil {
+		return err
+	}
+	form := url.Values{"user_id": {p.UserID}, "email": {p.Email}}
+	if len(p.Extra) > 0 {
+		extra, err := encodeExtraInfo(p.Extra)
+		if err != nil {
+			return &ValidationError{Code: CodeInvalidParameterValue, Command: command, Fields: []string{"extrainfo"}, Reason: err.Error()}
+		}
+		form.Set("extrainfo", extra)
+	}
+	form.Set("APIKey", s.client.key())
+	return s.do(ctx, &transport.Request{
+		Command:     command,
+		Class:       transport.Idempotent,
+		Method:      http.MethodPost,
+		URL:         s.client.baseURL + "/api/v4/person.json",
+		Body:        []byte(form.Encode()),
+		ContentType: "application/x-www-form-urlencoded",
+	}, nil)
+}
+
+// encodeExtraInfo writes the attributes as one JSON object with sorted keys, leaving <, >
+// and & unescaped.
+func encodeExtraInfo(extra map[string]string) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(extra); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// Get returns a tracked person (GET {base}/api/v3/person.json?user_id=…). A blank userID is
+// refused before sending with ErrMissingParameters.
+func (s *PeopleService) Get(ctx context.Context, userID string) (*Person, error) {
+	const command = "person.get"
+	req, err := s.query(command, transport.Read, "/api/v3/person.json", userID)
+	if err != nil {
+		return nil, err
+	}
+	var p *Person
+	err = s.do(ctx, req, func(key, value []byte) error {
+		if string(key) == "Person" {
+			p = new(Person)
+			return p.UnmarshalJSON(value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("sendloop: %s: the response holds no Person", command)
+	}
+	return p, nil
+}
+
+// Delete removes a tracked person's data (GET {base}/api/v3/person.json/?user_id=…; the
+// trailing slash is what tells it from Get). A blank userID is refused before sending with
+// ErrMissingParameters.
+func (s *PeopleService) Delete(ctx context.Context, userID string) error {
+	const command = "person.delete"
+	req, err := s.query(command, transport.Idempotent, "/api/v3/person.json/", userID)
+	if err != nil {
+		return err
+	}
+	return s.do(ctx, req, nil)
+}
+
+// query builds a GET for path with the user_id query, authenticated with HTTP Basic.
+func (s *PeopleService) query(command string, class transport.Class, path, userID string) (*transport.Request, error) {
+	if err := requireParams(command, []string{"user_id", userID}); err != nil {
+		return nil, err
+	}
+	return &transport.Request{
+		Command: command,
+		Class:   class,
+		Method:  http.MethodGet,
+		URL:     s.client.baseURL + path + "?" + url.Values{"user_id": {userID}}.Encode(),
+		Header:  http.Header{"Authorization": {"Basic " + s.basicCredential()}},
+	}, nil
+}
+
+// basicCredential is the key as a Basic user name with an empty password.
+func (s *PeopleService) basicCredential() string {
+	return base64.StdEncoding.EncodeToString([]byte(s.client.key() + ":"))
+}
+
+// do sends a person request and checks its Status envelope, handing every other member to
+// decode (which may be nil).
+func (s *PeopleService) do(ctx context.Context, req *transport.Request, decode func(key, value []byte) error) error {
+	if ctx == nil {
+		return errors.New("sendloop: nil context")
+	}
+	resp, err := s.client.transport.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	err = s.decodeStatusEnvelope(req.Command, resp, decode)
+	// The Basic credential is the key in another spelling: a server that echoes headers
+	// must not put it into an error.
+	cred := s.basicCredential()
+	var httpErr *HTTPError
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &httpErr):
+		httpErr.Excerpt = strings.ReplaceAll(httpErr.Excerpt, cred, redactedText)
+		httpErr.Reason = strings.ReplaceAll(httpErr.Reason, cred, redactedText)
+	case errors.As(err, &apiErr):
+		apiErr.Message = strings.ReplaceAll(apiErr.Message, cred, redactedText)
+	}
+	return err
+}
+
+// decodeStatusEnvelope reads Status and the error members of a person answer in one pass.
+func (s *PeopleService) decodeStatusEnvelope(command string, resp *transport.Response, decode func(key, value []byte) error) error {
+	c := s.client
+	if !looksLikeJSONObject(resp.Body) {
+		return c.httpError(command, resp, "response is not JSON")
+	}
+	var (
+		status                string
+		hasStatus, hasSuccess bool
+		success               bool
+		apiErr                = APIError{Command: command, HTTPStatus: resp.StatusCode}
+		decodeErr             error
+	)
+	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
+		switch string(key) {
+		case "Status":
+			hasStatus = true
+			status, err = wire.String(value)
+		case "Success":
+			hasSuccess = true
+			success, err = wire.Bool(value)
+		case "ErrorCode":
+			var code int
+			code, err = wire.Int(value)
+			apiErr.Code = ErrorCode(code)
+		case "ErrorMessage", "ErrorText", "Message":
+			apiErr.Message, err = wire.String(value)
+		case "ErrorFields":
+			apiErr.Fields, err = decodeStrings(value)
+		default:
+			if decode != nil && decodeErr == nil {
+				if err := decode(key, value); err != nil {
+					decodeErr = fmt.Errorf("%s: %w", key, err)
+				}
+			}
+		}
+		return err
+	})
+	failed := apiErr.Code != 0 || (hasSuccess && !success) ||
+		(hasStatus && !strings.EqualFold(strings.TrimSpace(status), "Okay"))
+	switch {
+	case scanErr != nil:
+		return c.httpError(command, resp, "malformed JSON response: "+scanErr.Error())
+	case failed:
+		if apiErr.Message == "" && hasStatus {
+			apiErr.Message = "Status " + status
+		}
+		apiErr.Message = c.transport.Redact(apiErr.Message)
+		for i, f := range apiErr.Fields {
+			apiErr.Fields[i] = c.transport.Redact(f)
+		}
+		return &apiErr
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return c.httpError(command, resp, "unexpected status")
+	case decodeErr != nil:
+		return fmt.Errorf("sendloop: %s: decoding response: %w", command, decodeErr)
+	}
+	return nil
+}

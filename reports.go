@@ -1,4 +1,477 @@
 package sendloop
 
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
 // ReportsService reads list and campaign statistics (report.*).
+//
+// Every report answers with a Statistics member, decoded into the method's type. The
+// service computes the opens, forwards, open locations, email clients, bounces and spam
+// complaints reports over the first 20 days after the campaign's delivery date; the others
+// cover the whole campaign.
 type ReportsService service
+
+// ListOverallReport is the statistics of report.list.overall. The specification names the
+// members without defining them: counts are whole numbers, the rest are kept as float64
+// (a trailing '%' is accepted), and the two days are kept as the text the service sends.
+type ListOverallReport struct {
+	OpenPerformance     float64
+	OpenAvg             float64
+	OpenPerformanceRate float64
+	LinkPerformance     float64
+	LinkAvg             float64
+	LinkPerformanceRate float64
+	HighestOpenRateDay  string
+	HighestLinkRateDay  string
+	TotalSPAMComplaints int
+}
+
+// UnmarshalJSON decodes the Statistics object; unknown keys are ignored.
+func (r *ListOverallReport) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "OpenPerformance":
+			r.OpenPerformance, err = wire.Float(v)
+		case "OpenAvg":
+			r.OpenAvg, err = wire.Float(v)
+		case "OpenPerformanceRate":
+			r.OpenPerformanceRate, err = wire.Float(v)
+		case "LinkPerformance":
+			r.LinkPerformance, err = wire.Float(v)
+		case "LinkAvg":
+			r.LinkAvg, err = wire.Float(v)
+		case "LinkPerformanceRate":
+			r.LinkPerformanceRate, err = wire.Float(v)
+		case "HighestOpenRateDay":
+			r.HighestOpenRateDay, err = wire.String(v)
+		case "HighestLinkRateDay":
+			r.HighestLinkRateDay, err = wire.String(v)
+		case "TotalSPAMComplaints":
+			r.TotalSPAMComplaints, err = wire.Int(v)
+		}
+		return err
+	})
+}
+
+// CampaignOverallReport is the statistics of report.campaign.overall: counts as integers,
+// ratios, rates and averages as float64 (a trailing '%' is accepted), and the two days as
+// the text the service sends.
+type CampaignOverallReport struct {
+	HighestOpenRateDay  string
+	HighestLinkRateDay  string
+	TotalRecipients     int
+	TotalDelivered      int
+	TotalDeliveredRatio float64
+	UniqueOpens         int
+	UniqueOpensRatio    float64
+	UniqueClicks        int
+	UniqueClicksRatio   float64
+	LinkAvg             float64
+	OpenAvg             float64
+	OpenPerformanceRate float64
+	LinkPerformanceRate float64
+	DeliveredAvg        float64
+	DeliveredRate       float64
+	TotalSPAMComplaints int
+}
+
+// UnmarshalJSON decodes the Statistics object; unknown keys are ignored.
+func (r *CampaignOverallReport) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "HighestOpenRateDay":
+			r.HighestOpenRateDay, err = wire.String(v)
+		case "HighestLinkRateDay":
+			r.HighestLinkRateDay, err = wire.String(v)
+		case "TotalRecipients":
+			r.TotalRecipients, err = wire.Int(v)
+		case "TotalDelivered":
+			r.TotalDelivered, err = wire.Int(v)
+		case "TotalDeliveredRatio":
+			r.TotalDeliveredRatio, err = wire.Float(v)
+		case "UniqueOpens":
+			r.UniqueOpens, err = wire.Int(v)
+		case "UniqueOpensRatio":
+			r.UniqueOpensRatio, err = wire.Float(v)
+		case "UniqueClicks":
+			r.UniqueClicks, err = wire.Int(v)
+		case "UniqueClicksRatio":
+			r.UniqueClicksRatio, err = wire.Float(v)
+		case "LinkAvg":
+			r.LinkAvg, err = wire.Float(v)
+		case "OpenAvg":
+			r.OpenAvg, err = wire.Float(v)
+		case "OpenPerformanceRate":
+			r.OpenPerformanceRate, err = wire.Float(v)
+		case "LinkPerformanceRate":
+			r.LinkPerformanceRate, err = wire.Float(v)
+		case "DeliveredAvg":
+			r.DeliveredAvg, err = wire.Float(v)
+		case "DeliveredRate":
+			r.DeliveredRate, err = wire.Float(v)
+		case "TotalSPAMComplaints":
+			r.TotalSPAMComplaints, err = wire.Int(v)
+		}
+		return err
+	})
+}
+
+// DailyActivity is one day of a campaign activity report: how many events (Total) and how many
+// distinct recipients (Unique) that day.
+type DailyActivity struct {
+	Date   Date
+	Total  int
+	Unique int
+}
+
+// DailySeries is a date → {Total, Unique} report, in ascending date order.
+type DailySeries []DailyActivity
+
+// Sum returns the series' totals: the sum of its Total and of its Unique counts. (A
+// recipient active on two days counts twice in the second.)
+func (s DailySeries) Sum() (total, unique int) {
+	for _, d := range s {
+		total += d.Total
+		unique += d.Unique
+	}
+	return total, unique
+}
+
+// UnmarshalJSON decodes an object of date → {Total, Unique}. A member given as a bare
+// number is taken as the day's Total; a day that comes twice is summed; the result is sorted
+// by date. Keys may be dates or date-times (the time is dropped); other keys are an error.
+func (s *DailySeries) UnmarshalJSON(data []byte) error {
+	var days []DailyActivity
+	err := wire.ScanObject(data, func(key, v []byte) error {
+		d, err := parseDayKey(key)
+		if err != nil {
+			return err
+		}
+		day := DailyActivity{Date: d}
+		if day.Total, day.Unique, err = decodeDayCounts(v); err != nil {
+			return err
+		}
+		days = append(days, day)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	*s = mergeDays(days)
+	return nil
+}
+
+func parseDayKey(key []byte) (Date, error) {
+	t, err := wire.ParseDate(string(key))
+	if err != nil {
+		return Date{}, err
+	}
+	if t.IsZero() {
+		return Date{}, fmt.Errorf("unset date %q as a report key", key)
+	}
+	return Date{t}, nil
+}
+
+// decodeDayCounts reads {Total, Unique} (either may be absent) or a bare count.
+func decodeDayCounts(v []byte) (total, unique int, err error) {
+	if !isContainer(v) {
+		total, err = wire.Int(v)
+		return total, 0, err
+	}
+	err = wire.ScanObject(v, func(key, n []byte) (err error) {
+		switch string(key) {
+		case "Total":
+			total, err = wire.Int(n)
+		case "Unique":
+			unique, err = wire.Int(n)
+		}
+		return err
+	})
+	return total, unique, err
+}
+
+// mergeDays sorts days by date and sums the counts of a date that comes twice.
+func mergeDays(days []DailyActivity) DailySeries {
+	slices.SortStableFunc(days, func(a, b DailyActivity) int { return a.Date.Compare(b.Date.Time) })
+	out := days[:0]
+	for _, d := range days {
+		if n := len(out); n > 0 && out[n-1].Date.Equal(d.Date.Time) {
+			out[n-1].Total += d.Total
+			out[n-1].Unique += d.Unique
+			continue
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return DailySeries(out)
+}
+
+// GroupedCounts is a two-level count report: report.campaign.openlocations (country code →
+// city → opens) and report.campaign.emailclients (client → version → opens).
+type GroupedCounts map[string]map[string]int
+
+// Total returns the sum of every count.
+func (g GroupedCounts) Total() int {
+	n := 0
+	for _, inner := range g {
+		for _, c := range inner {
+			n += c
+		}
+	}
+	return n
+}
+
+// UnmarshalJSON decodes an object of objects of counts. A group given a bare count instead
+// of an object keeps it under the empty key ("" city or version); empty groups are kept.
+func (g *GroupedCounts) UnmarshalJSON(data []byte) error {
+	out := GroupedCounts{}
+	err := wire.ScanObject(data, func(outer, v []byte) error {
+		name := string(outer)
+		inner := out[name]
+		if inner == nil {
+			inner = map[string]int{}
+			out[name] = inner
+		}
+		if !isContainer(v) {
+			n, err := wire.Int(v)
+			inner[""] += n
+			return err
+		}
+		return wire.ScanObject(v, func(key, c []byte) error {
+			n, err := wire.Int(c)
+			inner[string(key)] += n
+			return err
+		})
+	})
+	if err != nil {
+		return err
+	}
+	*g = out
+	return nil
+}
+
+// BounceCounts is the statistics of report.campaign.bounces.
+type BounceCounts struct {
+	Hard       int
+	Soft       int
+	NotBounced int // the wire's 'Not Bounced'
+}
+
+// UnmarshalJSON decodes {Hard, Soft, 'Not Bounced'}; NotBounced is accepted too.
+func (b *BounceCounts) UnmarshalJSON(data []byte) error {
+	return wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "Hard":
+			b.Hard, err = wire.Int(v)
+		case "Soft":
+			b.Soft, err = wire.Int(v)
+		case "Not Bounced", "NotBounced":
+			b.NotBounced, err = wire.Int(v)
+		}
+		return err
+	})
+}
+
+// SpamComplaintStats is the statistics of report.campaign.spamcomplaints, whose shape the
+// specification does not show.
+type SpamComplaintStats struct {
+	// Days holds the complaints per date, when the service gives dates.
+	Days DailySeries
+	// Total and Unique are the complaints and complaining recipients over the window: as
+	// the service gives them, or else summed over Days.
+	Total  int
+	Unique int
+}
+
+// UnmarshalJSON decodes the report tolerantly. It accepts:
+//   - an object of date → {Total, Unique} or date → count (the shape of the other daily
+//     reports, and the one sendlooptest answers with);
+//   - overall members in the same object: Total (or TotalSPAMComplaints, TotalSpamComplaints)
+//     and Unique; other members that are not dates are ignored;
+//   - a bare count, taken as Total;
+//   - an array of [email address, date-time] pairs, as export.spamcomplaints sends them:
+//     each pair is a complaint, Unique counts distinct addresses;
+//   - [], {}, "" and null as no complaints.
+func (st *SpamComplaintStats) UnmarshalJSON(data []byte) error {
+	*st = SpamComplaintStats{}
+	v := trimLeft(data)
+	switch {
+	case len(v) > 0 && v[0] == '[':
+		return st.fromPairs(v)
+	case !isContainer(v):
+		n, err := wire.Int(v)
+		st.Total = n
+		return err
+	}
+	var days []DailyActivity
+	haveTotal, haveUnique := false, false
+	err := wire.ScanObject(v, func(key, value []byte) (err error) {
+		switch strings.ToLower(string(key)) {
+		case "total", "totalspamcomplaints":
+			haveTotal = true
+			st.Total, err = wire.Int(value)
+			return err
+		case "unique":
+			haveUnique = true
+			st.Unique, err = wire.Int(value)
+			return err
+		}
+		d, derr := parseDayKey(key)
+		if derr != nil {
+			return nil // not a date: a member this package does not know
+		}
+		day := DailyActivity{Date: d}
+		day.Total, day.Unique, err = decodeDayCounts(value)
+		days = append(days, day)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	st.Days = mergeDays(days)
+	total, unique := st.Days.Sum()
+	if !haveTotal {
+		st.Total = total
+	}
+	if !haveUnique {
+		st.Unique = unique
+	}
+	return nil
+}
+
+func (st *SpamComplaintStats) fromPairs(data []byte) error {
+	var days []DailyActivity
+	seen := map[string]bool{}
+	err := wire.ScanArray(data, func(elem []byte) error {
+		c, err := decodeSpamComplaint(elem)
+		if err != nil {
+			return err
+		}
+		st.Total++
+		addr := strings.ToLower(c.EmailAddress)
+		if !seen[addr] {
+			seen[addr] = true
+			st.Unique++
+		}
+		if !c.Date.IsZero() {
+			days = append(days, DailyActivity{Date: NewDate(c.Date.Time), Total: 1, Unique: 1})
+		}
+		return nil
+	})
+	st.Days = mergeDays(days)
+	return err
+}
+
+// ListOverall returns a list's overall statistics (report.list.overall).
+func (s *ReportsService) ListOverall(ctx context.Context, listID int) (*ListOverallReport, error) {
+	r := new(ListOverallReport)
+	if err := s.statistics(ctx, "report.list.overall", "ListID", listID, r.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// CampaignOverall returns a campaign's overall statistics (report.campaign.overall).
+func (s *ReportsService) CampaignOverall(ctx context.Context, campaignID int) (*CampaignOverallReport, error) {
+	r := new(CampaignOverallReport)
+	if err := s.statistics(ctx, "report.campaign.overall", "CampaignID", campaignID, r.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// CampaignBrowserViews returns the campaign's views in a web browser per day
+// (report.campaign.webbrowserviews).
+func (s *ReportsService) CampaignBrowserViews(ctx context.Context, campaignID int) (DailySeries, error) {
+	return s.series(ctx, "report.campaign.webbrowserviews", campaignID)
+}
+
+// CampaignUnsubscriptions returns the campaign's unsubscriptions per day
+// (report.campaign.unsubscriptions). The service reports Unique only: Total is 0.
+func (s *ReportsService) CampaignUnsubscriptions(ctx context.Context, campaignID int) (DailySeries, error) {
+	return s.series(ctx, "report.campaign.unsubscriptions", campaignID)
+}
+
+// CampaignOpens returns the campaign's opens per day over the first 20 days after delivery
+// (report.campaign.opens).
+func (s *ReportsService) CampaignOpens(ctx context.Context, campaignID int) (DailySeries, error) {
+	return s.series(ctx, "report.campaign.opens", campaignID)
+}
+
+// CampaignForwards returns the campaign's forwards per day over the first 20 days after
+// delivery (report.campaign.forwards).
+func (s *ReportsService) CampaignForwards(ctx context.Context, campaignID int) (DailySeries, error) {
+	return s.series(ctx, "report.campaign.forwards", campaignID)
+}
+
+// CampaignOpenLocations returns the campaign's opens by country code and city over the
+// first 20 days after delivery (report.campaign.openlocations).
+func (s *ReportsService) CampaignOpenLocations(ctx context.Context, campaignID int) (GroupedCounts, error) {
+	var g GroupedCounts
+	if err := s.statistics(ctx, "report.campaign.openlocations", "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// CampaignEmailClients returns the campaign's opens by email client and version over the
+// first 20 days after delivery (report.campaign.emailclients).
+func (s *ReportsService) CampaignEmailClients(ctx context.Context, campaignID int) (GroupedCounts, error) {
+	var g GroupedCounts
+	if err := s.statistics(ctx, "report.campaign.emailclients", "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// CampaignBounces returns the campaign's hard, soft and non-bounced counts over the first 20
+// days after delivery (report.campaign.bounces).
+func (s *ReportsService) CampaignBounces(ctx context.Context, campaignID int) (*BounceCounts, error) {
+	b := new(BounceCounts)
+	if err := s.statistics(ctx, "report.campaign.bounces", "CampaignID", campaignID, b.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// CampaignSpamComplaints returns the campaign's spam complaints over the first 20 days
+// after delivery (report.campaign.spamcomplaints). The specification does not show the
+// answer's shape; SpamComplaintStats.UnmarshalJSON lists what is accepted.
+func (s *ReportsService) CampaignSpamComplaints(ctx context.Context, campaignID int) (*SpamComplaintStats, error) {
+	st := new(SpamComplaintStats)
+	if err := s.statistics(ctx, "report.campaign.spamcomplaints", "CampaignID", campaignID, st.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (s *ReportsService) series(ctx context.Context, command string, campaignID int) (DailySeries, error) {
+	var out DailySeries
+	if err := s.statistics(ctx, command, "CampaignID", campaignID, out.UnmarshalJSON); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// statistics sends a report command for one ID and decodes its Statistics member.
+func (s *ReportsService) statistics(ctx context.Context, command, field string, id int, decode func([]byte) error) error {
+	form, err := idForm(command, field, id)
+	if err != nil {
+		return err
+	}
+	return s.client.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+		if string(key) == "Statistics" {
+			return decode(value)
+		}
+		return nil
+	})
+}

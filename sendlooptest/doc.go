@@ -64,4 +64,58 @@
 //     'Waiting For Opt-In Confirmation'. Chart.ListActivity answers a struct whose Chart
 //     member holds the chart document, counted from each record's latest subscription and
 //     unsubscription dates; media URLs (srv.URL/media/<id>.<ext>) are not served.
+//   - campaign.create stores a Draft. Version absent or 1 is the version 1 shape, 2 the
+//     version 2 one, anything else 116. Checks run: required fields of the shape (105),
+//     neither PlainContent nor HTMLContent (105), an address in FromName or ReplyToName
+//     (137, the SDK's rule), a malformed FromEmail or ReplyToEmail (111), no target (138;
+//     Recipients empty too), a malformed ID (116), an unknown list (139) or segment (140;
+//     Recipients' <list>-<segment> must name a segment of that list), a customer ID that is
+//     not a positive number (141; the fake has no customer accounts and takes any other), a
+//     bad version 2 boolean (116), script, object, embed, applet or javascript: in the HTML
+//     (145), then the unsubscription link (144, 146). Arrays may be sent as Name[], Name[n]
+//     or Name.
+//   - An unsubscription link is, in HTMLContent, an <a> whose href contains 'unsubscribe' in
+//     any case (so %Link:Unsubscribe% and any …unsubscribe… URL); its text, markup removed
+//     and entities decoded, must be longer than 3 characters (else 146); one such link is
+//     enough. In PlainContent it is the %Link:Unsubscribe% tag or an http(s) URL containing
+//     'unsubscribe'. Each content sent must hold one (else 144). HTMLContentWithIguana is
+//     not checked.
+//   - campaign.get, campaign.update and campaign.delete answer 106 for an unknown campaign.
+//     campaign.update applies all or nothing (the create checks, blank values 116); target
+//     arrays replace the current ones. A deleted campaign's activity stays for the exports.
+//   - SimulateSend delivers a Draft at the server's clock to the Subscribed members of its
+//     lists and segments that are neither hard-bounced nor suppressed, each address once;
+//     the campaign becomes Sent, with SendDate, SendTime and SendTimeZone in UTC.
+//     SimulateEvents records activity at delivery + After; unsubscriptions unsubscribe
+//     (webhook included), bounces set BounceType, complaints suppress globally as
+//     'FBL Report'. The Campaign counts are all-time.
+//   - The 20-day window counts events whose UTC date is one of the delivery date and the 19
+//     dates after it. It applies to opens, forwards, openlocations, emailclients, bounces
+//     and spamcomplaints; webbrowserviews and unsubscriptions cover all time.
+//   - Report members the specification only names: campaign TotalDelivered is recipients
+//     less bounced ones; ratios are percentages (of recipients for delivery, of delivered
+//     messages for opens and clicks) with two decimals; OpenAvg, LinkAvg and DeliveredAvg are
+//     the account's averages of those ratios over its delivered campaigns, and the three
+//     *Rate members this campaign's difference from them; the highest days are the dates
+//     with the most opens or clicks. For a list: OpenPerformance and LinkPerformance count
+//     unique opens and clicks of its recipients per campaign, summed; the Avg members divide
+//     them by the campaigns that reached the list, the Rate members by its deliveries (as a
+//     percentage); the highest days are weekday names. Open locations and email clients
+//     count opens that carry a country or a client. spamcomplaints is a date → {Total,
+//     Unique} object; unsubscriptions a date → {Unique} one.
+//   - data.campaign.* pages all-time records oldest first; Limit is 1 to 50 (default 10) and
+//     Page from 1 (default 1), else 116. openlocations lists opens that carry a country;
+//     Channel is 'Link' unless the event gives one.
+//   - export.unsubscriptions lists every Unsubscribed list member (of ListID, when given:
+//     118 if unknown) with the campaign that unsubscribed it, or CampaignID 0.
+//     export.bounces lists recorded bounces of BounceType 'hard' or 'soft' in any case
+//     (else 119), as 'Hard' or 'Soft'. export.suppressionlist lists every entry, global or
+//     of a list; export.spamcomplaints the recorded complaints.
+//   - The person addresses take the key as the HTTP Basic user name or an APIKey parameter
+//     (body or query), on all three; the wrong method is 405. Failures are answered as
+//     {"Status":"Failed", ErrorCode, ErrorMessage, ErrorFields}. Track needs user_id and
+//     email (105, 111 malformed), takes extrainfo as a JSON object (else 116) whose values
+//     are kept as text, and counts Sessions; City and Country stay empty; extra attributes
+//     named like the person's own keys are not echoed. Get answers 106 for an unknown user;
+//     deleting an unknown user succeeds, as the delete is idempotent.
 package sendlooptest

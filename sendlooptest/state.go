@@ -13,6 +13,9 @@ type state struct {
 	pendingHooks     []webhookJob // posted once the request's lock is released
 	dayCache         dayCache
 	media            mediaLibrary // the legacy API's media library (legacy.go)
+	campaigns        campaigns    // campaigns.go
+	activity         []*activity  // what recipients did with delivered campaigns (reports.go)
+	people           people       // tracked persons (person.go)
 }
 
 // day returns now's date in wire form, formatting it once per day: imports stamp

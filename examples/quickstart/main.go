@@ -57,8 +57,11 @@ func run() error {
 		fmt.Println("(the list tour runs against the fake only: it writes)")
 		return nil
 	}
-	_, err = listTour(ctx, client, srv)
-	return err
+	listID, err := listTour(ctx, client, srv)
+	if err != nil {
+		return err
+	}
+	return campaignTour(ctx, client, srv, listID)
 }
 
 // newClient returns a client for the real service when SENDLOOP_API_KEY is set, and for an
