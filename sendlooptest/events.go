@@ -133,7 +133,11 @@ func (w webhookSubscriber) MarshalXML(e *xml.Encoder, start xml.StartElement) er
 
 // deliverWebhooks posts the queued webhooks, outside the state lock so that a receiver may
 // call the fake back, and before the triggering request is answered so that tests see them.
+// Deliveries are one at a time: a request whose webhooks another request took waits here
+// until they are posted.
 func (s *Server) deliverWebhooks() {
+	s.deliverMu.Lock()
+	defer s.deliverMu.Unlock()
 	s.mu.Lock()
 	jobs := s.state.pendingHooks
 	s.state.pendingHooks = nil

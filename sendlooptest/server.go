@@ -39,6 +39,7 @@ type Server struct {
 
 	webhookPolicy WebhookPolicy
 	webhooks      []WebhookDelivery
+	deliverMu     sync.Mutex // serialises webhook delivery (deliverWebhooks)
 }
 
 // Option configures a Server in NewServer.
@@ -277,6 +278,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form, _ := url.ParseQuery(string(body))
+	// The key counts only in the body, where the service wants it: a client that moved it
+	// into the URL must fail here as it would there.
+	key := form.Get("APIKey")
 	for k, v := range r.URL.Query() {
 		if _, inBody := form[k]; !inBody {
 			form[k] = v
@@ -315,7 +319,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, "json", nil, &apiError{code: 100, message: "Invalid response format"})
 		return
 	}
-	answer, apiErr := s.execute(name, form, ip, fault)
+	answer, apiErr := s.execute(name, form, key, ip, fault)
 	s.deliverWebhooks()
 	if fault != nil && fault.Reset == ResetAfterExecution {
 		resetConnection(w)
@@ -356,10 +360,10 @@ func applyFault(w http.ResponseWriter, r *http.Request, fault *Fault) bool {
 // countExecution records that a command reached its logic; the caller holds s.mu.
 func (s *Server) countExecution(name string) { s.executions[strings.ToLower(name)]++ }
 
-func (s *Server) execute(name string, form url.Values, ip string, fault *Fault) (object, *apiError) {
+func (s *Server) execute(name string, form url.Values, key, ip string, fault *Fault) (object, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if key := form.Get("APIKey"); key == "" || key != s.APIKey {
+	if key == "" || key != s.APIKey {
 		return nil, &apiError{code: 104, message: "Invalid API key"}
 	}
 	if len(s.allowedIPs) > 0 && !slices.Contains(s.allowedIPs, ip) {

@@ -39,7 +39,7 @@ func TestDispatchAndEnvelopeErrors(t *testing.T) {
 		{"command case-insensitive", "/api/v3/ACCOUNT.Info.GET/json", key, `"Username":"demo"`},
 		{"missing key", "/api/v3/account.info.get/json", nil, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key","ErrorFields":[]}`},
 		{"wrong key", "/api/v3/account.info.get/json", url.Values{"APIKey": {"nope"}}, `"ErrorCode":104`},
-		{"key in the query is accepted too", "/api/v3/account.info.get/json?APIKey=k", nil, `"Success":true`},
+		{"key in the query does not count", "/api/v3/account.info.get/json?APIKey=k", nil, `"ErrorCode":104`},
 		{"unknown command", "/api/v3/no.such/json", key, `"ErrorCode":101`},
 		{"bad format", "/api/v3/account.info.get/yaml", key, `"ErrorCode":100`},
 		{"missing parameters", "/api/v3/list.create/json", key, `"ErrorCode":105,"ErrorMessage":"Required parameter(s) missing","ErrorFields":["Name","OptInMode"]`},

@@ -408,11 +408,12 @@ func subscriberImport(c *call) (object, *apiError) {
 			duplicate++
 			continue
 		}
-		seen[email] = true
 		switch _, f := c.st.subscribe(l, row.email, c.ip, row.fields, c.now, true); f {
 		case ok:
+			seen[email] = true
 			imported++
 		case failEmailExists:
+			seen[email] = true
 			duplicate++
 		default:
 			failed++
@@ -460,6 +461,8 @@ func importRows(form map[string][]string) []*importRow {
 				row.fields = map[int]string{}
 			}
 			row.fields[id] = v[0]
+		default:
+			row.badField = true
 		}
 	}
 	keys := make([]int, 0, len(byIndex))
