@@ -123,9 +123,9 @@ type AccountUpdate struct {
 // that is not an address (ErrInvalidEmailFormat) and a TimeZone that system.timezones.Get
 // does not list (ErrInvalidParameterValue). The time zone list is fetched on the first
 // update that sets one and kept for the Client's life.
-func (s *AccountService) Update(ctx context.Context, u *AccountUpdate) error {
+func (s *AccountService) Update(ctx context.Context, u AccountUpdate) error {
 	const command = "account.info.update"
-	if u == nil || *u == (AccountUpdate{}) {
+	if u == (AccountUpdate{}) {
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no field to update"}
 	}
 	if u.Email != "" {
@@ -147,5 +147,5 @@ func (s *AccountService) Update(ctx context.Context, u *AccountUpdate) error {
 	if err != nil {
 		return err
 	}
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	return s.client.sendSecret(ctx, command, transport.Idempotent, form, nil, string(u.NewPassword))
 }

@@ -357,17 +357,7 @@ func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (in
 }
 
 func (s *CampaignsService) create(ctx context.Context, command string, form url.Values) (int, error) {
-	id := 0
-	err := s.client.send(ctx, command, transport.OneShot, form, func(key, value []byte) (err error) {
-		if string(key) == "CampaignID" {
-			id, err = wire.Int(value)
-		}
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return id, nil
+	return s.client.sendForID(ctx, command, transport.OneShot, form, "CampaignID")
 }
 
 // Get returns a campaign. The specification does not show the command's address; this

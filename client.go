@@ -2,6 +2,7 @@ package sendloop
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,8 +61,9 @@ type Client struct {
 	key       func() string // a func, not a string: fmt cannot print what a closure holds
 	transport *transport.Client
 
-	tzMu    sync.Mutex
-	tzNames map[string]bool // cached system.timezones.Get, for Account.Update checks
+	tzMu       sync.Mutex
+	tzNames    map[string]bool // cached system.timezones.Get, for Account.Update checks
+	tzFetching chan struct{}   // closed when the fetch under way ends
 }
 
 type service struct{ client *Client }
@@ -141,6 +143,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		hc = &copied
 	}
 	ua := "sendloop-go/" + Version
+	if strings.ContainsFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, errors.New("sendloop: the user agent holds control characters")
+	}
 	if p := strings.TrimSpace(cfg.userAgent); p != "" {
 		ua = p + " " + ua
 	}
@@ -157,7 +162,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 				MaxRetryAfter: cfg.retry.MaxRetryAfter,
 			},
 			UserAgent: ua,
-			Secrets:   []string{apiKey},
+			// The key travels as itself, and as the person GETs' Basic credential.
+			Secrets: []string{apiKey, base64.StdEncoding.EncodeToString([]byte(apiKey + ":"))},
 		}),
 	}
 	c.common.client = c
@@ -193,7 +199,7 @@ func checkBaseURL(raw string, allowInsecure bool) (string, error) {
 		return "", fmt.Errorf("sendloop: invalid base URL: %w", err)
 	}
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("sendloop: base URL %q must be an absolute http(s) URL", raw)
+		return "", fmt.Errorf("sendloop: base URL %q must be an absolute http(s) URL", u.Redacted())
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", fmt.Errorf("sendloop: base URL must not carry credentials, a query or a fragment")
@@ -240,10 +246,10 @@ const (
 // map[string]string, or a struct tagged for github.com/google/go-querystring. A failure
 // envelope becomes an *APIError.
 //
-// Retries follow the command's name: *.get, *.getlist, browse, search, report.*, data.*,
-// export.* and system.* are reads; update, delete, subscribe, unsubscribe, import and add
-// are idempotent; anything else, creates above all, is sent once unless it surely did not
-// reach the service.
+// Retries follow the command: the writes the specification shows keep their class (creates
+// are one-shot, the others idempotent); *.get, *.getlist, browse, search, report.*, data.*,
+// export.* and system.* are reads; any other command is taken for a one-shot write and
+// sent again only when it surely did not reach the service.
 func (c *Client) Call(ctx context.Context, command string, params, out any) error {
 	body, err := c.CallRaw(ctx, command, params, FormatJSON)
 	if err != nil || out == nil {
@@ -298,22 +304,54 @@ func checkCommand(command string) error {
 	return nil
 }
 
-// classOf infers the retry class of a command from its name, for Call.
+// commandClasses holds the retry class of every write the specification shows; Call uses
+// it, and infers reads from their names.
+var commandClasses = map[string]transport.Class{
+	"list.create": transport.OneShot, "campaign.create": transport.OneShot,
+	"account.info.update": transport.Idempotent, "list.update": transport.Idempotent,
+	"list.settings.update": transport.Idempotent, "subscriber.subscribe": transport.Idempotent,
+	"subscriber.unsubscribe": transport.Idempotent, "subscriber.update": transport.Idempotent,
+	"subscriber.import": transport.Idempotent, "suppression.list.add": transport.Idempotent,
+	"campaign.update": transport.Idempotent, "campaign.delete": transport.Idempotent,
+}
+
+// classOf gives the retry class of a command for Call: the table above for known writes,
+// read for names that say so, and one-shot for anything else, so that an unknown command
+// that creates something is never sent twice.
 func classOf(command string) transport.Class {
 	name := strings.ToLower(command)
-	last := name[strings.LastIndexByte(name, '.')+1:]
+	if class, ok := commandClasses[name]; ok {
+		return class
+	}
 	switch {
 	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "data."),
 		strings.HasPrefix(name, "export."), strings.HasPrefix(name, "system."):
 		return transport.Read
 	}
-	switch last {
+	switch name[strings.LastIndexByte(name, '.')+1:] {
 	case "get", "getlist", "browse", "search":
 		return transport.Read
-	case "update", "delete", "subscribe", "unsubscribe", "import", "add":
-		return transport.Idempotent
 	}
 	return transport.OneShot
+}
+
+// sendForID sends a command whose answer carries the ID of what it made under key, and
+// refuses an answer without one: a caller told "0" could neither use it nor safely retry.
+func (c *Client) sendForID(ctx context.Context, command string, class transport.Class, form url.Values, key string) (int, error) {
+	id := 0
+	err := c.send(ctx, command, class, form, func(k, value []byte) (err error) {
+		if string(k) == key {
+			id, err = wire.Int(value)
+		}
+		return err
+	})
+	if err == nil && id <= 0 {
+		err = fmt.Errorf("sendloop: %s: the answer carries no %s", command, key)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // encodeForm returns form with the API key added, encoded with sorted keys.
@@ -343,11 +381,21 @@ func (c *Client) post(ctx context.Context, command string, format Format, class 
 // send posts a command and decodes its JSON envelope, handing every member other than the
 // envelope's own to decode (which may be nil).
 func (c *Client) send(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error) error {
+	return c.sendSecret(ctx, command, class, form, decode)
+}
+
+// sendSecret is send for a command whose parameters hold secrets of their own (a new
+// password): they are removed from any error, like the key.
+func (c *Client) sendSecret(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error, secrets ...string) error {
 	resp, err := c.post(ctx, command, FormatJSON, class, c.encodeForm(form))
 	if err != nil {
 		return err
 	}
-	return c.decodeEnvelope(command, resp, decode)
+	red := c.transport.Redactor()
+	if len(secrets) > 0 {
+		red = red.With(secrets...)
+	}
+	return c.readAnswer(resp, answer{command: command, decode: decode, red: red})
 }
 
 // appendKeyParam appends the APIKey parameter, for bodies encoded by hand.

@@ -263,3 +263,29 @@ func TestClientNeverPrintsItsKey(t *testing.T) {
 
 // unused guards the canned server helper against an unused import when tests change.
 var _ = httptest.NewServer
+
+func TestTolerantAnswers(t *testing.T) {
+	t.Parallel()
+	c := cannedClient(t, 200, "\xef\xbb\xbf"+`{"Success":"1","AccountInfo":{"Username":"demo","Fax":[],"Phone":{},"MemberSince":[]}}`)
+	info, err := c.Account.Get(context.Background())
+	require.NoError(t, err, "a byte-order mark and PHP's empty arrays are no error")
+	assert.Equal(t, "demo", info.Username)
+	assert.Empty(t, info.Fax)
+	assert.True(t, info.MemberSince.IsZero())
+
+	c = cannedClient(t, 200, `{"Success":true,"Lists":[{"ListID":"1","SubscriptionActivity":[3,4]}]}`)
+	lists, err := c.Lists.List(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, lists[0].SubscriptionActivity, "a list of bare counts has no days to count")
+}
+
+func TestSynonymousCodesMatch(t *testing.T) {
+	t.Parallel()
+	for _, code := range []sendloop.ErrorCode{111, 124, 128} {
+		err := &sendloop.APIError{Code: code}
+		assert.ErrorIs(t, err, sendloop.ErrInvalidEmailFormat, "code %d", code)
+		assert.NotErrorIs(t, err, sendloop.ErrInvalidEmail, "code %d", code)
+	}
+	assert.ErrorIs(t, &sendloop.APIError{Code: 126}, sendloop.ErrInvalidEmail)
+	assert.ErrorIs(t, &sendloop.ValidationError{Code: 111}, sendloop.ErrInvalidEmailFormat3)
+}

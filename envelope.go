@@ -13,52 +13,84 @@ import (
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
-// decodeEnvelope reads Success and the error members of a JSON response in one pass over it.
+// answer says how to read one call's answer.
+type answer struct {
+	command string
+	// decode receives every member other than the envelope's own; it may be nil.
+	decode func(key, value []byte) error
+	// red removes the client's secrets, and the call's own (a new password), from errors.
+	red transport.Redactor
+	// status reads a person answer, whose envelope is Status ('Okay') rather than Success.
+	status bool
+}
+
+// decodeEnvelope reads a v3 JSON answer.
 func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode func(key, value []byte) error) error {
+	return c.readAnswer(resp, answer{command: command, decode: decode, red: c.transport.Redactor()})
+}
+
+// readAnswer reads Success (or Status) and the error members of a JSON answer in one pass
+// over it, handing the other members to a.decode.
+func (c *Client) readAnswer(resp *transport.Response, a answer) error {
+	// A byte-order mark is no part of the JSON; some PHP setups send one.
+	resp.Body = bytes.TrimPrefix(resp.Body, []byte("\xef\xbb\xbf"))
 	if !looksLikeJSONObject(resp.Body) {
-		return c.httpError(command, resp, "response is not JSON")
+		return c.httpError(a, resp, "response is not JSON")
 	}
 	var (
 		hasSuccess, success bool
-		apiErr              = APIError{Command: command, HTTPStatus: resp.StatusCode, afterAmbiguousRetry: resp.EarlierAttemptMayHaveRun}
+		hasStatus           bool
+		status              string
+		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, afterAmbiguousRetry: resp.EarlierAttemptMayHaveRun}
 		decodeErr           error
 	)
 	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
-		switch string(key) {
-		case "Success":
+		switch k := string(key); {
+		case k == "Success":
 			hasSuccess = true
 			success, err = wire.Bool(value)
-		case "ErrorCode":
+		case k == "Status" && a.status:
+			hasStatus = true
+			status, err = wire.String(value)
+		case k == "ErrorCode":
 			var code int
 			code, err = wire.Int(value)
 			apiErr.Code = ErrorCode(code)
-		case "ErrorMessage", "ErrorText":
+		case k == "ErrorMessage", k == "ErrorText", k == "Message" && a.status:
 			apiErr.Message, err = wire.String(value)
-		case "ErrorFields":
+		case k == "ErrorFields":
 			apiErr.Fields, err = decodeStrings(value)
 		default:
-			if decode != nil && decodeErr == nil {
-				if err := decode(key, value); err != nil {
+			if a.decode != nil && decodeErr == nil {
+				if err := a.decode(key, value); err != nil {
 					decodeErr = fmt.Errorf("%s: %w", key, err)
 				}
 			}
 		}
 		return err
 	})
+	failed := (hasSuccess && !success) || apiErr.Code != 0 ||
+		(hasStatus && !strings.EqualFold(strings.TrimSpace(status), "Okay"))
 	switch {
 	case scanErr != nil:
-		return c.httpError(command, resp, "malformed JSON response: "+scanErr.Error())
-	case (hasSuccess && !success) || apiErr.Code != 0:
-		// A server that echoes parameters must not put the key into an error.
-		apiErr.Message = c.transport.Redact(apiErr.Message)
+		return c.httpError(a, resp, "malformed JSON response: "+scanErr.Error())
+	case failed:
+		if apiErr.Message == "" && hasStatus {
+			apiErr.Message = "Status " + status
+		}
+		// A server that echoes parameters must not put a secret into an error.
+		apiErr.Message = a.red.Redact(apiErr.Message)
 		for i, f := range apiErr.Fields {
-			apiErr.Fields[i] = c.transport.Redact(f)
+			apiErr.Fields[i] = a.red.Redact(f)
 		}
 		return &apiErr
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return c.httpError(command, resp, "unexpected status")
+		return c.httpError(a, resp, "unexpected status")
+	case decodeErr != nil && a.red.Contains(resp.Body):
+		// The value quoted by the decoding error could hold part of a secret.
+		return fmt.Errorf("sendloop: %s: decoding response: a malformed value (details withheld: the answer echoes a secret)", a.command)
 	case decodeErr != nil:
-		return fmt.Errorf("sendloop: %s: decoding response: %w", command, decodeErr)
+		return fmt.Errorf("sendloop: %s: decoding response: %w", a.command, decodeErr)
 	}
 	return nil
 }
@@ -89,23 +121,22 @@ func decodeStrings(value []byte) ([]string, error) {
 // excerptLimit bounds the body excerpt kept in an HTTPError.
 const excerptLimit = 200
 
-func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
+func (c *Client) httpError(a answer, resp *transport.Response, reason string) *HTTPError {
 	return &HTTPError{
-		Command:    command,
+		Command:    a.command,
 		StatusCode: resp.StatusCode,
 		Attempts:   resp.Attempts,
 		RetryAfter: resp.RetryAfter,
-		Excerpt:    c.excerpt(resp.Body),
-		Reason:     c.transport.Redact(reason),
+		Excerpt:    excerpt(a.red, resp.Body),
+		Reason:     a.red.Redact(reason),
 	}
 }
 
-// excerpt returns the start of body, printable, one line, with the key removed. The key is
-// removed before cutting so that a cut cannot leave part of it behind.
-func (c *Client) excerpt(body []byte) string {
-	head := body[:min(len(body), 4*excerptLimit+256)]
-	text := c.transport.Redact(strings.ToValidUTF8(string(head), "\uFFFD"))
-	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool {
+// excerpt returns the start of body, printable, on one line, with secrets removed. Secrets
+// go before anything is cut or joined, so that no cut can leave part of one behind.
+func excerpt(red transport.Redactor, body []byte) string {
+	text := red.RedactHead(body, 64<<10)
+	text = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(text, "\uFFFD"), func(r rune) bool {
 		return r < 0x20 || r == 0x7f || r == ' '
 	}), " ")
 	if len(text) > excerptLimit {
@@ -120,6 +151,7 @@ func (c *Client) excerpt(body []byte) string {
 
 // checkForeignEnvelope recognises a failure in an xml or php response, for CallRaw.
 func (c *Client) checkForeignEnvelope(command string, format Format, resp *transport.Response) error {
+	a := answer{command: command, red: c.transport.Redactor()}
 	var (
 		fields map[string]string
 		ok     bool
@@ -130,17 +162,17 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 		fields, ok = phpEnvelope(resp.Body)
 	}
 	if !ok {
-		return c.httpError(command, resp, "response is not "+strings.ToUpper(string(format)))
+		return c.httpError(a, resp, "response is not "+strings.ToUpper(string(format)))
 	}
 	success, _ := wire.ParseBool(fields["Success"])
 	code, _ := strconv.Atoi(strings.TrimSpace(fields["ErrorCode"]))
 	if !success || code != 0 {
 		if _, has := fields["Success"]; has || code != 0 {
-			return &APIError{Code: ErrorCode(code), Message: c.transport.Redact(fields["ErrorMessage"]), Command: command, HTTPStatus: resp.StatusCode}
+			return &APIError{Code: ErrorCode(code), Message: a.red.Redact(fields["ErrorMessage"]), Command: command, HTTPStatus: resp.StatusCode}
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.httpError(command, resp, "unexpected status")
+		return c.httpError(a, resp, "unexpected status")
 	}
 	return nil
 }

@@ -14,7 +14,8 @@ import (
 // *APIError or a *ValidationError with code 118.
 type ErrorCode int
 
-// Message returns the service's meaning of the code, or "" for a code it does not document.
+// Message returns the service's meaning of the code: "undocumented error" for the codes
+// seen in the wild but not documented, "" for any other.
 func (c ErrorCode) Message() string { return codeMessages[c] }
 
 // String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
@@ -49,6 +50,7 @@ type APIError struct {
 	afterAmbiguousRetry bool
 }
 
+// Error describes the failure: command, code, message and the fields at fault.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("sendloop: ")
@@ -74,10 +76,11 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is the sentinel for e's code.
+// Is reports whether target is the sentinel for e's code, or for a code of the same
+// meaning (111, 124 and 128 all mean a malformed address; 114 and 126 an invalid one).
 func (e *APIError) Is(target error) bool {
 	code, ok := target.(ErrorCode)
-	return ok && code == e.Code
+	return ok && code.sameAs(e.Code)
 }
 
 // ValidationError is returned before anything is sent when parameters break a rule of the
@@ -94,6 +97,7 @@ type ValidationError struct {
 	Reason string
 }
 
+// Error describes what is wrong, with the code the service would have answered.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("sendloop: ")
@@ -114,10 +118,28 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is the sentinel for e's code.
+// Is reports whether target is the sentinel for e's code, or for a code of the same meaning.
 func (e *ValidationError) Is(target error) bool {
 	code, ok := target.(ErrorCode)
-	return ok && code == e.Code
+	return ok && code.sameAs(e.Code)
+}
+
+// synonyms maps codes that several modules of the service raise for the same fault to
+// one of them.
+var synonyms = map[ErrorCode]ErrorCode{
+	CodeInvalidEmailFormat2: CodeInvalidEmailFormat,
+	CodeInvalidEmailFormat3: CodeInvalidEmailFormat,
+	CodeInvalidEmail2:       CodeInvalidEmail,
+}
+
+func (c ErrorCode) sameAs(other ErrorCode) bool {
+	canonical := func(c ErrorCode) ErrorCode {
+		if s, ok := synonyms[c]; ok {
+			return s
+		}
+		return c
+	}
+	return canonical(c) == canonical(other)
 }
 
 // invalid builds a ValidationError with the given code for one parameter.
@@ -144,6 +166,7 @@ type HTTPError struct {
 	Reason string
 }
 
+// Error describes the response: command, status, reason, wait and excerpt.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.StatusCode)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,6 +85,17 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		{"timeout", withFault(sendlooptest.Fault{Delay: 10 * time.Second}), 30 * time.Millisecond},
 		{"retries exhausted", withFault(sendlooptest.Fault{Times: 10, Status: 502, Body: marker}), 0},
 		{"retry-after over the cap", withFault(sendlooptest.Fault{Status: 429, RetryAfter: "3600", Body: "key=" + marker}), 0},
+		{"JSON-escaped echo", withHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(404)
+			fmt.Fprintf(w, `{"Error":"unknown key %s"}`, strings.ReplaceAll(marker, "/", `\/`))
+		})), 0},
+		{"echo after a long run of spaces", withHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(502)
+			fmt.Fprint(w, strings.Repeat(" ", 1040)+marker+strings.Repeat(" ", 70000)+marker)
+		})), 0},
+		{"echo in a malformed value", withHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprintf(w, `{"Success":true,"AccountInfo":{"MemberSince":"not a date %s"}}`, marker)
+		})), 0},
 		{"dial error", func(t *testing.T) string {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			require.NoError(t, err)
@@ -125,5 +137,29 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			assert.NotContains(t, logs.String(), marker)
 			assert.NotContains(t, logs.String(), "5c1e")
 		})
+	}
+}
+
+func TestNewPasswordNeverLeaks(t *testing.T) {
+	t.Parallel()
+	const password = "new-pass/word+MARKER"
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := make([]byte, r.ContentLength)
+		_, _ = r.Body.Read(body)
+		if strings.Contains(r.URL.Path, "timezones") {
+			fmt.Fprint(w, `{"Success":true,"TimeZones":["UTC"]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"Success":false,"ErrorCode":115,"ErrorMessage":"Invalid password in %s","ErrorFields":["%s"]}`, body, body)
+	}))
+	defer hs.Close()
+	c, err := sendloop.NewClient("some-key", sendloop.WithBaseURL(hs.URL))
+	require.NoError(t, err)
+	err = c.Account.Update(context.Background(), sendloop.AccountUpdate{NewPassword: password})
+	require.ErrorIs(t, err, sendloop.ErrInvalidPassword)
+	for _, format := range []string{"%v", "%+v", "%#v"} {
+		text := fmt.Sprintf(format, err)
+		assert.NotContains(t, text, "MARKER", format)
+		assert.NotContains(t, text, "some-key", format)
 	}
 }

@@ -94,8 +94,8 @@ func decodeDailyCounts(v []byte) ([]DailyCount, error) {
 	err := wire.ScanObject(v, func(key, value []byte) error {
 		var d DailyCount
 		var err error
-		if d.Date.Time, err = wire.ParseDate(string(key)); err != nil {
-			return err
+		if d.Date.Time, err = wire.ParseDate(string(key)); err != nil || d.Date.IsZero() {
+			return nil // not a day (PHP's list indexes, say): nothing to count
 		}
 		d.Count, err = wire.Int(value)
 		out = append(out, d)
@@ -187,14 +187,7 @@ func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) 
 		return 0, err
 	}
 	form := url.Values{"Name": {name}, "OptInMode": {string(mode)}}
-	var id int
-	err := s.client.send(ctx, command, transport.OneShot, form, func(key, value []byte) (err error) {
-		if string(key) == "ListID" {
-			id, err = wire.Int(value)
-		}
-		return err
-	})
-	return id, err
+	return s.client.sendForID(ctx, command, transport.OneShot, form, "ListID")
 }
 
 // ListUpdate holds the changes for Lists.Update; empty fields are left unchanged.
@@ -270,7 +263,10 @@ func (s *ListsService) List(ctx context.Context) ([]List, error) {
 			return lists[len(lists)-1].UnmarshalJSON(elem)
 		})
 	})
-	return lists, err
+	if err != nil {
+		return nil, err
+	}
+	return lists, nil
 }
 
 // FinalAction is what a list does once a subscription is confirmed. Unknown values are kept.
@@ -391,21 +387,25 @@ func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSet
 		return invalid(command, CodeInvalidParameterValue, "SubscriptionFinalAction",
 			fmt.Sprintf("SubscriptionFinalAction must be %q or %q", FinalActionNothing, FinalActionSendEmail))
 	}
-	for name, v := range map[string]*string{"SubscriptionOptInFromEmail": u.SubscriptionOptInFromEmail,
-		"SubscriptionFinalFromEmail": u.SubscriptionFinalFromEmail} {
-		if v != nil && *v != "" {
-			if err := checkEmail(command, name, *v); err != nil {
+	type setting struct {
+		name  string
+		value *string
+	}
+	for _, f := range []setting{{"SubscriptionOptInFromEmail", u.SubscriptionOptInFromEmail},
+		{"SubscriptionFinalFromEmail", u.SubscriptionFinalFromEmail}} {
+		if f.value != nil && *f.value != "" {
+			if err := checkEmail(command, f.name, *f.value); err != nil {
 				return err
 			}
 		}
 	}
-	for name, v := range map[string]*string{"WebServiceSubscriptionURL": u.WebServiceSubscriptionURL,
-		"WebServiceUnsubscriptionURL": u.WebServiceUnsubscriptionURL} {
-		if v == nil || *v == "" {
+	for _, f := range []setting{{"WebServiceSubscriptionURL", u.WebServiceSubscriptionURL},
+		{"WebServiceUnsubscriptionURL", u.WebServiceUnsubscriptionURL}} {
+		if f.value == nil || *f.value == "" {
 			continue
 		}
-		if parsed, err := url.Parse(*v); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-			return invalid(command, CodeInvalidParameterValue, name, "a webhook URL must be an absolute http(s) URL")
+		if parsed, err := url.Parse(*f.value); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return invalid(command, CodeInvalidParameterValue, f.name, "a webhook URL must be an absolute http(s) URL")
 		}
 	}
 	form, err := wire.Values(u)

@@ -198,3 +198,16 @@ func TestListsServerErrors(t *testing.T) {
 	_, err = c.Lists.Settings(ctx, 42)
 	require.ErrorIs(t, err, sendloop.ErrListNotFound)
 }
+
+// A create whose answer carries no ID must fail: a caller told "0" can neither use it nor
+// safely retry a one-shot write.
+func TestCreateWithoutAnIDFails(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"Success":true}`, `{"foo":1}`, `{"Success":true,"ListID":"0","CampaignID":"","NewSuppressionID":null}`} {
+		c := cannedClient(t, 200, body)
+		_, err := c.Lists.Create(context.Background(), "L", sendloop.OptInSingle)
+		require.ErrorContains(t, err, "no ListID", body)
+		_, err = c.Suppression.Add(context.Background(), 0, "a@example.com")
+		require.ErrorContains(t, err, "no NewSuppressionID", body)
+	}
+}

@@ -191,7 +191,7 @@ func (s *PeopleService) basicCredential() string {
 	return base64.StdEncoding.EncodeToString([]byte(s.client.key() + ":"))
 }
 
-// do sends a person request and checks its Status envelope, handing every other member to
+// do sends a person request and reads its Status envelope, handing every other member to
 // decode (which may be nil).
 func (s *PeopleService) do(ctx context.Context, req *transport.Request, decode func(key, value []byte) error) error {
 	if ctx == nil {
@@ -201,78 +201,5 @@ func (s *PeopleService) do(ctx context.Context, req *transport.Request, decode f
 	if err != nil {
 		return err
 	}
-	err = s.decodeStatusEnvelope(req.Command, resp, decode)
-	// The Basic credential is the key in another spelling: a server that echoes headers
-	// must not put it into an error.
-	cred := s.basicCredential()
-	var httpErr *HTTPError
-	var apiErr *APIError
-	switch {
-	case errors.As(err, &httpErr):
-		httpErr.Excerpt = strings.ReplaceAll(httpErr.Excerpt, cred, redactedText)
-		httpErr.Reason = strings.ReplaceAll(httpErr.Reason, cred, redactedText)
-	case errors.As(err, &apiErr):
-		apiErr.Message = strings.ReplaceAll(apiErr.Message, cred, redactedText)
-	}
-	return err
-}
-
-// decodeStatusEnvelope reads Status and the error members of a person answer in one pass.
-func (s *PeopleService) decodeStatusEnvelope(command string, resp *transport.Response, decode func(key, value []byte) error) error {
-	c := s.client
-	if !looksLikeJSONObject(resp.Body) {
-		return c.httpError(command, resp, "response is not JSON")
-	}
-	var (
-		status                string
-		hasStatus, hasSuccess bool
-		success               bool
-		apiErr                = APIError{Command: command, HTTPStatus: resp.StatusCode}
-		decodeErr             error
-	)
-	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
-		switch string(key) {
-		case "Status":
-			hasStatus = true
-			status, err = wire.String(value)
-		case "Success":
-			hasSuccess = true
-			success, err = wire.Bool(value)
-		case "ErrorCode":
-			var code int
-			code, err = wire.Int(value)
-			apiErr.Code = ErrorCode(code)
-		case "ErrorMessage", "ErrorText", "Message":
-			apiErr.Message, err = wire.String(value)
-		case "ErrorFields":
-			apiErr.Fields, err = decodeStrings(value)
-		default:
-			if decode != nil && decodeErr == nil {
-				if err := decode(key, value); err != nil {
-					decodeErr = fmt.Errorf("%s: %w", key, err)
-				}
-			}
-		}
-		return err
-	})
-	failed := apiErr.Code != 0 || (hasSuccess && !success) ||
-		(hasStatus && !strings.EqualFold(strings.TrimSpace(status), "Okay"))
-	switch {
-	case scanErr != nil:
-		return c.httpError(command, resp, "malformed JSON response: "+scanErr.Error())
-	case failed:
-		if apiErr.Message == "" && hasStatus {
-			apiErr.Message = "Status " + status
-		}
-		apiErr.Message = c.transport.Redact(apiErr.Message)
-		for i, f := range apiErr.Fields {
-			apiErr.Fields[i] = c.transport.Redact(f)
-		}
-		return &apiErr
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return c.httpError(command, resp, "unexpected status")
-	case decodeErr != nil:
-		return fmt.Errorf("sendloop: %s: decoding response: %w", command, decodeErr)
-	}
-	return nil
+	return s.client.readAnswer(resp, answer{command: req.Command, decode: decode, red: s.client.transport.Redactor(), status: true})
 }

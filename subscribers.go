@@ -253,6 +253,10 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
 	case p.SubscriberID < 0:
 		return nil, invalid(command, CodeInvalidParameterValue, "SubscriberID", "SubscriberID must be positive")
+	case p.EmailAddress != "":
+		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
+			return nil, err
+		}
 	}
 	form, err := wire.Values(p)
 	if err != nil {
@@ -335,10 +339,11 @@ func (r *SearchResult) UnmarshalJSON(data []byte) error {
 		case "Subscribers":
 			err = wire.ScanObject(v, func(id, email []byte) error {
 				var hit SearchHit
-				var err error
-				if hit.SubscriberID, err = wire.Int(id); err != nil {
-					return err
+				var ok bool
+				if hit.SubscriberID, ok = wire.ID(id); !ok {
+					return fmt.Errorf("subscriber ID %q is not a number", id)
 				}
+				var err error
 				hit.EmailAddress, err = wire.String(email)
 				r.Subscribers = append(r.Subscribers, hit)
 				return err
@@ -346,12 +351,12 @@ func (r *SearchResult) UnmarshalJSON(data []byte) error {
 		case "SubscriberDetails":
 			details = map[int]Subscriber{}
 			err = wire.ScanObject(v, func(id, d []byte) error {
-				n, err := wire.Int(id)
-				if err != nil {
-					return err
+				n, ok := wire.ID(id)
+				if !ok {
+					return fmt.Errorf("subscriber ID %q is not a number", id)
 				}
 				var sub Subscriber
-				err = sub.UnmarshalJSON(d)
+				err := sub.UnmarshalJSON(d)
 				details[n] = sub
 				return err
 			})
@@ -385,7 +390,10 @@ func (s *SubscribersService) Search(ctx context.Context, email string) ([]Search
 			return results[len(results)-1].UnmarshalJSON(elem)
 		})
 	})
-	return results, err
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // BrowsePageSize is how many subscribers subscriber.browse returns per page.
@@ -406,8 +414,11 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 	if err := checkListID(command, p.ListID); err != nil {
 		return nil, err
 	}
-	if p.StartIndex < 0 || p.SegmentID < 0 {
-		return nil, invalid(command, CodeInvalidParameterValue, "StartIndex", "StartIndex and SegmentID cannot be negative")
+	if p.StartIndex < 0 {
+		return nil, invalid(command, CodeInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
+	}
+	if p.SegmentID < 0 {
+		return nil, invalid(command, CodeInvalidSegmentID, "SegmentID", "SegmentID cannot be negative")
 	}
 	form, err := wire.Values(p)
 	if err != nil {
@@ -420,7 +431,10 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 		}
 		return err
 	})
-	return subs, err
+	if err != nil {
+		return nil, err
+	}
+	return subs, nil
 }
 
 // BrowseIter walks every subscriber of a list (or segment) page by page, from

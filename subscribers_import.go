@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"sync"
 )
 
@@ -20,7 +21,7 @@ type ImportOptions struct {
 
 // ImportProgress is the state of an ImportAll run.
 type ImportProgress struct {
-	Rows      int // rows read from the sequence and handled
+	Rows      int // rows handled so far: the sum of the three counts
 	Imported  int
 	Duplicate int
 	Failed    int
@@ -37,26 +38,21 @@ type FailedRow struct {
 }
 
 // ImportReport is the outcome of ImportAll. Every row read from the sequence is counted
-// in Imported, Duplicate or Failed.
+// once: Rows = Imported + Duplicate + len(Failed) + Unattributed.
 type ImportReport struct {
 	Rows      int
 	Imported  int
 	Duplicate int
 	Failed    []FailedRow
-	// Unattributed counts failures the service reported that could not be traced to a row
-	// (a failure that did not recur when the batch was resent in parts).
+	// Unattributed counts rows the service did not import that could not be traced: a
+	// failure that did not recur when its batch was resent in parts, or rows an answer's
+	// totals left out.
 	Unattributed int
 }
 
 // ErrRowRefused is the error of a row that subscriber.import counted as failed; the
 // service gives no reason (a suppressed address, an unknown custom field, …).
 var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
-
-// importFatal lists the codes that would fail every batch: ImportAll stops on them.
-var importFatal = map[ErrorCode]bool{
-	CodeIPNotAuthorized: true, CodeInvalidAPIKey: true, CodeListNotFound: true, CodeCommandDisabled: true,
-	CodeTrialExpired: true, CodeInvalidCredentials: true, CodeUserInactive: true,
-}
 
 type indexedRow struct {
 	index int
@@ -66,14 +62,19 @@ type indexedRow struct {
 // ImportAll imports any number of rows into a list through subscriber.import, in batches,
 // several at a time, holding no more than Concurrency+1 batches in memory.
 //
-// Nothing is dropped silently: rows with a malformed address are refused before sending,
-// and when the service counts failures in a batch, ImportAll resends the batch in halves
-// (the command is idempotent: rows already imported come back as duplicates) until each
-// failing row is found. Every such row is in the report with its reason.
+// Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
+// Failed or Unattributed. Rows with a malformed address are refused before sending, and an
+// address repeated within a batch is counted as a duplicate without being sent. When the
+// service counts failures in a batch, ImportAll resends the batch in halves (the command is
+// idempotent: rows already imported come back as duplicates) until each failing row is
+// found; failures it cannot trace, and rows the service's totals leave out, are counted in
+// Unattributed.
 //
-// ImportAll stops reading rows when ctx ends or when an error would fail every batch (a
-// bad key, an unknown list, …) and returns that error with the report so far; other call
-// failures fail their batch's rows and the import goes on.
+// ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
+// that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
+// and 429) and after three batches in a row fail, returning that error with the report so
+// far; rows not read stay in the sequence. Other call failures fail their batch's rows
+// and the import goes on.
 func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows iter.Seq[ImportSubscriber], opts ImportOptions) (*ImportReport, error) {
 	const command = "subscriber.import"
 	if err := checkListID(command, listID); err != nil {
@@ -85,6 +86,7 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -105,19 +107,27 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 
 	index := 0
 	batch := make([]indexedRow, 0, opts.BatchSize)
+	inBatch := make(map[string]bool, opts.BatchSize)
 	for row := range rows {
 		if ctx.Err() != nil {
+			run.fail(indexedRow{index, row}, context.Cause(ctx))
+			index++
 			break
 		}
-		if err := checkImportRow(command, 0, row); err != nil {
+		switch err := checkImportRow(command, index, row); {
+		case err != nil:
 			run.fail(indexedRow{index, row}, err)
-		} else {
+		case inBatch[strings.ToLower(row.EmailAddress)]:
+			run.duplicate()
+		default:
+			inBatch[strings.ToLower(row.EmailAddress)] = true
 			batch = append(batch, indexedRow{index, row})
 		}
 		index++
 		if len(batch) == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
 			batch = make([]indexedRow, 0, opts.BatchSize)
+			clear(inBatch)
 			if !queued {
 				break
 			}
@@ -132,7 +142,11 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.report.Rows = index
-	return &run.report, run.fatal
+	err := run.fatal
+	if err == nil {
+		err = parent.Err()
+	}
+	return &run.report, err
 }
 
 // importRun is the shared state of one ImportAll.
@@ -142,10 +156,16 @@ type importRun struct {
 	opts   ImportOptions
 	cancel context.CancelCauseFunc
 
-	mu     sync.Mutex
-	report ImportReport
-	fatal  error
+	mu             sync.Mutex
+	report         ImportReport
+	fatal          error
+	failedInARow   int
+	progressMu     sync.Mutex // keeps OnProgress calls one at a time, outside mu
+	progressedRows int
 }
+
+// maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
+const maxFailedBatches = 3
 
 // queue hands a batch to the workers, or fails its rows when the run is over.
 func (r *importRun) queue(ctx context.Context, batches chan<- []indexedRow, batch []indexedRow) bool {
@@ -159,42 +179,56 @@ func (r *importRun) queue(ctx context.Context, batches chan<- []indexedRow, batc
 }
 
 func (r *importRun) send(ctx context.Context, batch []indexedRow) {
-	if err := context.Cause(ctx); ctx.Err() != nil {
-		r.failAll(batch, err)
+	if ctx.Err() != nil {
+		r.failAll(batch, context.Cause(ctx))
 		return
 	}
 	res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(batch))
 	if err != nil {
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && importFatal[apiErr.Code] {
-			r.mu.Lock()
-			if r.fatal == nil {
-				r.fatal = err
-			}
-			r.mu.Unlock()
+		r.mu.Lock()
+		r.failedInARow++
+		if (importFatal(err) || r.failedInARow >= maxFailedBatches) && r.fatal == nil {
+			r.fatal = err
 			r.cancel(err)
 		}
+		r.mu.Unlock()
 		r.failAll(batch, err)
 		return
 	}
 	var refused []indexedRow
 	if res.Failed > 0 {
-		refused, err = r.locate(ctx, batch)
+		// An error while resending leaves the untraced failures in Unattributed below.
+		refused, _ = r.locate(ctx, batch)
 	}
 	r.mu.Lock()
+	r.failedInARow = 0
 	r.report.Imported += res.Imported
 	r.report.Duplicate += res.Duplicate
 	for _, row := range refused {
 		r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: ErrRowRefused})
 	}
-	if err != nil {
-		// The failures could not be traced: say so rather than guess which rows they were.
-		r.report.Unattributed += res.Failed
-	} else {
-		r.report.Unattributed += max(res.Failed-len(refused), 0)
-	}
+	// Failures the halves did not reproduce, and rows the totals leave out, cannot be tied
+	// to a row: count them rather than guess.
+	r.report.Unattributed += max(res.Failed-len(refused), 0)
+	r.report.Unattributed += max(len(batch)-res.Imported-res.Duplicate-res.Failed, 0)
 	r.mu.Unlock()
-	r.progress(len(batch))
+	r.progress()
+}
+
+// importFatal reports an error that every batch would get.
+func importFatal(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.Code {
+		case CodeIPNotAuthorized, CodeInvalidAPIKey, CodeListNotFound, CodeCommandDisabled,
+			CodeTrialExpired, CodeInvalidCredentials, CodeUserInactive:
+			return true
+		}
+		return false
+	}
+	var httpErr *HTTPError
+	return errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 &&
+		httpErr.StatusCode != 408 && httpErr.StatusCode != 429
 }
 
 // locate finds the rows of batch that the service refuses, by resending it in halves.
@@ -224,7 +258,14 @@ func (r *importRun) fail(row indexedRow, err error) {
 	r.mu.Lock()
 	r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: err})
 	r.mu.Unlock()
-	r.progress(1)
+	r.progress()
+}
+
+func (r *importRun) duplicate() {
+	r.mu.Lock()
+	r.report.Duplicate++
+	r.mu.Unlock()
+	r.progress()
 }
 
 func (r *importRun) failAll(batch []indexedRow, err error) {
@@ -233,18 +274,23 @@ func (r *importRun) failAll(batch []indexedRow, err error) {
 		r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: err})
 	}
 	r.mu.Unlock()
-	r.progress(len(batch))
+	r.progress()
 }
 
-// progress reports the totals; the lock keeps OnProgress calls one at a time.
-func (r *importRun) progress(rows int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.report.Rows += rows
-	if r.opts.OnProgress != nil {
-		r.opts.OnProgress(ImportProgress{Rows: r.report.Rows, Imported: r.report.Imported,
-			Duplicate: r.report.Duplicate, Failed: len(r.report.Failed) + r.report.Unattributed})
+// progress reports the totals so far, outside mu so that a slow callback holds up no
+// worker's bookkeeping.
+func (r *importRun) progress() {
+	if r.opts.OnProgress == nil {
+		return
 	}
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.mu.Lock()
+	p := ImportProgress{Imported: r.report.Imported, Duplicate: r.report.Duplicate,
+		Failed: len(r.report.Failed) + r.report.Unattributed}
+	p.Rows = p.Imported + p.Duplicate + p.Failed
+	r.mu.Unlock()
+	r.opts.OnProgress(p)
 }
 
 func subscribersOf(batch []indexedRow) []ImportSubscriber {

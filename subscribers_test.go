@@ -570,10 +570,64 @@ func TestImportAllHonoursCancellation(t *testing.T) {
 		}
 	}
 	report, err := c.Subscribers.ImportAll(ctx, id, endless, sendloop.ImportOptions{BatchSize: 50, Concurrency: 2})
-	require.NoError(t, err)
-	assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed))
+	require.ErrorIs(t, err, context.Canceled, "a cut-short import says so")
+	assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+report.Unattributed)
+	assert.GreaterOrEqual(t, report.Rows, 251, "the row in hand when the context ended is counted")
+	require.NotEmpty(t, report.Failed)
 	for _, f := range report.Failed {
 		assert.ErrorIs(t, f.Err, context.Canceled)
+	}
+}
+
+func TestImportAllAccountsForEveryRow(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		body     string
+		rows     []string
+		want     sendloop.ImportReport // Failed compared by length
+		failures int
+	}{
+		{"totals that leave rows out", `{"Success":true,"TotalImported":1,"TotalDuplicate":0,"TotalFailed":0}`,
+			[]string{"a@example.com", "b@example.com", "c@example.com"}, sendloop.ImportReport{Rows: 3, Imported: 1, Unattributed: 2}, 0},
+		{"repeats in a batch are duplicates, not sent", `{"Success":true,"TotalImported":2,"TotalDuplicate":0,"TotalFailed":0}`,
+			[]string{"a@example.com", "A@example.com", "b@example.com"}, sendloop.ImportReport{Rows: 3, Imported: 2, Duplicate: 1}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cannedClient(t, 200, tt.body)
+			report, err := c.Subscribers.ImportAll(context.Background(), 1, rowsOf(tt.rows...), sendloop.ImportOptions{BatchSize: 10})
+			require.NoError(t, err)
+			assert.Len(t, report.Failed, tt.failures)
+			report.Failed = nil
+			assert.Equal(t, tt.want.Rows, report.Rows)
+			assert.Equal(t, report.Rows, report.Imported+report.Duplicate+tt.failures+report.Unattributed)
+			assert.Equal(t, tt.want.Imported, report.Imported)
+			assert.Equal(t, tt.want.Duplicate, report.Duplicate)
+		})
+	}
+}
+
+func TestImportAllGivesUpWhenEveryBatchFails(t *testing.T) {
+	t.Parallel()
+	emails := make([]string, 1000)
+	for i := range emails {
+		emails[i] = fmt.Sprintf("g%d@example.com", i)
+	}
+	for _, status := range []int{404, 500} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t)
+			id := newList(t, c, sendloop.OptInSingle)
+			srv.InjectFault("subscriber.import", sendlooptest.Fault{Times: 1000, Status: status})
+			report, err := c.Subscribers.ImportAll(context.Background(), id, rowsOf(emails...), sendloop.ImportOptions{BatchSize: 10, Concurrency: 1})
+			var httpErr *sendloop.HTTPError
+			require.ErrorAs(t, err, &httpErr)
+			assert.Equal(t, status, httpErr.StatusCode)
+			assert.LessOrEqual(t, len(requestsFor(srv, "subscriber.import")), 4)
+			assert.Equal(t, report.Rows, len(report.Failed))
+		})
 	}
 }
 

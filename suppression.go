@@ -71,7 +71,10 @@ func (s *SuppressionService) List(ctx context.Context, listID int) ([]Suppressio
 		}
 		return err
 	})
-	return entries, err
+	if err != nil {
+		return nil, err
+	}
+	return entries, nil
 }
 
 // Get returns the entries that suppress an address, in any list (suppression.list.get).
@@ -87,7 +90,10 @@ func (s *SuppressionService) Get(ctx context.Context, email string) ([]Suppressi
 		}
 		return err
 	})
-	return entries, err
+	if err != nil {
+		return nil, err
+	}
+	return entries, nil
 }
 
 // Add suppresses an address in a list, or everywhere with GlobalSuppression, and returns
@@ -101,12 +107,5 @@ func (s *SuppressionService) Add(ctx context.Context, listID int, email string) 
 		return 0, err
 	}
 	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
-	var id int
-	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
-		if string(key) == "NewSuppressionID" {
-			id, err = wire.Int(v)
-		}
-		return err
-	})
-	return id, err
+	return s.client.sendForID(ctx, command, transport.Idempotent, form, "NewSuppressionID")
 }

@@ -174,7 +174,14 @@ func cutEnhancedCode(line string) (code, rest string, ok bool) {
 }
 
 // redactedError replaces an error whose text contained a secret. It has no
-// Unwrap on purpose: the wrapped error would print the secret.
-type redactedError struct{ msg string }
+// Unwrap on purpose, as the wrapped error would print the secret; Is still
+// answers for the cause, so errors.Is(err, context.DeadlineExceeded) holds.
+type redactedError struct {
+	msg   string
+	cause error
+}
 
 func (e *redactedError) Error() string { return e.msg }
+
+// Is reports whether target is in the cause's chain.
+func (e *redactedError) Is(target error) bool { return errors.Is(e.cause, target) }

@@ -1,6 +1,9 @@
 package smtp
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/textproto"
 	"reflect"
 	"strings"
@@ -131,5 +134,17 @@ func TestNewSMTPError(t *testing.T) {
 		if *got != tt.want || got.Error() != tt.wantText {
 			t.Errorf("%s: got %+v %q, want %+v %q", tt.name, *got, got.Error(), tt.want, tt.wantText)
 		}
+	}
+}
+
+func TestRedactedErrorKeepsTheCauseForIs(t *testing.T) {
+	t.Parallel()
+	r := &Relay{username: "u", password: "pa55word"}
+	err := r.redact(fmt.Errorf("server said pa55word: %w", context.DeadlineExceeded))
+	if strings.Contains(err.Error(), "pa55word") {
+		t.Fatalf("password in %q", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cause lost: %v", err)
 	}
 }

@@ -316,7 +316,7 @@ func (r *Relay) redactString(s string) string {
 func (r *Relay) redact(err error) error {
 	msg := err.Error()
 	if clean := r.redactString(msg); clean != msg {
-		return &redactedError{msg: clean}
+		return &redactedError{msg: clean, cause: err}
 	}
 	return err
 }

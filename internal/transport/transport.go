@@ -106,7 +106,7 @@ type Client struct {
 	logger    *slog.Logger
 	policy    Policy
 	userAgent string
-	redactor  *strings.Replacer
+	redactor  Redactor
 }
 
 // New returns a Client for cfg.
@@ -120,18 +120,7 @@ func New(cfg Config) *Client {
 		policy:    cfg.Policy.WithDefaults(),
 		userAgent: cfg.UserAgent,
 	}
-	var pairs []string
-	for _, s := range cfg.Secrets {
-		if s != "" {
-			pairs = append(pairs, s, "[REDACTED]")
-			if esc := url.QueryEscape(s); esc != s {
-				pairs = append(pairs, esc, "[REDACTED]")
-			}
-		}
-	}
-	if len(pairs) > 0 {
-		c.redactor = strings.NewReplacer(pairs...)
-	}
+	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
 		HTTPClient:     hc,
 		Logger:         nil, // its own log lines carry URLs; ours go through slog
@@ -190,12 +179,10 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Redact removes the configured secrets from s.
-func (c *Client) Redact(s string) string {
-	if c.redactor == nil {
-		return s
-	}
-	return c.redactor.Replace(s)
-}
+func (c *Client) Redact(s string) string { return c.redactor.Redact(s) }
+
+// Redactor returns the client's Redactor.
+func (c *Client) Redactor() Redactor { return c.redactor }
 
 // call is the per-request state that the retryablehttp hooks reach through the context.
 type call struct {
@@ -409,7 +396,7 @@ func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, 
 // redactError removes secrets from a *url.Error's URL (the legacy API's GET form carries the
 // key in the query) and from the error text, keeping the cause for errors.Is.
 func (c *Client) redactError(err error) error {
-	if c.redactor == nil {
+	if c.redactor.replacer == nil {
 		return err
 	}
 	var ue *url.Error

@@ -55,6 +55,16 @@ func Nest(dst url.Values, prefix string, src url.Values) {
 // CustomFieldPrefix starts the key of every custom field value: CustomField<id>.
 const CustomFieldPrefix = "CustomField"
 
+// ID reads an object key that names a record by its ID: digits only, as the service
+// writes them.
+func ID(key []byte) (int, bool) {
+	if len(key) == 0 || key[0] == '-' || key[0] == '+' {
+		return 0, false
+	}
+	n, ok := fastInt(key)
+	return int(n), ok
+}
+
 // CustomFieldID returns the numeric id of a CustomField<id> key.
 func CustomFieldID(key []byte) (int, bool) {
 	if len(key) <= len(CustomFieldPrefix) || string(key[:len(CustomFieldPrefix)]) != CustomFieldPrefix {

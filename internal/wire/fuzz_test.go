@@ -191,7 +191,8 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("Interned(%q) = %q, %v; String gave %q, %v", data, interned, ierr, got, err)
 		}
 		trimmed := trimSpace(data)
-		isScalar := json.Valid(data) && trimmed[0] != '{' && trimmed[0] != '['
+		isScalar := json.Valid(data) && (trimmed[0] != '{' && trimmed[0] != '[' ||
+			string(trimmed) == "[]" || string(trimmed) == "{}")
 		if (err == nil) != isScalar {
 			t.Fatalf("String(%q): err = %v, but valid scalar = %v", data, err, isScalar)
 		}
@@ -210,9 +211,9 @@ func FuzzString(f *testing.F) {
 			if got != want {
 				t.Fatalf("String(%q) = %q, encoding/json %q", data, got, want)
 			}
-		case string(trimmed) == "null":
+		case string(trimmed) == "null", string(trimmed) == "[]", string(trimmed) == "{}":
 			if got != "" {
-				t.Fatalf("String(null) = %q", got)
+				t.Fatalf("String(%s) = %q", trimmed, got)
 			}
 		default:
 			if got != string(trimmed) {

@@ -44,6 +44,10 @@ func scalar(v, buf []byte) (text []byte, isString bool, err error) {
 		}
 		return body, true, nil
 	case '{', '[':
+		// PHP writes an empty value as [] or {} where a scalar belongs.
+		if string(v) == "[]" || string(v) == "{}" {
+			return nil, true, nil
+		}
 		return nil, false, errNotScalar
 	}
 	if !Valid(v) {
@@ -120,7 +124,7 @@ func parseInt(text []byte) (int64, error) {
 		return n, nil
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
+	if err != nil || !decimal(text) || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
 		return 0, fmt.Errorf("not an integer: %q", excerpt(text))
 	}
 	return int64(f), nil
@@ -156,6 +160,17 @@ func fastInt(text []byte) (int64, bool) {
 	return int64(n), true
 }
 
+// decimal reports text made of decimal number characters only: strconv also reads hex
+// floats, underscores, Inf and NaN, which no service number is.
+func decimal(text []byte) bool {
+	for _, c := range text {
+		if !('0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // Float decodes a number sent as a number or a numeric string. "" and null are 0; a
 // trailing percent sign, as in "12.5%", is ignored.
 func Float(v []byte) (float64, error) {
@@ -175,7 +190,7 @@ func Float(v []byte) (float64, error) {
 		text = trimSpace(text[:len(text)-1])
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil || !decimal(text) || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("not a number: %q", excerpt(text))
 	}
 	return f, nil

@@ -55,9 +55,7 @@ func TestStringErrors(t *testing.T) {
 		syntaxError bool
 	}{
 		{"object", `{"a":1}`, true, false},
-		{"empty object", `{}`, true, false},
 		{"array", `[1]`, true, false},
-		{"empty array", `[]`, true, false},
 		{"empty input", ``, false, true},
 		{"whitespace", `  `, false, true},
 		{"unterminated", `"abc`, false, true},
@@ -116,7 +114,7 @@ func TestInterned(t *testing.T) {
 			assert.Equal(t, str, got, "Interned agrees with String")
 		})
 	}
-	for _, in := range []string{`{}`, `[]`, `"abc`, ``, `tru`} {
+	for _, in := range []string{`{"a":1}`, `[1]`, `"abc`, ``, `tru`} {
 		_, err := Interned([]byte(in), common...)
 		assert.Error(t, err, "Interned(%s)", in)
 	}
@@ -219,7 +217,7 @@ func TestIntErrors(t *testing.T) {
 		`"abc"`, `"12abc"`, `"abc12"`, `"1 2"`, `"12.5"`, `12.5`, `-0.1`, `"1e-3"`,
 		`"99999999999999999999"`, `-99999999999999999999`, `1e19`, `"1e400"`, `-1e400`,
 		`"NaN"`, `"Inf"`, `"-Infinity"`, `"-"`, `"+"`, `"%"`, `"1,000"`, `"0x10"`,
-		`{}`, `[]`, `[1]`, `{"a":1}`, ``, `"12`, `abc`, `01`,
+		`[1]`, `{"a":1}`, ``, `"12`, `abc`, `01`,
 	} {
 		got, err := Int64([]byte(in))
 		assert.Error(t, err, "Int64(%s)", in)
@@ -292,7 +290,7 @@ func TestFloatErrors(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{
 		`"x"`, `"12.5x"`, `"%"`, `" % "`, `"12%%"`, `"%12"`, `"1,5"`, `"1 2"`, `"1e400"`,
-		`{}`, `[]`, `[1.5]`, ``, `1.`, `"12.5`,
+		`[1.5]`, ``, `1.`, `"12.5`,
 		`"NaN"`, `"nan"`, `"Inf"`, `"+Inf"`, `"-Infinity"`, `"inf%"`, `"1e400"`, `"-1e400"`,
 	} {
 		got, err := Float([]byte(in))
@@ -325,7 +323,7 @@ func TestBool(t *testing.T) {
 	}
 	for _, in := range []string{
 		`2`, `-1`, `1.0`, `"2"`, `"maybe"`, `"t"`, `"f"`, `"truee"`, `"yess"`, `"o"`,
-		`{}`, `[]`, `[true]`, ``, `tru`, `"true`,
+		`[true]`, ``, `tru`, `"true`,
 	} {
 		got, err := Bool([]byte(in))
 		assert.Error(t, err, "Bool(%s)", in)
@@ -415,7 +413,7 @@ var badDates = []string{
 	`"2026-01-04 24:00:00"`, `"2026-01-04 10:60:00"`, `"2026-01-04 10:11:60"`,
 	`"2026-01-04 1a:11:12"`, `"2026-01-04 10-11-12"`, `"abcd-ef-gh"`, `"+026-01-04"`,
 	`"-026-01-04"`, `"2026-+1-04"`, `"04-01-2026"`, `"0000-00-00 x"`, `"now"`,
-	`20260104`, `true`, `{}`, `[]`, ``, `"2026-01-04`,
+	`20260104`, `true`, `[1]`, ``, `"2026-01-04`,
 }
 
 func TestDateErrors(t *testing.T) {
@@ -547,4 +545,27 @@ func TestErrorExcerptIsBounded(t *testing.T) {
 	_, err := Int([]byte(`"` + strings.Repeat("x", 100) + `"`))
 	require.Error(t, err)
 	assert.Equal(t, `not an integer: "`+strings.Repeat("x", 40)+`…"`, err.Error())
+}
+
+// PHP writes an empty value as [] or {} where a scalar belongs: every scalar reader takes
+// them for the empty value.
+func TestEmptyContainersAreEmptyScalars(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{`[]`, `{}`, ` [] `} {
+		s, err := String([]byte(in))
+		require.NoError(t, err, in)
+		assert.Empty(t, s, in)
+		n, err := Int([]byte(in))
+		require.NoError(t, err, in)
+		assert.Zero(t, n, in)
+		f, err := Float([]byte(in))
+		require.NoError(t, err, in)
+		assert.Zero(t, f, in)
+		b, err := Bool([]byte(in))
+		require.NoError(t, err, in)
+		assert.False(t, b, in)
+		d, err := Date([]byte(in))
+		require.NoError(t, err, in)
+		assert.True(t, d.IsZero(), in)
+	}
 }
