@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -133,9 +132,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if strings.ContainsFunc(apiKey, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return nil, errors.New("sendloop: the API key holds control characters")
 	}
-	base, err := checkBaseURL(cfg.baseURL, cfg.allowInsecure)
+	base, err := transport.CheckBaseURL(cfg.baseURL, cfg.allowInsecure)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sendloop: %w", err)
 	}
 	var hc *http.Client
 	if cfg.httpClient != nil {
@@ -191,31 +190,6 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 		opts = append([]Option{WithBaseURL(base)}, opts...)
 	}
 	return NewClient(key, opts...)
-}
-
-func checkBaseURL(raw string, allowInsecure bool) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("sendloop: invalid base URL: %w", err)
-	}
-	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("sendloop: base URL %q must be an absolute http(s) URL", u.Redacted())
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("sendloop: base URL must not carry credentials, a query or a fragment")
-	}
-	if u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
-		return "", fmt.Errorf("sendloop: refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", u.Host)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // String describes the client without its key.

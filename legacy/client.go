@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -159,9 +158,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if cfg.form < PostForm || cfg.form > MessageGetForm {
 		return nil, fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
 	}
-	base, err := checkBaseURL(cfg.baseURL, cfg.allowInsecure)
+	base, err := transport.CheckBaseURL(cfg.baseURL, cfg.allowInsecure)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("legacy: %w", err)
 	}
 	var hc *http.Client
 	if cfg.httpClient != nil {
@@ -199,31 +198,6 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			Secrets:   []string{apiKey, xmlKey, escapeXML(xmlKey)},
 		}),
 	}, nil
-}
-
-func checkBaseURL(raw string, allowInsecure bool) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("legacy: invalid base URL: %w", err)
-	}
-	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("legacy: base URL %q must be an absolute http(s) URL", raw)
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return "", errors.New("legacy: base URL must not carry credentials, a query or a fragment")
-	}
-	if u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
-		return "", fmt.Errorf("legacy: refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", u.Host)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // String describes the client without its key.
