@@ -156,12 +156,11 @@ type importRun struct {
 	opts   ImportOptions
 	cancel context.CancelCauseFunc
 
-	mu             sync.Mutex
-	report         ImportReport
-	fatal          error
-	failedInARow   int
-	progressMu     sync.Mutex // keeps OnProgress calls one at a time, outside mu
-	progressedRows int
+	mu           sync.Mutex
+	report       ImportReport
+	fatal        error
+	failedInARow int
+	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
 }
 
 // maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
