@@ -1,0 +1,293 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	tests := []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"overview", []string{"help"}, "help"},
+		{"-h", []string{"-h"}, "help"},
+		{"--help", []string{"--help"}, "help"},
+		{"help help", []string{"help", "help"}, "help"},
+		{"version", []string{"--version"}, "version"},
+	}
+	for _, c := range commands() {
+		tests = append(tests,
+			struct {
+				name   string
+				args   []string
+				golden string
+			}{"help " + c.name, []string{"help", c.name}, "help_" + c.name},
+			struct {
+				name   string
+				args   []string
+				golden string
+			}{c.name + " -h", []string{c.name, "-h"}, "help_" + c.name})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := f.sendloop(t, tt.args...)
+			expect(t, r, exitOK, nil, nil)
+			if r.stderr != "" {
+				t.Errorf("stderr: %s", r.stderr)
+			}
+			golden(t, tt.golden, r.stdout)
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	dir := t.TempDir()
+	csvPath := writeFile(t, dir, "a.csv", "EmailAddress\nann@example.com\n")
+	tests := []struct {
+		name   string
+		args   []string
+		env    []string // nil: the fake's
+		stdin  string
+		stderr []string
+	}{
+		{"no command", nil, nil, "", []string{"Usage:", "Commands:"}},
+		{"unknown command", []string{"frobnicate"}, nil, "", []string{`unknown command "frobnicate"`, "sendloop help"}},
+		{"unknown global flag", []string{"--bogus", "lists"}, nil, "", []string{"flag provided but not defined: -bogus"}},
+		{"global flag after the command", []string{"lists", "--json"}, nil, "", []string{"global flags go before the command"}},
+		{"negative timeout", []string{"--timeout", "-1s", "lists"}, nil, "", []string{"--timeout cannot be negative"}},
+		{"help for an unknown command", []string{"help", "nope"}, nil, "", []string{`unknown command "nope"`}},
+		{"help with two names", []string{"help", "sync", "lists"}, nil, "", []string{"help takes one command name"}},
+		{"lists with an argument", []string{"lists", "extra"}, nil, "", []string{"lists takes no arguments"}},
+		{"no API key", []string{"lists"}, []string{}, "", []string{"SENDLOOP_API_KEY is not set"}},
+		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http"}},
+		{"sync without --list", []string{"sync", "--csv", csvPath}, nil, "", []string{"--list ID is required", "sendloop help sync"}},
+		{"sync without --csv", []string{"sync", "--list", "1"}, nil, "", []string{"--csv FILE is required"}},
+		{"sync with a bad --list", []string{"sync", "--list", "x", "--csv", csvPath}, nil, "", []string{`invalid value "x" for flag -list`}},
+		{"sync reading stdin", []string{"sync", "--list", "1", "--csv", "-"}, nil, "", []string{"it cannot read stdin"}},
+		{"sync with a missing file", []string{"sync", "--list", "1", "--csv", filepath.Join(dir, "nope.csv")}, nil, "", []string{"no such file"}},
+		{"sync with an argument", []string{"sync", "--list", "1", "--csv", csvPath, "extra"}, nil, "", []string{`unexpected argument "extra"`}},
+		{"sync with a zero batch", []string{"sync", "--list", "1", "--csv", csvPath, "--batch-size", "0"}, nil, "", []string{"--batch-size must be at least 1"}},
+		{"sync with rejects onto the CSV", []string{"sync", "--list", "1", "--csv", csvPath, "--rejects", csvPath}, nil, "", []string{"--rejects names the CSV file itself"}},
+		{"export without --list", []string{"export"}, nil, "", []string{"--list ID is required"}},
+		{"export in xml", []string{"export", "--list", "1", "--format", "xml"}, nil, "", []string{"--format must be csv or json"}},
+		{"call without a command", []string{"call"}, nil, "", []string{"call needs a command name"}},
+		{"call with a bare parameter", []string{"call", "list.get", "ListID"}, nil, "", []string{`parameter "ListID" is not key=value`}},
+		{"call with the key as a parameter", []string{"call", "list.get", "APIKey=x"}, nil, "", []string{"the API key comes from SENDLOOP_API_KEY"}},
+		{"call in yaml", []string{"call", "--format", "yaml", "list.getlist"}, nil, "", []string{"--format must be json, xml or php"}},
+		{"report without a kind", []string{"report", "7"}, nil, "", []string{"use 'report campaign ID'"}},
+		{"report with a bad ID", []string{"report", "campaign", "abc"}, nil, "", []string{`campaign ID "abc" is not a positive number`}},
+		{"send without --from", []string{"send", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{"--from is required"}},
+		{"send without --to", []string{"send", "--from", "a@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{"--to is required"}},
+		{"send without a body", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s"}, nil, "", []string{"give a body"}},
+		{"send reading stdin twice", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--html", "-"}, nil, "", []string{"cannot both read stdin"}},
+		{"send with bad merge vars", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--merge-vars", "[1]"}, nil, "x", []string{"--merge-vars must be a JSON object"}},
+		{"send with bad custom args", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--custom-args", `{"a":1}`}, nil, "x", []string{"--custom-args must be a JSON object of strings"}},
+		{"send with a bad address", []string{"--fake", "send", "--from", "nobody", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{`invalid From address "nobody"`}},
+		{"send with a missing file", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", filepath.Join(dir, "nope.txt")}, nil, "", []string{"--text:", "no such file"}},
+		{"send without a relay", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{"SENDLOOP_SMTP_HOST is not set"}},
+		{"send with a bad port", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, []string{"SENDLOOP_SMTP_HOST=localhost", "SENDLOOP_SMTP_PORT=smtp"}, "x", []string{`SENDLOOP_SMTP_PORT="smtp" is not a port number`}},
+		{"send without relay credentials", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, []string{"SENDLOOP_SMTP_HOST=localhost"}, "x", []string{"SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD must be set"}},
+		{"fake on every interface", []string{"fake", "--addr", "0.0.0.0:0"}, nil, "", []string{"loopback addresses only"}},
+		{"fake on a public host", []string{"fake", "--smtp-addr", "example.com:25"}, nil, "", []string{"loopback addresses only"}},
+		{"fake under --fake", []string{"--fake", "fake"}, nil, "", []string{"--fake has no meaning"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := tt.env
+			if env == nil {
+				env = f.env
+			}
+			r := invocation{args: tt.args, env: env, stdin: tt.stdin}.run(t)
+			expect(t, r, exitUsage, nil, tt.stderr)
+			if r.stdout != "" {
+				t.Errorf("stdout of a usage error: %s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestLists(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	if _, err := f.srv.StartRelay(t); err != nil { // unrelated state must not show
+		t.Fatal(err)
+	}
+	for _, json := range []bool{false, true} {
+		args, name := []string{"lists"}, "lists"
+		if json {
+			args, name = []string{"--json", "lists"}, "lists_json"
+		}
+		r := f.sendloop(t, args...)
+		expect(t, r, exitOK, nil, nil)
+		golden(t, name, r.stdout)
+	}
+}
+
+func TestCall(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	t.Run("pretty JSON", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "call", "list.get", "ListID=1", "GetCustomFields=1")
+		expect(t, r, exitOK, nil, nil)
+		golden(t, "call_list_get", r.stdout)
+	})
+	t.Run("array parameters and repeated keys", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "call", "campaign.create", "CampaignName=Second", "FromName=Demo", "FromEmail=demo@example.com",
+			"ReplyToName=Demo", "ReplyToEmail=demo@example.com", "Subject=Hi", "PlainContent=Hi %Link:Unsubscribe%",
+			"TargetListIDs[]=1")
+		expect(t, r, exitOK, []string{`"CampaignID": 2`}, nil)
+	})
+	t.Run("xml", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "call", "--format", "xml", "list.getlist")
+		expect(t, r, exitOK, []string{"<Name>Demo</Name>"}, nil)
+	})
+	t.Run("service error", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "call", "list.get", "ListID=99", "GetCustomFields=0")
+		expect(t, r, exitFailure, nil, []string{"sendloop: list.get: error 118"})
+		if strings.Count(r.stderr, "sendloop: ") != 1 {
+			t.Errorf("the error repeats its prefix: %s", r.stderr)
+		}
+	})
+	t.Run("unknown command", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "call", "list.frobnicate")
+		expect(t, r, exitFailure, nil, []string{"error 101"})
+	})
+}
+
+func TestReport(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"report_campaign", []string{"report", "campaign", "1"}},
+		{"report_campaign_json", []string{"--json", "report", "campaign", "1"}},
+		{"report_list", []string{"report", "list", "1"}},
+		{"report_list_json", []string{"--json", "report", "list", "1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			t.Parallel()
+			r := f.sendloop(t, tt.args...)
+			expect(t, r, exitOK, nil, nil)
+			golden(t, tt.golden, r.stdout)
+		})
+	}
+	t.Run("unknown campaign", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "report", "campaign", "99")
+		expect(t, r, exitFailure, nil, []string{"report.campaign.overall"})
+	})
+}
+
+func TestExport(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"export_csv", []string{"export", "--list", "1"}},
+		{"export_json", []string{"export", "--list", "1", "--format", "json"}},
+		{"export_json", []string{"--json", "export", "--list", "1"}},
+		{"export_csv", []string{"--json", "export", "--list", "1", "--format", "csv"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := f.sendloop(t, tt.args...)
+			expect(t, r, exitOK, nil, []string{"exported 3 subscribers of list 1"})
+			golden(t, tt.golden, r.stdout)
+		})
+	}
+	t.Run("unknown list", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "export", "--list", "99")
+		expect(t, r, exitFailure, nil, []string{"error 118"})
+	})
+	t.Run("quiet", func(t *testing.T) {
+		t.Parallel()
+		r := f.sendloop(t, "--quiet", "export", "--list", "1")
+		expect(t, r, exitOK, []string{"ann@example.com"}, nil)
+		if r.stderr != "" {
+			t.Errorf("--quiet wrote on stderr: %s", r.stderr)
+		}
+	})
+}
+
+// TestExportStreamsPages exports a list of several pages, its fields named so that the
+// columns fall back to their keys, and checks every JSON line.
+func TestExportStreamsPages(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	c, err := sendloop.NewClient(f.srv.APIKey, sendloop.WithBaseURL(f.srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listID, err := c.Lists.Create(testContext(t), "Big", sendloop.OptInSingle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f.srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "Name"})
+	b, _ := f.srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "name"})
+	e, _ := f.srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "EmailAddress"})
+	const n = 250
+	rows := make([]sendloop.ImportSubscriber, n)
+	for i := range rows {
+		rows[i] = sendloop.ImportSubscriber{EmailAddress: emailN(i), Fields: sendloop.CustomFields{a: "a", b: "b", e: "e"}}
+	}
+	if _, err := c.Subscribers.Import(testContext(t), listID, rows); err != nil {
+		t.Fatal(err)
+	}
+	r := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID))
+	expect(t, r, exitOK, nil, []string{"exported 250 subscribers"})
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	for i, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("line %d: %v: %s", i+1, err, line)
+		}
+		if rec["EmailAddress"] != emailN(i) || rec["CustomField"+strconv.Itoa(a)] != "a" ||
+			rec["CustomField"+strconv.Itoa(b)] != "b" || rec["CustomField"+strconv.Itoa(e)] != "e" {
+			t.Fatalf("line %d: %s", i+1, line)
+		}
+	}
+}
+
+// TestServiceUnreachable runs commands against a closed port.
+func TestServiceUnreachable(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	env := []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://" + addr}
+	r := invocation{args: []string{"--timeout", "5s", "lists"}, env: env}.run(t)
+	expect(t, r, exitFailure, nil, []string{"list.getlist"})
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+// listFlag is a flag that may be repeated and holds comma-separated values.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+type sendOptions struct {
+	from, subject, text, html, mergeVars, customArgs string
+	to, tags                                         listFlag
+	trackOpens, trackClicks, trackGA                 bool
+}
+
+func sendCommand() *command {
+	return &command{
+		name:    "send",
+		args:    "--from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-] [flags]",
+		summary: "send a message through the SMTP relay",
+		help: `
+Sends one message through the Sendloop SMTP relay, with the relay's X-SL-* options: merge
+variables (rendered by the relay, %KEY% and {{NAME}} tags), tags, custom arguments and open,
+click and Google Analytics tracking. The body is --text, --html or both (a file, or - for
+stdin); addresses are "ann@example.com" or "Ann <ann@example.com>".
+
+The relay comes from the environment: SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT (default 587),
+SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD (a sender address's delivery settings), and
+optionally SENDLOOP_SMTP_CA_FILE, a PEM file of certificates to trust besides the system's
+(as 'sendloop fake' writes for its relay). The connection is upgraded with STARTTLS, and the
+password is sent only over TLS (or to a loopback host); it is never printed.
+
+With --fake the message goes to an in-process fake relay, trusted through its own
+certificate, and the command prints what the relay captured, merge variables rendered.`,
+		examples: `sendloop send --from 'Shop <shop@example.com>' --to ann@example.net --subject 'Your order' --text order.txt
+echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
+sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'`,
+		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
+			o := &sendOptions{}
+			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
+			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required)")
+			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")
+			fs.StringVar(&o.text, "text", "", "the plain-text body, read from `FILE` (- for stdin)")
+			fs.StringVar(&o.html, "html", "", "the HTML body, read from `FILE` (- for stdin)")
+			fs.StringVar(&o.mergeVars, "merge-vars", "", "merge variables, a `JSON` object (X-SL-Merge-Vars)")
+			fs.StringVar(&o.customArgs, "custom-args", "", "custom arguments, a `JSON` object of strings (X-SL-Custom-Args)")
+			fs.Var(&o.tags, "tags", "comma-separated `TAGS` for the statistics (X-SL-Tags)")
+			fs.BoolVar(&o.trackOpens, "track-opens", false, "track opens (X-SL-Track-Opens)")
+			fs.BoolVar(&o.trackClicks, "track-clicks", false, "track clicks (X-SL-Track-Clicks)")
+			fs.BoolVar(&o.trackGA, "track-ga", false, "track with Google Analytics (X-SL-Track-GA)")
+			return func(ctx context.Context, a *app, args []string) error {
+				if len(args) > 0 {
+					return usagef("send", "unexpected argument %q", args[0])
+				}
+				return runSend(ctx, a, o)
+			}
+		},
+	}
+}
+
+// message builds the message from the flags.
+func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
+	switch {
+	case strings.TrimSpace(o.from) == "":
+		return nil, usagef("send", "--from is required")
+	case len(o.to) == 0:
+		return nil, usagef("send", "--to is required")
+	case o.subject == "":
+		return nil, usagef("send", "--subject is required")
+	case o.text == "" && o.html == "":
+		return nil, usagef("send", "give a body: --text FILE, --html FILE, or both (- reads stdin)")
+	case o.text == "-" && o.html == "-":
+		return nil, usagef("send", "--text and --html cannot both read stdin")
+	}
+	msg := &smtp.Message{From: o.from, To: o.to, Subject: o.subject}
+	var err error
+	if msg.Text, err = readBody("--text", o.text, stdin); err != nil {
+		return nil, err
+	}
+	if msg.HTML, err = readBody("--html", o.html, stdin); err != nil {
+		return nil, err
+	}
+	if o.mergeVars != "" {
+		dec := json.NewDecoder(strings.NewReader(o.mergeVars))
+		dec.UseNumber()
+		if err := dec.Decode(&msg.Headers.MergeVars); err != nil || msg.Headers.MergeVars == nil || dec.More() {
+			return nil, usagef("send", "--merge-vars must be a JSON object, e.g. '{\"NAME\":\"Ann\"}'")
+		}
+	}
+	if o.customArgs != "" {
+		if err := json.Unmarshal([]byte(o.customArgs), &msg.Headers.CustomArgs); err != nil || msg.Headers.CustomArgs == nil {
+			return nil, usagef("send", "--custom-args must be a JSON object of strings, e.g. '{\"order\":\"17\"}'")
+		}
+	}
+	msg.Headers.Tags = o.tags
+	msg.Headers.TrackOpens, msg.Headers.TrackClicks, msg.Headers.TrackGA = o.trackOpens, o.trackClicks, o.trackGA
+	return msg, nil
+}
+
+func readBody(flagName, path string, stdin io.Reader) (string, error) {
+	var b []byte
+	var err error
+	switch path {
+	case "":
+		return "", nil
+	case "-":
+		b, err = io.ReadAll(stdin)
+	default:
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", usagef("send", "%s: %v", flagName, err)
+	}
+	return string(b), nil
+}
+
+func runSend(ctx context.Context, a *app, o *sendOptions) error {
+	msg, err := o.message(a.stdin)
+	if err != nil {
+		return err
+	}
+	var opts []smtp.Option
+	if a.verbose {
+		opts = append(opts, smtp.WithLogger(a.logger()))
+	}
+	var relay *smtp.Relay
+	var fake *sendlooptest.Relay
+	if a.fake {
+		fs, err := a.fakeService(ctx)
+		if err != nil {
+			return err
+		}
+		if fake, err = fs.srv.StartRelay(nil); err != nil {
+			return err
+		}
+		fs.relay = fake
+		user, password := fs.srv.RelayCredentials()
+		opts = append(opts, smtp.WithTLSConfig(fake.ClientTLSConfig()))
+		if relay, err = smtp.NewRelay(fake.Host(), fake.Port(), user, password, opts...); err != nil {
+			return err
+		}
+	} else if relay, err = a.relayFromEnv(opts); err != nil {
+		return err
+	}
+	if err := relay.Send(ctx, msg); err != nil {
+		var addrErr *smtp.AddressError
+		var headerErr *smtp.HeaderError
+		if errors.As(err, &addrErr) || errors.As(err, &headerErr) {
+			return usagef("send", "%v", err)
+		}
+		return err
+	}
+	if fake != nil {
+		return printCaptured(a, fake)
+	}
+	if a.json {
+		return writeJSON(a.stdout, orderedObject{{"relay", relay.Addr()}, {"from", msg.From}, {"to", []string(o.to)}, {"subject", msg.Subject}})
+	}
+	_, err = fmt.Fprintf(a.stdout, "Sent %q to %s through %s.\n", msg.Subject, strings.Join(o.to, ", "), relay.Addr())
+	return err
+}
+
+// relayFromEnv makes the relay sender from the SENDLOOP_SMTP_* variables.
+func (a *app) relayFromEnv(opts []smtp.Option) (*smtp.Relay, error) {
+	host := strings.TrimSpace(a.getenv(envSMTPHost))
+	if host == "" {
+		return nil, configError("%s is not set: the relay's host, port, user and password come from the environment (or try --fake)", envSMTPHost)
+	}
+	port := smtp.PortSubmission
+	if p := strings.TrimSpace(a.getenv(envSMTPPort)); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, configError("%s=%q is not a port number", envSMTPPort, p)
+		}
+		port = n
+	}
+	user, password := a.getenv(envSMTPUser), a.getenv(envSMTPPassword)
+	if user == "" || password == "" {
+		return nil, configError("%s and %s must be set", envSMTPUser, envSMTPPassword)
+	}
+	if caFile := a.getenv(envSMTPCAFile); caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, configError("%s: %v", envSMTPCAFile, err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, configError("%s: %s holds no PEM certificate", envSMTPCAFile, caFile)
+		}
+		opts = append(opts, smtp.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	}
+	relay, err := smtp.NewRelay(host, port, user, password, opts...)
+	if err != nil {
+		return nil, configError("%v", err)
+	}
+	return relay, nil
+}
+
+// printCaptured prints the messages the fake relay captured.
+func printCaptured(a *app, fake *sendlooptest.Relay) error {
+	msgs := fake.Messages()
+	if a.json {
+		captured := make([]orderedObject, 0, len(msgs))
+		for _, m := range msgs {
+			h := m.SLHeaders
+			captured = append(captured, orderedObject{
+				{"envelope_from", m.EnvelopeFrom}, {"envelope_to", m.EnvelopeTo}, {"tls", m.TLS},
+				{"auth_mechanism", m.AuthMechanism}, {"subject", m.Subject}, {"rendered_subject", m.RenderedSubject},
+				{"tags", nonNil(h.Tags)}, {"merge_vars", nonNilMap(h.MergeVars)}, {"custom_args", nonNilMap(h.CustomArgs)},
+				{"track_opens", h.TrackOpens}, {"track_clicks", h.TrackClicks}, {"track_ga", h.TrackGA},
+				{"text", m.Text}, {"rendered_text", m.RenderedText}, {"html", m.HTML}, {"rendered_html", m.RenderedHTML},
+			})
+		}
+		return writeJSON(a.stdout, orderedObject{{"relay", fake.Addr()}, {"fake", true}, {"captured", captured}})
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Sent through the fake relay at %s, which captured %s.\n", fake.Addr(), plural(len(msgs), "message"))
+	for _, m := range msgs {
+		h := m.SLHeaders
+		b.WriteString("\n")
+		t := newTable(&b)
+		t.row("Envelope from:", m.EnvelopeFrom)
+		t.row("Envelope to:", strings.Join(m.EnvelopeTo, ", "))
+		t.row("Connection:", fmt.Sprintf("TLS %t, AUTH %s", m.TLS, m.AuthMechanism))
+		t.row("Subject:", m.Subject)
+		t.row("Rendered subject:", m.RenderedSubject)
+		if len(h.Tags) > 0 {
+			t.row("Tags:", strings.Join(h.Tags, ", "))
+		}
+		if len(h.MergeVars) > 0 {
+			t.row("Merge vars:", compactJSON(h.MergeVars))
+		}
+		if len(h.CustomArgs) > 0 {
+			t.row("Custom args:", compactJSON(h.CustomArgs))
+		}
+		t.row("Tracking:", tracking(h))
+		_ = t.flush()
+		for _, part := range []struct{ name, body string }{{"text", m.RenderedText}, {"html", m.RenderedHTML}} {
+			if body := strings.ReplaceAll(part.body, "\r\n", "\n"); body != "" {
+				fmt.Fprintf(&b, "--- %s (rendered) ---\n%s", part.name, body)
+				if !strings.HasSuffix(body, "\n") {
+					b.WriteString("\n")
+				}
+			}
+		}
+	}
+	_, err := a.stdout.Write(b.Bytes())
+	return err
+}
+
+func tracking(h smtp.Headers) string {
+	var on []string
+	for _, t := range []struct {
+		name string
+		on   bool
+	}{{"opens", h.TrackOpens}, {"clicks", h.TrackClicks}, {"Google Analytics", h.TrackGA}} {
+		if t.on {
+			on = append(on, t.name)
+		}
+	}
+	if len(on) == 0 {
+		return "none"
+	}
+	return strings.Join(on, ", ")
+}
+
+// compactJSON writes a map as JSON with sorted keys.
+func compactJSON[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	o := make(orderedObject, 0, len(keys))
+	for _, k := range keys {
+		o = append(o, member{k, m[k]})
+	}
+	b, _ := o.MarshalJSON()
+	return string(b)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
+}

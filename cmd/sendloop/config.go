@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// Environment variables read by the tool.
+const (
+	envAPIKey       = sendloop.EnvAPIKey  // SENDLOOP_API_KEY
+	envBaseURL      = sendloop.EnvBaseURL // SENDLOOP_BASE_URL
+	envSMTPHost     = "SENDLOOP_SMTP_HOST"
+	envSMTPPort     = "SENDLOOP_SMTP_PORT"
+	envSMTPUser     = "SENDLOOP_SMTP_USER"
+	envSMTPPassword = "SENDLOOP_SMTP_PASSWORD"
+	envSMTPCAFile   = "SENDLOOP_SMTP_CA_FILE"
+)
+
+// userAgent names the tool before the SDK's own User-Agent token.
+const userAgent = "sendloop-cli/" + sendloop.Version
+
+// The demo data of the fake (--fake, and the fake command unless --empty).
+const (
+	demoListID   = 1
+	demoListName = "Demo"
+)
+
+// apiConfig returns the key and base URL to use: the fake's with --fake, else the
+// environment's ("" base for the default host).
+func (a *app) apiConfig(ctx context.Context) (key, base string, err error) {
+	if a.fake {
+		fs, err := a.fakeService(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		return fs.srv.APIKey, fs.srv.URL, nil
+	}
+	key = strings.TrimSpace(a.getenv(envAPIKey))
+	if key == "" {
+		return "", "", configError("%s is not set: export your API key (or try the tool with --fake)", envAPIKey)
+	}
+	return key, strings.TrimSpace(a.getenv(envBaseURL)), nil
+}
+
+// client returns a v3 client for the account (or the fake).
+func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
+	key, base, err := a.apiConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := []sendloop.Option{sendloop.WithUserAgent(userAgent)}
+	if base != "" {
+		opts = append(opts, sendloop.WithBaseURL(base))
+	}
+	if a.verbose {
+		opts = append(opts, sendloop.WithLogger(a.logger()))
+	}
+	c, err := sendloop.NewClient(key, opts...)
+	if err != nil {
+		return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
+	}
+	return c, nil
+}
+
+// legacyClient returns a client of the legacy single-endpoint API for the same account.
+func (a *app) legacyClient(ctx context.Context) (*legacy.Client, error) {
+	key, base, err := a.apiConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := []legacy.Option{legacy.WithUserAgent(userAgent)}
+	if base != "" {
+		opts = append(opts, legacy.WithBaseURL(base))
+	}
+	if a.verbose {
+		opts = append(opts, legacy.WithLogger(a.logger()))
+	}
+	c, err := legacy.NewClient(key, opts...)
+	if err != nil {
+		return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
+	}
+	return c, nil
+}
+
+func (a *app) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// note prints an informational line on stderr, unless --quiet.
+func (a *app) note(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.stderr, "sendloop: "+format+"\n", args...)
+	}
+}
+
+// fakeService is the in-process fake of --fake.
+type fakeService struct {
+	srv   *sendlooptest.Server
+	relay *sendlooptest.Relay // started by send
+}
+
+// fakeService starts the fake of --fake, with the demo data, on first use.
+func (a *app) fakeService(ctx context.Context) (*fakeService, error) {
+	if a.fakeSrv != nil {
+		return a.fakeSrv, nil
+	}
+	srv := sendlooptest.NewServer(nil)
+	if err := seedDemo(ctx, srv); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	a.fakeSrv = &fakeService{srv: srv}
+	return a.fakeSrv, nil
+}
+
+func (a *app) closeFake() {
+	if a.fakeSrv == nil {
+		return
+	}
+	if a.fakeSrv.relay != nil {
+		_ = a.fakeSrv.relay.Close()
+	}
+	a.fakeSrv.srv.Close()
+	a.fakeSrv = nil
+}
+
+// seedDemo gives a fresh fake its demo data:
+//
+//   - list 1 "Demo" (single opt-in) with the custom fields 1 "First name" and 2 "Plan";
+//   - its subscribers ann@example.com (Ann, pro) and bob@example.com (Bob, free), and
+//     carol@example.com (Carol, free), who unsubscribed;
+//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob: Ann opened it (from Paris)
+//     and clicked its link an hour later, Bob opened it.
+func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
+	fail := func(err error) error { return fmt.Errorf("seeding the fake: %w", err) }
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		return fail(err)
+	}
+	listID, err := c.Lists.Create(ctx, demoListName, sendloop.OptInSingle)
+	if err != nil {
+		return fail(err)
+	}
+	if listID != demoListID {
+		return fail(fmt.Errorf("the demo list got ID %d", listID))
+	}
+	firstName, err := srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "First name"})
+	if err != nil {
+		return fail(err)
+	}
+	plan, err := srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "Plan"})
+	if err != nil {
+		return fail(err)
+	}
+	rows := []sendloop.ImportSubscriber{
+		{EmailAddress: "ann@example.com", Fields: sendloop.CustomFields{firstName: "Ann", plan: "pro"}},
+		{EmailAddress: "bob@example.com", Fields: sendloop.CustomFields{firstName: "Bob", plan: "free"}},
+		{EmailAddress: "carol@example.com", Fields: sendloop.CustomFields{firstName: "Carol", plan: "free"}},
+	}
+	if _, err := c.Subscribers.Import(ctx, listID, rows); err != nil {
+		return fail(err)
+	}
+	if err := c.Subscribers.Unsubscribe(ctx, "carol@example.com"); err != nil {
+		return fail(err)
+	}
+	_, err = c.CallRaw(ctx, "campaign.create", url.Values{
+		"CampaignName":    {"Welcome"},
+		"FromName":        {"Demo"},
+		"FromEmail":       {"demo@example.com"},
+		"ReplyToName":     {"Demo"},
+		"ReplyToEmail":    {"demo@example.com"},
+		"Subject":         {"Welcome, %FIRSTNAME%"},
+		"PlainContent":    {"Welcome aboard!\n\nhttps://example.com/start\n\nUnsubscribe: %Link:Unsubscribe%\n"},
+		"TargetListIDs[]": {fmt.Sprint(listID)},
+	}, sendloop.FormatJSON)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := srv.SimulateSend(1); err != nil {
+		return fail(err)
+	}
+	err = srv.SimulateEvents(1,
+		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: "ann@example.com", After: time.Hour,
+			Country: "FR", City: "Paris"},
+		sendlooptest.CampaignEvent{Kind: sendlooptest.EventClick, Email: "ann@example.com", After: 2 * time.Hour,
+			Link: "https://example.com/start"},
+		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: "bob@example.com", After: 3 * time.Hour},
+	)
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}

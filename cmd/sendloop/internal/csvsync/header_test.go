@@ -1,0 +1,137 @@
+package csvsync
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var demoFields = []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}}
+
+func TestMapHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		header  []string
+		fields  []Field
+		email   int
+		status  int
+		mapped  []int // field IDs in column order
+		ignored []string
+		err     []string
+	}{
+		{name: "names", header: []string{"EmailAddress", "First name", "Plan"}, fields: demoFields, email: 0, status: -1, mapped: []int{1, 2}},
+		{name: "keys, any case", header: []string{"customfield2", "EMAILADDRESS"}, fields: demoFields, email: 1, status: -1, mapped: []int{2}},
+		{name: "aliases and spaces", header: []string{" Email Address ", " first NAME "}, fields: demoFields, email: 0, status: -1, mapped: []int{1}},
+		{name: "email alias", header: []string{"email"}, fields: demoFields, email: 0, status: -1},
+		{name: "export columns", header: []string{"EmailAddress", "Plan", "SubscriberID", "SubscriptionStatus", "OptInDate"}, fields: demoFields,
+			email: 0, status: 3, mapped: []int{2}, ignored: []string{"SubscriberID", "SubscriptionStatus", "OptInDate"}},
+		{name: "a field named like a key of another", header: []string{"EmailAddress", "CustomField1"},
+			fields: []Field{{ID: 1, Name: "A"}, {ID: 2, Name: "CustomField1"}}, email: 0, status: -1, mapped: []int{1}},
+		{name: "unknown", header: []string{"EmailAddress", "Colour", "Size"}, fields: demoFields,
+			err: []string{`unknown columns "Colour", "Size"`, `"First name" (CustomField1), "Plan" (CustomField2)`}},
+		{name: "unknown without fields", header: []string{"EmailAddress", "X"}, err: []string{`unknown column "X" (the list's custom fields are none)`}},
+		{name: "unknown key", header: []string{"EmailAddress", "CustomField9", "CustomField+1", "CustomField0"}, fields: demoFields,
+			err: []string{`"CustomField9", "CustomField+1", "CustomField0"`}},
+		{name: "no address", header: []string{"Plan"}, fields: demoFields, err: []string{"no address column"}},
+		{name: "twice", header: []string{"Email", "Plan", "customfield2"}, fields: demoFields, err: []string{`columns 2 and 3 ("customfield2") both hold CustomField2`}},
+		{name: "read-only twice", header: []string{"Email", "OptInDate", "optindate"}, fields: demoFields, err: []string{"both hold optindate"}},
+		{name: "ambiguous", header: []string{"Email", "plan"}, fields: []Field{{ID: 4, Name: "Plan"}, {ID: 9, Name: "PLAN "}},
+			err: []string{`column "plan" names 2 custom fields (CustomField4, CustomField9)`}},
+		{name: "unnamed", header: []string{"Email", " "}, fields: demoFields, err: []string{"column 2 has no name"}},
+		{name: "not UTF-8", header: []string{"Email", "\xff"}, fields: demoFields, err: []string{"column 2's name is not valid UTF-8"}},
+		{name: "all at once", header: []string{"Plan", "X", ""}, fields: demoFields,
+			err: []string{`unknown column "X"`, "column 3 has no name", "no address column"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, err := MapHeader(tt.header, tt.fields)
+			if len(tt.err) > 0 {
+				var herr *HeaderError
+				if !errors.As(err, &herr) {
+					t.Fatalf("error %v, want a *HeaderError", err)
+				}
+				for _, want := range tt.err {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("%q lacks %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mapped []int
+			for _, f := range m.Fields {
+				mapped = append(mapped, f.Field.ID)
+			}
+			if m.Email != tt.email || m.Status != tt.status || !reflect.DeepEqual(mapped, tt.mapped) ||
+				!reflect.DeepEqual(m.Ignored, tt.ignored) || m.Columns != len(tt.header) {
+				t.Errorf("got %+v", m)
+			}
+		})
+	}
+}
+
+func TestColumnNames(t *testing.T) {
+	t.Parallel()
+	fields := []Field{
+		{1, "First name"}, {2, "Plan"}, {3, "plan "}, {4, ""}, {5, "EmailAddress"}, {6, "optindate"},
+		{7, "CustomField1"}, {8, "Größe"}, {9, "\xff"},
+	}
+	want := []string{"First name", "CustomField2", "CustomField3", "CustomField4", "CustomField5", "CustomField6",
+		"CustomField7", "Größe", "CustomField9"}
+	got := ColumnNames(fields)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ColumnNames = %q, want %q", got, want)
+	}
+	// Export's header reads back into the same fields.
+	m, err := MapHeader(append([]string{ColumnEmail}, got...), fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range m.Fields {
+		if f.Field != fields[i] {
+			t.Errorf("column %q maps to %+v, want %+v", f.Header, f.Field, fields[i])
+		}
+	}
+}
+
+func TestRow(t *testing.T) {
+	t.Parallel()
+	m, err := MapHeader([]string{"Plan", "EmailAddress", "SubscriptionStatus", "First name"}, demoFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		rec    Record
+		want   Row
+		reject string
+	}{
+		{"valid", Record{Line: 2, Fields: []string{"pro", " Ann@Example.com ", "Subscribed", " Ann "}},
+			Row{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Values: []string{"pro", " Ann "}}, ""},
+		{"status in any case", Record{Line: 3, Fields: []string{"", "b@example.com", " subscribed ", ""}},
+			Row{Line: 3, Email: "b@example.com", Key: "b@example.com", Values: []string{"", ""}}, ""},
+		{"other status", Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},
+			Row{Line: 4, Email: "c@example.com", Key: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
+		{"malformed", Record{Line: 5, Err: errors.New("bare quote")}, Row{Line: 5}, "malformed line: bare quote"},
+		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}}, Row{Line: 6, Email: "d@example.com"}, "malformed line: 2 fields, the header has 4"},
+		{"too short for the address", Record{Line: 7, Fields: []string{"pro"}}, Row{Line: 7}, "malformed line: 1 field, the header has 4"},
+		{"no address", Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, Row{Line: 8}, "missing email address"},
+		{"bad address", Record{Line: 9, Fields: []string{"pro", "Ann <a@example.com>", "Subscribed", ""}}, Row{Line: 9, Email: "Ann <a@example.com>"}, "invalid email address"},
+		{"not UTF-8", Record{Line: 10, Fields: []string{"pro", "e@example.com", "Subscribed", "\xffx"}}, Row{Line: 10, Email: "e@example.com"}, "not valid UTF-8 (save the file as UTF-8)"},
+		{"address not UTF-8", Record{Line: 11, Fields: []string{"pro", "\xff@example.com", "Subscribed", ""}}, Row{Line: 11, Email: "\uFFFD@example.com"}, "not valid UTF-8 (save the file as UTF-8)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.want.Reject = tt.reject
+			if got := m.Row(tt.rec); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Row = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

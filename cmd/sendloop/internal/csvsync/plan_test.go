@@ -1,0 +1,210 @@
+package csvsync
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const planCSV = "EmailAddress,Plan,First name\n" +
+	"ann@example.com,pro,Ann\n" + // 2: unchanged
+	"BOB@example.com,pro,Bob\n" + // 3: update Plan free → pro, First name "" → Bob
+	"carol@example.com,pro,Carol\n" + // 4: skipped, unsubscribed
+	"dora@example.com,free,\n" + // 5: unchanged (pending is a member)
+	"new1@example.com,free,N1\n" + // 6: add
+	"bad,free,\n" + // 7: rejected
+	"new2@example.com,,\n" + // 8: add
+	"NEW1@example.com,free,N1\n" + // 9: duplicate of 6
+	"spam@example.com,free,\n" + // 10: skipped, suppressed
+	"spam@example.com,free,\n" + // 11: duplicate of 10
+	"ann@example.com,pro,Ann\n" + // 12: duplicate of 2
+	"new3@example.com,free\n" + // 13: malformed
+	"new2@example.com,x,y\n" + // 14: duplicate of 8
+	"new4@example.com,free,N4\n" // 15: add
+
+func planner(t *testing.T, content string, opts Options) (*Planner, func() (*Reader, error)) {
+	t.Helper()
+	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
+	r, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MapHeader(r.Header, demoFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPlanner(m, opts)
+	p.AddMember(1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
+	p.AddMember(2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
+	p.AddMember(3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
+	p.AddMember(4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
+	p.AddMember(5, "gone@example.com", "Subscribed", nil)
+	p.AddMember(6, "left@example.com", StatusUnsubscribed, nil)
+	p.Suppress(" SPAM@example.com ")
+	return p, open
+}
+
+// events lists a plan's events as text.
+func events(t *testing.T, pl *Plan, open func() (*Reader, error)) []string {
+	t.Helper()
+	r, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for ev, err := range pl.Events(r) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case EventAdd:
+			out = append(out, fmt.Sprintf("%d add %s %q", ev.Row.Line, ev.Row.Email, ev.Row.Values))
+		case EventReject:
+			out = append(out, fmt.Sprintf("%d reject %s: %s", ev.Row.Line, ev.Row.Email, ev.Reason))
+		}
+	}
+	return out
+}
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	wantEvents := []string{
+		`6 add new1@example.com ["free" "N1"]`,
+		"7 reject bad: invalid email address",
+		`8 add new2@example.com ["" ""]`,
+		"9 reject NEW1@example.com: duplicate of line 6",
+		"11 reject spam@example.com: duplicate of line 10",
+		"12 reject ann@example.com: duplicate of line 2",
+		"13 reject new3@example.com: malformed line: 2 fields, the header has 3",
+		"14 reject new2@example.com: duplicate of line 8",
+		`15 add new4@example.com ["free" "N4"]`,
+	}
+	wantUpdates := []Update{{Line: 3, SubscriberID: 2, Email: "Bob@Example.com", Fields: map[int]string{1: "Bob", 2: "pro"},
+		Changes: []Change{{Field: Field{2, "Plan"}, Header: "Plan", From: "free", To: "pro"}, {Field: Field{1, "First name"}, Header: "First name", From: "", To: "Bob"}}}}
+	hashes := map[string]func(string) uint64{
+		"maphash":        nil,
+		"all colliding":  func(string) uint64 { return 42 },
+		"by first byte":  func(s string) uint64 { return uint64(s[0]) },
+		"by length only": func(s string) uint64 { return uint64(len(s)) },
+	}
+	for name, hash := range hashes {
+		for _, unsubscribe := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s unsubscribe=%t", name, unsubscribe), func(t *testing.T) {
+				t.Parallel()
+				var offsets []int64
+				p, open := planner(t, planCSV, Options{UnsubscribeMissing: unsubscribe, Hash: hash, Progress: func(o int64) { offsets = append(offsets, o) }})
+				pl, err := p.Plan(open)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := fmt.Sprintf("rows=%d adds=%d unchanged=%d unsub=%d suppressed=%d status=%d rejected=%d absent=%d",
+					pl.Rows, pl.Adds, pl.Unchanged, pl.SkippedUnsubscribed, pl.SkippedSuppressed, pl.SkippedStatus, pl.Rejected, pl.Absent)
+				if want := "rows=14 adds=3 unchanged=2 unsub=1 suppressed=1 status=0 rejected=6 absent=1"; got != want {
+					t.Errorf("plan %s, want %s", got, want)
+				}
+				if !reflect.DeepEqual(pl.Updates, wantUpdates) {
+					t.Errorf("updates %+v", pl.Updates)
+				}
+				var wantUnsub []Unsubscribe
+				if unsubscribe {
+					wantUnsub = []Unsubscribe{{SubscriberID: 5, Email: "gone@example.com"}}
+				}
+				if !reflect.DeepEqual(pl.Unsubscribes, wantUnsub) {
+					t.Errorf("unsubscribes %+v", pl.Unsubscribes)
+				}
+				if got := events(t, pl, open); !reflect.DeepEqual(got, wantEvents) {
+					t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantEvents, "\n"))
+				}
+				if len(offsets) == 0 || offsets[len(offsets)-1] != int64(len(planCSV)) {
+					t.Errorf("progress offsets %v, want a last one of %d", offsets, len(planCSV))
+				}
+			})
+		}
+	}
+}
+
+func TestPlanStatusColumn(t *testing.T) {
+	t.Parallel()
+	content := "EmailAddress,SubscriptionStatus,Plan\n" +
+		"gone@example.com,Unsubscribed,x\n" + // protects gone from the unsubscription, changes nothing
+		"ann@example.com,Subscribed,team\n" + // update
+		"pending@example.com,Confirmation Pending,\n" + // skipped, not added
+		"ann@example.com,Unsubscribed,zzz\n" // skipped: not a duplicate, not an update
+	p, open := planner(t, content, Options{UnsubscribeMissing: true})
+	pl, err := p.Plan(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.SkippedStatus != 3 || len(pl.Updates) != 1 || pl.Adds != 0 || pl.Rejected != 0 {
+		t.Errorf("plan %+v", pl)
+	}
+	var unsub []string
+	for _, u := range pl.Unsubscribes {
+		unsub = append(unsub, u.Email)
+	}
+	if want := []string{"Bob@Example.com", "dora@example.com"}; !reflect.DeepEqual(unsub, want) {
+		t.Errorf("unsubscribes %q, want %q", unsub, want)
+	}
+	if got := events(t, pl, open); len(got) != 0 {
+		t.Errorf("events %q", got)
+	}
+}
+
+func TestPlanManyRows(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("EmailAddress\n")
+	const n = 20000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "user%d@example.com\n", i)
+		if i%1000 == 0 {
+			fmt.Fprintf(&b, "USER%d@example.com\n", i)
+		}
+	}
+	// A 16-bit hash collides all the time: the result must not change.
+	for _, hash := range []func(string) uint64{nil, func(s string) uint64 { return uint64(len(s)*7919+int(s[4])) & 0xffff }} {
+		p, open := planner(t, b.String(), Options{Hash: hash})
+		pl, err := p.Plan(open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.Adds != n || pl.Rejected != n/1000 || pl.Rows != n+n/1000 {
+			t.Errorf("adds %d rejected %d rows %d", pl.Adds, pl.Rejected, pl.Rows)
+		}
+		if got := events(t, pl, open); len(got) != n+n/1000 {
+			t.Errorf("%d events", len(got))
+		}
+	}
+}
+
+func TestAddMemberReplaces(t *testing.T) {
+	t.Parallel()
+	p, _ := planner(t, "EmailAddress\n", Options{})
+	before := p.Members()
+	p.AddMember(99, "ANN@example.com", StatusUnsubscribed, nil)
+	if p.Members() != before {
+		t.Errorf("%d members after a repeat, want %d", p.Members(), before)
+	}
+}
+
+// TestPlanRejectedRowProtects: a member named only by a rejected row is not unsubscribed.
+func TestPlanRejectedRowProtects(t *testing.T) {
+	t.Parallel()
+	content := "EmailAddress,Plan,First name\n" +
+		"gone@example.com,free\n" + // too few fields, but it names gone
+		"Bob@example.com,free,\xff\n" + // invalid UTF-8, but it names Bob
+		"ann@example.com,pro,Ann\n"
+	p, open := planner(t, content, Options{UnsubscribeMissing: true})
+	pl, err := p.Plan(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unsub []string
+	for _, u := range pl.Unsubscribes {
+		unsub = append(unsub, u.Email)
+	}
+	if want := []string{"dora@example.com"}; !reflect.DeepEqual(unsub, want) || pl.Rejected != 2 {
+		t.Errorf("unsubscribes %q (want %q), rejected %d", unsub, want, pl.Rejected)
+	}
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// binary is the sendloop binary TestMain builds, with -race when the tests run with it.
+var binary string
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(launchEnv); path != "" {
+		os.Exit(launch(path, os.Args[1:]))
+	}
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "sendloop-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "sendloop")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	args := []string{"build", "-o", binary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building sendloop:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// The launcher: BenchmarkSync runs the sendloop binary through a fresh process of the test
+// binary, to measure its peak memory. On Linux a child started by the test process (vfork,
+// then exec) is charged the test process's own peak RSS in ru_maxrss, since it runs on the
+// parent's memory until exec; a fresh, small launcher keeps that charge below the measure.
+const (
+	launchEnv = "SENDLOOP_TEST_LAUNCH" // the binary to run; set, the test binary is a launcher
+	rusageEnv = "SENDLOOP_TEST_MAXRSS" // the file the launcher writes the child's ru_maxrss to
+)
+
+// launch runs path with args, the environment minus the launcher's variables, and writes
+// its peak RSS to the file named by SENDLOOP_TEST_MAXRSS. It returns the child's exit code.
+func launch(path string, args []string) int {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, launchEnv+"=") && !strings.HasPrefix(kv, rusageEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, "launcher:", err)
+		return 1
+	}
+	if out := os.Getenv(rusageEnv); out != "" {
+		if werr := os.WriteFile(out, []byte(fmt.Sprint(maxRSS(cmd.ProcessState))), 0o644); werr != nil {
+			fmt.Fprintln(os.Stderr, "launcher:", werr)
+			return 1
+		}
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// result is what a run of the binary produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// invocation is a run of the binary: arguments, environment, stdin and directory.
+type invocation struct {
+	args  []string
+	env   []string // the whole environment of the child: nothing is inherited
+	stdin string
+	dir   string
+}
+
+// run runs the binary and waits for it, for at most a minute.
+func (inv invocation) run(t testing.TB) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, inv.args...)
+	cmd.Env = inv.env
+	cmd.Dir = inv.dir
+	cmd.Stdin = strings.NewReader(inv.stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running sendloop %s: %v", strings.Join(inv.args, " "), err)
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// fake is a seeded sendlooptest server in the test process and the environment pointing
+// the binary at it.
+type fake struct {
+	srv *sendlooptest.Server
+	env []string
+}
+
+// newFake starts a fake holding the demo data of --fake.
+func newFake(t testing.TB) *fake {
+	t.Helper()
+	srv := sendlooptest.NewServer(t)
+	if err := seedDemo(context.Background(), srv); err != nil {
+		t.Fatal(err)
+	}
+	return &fake{srv: srv, env: []string{envAPIKey + "=" + srv.APIKey, envBaseURL + "=" + srv.URL}}
+}
+
+// sendloop runs the binary against the fake.
+func (f *fake) sendloop(t testing.TB, args ...string) result {
+	t.Helper()
+	return invocation{args: args, env: f.env}.run(t)
+}
+
+// normalizers replace what varies from run to run in outputs compared with golden files.
+var normalizers = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`sltest_[0-9a-f]+`), "KEY"},
+	{regexp.MustCompile(`relay-[0-9a-f]+@example\.com`), "RELAY-USER"},
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
+	{regexp.MustCompile(`[12]\d{3}-\d{2}-\d{2}`), "YYYY-MM-DD"}, // '0000-00-00' (unset) stays
+	{regexp.MustCompile(`YYYY-MM-DD \d{2}:\d{2}:\d{2}`), "YYYY-MM-DD hh:mm:ss"},
+	{regexp.MustCompile(`(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day`), "WEEKDAY"},
+}
+
+func normalize(s string, replace ...string) string {
+	s = strings.NewReplacer(replace...).Replace(s)
+	for _, n := range normalizers {
+		s = n.re.ReplaceAllString(s, n.with)
+	}
+	return s
+}
+
+// golden compares got, normalized, with testdata/name.golden, or rewrites it with -update.
+func golden(t testing.TB, name, got string, replace ...string) {
+	t.Helper()
+	got = normalize(got, replace...)
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the tests with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// expect checks a result's exit code and that its streams hold the given texts.
+func expect(t testing.TB, r result, code int, stdoutHas, stderrHas []string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	for _, s := range stdoutHas {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+		}
+	}
+	for _, s := range stderrHas {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+		}
+	}
+}
+
+// writeFile writes a file in dir and returns its path.
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// testContext returns a context ended when the test ends, or after a minute.
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// emailN returns a distinct address for each n.
+func emailN(n int) string { return fmt.Sprintf("user%06d@example.com", n) }

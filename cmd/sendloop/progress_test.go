@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBar(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		done, total int64
+		want        string
+	}{
+		{0, 0, ""},
+		{5, 0, ""},
+		{0, 100, "[........................]   0% "},
+		{50, 100, "[############............]  50% "},
+		{100, 100, "[########################] 100% "},
+		{150, 100, "[########################] 100% "},
+		{-1, 100, "[........................]   0% "},
+	}
+	for _, tt := range tests {
+		if got := bar(tt.done, tt.total); got != tt.want {
+			t.Errorf("bar(%d, %d) = %q, want %q", tt.done, tt.total, got, tt.want)
+		}
+	}
+	if got := percent(1, 3); got != "33%" {
+		t.Errorf("percent(1, 3) = %q", got)
+	}
+	if got := percent(1, 0); got != "?" {
+		t.Errorf("percent(1, 0) = %q", got)
+	}
+}
+
+func label(done, total int64) string { return fmt.Sprintf("step %d/%d", done, total) }
+
+// waitFor polls cond for a few seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestProgressLog(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	p := newProgress(&out, false, false)
+	p.interval = time.Millisecond
+	p.start(10, label)
+	p.set(4)
+	waitFor(t, "a log line", func() bool { return strings.Contains(out.String(), "sendloop: step 4/10\n") })
+	p.add(6)
+	p.finish()
+	if !strings.HasSuffix(out.String(), "sendloop: step 10/10\n") {
+		t.Errorf("no final line:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Errorf("a log holds carriage returns: %q", out.String())
+	}
+
+	// A quick phase logs nothing at all.
+	var quick syncBuffer
+	p = newProgress(&quick, false, false)
+	p.start(1, label)
+	p.set(1)
+	p.finish()
+	if quick.String() != "" {
+		t.Errorf("a phase shorter than the interval logged %q", quick.String())
+	}
+}
+
+func TestProgressTerminal(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	p := newProgress(&out, true, false)
+	p.interval = time.Millisecond
+	p.start(4, label)
+	p.set(2)
+	waitFor(t, "a bar", func() bool { return strings.Contains(out.String(), "[############............]  50% step 2/4") })
+	fmt.Fprintf(p, "a message\n")
+	p.finish()
+	got := out.String()
+	if !strings.Contains(got, "\r\x1b[Ka message\n") {
+		t.Errorf("the message was not put on a clean line: %q", got)
+	}
+	if !strings.HasSuffix(got, "\r\x1b[K") && !strings.HasSuffix(got, "a message\n") {
+		t.Errorf("the bar was not erased at the end: %q", got)
+	}
+}
+
+func TestProgressQuiet(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	p := newProgress(&out, true, true)
+	p.interval = time.Millisecond
+	p.start(4, label)
+	p.set(2)
+	time.Sleep(10 * time.Millisecond)
+	p.finish()
+	if out.String() != "" {
+		t.Errorf("--quiet drew %q", out.String())
+	}
+}
+
+func TestIsCharDevice(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev/null")
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if !isCharDevice(null) {
+		t.Error("/dev/null is a character device")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if isCharDevice(w) {
+		t.Error("a pipe is not a character device")
+	}
+}
