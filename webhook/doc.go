@@ -3,7 +3,7 @@
 // subscription is confirmed, and WebServiceUnsubscriptionURL, posted once an
 // unsubscription is processed.
 //
-// Use ParseRequest or ParseBody to turn a delivery into an Event, or mount
+// Use Parse or ParseBody to turn a delivery into an Event, or mount
 // a Handler built with NewHandler, which also checks the method, the body
 // size and an optional shared token.
 //

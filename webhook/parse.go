@@ -18,11 +18,11 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxBodyBytes is the body size limit of ParseRequest and of a
+// DefaultMaxBodyBytes is the body size limit of Parse and of a
 // Handler without WithMaxBodyBytes.
 const DefaultMaxBodyBytes = 1 << 20
 
-// Sentinel errors, matched with errors.Is. ParseBody and ParseRequest wrap
+// Sentinel errors, matched with errors.Is. ParseBody and Parse wrap
 // them in a *ParseError.
 var (
 	// ErrEmptyBody means the body was empty or only white space.
@@ -44,7 +44,7 @@ var (
 	ErrInvalidValue = errors.New("invalid value")
 )
 
-// ParseError is the error type of ParseBody and ParseRequest. Its message
+// ParseError is the error type of ParseBody and Parse. Its message
 // names the body format and field but never repeats field values, which
 // may be personal data.
 type ParseError struct {
@@ -83,10 +83,10 @@ func (e *ParseError) Error() string {
 // Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// ParseRequest reads the body of r, at most DefaultMaxBodyBytes of it, and
+// Parse reads the body of r, at most DefaultMaxBodyBytes of it, and
 // parses it with ParseBody using r's Content-Type header. It ignores the
 // method and the URL, so a token in the query never reaches the Event.
-func ParseRequest(r *http.Request) (*Event, error) {
+func Parse(r *http.Request) (*Event, error) {
 	if r.Body == nil {
 		return nil, &ParseError{Err: ErrEmptyBody}
 	}

@@ -343,15 +343,15 @@ func TestParseRequest(t *testing.T) {
 			t.Parallel()
 			r := httptest.NewRequest("POST", "/hook?token=s3cret&Action=Unsubscription", strings.NewReader(tt.body))
 			r.Header.Set("Content-Type", tt.header)
-			ev, err := webhook.ParseRequest(r)
+			ev, err := webhook.Parse(r)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("ParseRequest error = %v, want %v", err, tt.wantErr)
+					t.Fatalf("Parse error = %v, want %v", err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseRequest: %v", err)
+				t.Fatalf("Parse: %v", err)
 			}
 			assertEvent(t, ev, canonicalEvent())
 		})
@@ -359,8 +359,8 @@ func TestParseRequest(t *testing.T) {
 
 	r := httptest.NewRequest("POST", "/hook", nil)
 	r.Body = nil
-	if _, err := webhook.ParseRequest(r); !errors.Is(err, webhook.ErrEmptyBody) {
-		t.Errorf("ParseRequest with nil body: %v, want ErrEmptyBody", err)
+	if _, err := webhook.Parse(r); !errors.Is(err, webhook.ErrEmptyBody) {
+		t.Errorf("Parse with nil body: %v, want ErrEmptyBody", err)
 	}
 }
 
