@@ -115,6 +115,7 @@ type syncResult struct {
 	Added             int `json:"added"`
 	AlreadyPresent    int `json:"already_present"`
 	AddFailed         int `json:"add_failed"`
+	AddUntraced       int `json:"add_untraced"` // refused rows the service's answer did not let us trace
 	Updated           int `json:"updated"`
 	UpdateFailed      int `json:"update_failed"`
 	Unsubscribed      int `json:"unsubscribed"`
@@ -210,6 +211,10 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.unsubscribeMissing && plan.Unreadable > 0 {
+		return fmt.Errorf("refusing to unsubscribe anyone: %s has %d malformed records whose addresses cannot be read (an unterminated quote?), so who is missing is unknown",
+			o.csvPath, plan.Unreadable)
+	}
 	named := plan.Adds + len(plan.Updates) + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
 	if len(plan.Unsubscribes) > 0 && named == 0 {
 		return fmt.Errorf("refusing to unsubscribe all %d members of list %d: %s names no subscriber", len(plan.Unsubscribes), o.listID, o.csvPath)
@@ -257,10 +262,15 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 
 // failures describes the changes that failed without a row to reject.
 func failures(res *syncResult) error {
+	var errs []error
 	if res.UnsubscribeFailed > 0 {
-		return fmt.Errorf("%s failed", plural(res.UnsubscribeFailed, "unsubscription"))
+		errs = append(errs, fmt.Errorf("%s failed", plural(res.UnsubscribeFailed, "unsubscription")))
 	}
-	return nil
+	if res.AddUntraced > 0 {
+		errs = append(errs, fmt.Errorf("the service refused %s that could not be traced to a line",
+			plural(res.AddUntraced, "row")))
+	}
+	return errors.Join(errs...)
 }
 
 // describeMapping says how the file is read, for the notes.
@@ -368,6 +378,7 @@ func applyAdds(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *cs
 	if report != nil {
 		res.Added, res.AlreadyPresent = report.Imported, report.Duplicate
 		res.AddFailed = len(report.Failed) + report.Unattributed
+		res.AddUntraced = report.Unattributed
 		if report.Unattributed > 0 {
 			rejects.a.note("the service refused %d rows that could not be traced to a line", report.Unattributed)
 		}

@@ -125,7 +125,11 @@
 //     truncated or entirely invalid file must not empty the list): exit code 1. A member
 //     whose row is rejected but still names the address (a wrong number of fields, invalid
 //     UTF-8 in another field) is not unsubscribed either: a stray comma must not unsubscribe
-//     anyone.
+//     anyone. And when any record cannot be parsed at all (a stray quote; a quoted field
+//     left open swallows the lines after it), the addresses it hides are unknown, so sync
+//     with --unsubscribe-missing refuses to run, dry run included: exit code 1.
+//   - Rows the service refused without a line to show for them (subscriber.import counts
+//     only totals) fail the run too: exit code 1, with a note saying how many.
 //   - Members who unsubscribed are not subscribed again (subscriber.import would), and
 //     addresses on the list's or the global suppression list are not added: both are counted
 //     as skipped, not rejected, and do not change the exit code. Members pending a double

@@ -23,12 +23,13 @@ const membersCSV = "EmailAddress,First name,Plan\n" +
 	"not-an-address,X,y\n" + // 6: rejected: invalid address
 	"ann@example.com,Ann,pro\n" + // 7: rejected: duplicate of line 2
 	"erin@example.com,Erin\n" + // 8: rejected: two fields
-	"fr\"ank@example.com,Frank,pro\n" + // 9: rejected: bare quote
-	"eve@example.com,Eve,free\n" + // 10: add
-	"EVE@example.com,Eve,free\n" + // 11: rejected: duplicate of line 10
-	"spam@example.com,Spam,free\n" + // 12: skipped: suppressed
-	",Nobody,free\n" + // 13: rejected: no address
-	"zoe@example.com,\"Zoë, the \"\"best\"\"\",pro\n" // 14: add, quoted
+	"eve@example.com,Eve,free\n" + // 9: add
+	"EVE@example.com,Eve,free\n" + // 10: rejected: duplicate of line 9
+	"spam@example.com,Spam,free\n" + // 11: skipped: suppressed
+	",Nobody,free\n" + // 12: rejected: no address
+	"zoe@example.com,\"Zoë, the \"\"best\"\"\",pro\n" // 13: add, quoted
+// A record the CSV reader cannot parse (a bare quote) is rejected too, but it stops any
+// unsubscription: see TestSyncUnreadableRowsBlockUnsubscriptions.
 
 // syncFake is the demo fake plus gone@example.com, a member of list 1 (and of list 2) that
 // membersCSV does not name, and spam@example.com on the global suppression list.
@@ -118,7 +119,7 @@ func TestSyncDryRun(t *testing.T) {
 			before := writes(f.srv)
 			args := append(tt.global, "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects, "--dry-run")
 			r := invocation{args: append(args, tt.flags...), env: f.env, dir: dir}.run(t)
-			expect(t, r, exitFailure, nil, []string{"6 rows were rejected (listed in " + rejects + ")"})
+			expect(t, r, exitFailure, nil, []string{"5 rows were rejected (listed in " + rejects + ")"})
 			golden(t, tt.name, r.stdout, dir, "DIR")
 			golden(t, "sync_rejects", readFile(t, rejects))
 			if after := writes(f.srv); after != before {
@@ -145,7 +146,7 @@ func TestSyncApply(t *testing.T) {
 			v3Before := v3Requests(f.srv, "subscriber.unsubscribe")
 			args := append(global, "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects, "--unsubscribe-missing")
 			r := invocation{args: args, env: f.env}.run(t)
-			expect(t, r, exitFailure, nil, []string{"6 rows were rejected", "plan: 3 to add, 1 to update, 1 to unsubscribe"})
+			expect(t, r, exitFailure, nil, []string{"5 rows were rejected", "plan: 3 to add, 1 to update, 1 to unsubscribe"})
 			golden(t, name, r.stdout, dir, "DIR")
 			golden(t, "sync_rejects", readFile(t, rejects))
 
@@ -182,8 +183,8 @@ func TestSyncApply(t *testing.T) {
 			// The second run plans nothing; the same rows are rejected again.
 			before := writes(f.srv)
 			r = invocation{args: []string{"--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--rejects", rejects}, env: f.env}.run(t)
-			expect(t, r, exitFailure, nil, []string{"6 rows were rejected"})
-			checkPlan(t, r.stdout, map[string]int{"add": 0, "update": 0, "unsubscribe": 0, "unchanged": 5, "rejected": 6})
+			expect(t, r, exitFailure, nil, []string{"5 rows were rejected"})
+			checkPlan(t, r.stdout, map[string]int{"add": 0, "update": 0, "unsubscribe": 0, "unchanged": 5, "rejected": 5})
 			if after := writes(f.srv); after != before {
 				t.Errorf("the second run changed the list: %s, then %s", before, after)
 			}
@@ -433,4 +434,53 @@ func TestSyncLarge(t *testing.T) {
 	}
 	r = f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects, "--unsubscribe-missing")
 	checkPlan(t, r.stdout, map[string]int{"add": 0, "update": 0, "unsubscribe": 0, "unchanged": n})
+}
+
+// TestSyncUnreadableRowsBlockUnsubscriptions: an unterminated quote swallows the lines after
+// it, so the members they name would look absent; nobody may be unsubscribed then.
+func TestSyncUnreadableRowsBlockUnsubscriptions(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	dir := t.TempDir()
+	before := writes(f.srv)
+	for _, content := range []string{
+		"EmailAddress,First name\nann@example.com,Ann\nzed@example.com,\"Zed\nbob@example.com,Bob\n", // swallows bob's line
+		"EmailAddress,First name\nann@example.com,Ann\nb\"ob@example.com,Bob\n",                      // bob's own line
+	} {
+		csvPath := writeFile(t, dir, "q.csv", content)
+		for _, args := range [][]string{
+			{"sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--dry-run"},
+			{"sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing"},
+		} {
+			r := f.sendloop(t, args...)
+			expect(t, r, exitFailure, nil, []string{"refusing to unsubscribe anyone", "cannot be read"})
+		}
+	}
+	if after := writes(f.srv); after != before {
+		t.Errorf("changed: %s, then %s", before, after)
+	}
+}
+
+// TestFailuresCountsUntracedRows: rows the service refused without a line to show still
+// make the run fail.
+func TestFailuresCountsUntracedRows(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		res  syncResult
+		want string
+	}{
+		{syncResult{}, ""},
+		{syncResult{AddUntraced: 2}, "the service refused 2 rows that could not be traced to a line"},
+		{syncResult{UnsubscribeFailed: 1, AddUntraced: 1}, "1 unsubscription failed\nthe service refused 1 row that could not be traced to a line"},
+	}
+	for _, tt := range tests {
+		err := failures(&tt.res)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("failures(%+v) = %q, want %q", tt.res, got, tt.want)
+		}
+	}
 }

@@ -250,6 +250,9 @@ type Row struct {
 	Reject string
 	// Skip reports a row whose SubscriptionStatus column says other than Subscribed.
 	Skip bool
+	// Malformed reports a record the CSV reader could not parse (a stray quote, say):
+	// its text, and the lines it may have swallowed, name no address that can be trusted.
+	Malformed bool
 }
 
 // Row reads a record. Malformed records, records with the wrong number of fields, invalid
@@ -258,6 +261,7 @@ func (m *Mapping) Row(rec Record) Row {
 	row := Row{Line: rec.Line}
 	switch {
 	case rec.Err != nil:
+		row.Malformed = true
 		row.Reject = "malformed line: " + rec.Err.Error()
 		return row
 	case len(rec.Fields) != m.Columns:

@@ -117,7 +117,7 @@ func TestRow(t *testing.T) {
 			Row{Line: 3, Email: "b@example.com", Key: "b@example.com", Values: []string{"", ""}}, ""},
 		{"other status", Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},
 			Row{Line: 4, Email: "c@example.com", Key: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
-		{"malformed", Record{Line: 5, Err: errors.New("bare quote")}, Row{Line: 5}, "malformed line: bare quote"},
+		{"malformed", Record{Line: 5, Err: errors.New("bare quote")}, Row{Line: 5, Malformed: true}, "malformed line: bare quote"},
 		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}}, Row{Line: 6, Email: "d@example.com"}, "malformed line: 2 fields, the header has 4"},
 		{"too short for the address", Record{Line: 7, Fields: []string{"pro"}}, Row{Line: 7}, "malformed line: 1 field, the header has 4"},
 		{"no address", Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, Row{Line: 8}, "missing email address"},

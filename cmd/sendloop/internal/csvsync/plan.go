@@ -133,6 +133,10 @@ type Plan struct {
 	// Absent counts the subscribed or pending members the CSV does not name (whether or not
 	// they are to be unsubscribed).
 	Absent int
+	// Unreadable counts records the CSV reader could not parse (an unterminated quote
+	// swallows the lines after it): who is absent from the file is then unknown, and no
+	// member is planned for unsubscription.
+	Unreadable int
 
 	planner *Planner
 	dup     map[int]int // line of a repeated address → line of its first row
@@ -155,6 +159,9 @@ func (p *Planner) Plan(open func() (*Reader, error)) (*Plan, error) {
 			// must not unsubscribe anyone.
 			if i, ok := p.index[strings.ToLower(row.Email)]; ok && row.Email != "" {
 				p.members[i].protected = true
+			}
+			if row.Malformed {
+				pl.Unreadable++
 			}
 		case row.Skip:
 			pl.SkippedStatus++
@@ -202,7 +209,7 @@ func (p *Planner) Plan(open func() (*Reader, error)) (*Plan, error) {
 			continue
 		}
 		pl.Absent++
-		if p.opts.UnsubscribeMissing {
+		if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
 			pl.Unsubscribes = append(pl.Unsubscribes, Unsubscribe{SubscriberID: m.id, Email: m.email})
 		}
 	}
