@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -286,7 +287,9 @@ func iterData[T comparable](ctx context.Context, command string, p CampaignDataP
 		if limit == 0 {
 			limit = DefaultDataLimit
 		}
-		var prevFirst T
+		// Records carry no unique ID and may repeat (two views in the same second), so a
+		// page repeats only when all of it does.
+		var prev []T
 		for first := true; ; first = false {
 			records, err := fetch(ctx, params)
 			if err != nil {
@@ -296,7 +299,7 @@ func iterData[T comparable](ctx context.Context, command string, p CampaignDataP
 			if len(records) == 0 {
 				return
 			}
-			if !first && records[0] == prevFirst {
+			if !first && slices.Equal(records, prev) {
 				yield(zero, fmt.Errorf("sendloop: %s: page %d: %w", command, params.Page, errPageRepeated))
 				return
 			}
@@ -308,7 +311,7 @@ func iterData[T comparable](ctx context.Context, command string, p CampaignDataP
 			if len(records) < limit {
 				return
 			}
-			prevFirst = records[0]
+			prev = records
 			params.Page++
 		}
 	}

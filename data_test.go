@@ -3,6 +3,8 @@ package sendloop_test
 import (
 	"context"
 	"iter"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -324,4 +326,37 @@ func TestOpenLocationAcceptsBothSpellings(t *testing.T) {
 	require.NoError(t, u.UnmarshalJSON([]byte(`{"UnsubscriptionDate":"2026-01-02","ListID":"3"}`)))
 	assert.Equal(t, "2026-01-02 00:00:00", u.UnsubscriptionDate.String(), "a bare date is accepted")
 	assert.Error(t, new(sendloop.CampaignBounce).UnmarshalJSON([]byte(`{"BounceDate":"yesterday"}`)))
+}
+
+// Records carry no unique ID: a page whose first record equals the previous page's first
+// is not a repeated page unless all of it is.
+func TestCampaignDataIterKeepsEqualRecordsOfDifferentPages(t *testing.T) {
+	t.Parallel()
+	pages := map[string]string{
+		"1": `{"Success":true,"Data":[{"SubscriberID":"7","ListID":"1","ViewDate":"2026-11-21 10:00:00"},{"SubscriberID":"8","ListID":"1","ViewDate":"2026-11-21 10:00:01"}]}`,
+		"2": `{"Success":true,"Data":[{"SubscriberID":"7","ListID":"1","ViewDate":"2026-11-21 10:00:00"},{"SubscriberID":"9","ListID":"1","ViewDate":"2026-11-21 10:00:02"}]}`,
+		"3": `{"Success":true,"Data":[]}`,
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		_, _ = w.Write([]byte(pages[r.PostForm.Get("Page")]))
+	}))
+	defer hs.Close()
+	c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
+	require.NoError(t, err)
+	var ids []int
+	for v, err := range c.CampaignData.BrowserViewsIter(context.Background(), sendloop.CampaignDataParams{CampaignID: 1, Limit: 2}) {
+		require.NoError(t, err)
+		ids = append(ids, v.SubscriberID)
+	}
+	assert.Equal(t, []int{7, 8, 7, 9}, ids)
+}
+
+func TestFakeAnswersAHugePageWithNothing(t *testing.T) {
+	t.Parallel()
+	w, _ := forwardWorld(t, 3)
+	var out struct{ Data []any }
+	require.NoError(t, w.c.Call(context.Background(), "data.campaign.forwards",
+		map[string]string{"CampaignID": "1", "Limit": "50", "Page": "999999999999999999"}, &out))
+	assert.Empty(t, out.Data)
 }

@@ -301,6 +301,10 @@ func TestRefusedBeforeSending(t *testing.T) {
 			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today})
 			return err
 		}, 0, "Days"},
+		{"chart days over the bound", legacy.PostForm, func(c *legacy.Client) error {
+			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: legacy.MaxChartDays + 1})
+			return err
+		}, 0, "Days"},
 		{"nil media parameters", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.MediaUpload(ctx, nil)
 			return err

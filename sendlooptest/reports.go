@@ -488,7 +488,10 @@ func campaignData(kind CampaignEventKind, write func(*activity) object, more ...
 				records = append(records, r)
 			}
 		}
-		start := min((page-1)*limit, len(records))
+		start := len(records)
+		if page-1 < len(records)/limit+1 { // beyond that the product could overflow
+			start = min((page-1)*limit, len(records))
+		}
 		end := min(start+limit, len(records))
 		return object{{"Data", append([]object{}, records[start:end]...)}}, nil
 	}
