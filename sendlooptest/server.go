@@ -32,7 +32,7 @@ type Server struct {
 	mu         sync.Mutex
 	now        func() time.Time
 	allowedIPs []string // empty: every address
-	requests   []Request
+	requests   []loggedRequest
 	executions map[string]int
 	faults     map[string][]*Fault
 	state      *state
@@ -132,7 +132,42 @@ type Request struct {
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = r.request()
+	}
+	return out
+}
+
+// loggedRequest is a Request as the log keeps it: its Form is parsed again when asked for,
+// so that the log holds one byte slice per request rather than thousands of strings (an
+// import carries thousands of keys, and a long-lived fake would carry them all).
+type loggedRequest struct {
+	Request
+	rawQuery string
+}
+
+func (l loggedRequest) request() Request {
+	r := l.Request
+	r.Form = requestForm(r.Body, l.rawQuery)
+	return r
+}
+
+// requestForm merges the body's parameters and the query's, the body's first.
+func requestForm(body []byte, rawQuery string) url.Values {
+	form, _ := url.ParseQuery(string(body))
+	return withQuery(form, rawQuery)
+}
+
+// withQuery adds the query's parameters that form lacks.
+func withQuery(form url.Values, rawQuery string) url.Values {
+	query, _ := url.ParseQuery(rawQuery)
+	for k, v := range query {
+		if _, inBody := form[k]; !inBody {
+			form[k] = v
+		}
+	}
+	return form
 }
 
 // LastRequest returns the newest request, or the zero Request.
@@ -142,7 +177,7 @@ func (s *Server) LastRequest() Request {
 	if len(s.requests) == 0 {
 		return Request{}
 	}
-	return s.requests[len(s.requests)-1]
+	return s.requests[len(s.requests)-1].request()
 }
 
 // Executions returns how many times command was executed: requests that reached the
@@ -281,11 +316,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// The key counts only in the body, where the service wants it: a client that moved it
 	// into the URL must fail here as it would there.
 	key := form.Get("APIKey")
-	for k, v := range r.URL.Query() {
-		if _, inBody := form[k]; !inBody {
-			form[k] = v
-		}
-	}
+	form = withQuery(form, r.URL.RawQuery)
 	var name, format string
 	rt, isRoute := routes[r.URL.Path]
 	if isRoute {
@@ -302,8 +333,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	now := s.now()
-	s.requests = append(s.requests, Request{Time: now, Method: r.Method, Path: r.URL.Path, Command: name,
-		Format: format, Body: body, Form: form, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr})
+	s.requests = append(s.requests, loggedRequest{Request{Time: now, Method: r.Method, Path: r.URL.Path, Command: name,
+		Format: format, Body: body, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr}, r.URL.RawQuery})
 	fault := s.takeFault(name)
 	s.mu.Unlock()
 
