@@ -155,8 +155,7 @@ func (l loggedRequest) request() Request {
 
 // requestForm merges the body's parameters and the query's, the body's first.
 func requestForm(body []byte, rawQuery string) url.Values {
-	form, _ := url.ParseQuery(string(body))
-	return withQuery(form, rawQuery)
+	return withQuery(parseForm(body), rawQuery)
 }
 
 // withQuery adds the query's parameters that form lacks.
@@ -312,7 +311,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	form, _ := url.ParseQuery(string(body))
+	form := parseForm(body)
 	// The key counts only in the body, where the service wants it: a client that moved it
 	// into the URL must fail here as it would there.
 	key := form.Get("APIKey")

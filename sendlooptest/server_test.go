@@ -2,6 +2,7 @@ package sendlooptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -161,4 +162,34 @@ func TestWithListenerAndTheAccountRelay(t *testing.T) {
 	relay, err := srv.StartRelay(t)
 	require.NoError(t, err)
 	assert.NotEmpty(t, relay.Addr())
+}
+
+// An import body in row order and one sorted by key (url.Values.Encode puts row 10 before
+// row 2) both import every row.
+func TestImportBodyInAnyOrder(t *testing.T) {
+	t.Parallel()
+	for _, sorted := range []bool{false, true} {
+		srv := NewServer(t)
+		_, body := post(t, srv, "/api/v3/list.create/json", url.Values{"APIKey": {srv.APIKey}, "Name": {"L"}, "OptInMode": {"Single"}})
+		require.Contains(t, body, `"ListID":1`)
+		var b strings.Builder
+		b.WriteString("APIKey=" + url.QueryEscape(srv.APIKey) + "&ListID=1")
+		form := url.Values{"APIKey": {srv.APIKey}, "ListID": {"1"}}
+		for i := 0; i < 12; i++ {
+			key := fmt.Sprintf("Subscribers[%d][EmailAddress]", i)
+			email := fmt.Sprintf("r%d@example.com", i)
+			b.WriteString("&" + url.QueryEscape(key) + "=" + url.QueryEscape(email))
+			form.Set(key, email)
+		}
+		encoded := b.String()
+		if sorted {
+			encoded = form.Encode()
+		}
+		resp, err := http.Post(srv.URL+"/api/v3/subscriber.import/json", "application/x-www-form-urlencoded", strings.NewReader(encoded))
+		require.NoError(t, err)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Contains(t, string(answer), `"TotalImported":12,"TotalDuplicate":0,"TotalFailed":0`, "sorted=%v", sorted)
+		assert.Equal(t, 12, srv.SubscriberCount(1))
+	}
 }
