@@ -50,34 +50,25 @@ func appendJSON(b []byte, v any) []byte {
 		}
 		return append(b, '}')
 	case []object:
-		b = append(b, '[')
-		for i, o := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, o)
-		}
-		return append(b, ']')
+		return appendJSONList(b, len(v), func(b []byte, i int) []byte { return appendJSON(b, v[i]) })
 	case []string:
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
+		return appendJSONList(b, len(v), func(b []byte, i int) []byte { return appendJSONString(b, v[i]) })
 	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendJSONList(b, len(v), func(b []byte, i int) []byte { return appendJSON(b, v[i]) })
 	}
 	panic(fmt.Sprintf("sendlooptest: cannot encode %T", v))
+}
+
+// appendJSONList writes a JSON array of n elements, each written by elem.
+func appendJSONList(b []byte, n int, elem func(b []byte, i int) []byte) []byte {
+	b = append(b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, i)
+	}
+	return append(b, ']')
 }
 
 const hexDigits = "0123456789abcdef"
