@@ -41,7 +41,7 @@ func (c *Client) readAnswer(resp *transport.Response, a answer) error {
 		hasSuccess, success bool
 		hasStatus           bool
 		status              string
-		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, afterAmbiguousRetry: resp.EarlierAttemptMayHaveRun}
+		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun}
 		decodeErr           error
 	)
 	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {

@@ -5,7 +5,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sendloop/sendloop/internal/outcome"
 )
+
+// ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
+// taken effect: an attempt may have reached the service (a reset after the request was
+// written, a timeout, a 502 or 504 answer) and no answer or read-back proves what it did.
+// Such an error wraps the first failure and the last answer, which errors.As still reaches.
+// It is the same sentinel as legacy.ErrOutcomeUnknown and smtp.ErrOutcomeUnknown.
+var ErrOutcomeUnknown = outcome.ErrUnknown
 
 // ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
 //
@@ -44,10 +53,12 @@ type APIError struct {
 	// HTTPStatus is the status of the response that carried the error; the service uses 200
 	// for most failures and 500 for some validation errors.
 	HTTPStatus int
-
-	// afterAmbiguousRetry: an earlier attempt of the same call may have been processed, so
-	// "already exists" or "not found" may describe that attempt's own effect.
-	afterAmbiguousRetry bool
+	// EarlierAttemptMayHaveRun reports that an attempt before the one answered failed in a
+	// way that leaves unknown whether the service processed it (a reset, a timeout, a 502 or
+	// 504): an "already exists" or "not found" answer may then describe that attempt's own
+	// effect rather than a conflict. The typed methods apply this rule themselves; callers of
+	// Call can apply it too.
+	EarlierAttemptMayHaveRun bool
 }
 
 // Error describes the failure: command, code, message and the fields at fault.

@@ -202,7 +202,7 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 // same call had already done the work.
 func ranBefore(err error, code ErrorCode) bool {
 	var apiErr *APIError
-	return errors.As(err, &apiErr) && apiErr.Code == code && apiErr.afterAmbiguousRetry
+	return errors.As(err, &apiErr) && apiErr.Code == code && apiErr.EarlierAttemptMayHaveRun
 }
 
 func checkFieldIDs(command, field string, fields CustomFields) error {

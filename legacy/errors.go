@@ -5,7 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sendloop/sendloop/internal/outcome"
 )
+
+// ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
+// taken effect (see the package doc). It is the same sentinel as sendloop.ErrOutcomeUnknown
+// and smtp.ErrOutcomeUnknown.
+var ErrOutcomeUnknown = outcome.ErrUnknown
 
 // ErrorCode is a numeric error code of the legacy API (the APIErrorCode member of a failure
 // answer).

@@ -5,7 +5,15 @@ import (
 	"fmt"
 	"net/textproto"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/outcome"
 )
+
+// ErrOutcomeUnknown is matched (errors.Is) when a message may or may not have been
+// delivered: the connection was lost after the final dot and before the server's reply.
+// Such a message is never sent again by the package. It is the same sentinel as
+// sendloop.ErrOutcomeUnknown and legacy.ErrOutcomeUnknown.
+var ErrOutcomeUnknown = outcome.ErrUnknown
 
 // Sentinel errors, matched with errors.Is. Most are wrapped in a
 // *HeaderError, *AddressError or *SMTPError carrying the details.

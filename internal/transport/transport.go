@@ -158,6 +158,9 @@ type Response struct {
 	// that leaves unknown whether the service processed it (a reset, a timeout, 502, 504):
 	// a retried idempotent write may then be refused for having already happened.
 	EarlierAttemptMayHaveRun bool
+	// EarlierFailure is the first failure after which the service may have processed the
+	// request (redacted), or nil; it is what an outcome-unknown error wraps.
+	EarlierFailure error
 }
 
 // Error is a failure that left no response to interpret: a dial error, a reset, a timeout,
@@ -190,7 +193,15 @@ type call struct {
 	class        Class
 	attempts     int
 	attemptStart time.Time
-	ambiguous    bool // a failed attempt may have been processed
+	ambiguous    bool  // a failed attempt may have been processed
+	firstFailure error // the first such failure
+}
+
+// mayHaveRun records a failed attempt that the service may have processed.
+func (st *call) mayHaveRun(failure error) {
+	if !st.ambiguous {
+		st.ambiguous, st.firstFailure = true, failure
+	}
 }
 
 type callKey struct{}
@@ -238,7 +249,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
-		EarlierAttemptMayHaveRun: st.ambiguous}
+		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
 	return out, nil
 }
@@ -286,7 +297,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	if err != nil {
 		retry := retryableError(err, st.class)
-		st.ambiguous = st.ambiguous || (retry && !isDialError(err))
+		if retry && !isDialError(err) {
+			st.mayHaveRun(&Error{Command: st.command, Attempts: st.attempts, Err: c.redactError(err)})
+		}
 		return retry, err
 	}
 	switch resp.StatusCode {
@@ -297,7 +310,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return true, nil
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		// The request reached a proxy and may have reached the service behind it.
-		st.ambiguous = st.ambiguous || st.class != OneShot
+		if st.class != OneShot {
+			st.mayHaveRun(fmt.Errorf("sendloop: %s: HTTP %d from a gateway (attempt %d)", st.command, resp.StatusCode, st.attempts))
+		}
 		return st.class != OneShot, nil
 	}
 	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
