@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
 // Class tells which failures a command may be retried after.
@@ -197,6 +199,32 @@ type call struct {
 	firstFailure error // the first such failure
 }
 
+// failure returns the error of a call that ended with no answer: for a write whose request
+// may have reached the service (now or in an earlier attempt), an outcome-unknown error
+// wrapping the first such failure and this one; otherwise final itself.
+func (st *call) failure(final *Error, cause error) error {
+	if st.class == Read || st.attempts == 0 {
+		return final
+	}
+	if !st.ambiguous && !mayHaveRun(cause) {
+		return final
+	}
+	first := st.firstFailure
+	if first == nil {
+		first = final
+	}
+	return &outcome.Error{Prefix: "sendloop: " + st.command, First: first, Last: final}
+}
+
+// mayHaveRun tells whether a request that failed with err may have been processed: only a
+// failure to connect or to verify the server proves that nothing reached the service.
+func mayHaveRun(err error) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	return !isDialError(err) && !errors.As(err, &certErr) && !errors.As(err, &unknownAuthority) && !errors.As(err, &hostnameErr)
+}
+
 // mayHaveRun records a failed attempt that the service may have processed.
 func (st *call) mayHaveRun(failure error) {
 	if !st.ambiguous {
@@ -241,7 +269,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w: %v", ctxErr, err)
 		}
-		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
+		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
 	}
 	defer resp.Body.Close()
 	data, err := readBody(resp)
