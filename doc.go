@@ -55,6 +55,22 @@
 // is honoured up to RetryPolicy.MaxRetryAfter; a longer wait fails at once with an
 // *HTTPError carrying it. The context bounds the whole call, backoff waits included.
 //
+// Reading the response body is part of the attempt: a body that stalls past the per-attempt
+// timeout (the Timeout of the client given to WithHTTPClient), breaks, or comes shorter
+// than its Content-Length is a transport failure handled by the command's class, like a
+// reset. A write whose request may have reached the service without an answer that proves
+// its effect fails with an error matching ErrOutcomeUnknown.
+//
+// # Redirects
+//
+// Every request carries the API key, so a request is never sent to another scheme, host or
+// port than the base URL's. A POST never follows a redirect (it would also repeat a write);
+// a GET (the People reads) follows one only within the base URL's origin, never from https
+// to http. Any other redirect answer fails with an *HTTPError holding the 3xx status and
+// naming the target's origin, never its path or query. The rule is applied on the Client's
+// copy of a client given to WithHTTPClient, whose own CheckRedirect is not used and whose
+// Transport still carries every attempt.
+//
 // # Decisions where the service's specification is silent
 //
 //   - The default base URL is the generic host https://app.sendloop.com; an account host

@@ -34,6 +34,9 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 func (c *Client) readAnswer(resp *transport.Response, a answer) error {
 	// A byte-order mark is no part of the JSON; some PHP setups send one.
 	resp.Body = bytes.TrimPrefix(resp.Body, []byte("\xef\xbb\xbf"))
+	if resp.RedirectOrigin != "" {
+		return c.redirectError(a, resp)
+	}
 	if !looksLikeJSONObject(resp.Body) {
 		return c.httpError(a, resp, "response is not JSON")
 	}
@@ -132,6 +135,14 @@ func (c *Client) httpError(a answer, resp *transport.Response, reason string) *H
 	}
 }
 
+// redirectError reports a redirect that was not followed. It keeps no excerpt: a redirect's
+// body repeats the target's path and query, which the error must not show.
+func (c *Client) redirectError(a answer, resp *transport.Response) *HTTPError {
+	e := c.httpError(a, resp, transport.RedirectReason(resp))
+	e.Excerpt = ""
+	return e
+}
+
 // excerpt returns the start of body, printable, on one line, with secrets removed. Secrets
 // go before anything is cut or joined, so that no cut can leave part of one behind.
 func excerpt(red transport.Redactor, body []byte) string {
@@ -152,6 +163,9 @@ func excerpt(red transport.Redactor, body []byte) string {
 // checkForeignEnvelope recognises a failure in an xml or php response, for CallRaw.
 func (c *Client) checkForeignEnvelope(command string, format Format, resp *transport.Response) error {
 	a := answer{command: command, red: c.transport.Redactor()}
+	if resp.RedirectOrigin != "" {
+		return c.redirectError(a, resp)
+	}
 	var (
 		fields map[string]string
 		ok     bool

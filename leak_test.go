@@ -22,7 +22,7 @@ import (
 )
 
 // marker is an API key that must never appear in an error or a log line.
-const marker = "MARKER-KEY-5c1e/9+a"
+const marker = "MARKER-KEY-zq7k/9+a"
 
 // syncBuffer lets concurrent log writes land in one buffer.
 type syncBuffer struct {
@@ -127,15 +127,15 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			}
 			var httpErr *sendloop.HTTPError
 			if errors.As(err, &httpErr) {
-				assert.NotContains(t, httpErr.Excerpt, "5c1e")
+				assert.NotContains(t, httpErr.Excerpt, "zq7k")
 			}
 			var apiErr *sendloop.APIError
 			if errors.As(err, &apiErr) {
-				assert.NotContains(t, fmt.Sprint(apiErr.Message, apiErr.Fields), "5c1e")
+				assert.NotContains(t, fmt.Sprint(apiErr.Message, apiErr.Fields), "zq7k")
 			}
 			assert.Contains(t, logs.String(), "sendloop request", "the debug logger saw the attempts")
 			assert.NotContains(t, logs.String(), marker)
-			assert.NotContains(t, logs.String(), "5c1e")
+			assert.NotContains(t, logs.String(), "zq7k")
 		})
 	}
 }

@@ -174,7 +174,7 @@ func TestPeopleFailures(t *testing.T) {
 // without a code, Success false, a missing Person, and a server echoing the credential.
 func TestPeopleEnvelope(t *testing.T) {
 	t.Parallel()
-	const key = "secret-key-5c1e"
+	const key = "secret-key-zq7k"
 	cred := base64.StdEncoding.EncodeToString([]byte(key + ":"))
 	tests := []struct {
 		name   string

@@ -343,8 +343,19 @@ func (c *Client) request(command string, class transport.Class, params url.Value
 		URL:     c.baseURL + Endpoint,
 		Header:  http.Header{"Accept": {"text/xml"}},
 	}
+	// net/http sends a GET again by itself when a kept-alive connection dies before the
+	// answer, beneath any retry policy: a one-shot command goes as a POST in every form.
+	inputForm := c.form
+	if class == transport.OneShot {
+		switch inputForm {
+		case GetForm:
+			inputForm = PostForm
+		case MessageGetForm:
+			inputForm = MessageForm
+		}
+	}
 	var form url.Values
-	switch c.form {
+	switch inputForm {
 	case PostForm:
 		if _, ok := params["Message"]; ok {
 			return nil, invalid(command, 0, "Message", "a parameter named Message would be read as the FormValue_Message document")
@@ -373,7 +384,7 @@ func (c *Client) request(command string, class transport.Class, params url.Value
 		form = url.Values{"FormValue_Message": {string(doc)}}
 	}
 	encoded := form.Encode()
-	if c.form == GetForm || c.form == MessageGetForm {
+	if inputForm == GetForm || inputForm == MessageGetForm {
 		req.Method = http.MethodGet
 		req.URL += "?" + encoded
 	} else {
@@ -388,6 +399,10 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	var fault *Fault
 	switch {
+	case resp.RedirectOrigin != "":
+		e := c.httpError(command, resp, transport.RedirectReason(resp))
+		e.Excerpt = "" // a redirect's body repeats the target's path and query
+		return nil, e
 	case errors.As(err, &fault):
 		fault.Command, fault.HTTPStatus = command, resp.StatusCode
 		return nil, fault

@@ -67,6 +67,16 @@
 //     error, 429 or 503, so that a retry never stores an image twice.
 //
 // A plain 500 is never retried. Retry-After is honoured up to RetryPolicy.MaxRetryAfter.
+// Reading the body is part of the attempt, as in the root package.
+//
+// A one-shot command is sent as a POST whatever the input form (GetForm becomes PostForm,
+// MessageGetForm becomes MessageForm): net/http sends a GET again by itself when a
+// kept-alive connection dies before the answer, beneath any retry policy, and that would
+// run the command twice. A POST is never replayed that way.
+//
+// Redirects follow the root package's rule: a request carrying the key never leaves the
+// base URL's origin, a POST never follows a redirect, and a GET only within the origin;
+// anything else is an *HTTPError with the 3xx status naming the target's origin.
 //
 // # Decisions where the service's specification is silent
 //

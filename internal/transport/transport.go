@@ -5,6 +5,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -111,12 +112,22 @@ type Client struct {
 	redactor  Redactor
 }
 
-// New returns a Client for cfg.
+// New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
+// keeps underneath its own (so tracing wrappers see every attempt) and whose CheckRedirect
+// it replaces with the package's redirect rule; the caller's client is left untouched.
 func New(cfg Config) *Client {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	var hc http.Client
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient
+	} else {
+		hc.Timeout = 60 * time.Second
 	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	hc.Transport = &attemptTransport{base: base}
+	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
 		policy:    cfg.Policy.WithDefaults(),
@@ -124,7 +135,7 @@ func New(cfg Config) *Client {
 	}
 	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
-		HTTPClient:     hc,
+		HTTPClient:     &hc,
 		Logger:         nil, // its own log lines carry URLs; ours go through slog
 		RetryWaitMin:   c.policy.MinWait,
 		RetryWaitMax:   c.policy.MaxWait,
@@ -160,6 +171,11 @@ type Response struct {
 	// that leaves unknown whether the service processed it (a reset, a timeout, 502, 504):
 	// a retried idempotent write may then be refused for having already happened.
 	EarlierAttemptMayHaveRun bool
+	// Class is the request's retry class.
+	Class Class
+	// RedirectOrigin is set on a redirect answer (3xx other than 304) that was not followed:
+	// the origin (scheme://host:port) of its Location, never its path or query.
+	RedirectOrigin string
 	// EarlierFailure is the first failure after which the service may have processed the
 	// request (redacted), or nil; it is what an outcome-unknown error wraps.
 	EarlierFailure error
@@ -272,14 +288,87 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
 	}
 	defer resp.Body.Close()
-	data, err := readBody(resp)
-	if err != nil {
-		return nil, &Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}
+	var data []byte
+	if b, ok := resp.Body.(*bufferedBody); ok {
+		data = b.data
+	} else if data, err = readBody(resp); err != nil { // a response attemptTransport did not see
+		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
-		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure}
+		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: r.Class}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
+		out.RedirectOrigin = "(no Location)"
+		if loc, err := resp.Location(); err == nil {
+			out.RedirectOrigin = origin(loc)
+		}
+	}
 	return out, nil
+}
+
+// RedirectReason says why a redirect answer ends the call, naming the target's origin only.
+func RedirectReason(resp *Response) string {
+	return fmt.Sprintf("redirect to %s not followed: requests carrying the key follow only GET redirects within the configured origin", resp.RedirectOrigin)
+}
+
+// attemptTransport reads each response's body within its attempt, so that a body that
+// stalls, breaks or comes short is a failure of that attempt, retried by the command's class
+// like a reset, rather than a failure after the retry loop has ended.
+type attemptTransport struct{ base http.RoundTripper }
+
+func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readBody(resp)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &bufferedBody{Reader: bytes.NewReader(data), data: data}
+	resp.ContentLength = int64(len(data))
+	return resp, nil
+}
+
+// bufferedBody is a body already read whole.
+type bufferedBody struct {
+	*bytes.Reader
+	data []byte
+}
+
+func (*bufferedBody) Close() error { return nil }
+
+// errBodyTooLarge is final: the same answer would come again.
+var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", MaxBodySize)
+
+// checkRedirect follows a redirect only for a GET (or HEAD) and only within the origin of the
+// first request: every request carries a credential, a POST would repeat a write, and an
+// https → http hop would expose the key. Any other redirect answer is handed back as the
+// final response, which the callers turn into an error naming the target's origin.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0]
+	if first.Method != http.MethodGet && first.Method != http.MethodHead ||
+		origin(req.URL) != origin(first.URL) || len(via) >= 10 {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// origin returns scheme://host:port of u, with the scheme's default port made explicit so
+// that https://h and https://h:443 compare equal.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 func readBody(resp *http.Response) ([]byte, error) {
@@ -295,7 +384,7 @@ func readBody(resp *http.Response) ([]byte, error) {
 		return nil, fmt.Errorf("reading response body: %w", err)
 	}
 	if len(data) > MaxBodySize {
-		return nil, fmt.Errorf("response body larger than %d bytes", MaxBodySize)
+		return nil, errBodyTooLarge
 	}
 	return data, nil
 }
@@ -355,7 +444,7 @@ func retryableError(err error, class Class) bool {
 	switch {
 	// The caller's own deadline and cancellation are handled before this: a deadline error
 	// seen here is a per-attempt timeout (http.Client.Timeout), which may be retried.
-	case errors.Is(err, context.Canceled),
+	case errors.Is(err, context.Canceled), errors.Is(err, errBodyTooLarge),
 		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
 		return false
 	}
