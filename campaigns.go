@@ -2,6 +2,7 @@ package sendloop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -425,14 +426,30 @@ func isEmptyCampaignUpdate(u CampaignUpdate) bool {
 }
 
 // Delete removes a campaign (campaign.delete). Deleting a campaign that does not exist
-// fails with ErrNotFound, so a retried delete whose first attempt went through reports it.
+// fails with ErrNotFound. When a retry after an attempt that may have run is answered
+// ErrNotFound, Delete asks campaign.get: not found there either, the earlier attempt
+// deleted it and Delete succeeds; otherwise, or when that read fails, the error matches
+// ErrOutcomeUnknown.
 func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 	const command = "campaign.delete"
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
 		return err
 	}
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	err = s.client.send(ctx, command, transport.Idempotent, form, nil)
+	if answer, ok := alreadyDone(err, CodeNotFound); ok {
+		err = settleRetry(command, answer, func() error {
+			_, err := s.Get(ctx, campaignID)
+			if errors.Is(err, CodeNotFound) {
+				return nil
+			}
+			if err == nil {
+				return errors.New("the campaign still exists")
+			}
+			return err
+		})
+	}
+	return err
 }
 
 // idForm checks a required int32 ID parameter and returns the form holding it: 0 is a

@@ -278,15 +278,24 @@ func checkCommand(command string) error {
 	return nil
 }
 
-// commandClasses holds the retry class of every write the specification shows; Call uses
-// it, and infers reads from their names.
+// commandClasses holds the retry class of every write the specification shows, each
+// decided from the command's effect in the specification; Call uses it, and infers reads
+// from their names. (People.Track, not a v3 command, is one-shot: each call records a
+// session.)
 var commandClasses = map[string]transport.Class{
+	// Each call makes a new list or campaign: a repeat would make a second one.
 	"list.create": transport.OneShot, "campaign.create": transport.OneShot,
+	// Setting fields to given values: a repeat sets the same values.
 	"account.info.update": transport.Idempotent, "list.update": transport.Idempotent,
-	"list.settings.update": transport.Idempotent, "subscriber.subscribe": transport.Idempotent,
-	"subscriber.unsubscribe": transport.Idempotent, "subscriber.update": transport.Idempotent,
+	"list.settings.update": transport.Idempotent, "subscriber.update": transport.Idempotent,
+	"campaign.update": transport.Idempotent,
+	// A repeat is answered "already exists" (125) or "not subscribed" (127, 106), which the
+	// typed methods settle with a read-back (see ErrOutcomeUnknown).
+	"subscriber.subscribe": transport.Idempotent, "subscriber.unsubscribe": transport.Idempotent,
+	"campaign.delete": transport.Idempotent,
+	// Rows already in the list come back as duplicates; an address already suppressed stays
+	// suppressed once.
 	"subscriber.import": transport.Idempotent, "suppression.list.add": transport.Idempotent,
-	"campaign.update": transport.Idempotent, "campaign.delete": transport.Idempotent,
 }
 
 // classOf gives the retry class of a command for Call: the table above for known writes,

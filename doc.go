@@ -47,9 +47,9 @@
 //   - reads (get, getlist, browse, search, report.*, data.*, export.*, system.*) and
 //     idempotent writes (updates, subscribe, unsubscribe, import, delete, suppression add)
 //     are retried after a dial error, a reset, a per-attempt timeout, 429, 502, 503 and 504;
-//   - one-shot writes (list.create, campaign.create) only after a dial error, 429 or 503,
-//     where the request surely was not processed, so that a retry never makes a second list
-//     or campaign.
+//   - one-shot writes (list.create, campaign.create, People.Track) only after a dial error,
+//     429 or 503, where the request surely was not processed, so that a retry never makes a
+//     second list or campaign or records a second session.
 //
 // A plain 500 is never retried: the service answers some invalid input with it. Retry-After
 // is honoured up to RetryPolicy.MaxRetryAfter; a longer wait fails at once with an
@@ -60,6 +60,20 @@
 // than its Content-Length is a transport failure handled by the command's class, like a
 // reset. A write whose request may have reached the service without an answer that proves
 // its effect fails with an error matching ErrOutcomeUnknown.
+//
+// # Already done, and outcome unknown
+//
+// After an attempt that may have run (a reset after the request was written, a timeout, a
+// broken body, a 502 or 504), the retry of a write can be answered "already exists" (125),
+// "not found" (106 on campaign.delete) or "not subscribed" (127). Such an answer is settled
+// by a read that can prove the intended end state: subscriber.get after Subscribe (which
+// then reports SubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
+// campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error
+// matches ErrOutcomeUnknown and wraps the first failure and the last answer (errors.As
+// still finds the *APIError), never a bare "already exists" or "not found". A one-shot write
+// whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it is
+// not sent again, and only the caller can tell whether to check or repeat it.
+// APIError.EarlierAttemptMayHaveRun tells Call users when to apply the same rule.
 //
 // # Redirects
 //
@@ -92,10 +106,6 @@
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.
 //   - subscriber.unsubscribe takes no ListID, so Subscribers.Unsubscribe takes the address
 //     out of every list that holds it.
-//   - Subscribe and Unsubscribe are idempotent writes. When a retry that follows an
-//     ambiguous failure (a reset, a timeout, 502, 504) is refused with ErrEmailExists or
-//     ErrSubscriberNotFound, the earlier attempt did the work: Subscribe reads the
-//     subscriber back and succeeds, Unsubscribe succeeds.
 //   - subscriber.import answers with counts only. ImportAll refuses malformed rows before
 //     sending and, when the service counts failures in a batch, resends the batch in halves
 //     (rows already imported come back as duplicates) until each refused row is found; a

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -30,8 +32,24 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 }
 
 // readAnswer reads Success (or Status) and the error members of a JSON answer in one pass
-// over it, handing the other members to a.decode.
+// over it, handing the other members to a.decode. A one-shot write answered 502 or 504 by a
+// gateway may have run: its error matches ErrOutcomeUnknown.
 func (c *Client) readAnswer(resp *transport.Response, a answer) error {
+	err := c.readAnswerBody(resp, a)
+	if err != nil && gatewayMayHaveRun(resp) {
+		return &outcome.Error{Prefix: "sendloop: " + a.command, First: err}
+	}
+	return err
+}
+
+// gatewayMayHaveRun reports a one-shot write answered by a gateway's 502 or 504: the service
+// behind it may have processed the request.
+func gatewayMayHaveRun(resp *transport.Response) bool {
+	return resp.Class == transport.OneShot &&
+		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
+}
+
+func (c *Client) readAnswerBody(resp *transport.Response, a answer) error {
 	// A byte-order mark is no part of the JSON; some PHP setups send one.
 	resp.Body = bytes.TrimPrefix(resp.Body, []byte("\xef\xbb\xbf"))
 	if resp.RedirectOrigin != "" {
@@ -44,7 +62,7 @@ func (c *Client) readAnswer(resp *transport.Response, a answer) error {
 		hasSuccess, success bool
 		hasStatus           bool
 		status              string
-		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun}
+		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun, earlierFailure: resp.EarlierFailure}
 		decodeErr           error
 	)
 	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
@@ -186,6 +204,9 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if gatewayMayHaveRun(resp) {
+			return &outcome.Error{Prefix: "sendloop: " + command, First: c.httpError(a, resp, "unexpected status")}
+		}
 		return c.httpError(a, resp, "unexpected status")
 	}
 	return nil

@@ -1,6 +1,7 @@
 package sendloop
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,6 +60,8 @@ type APIError struct {
 	// effect rather than a conflict. The typed methods apply this rule themselves; callers of
 	// Call can apply it too.
 	EarlierAttemptMayHaveRun bool
+
+	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
 // Error describes the failure: command, code, message and the fields at fault.
@@ -195,4 +198,36 @@ func (e *HTTPError) Error() string {
 		fmt.Fprintf(&b, ": %q", e.Excerpt)
 	}
 	return b.String()
+}
+
+// alreadyDone reports whether err is an answer with one of codes to a call of which an
+// earlier attempt may have run: "already exists" or "not found" may then be that attempt's
+// own effect rather than a conflict.
+func alreadyDone(err error, codes ...ErrorCode) (*APIError, bool) {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !apiErr.EarlierAttemptMayHaveRun {
+		return nil, false
+	}
+	for _, code := range codes {
+		if apiErr.Code == code {
+			return apiErr, true
+		}
+	}
+	return nil, false
+}
+
+// settleRetry decides an "already done" answer (see alreadyDone) with a read-back: prove
+// returns nil when the service shows the write's intended end state, and the call
+// succeeded. Otherwise the outcome is unknown: the error matches ErrOutcomeUnknown and wraps
+// the first failure, the answer and the read-back's failure.
+func settleRetry(command string, answer *APIError, prove func() error) error {
+	proveErr := prove()
+	if proveErr == nil {
+		return nil
+	}
+	return &outcome.Error{
+		Prefix: "sendloop: " + command,
+		First:  answer.earlierFailure,
+		Last:   errors.Join(answer, fmt.Errorf("the read-back does not prove the write: %w", proveErr)),
+	}
 }

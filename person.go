@@ -97,8 +97,10 @@ func (p *Person) UnmarshalJSON(data []byte) error {
 }
 
 // Track creates or updates a person (POST {base}/api/v4/person.json). UserID and Email are
-// required: a blank one is refused before sending with ErrMissingParameters. Repeating a
-// track changes nothing more, so it is retried like an idempotent write.
+// required: a blank one is refused before sending with ErrMissingParameters. Each track
+// records a session of the person, so it is a one-shot write: it is sent again only where
+// the request surely did not reach the service (a dial error, 429, 503); a track whose
+// answer was lost fails with an error matching ErrOutcomeUnknown.
 func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
 	const command = "person.track"
 	if err := requireParams(command, []string{"user_id", p.UserID, "email", p.Email}); err != nil {
@@ -115,7 +117,7 @@ func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
 	form.Set("APIKey", s.client.key())
 	return s.do(ctx, &transport.Request{
 		Command:     command,
-		Class:       transport.Idempotent,
+		Class:       transport.OneShot,
 		Method:      http.MethodPost,
 		URL:         s.client.baseURL + "/api/v4/person.json",
 		Body:        []byte(form.Encode()),

@@ -146,14 +146,18 @@ func TestPeopleFailures(t *testing.T) {
 		require.ErrorIs(t, c.People.Delete(ctx, "u"), sendloop.ErrCommandDisabled)
 	})
 
-	t.Run("track is retried as an idempotent write", func(t *testing.T) {
+	t.Run("track is a one-shot write: each call records a session", func(t *testing.T) {
 		t.Parallel()
 		c, srv := newPeopleClient(t)
 		srv.InjectFault("person.track", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+		err := c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "e@example.com"})
+		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+		assert.Equal(t, 1, srv.Executions("person.track"))
+		srv.InjectFault("person.track", sendlooptest.Fault{Status: 503})
 		require.NoError(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "e@example.com"}))
-		assert.Equal(t, 2, srv.Executions("person.track"))
+		assert.Equal(t, 2, srv.Executions("person.track"), "a 503 surely did not run: sent again")
 		srv.InjectFault("person.get", sendlooptest.Fault{Status: 503})
-		_, err := c.People.Get(ctx, "u")
+		_, err = c.People.Get(ctx, "u")
 		require.NoError(t, err)
 		assert.Len(t, requestsFor(srv, "person.get"), 2)
 	})

@@ -142,15 +142,25 @@ type SubscribeResult struct {
 	// SubscriptionStatus is StatusSubscribed, or StatusConfirmationPending on a double
 	// opt-in list, where the address owner must confirm from an email first.
 	SubscriptionStatus SubscriptionStatus
-	RedirectURL        string
+	// RedirectURL is the page to send the subscriber to. It is empty when ConfirmedOnRetry:
+	// only the lost answer carried it, and subscriber.get does not return it.
+	RedirectURL string
+	// ConfirmedOnRetry reports that an attempt whose answer was lost (a reset, a timeout, a
+	// 502 or 504) subscribed the address: the retry was answered "already exists"
+	// (ErrEmailExists) and subscriber.get showed the subscriber in the list. SubscriberID
+	// and SubscriptionStatus then come from that read-back.
+	ConfirmedOnRetry bool
 }
 
 // Subscribe adds an address to a list (subscriber.subscribe). On a double opt-in list the
 // subscriber stays Confirmation Pending until the address owner confirms.
 //
 // The address, the list ID and SubscriptionIP are checked before sending. When a retry
-// after an ambiguous failure (a reset, a timeout) is refused with ErrEmailExists, the
-// earlier attempt got through: Subscribe then reads the subscriber back and succeeds.
+// after an attempt that may have run (a reset, a timeout, 502, 504) is answered
+// ErrEmailExists, Subscribe reads the subscriber back (subscriber.get): subscribed or
+// pending, the call succeeds with ConfirmedOnRetry; otherwise, or when the read-back
+// fails, the error matches ErrOutcomeUnknown. A plain ErrEmailExists means the address
+// was in the list before the call.
 func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (*SubscribeResult, error) {
 	const command = "subscriber.subscribe"
 	if err := checkListID(command, p.ListID); err != nil {
@@ -186,11 +196,19 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 		}
 		return err
 	})
-	if ranBefore(err, CodeEmailExists) {
-		sub, getErr := s.Get(ctx, GetSubscriberParams{ListID: p.ListID, EmailAddress: p.EmailAddress})
-		if getErr == nil {
-			return &SubscribeResult{SubscriberID: sub.SubscriberID, SubscriptionStatus: sub.SubscriptionStatus}, nil
-		}
+	if answer, ok := alreadyDone(err, CodeEmailExists); ok {
+		res = &SubscribeResult{ConfirmedOnRetry: true}
+		err = settleRetry(command, answer, func() error {
+			sub, err := s.Get(ctx, GetSubscriberParams{ListID: p.ListID, EmailAddress: p.EmailAddress})
+			if err != nil {
+				return err
+			}
+			if !sub.SubscriptionStatus.isMember() {
+				return fmt.Errorf("the subscriber's status is %q", sub.SubscriptionStatus)
+			}
+			res.SubscriberID, res.SubscriptionStatus = sub.SubscriberID, sub.SubscriptionStatus
+			return nil
+		})
 	}
 	if err != nil {
 		return nil, err
@@ -198,11 +216,9 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 	return res, nil
 }
 
-// ranBefore reports an error with code that a retry got because an earlier attempt of the
-// same call had already done the work.
-func ranBefore(err error, code ErrorCode) bool {
-	var apiErr *APIError
-	return errors.As(err, &apiErr) && apiErr.Code == code && apiErr.EarlierAttemptMayHaveRun
+// isMember reports a status of an address that is in the list: subscribed or pending.
+func (s SubscriptionStatus) isMember() bool {
+	return s == StatusSubscribed || s == StatusConfirmationPending
 }
 
 func checkFieldIDs(command, field string, fields CustomFields) error {
@@ -216,16 +232,31 @@ func checkFieldIDs(command, field string, fields CustomFields) error {
 
 // Unsubscribe unsubscribes an address from every list that holds it
 // (subscriber.unsubscribe: the command takes no list). The lists' unsubscription webhooks
-// are posted. A retry refused with ErrSubscriberNotFound after an ambiguous failure counts
-// as done: the earlier attempt unsubscribed the address.
+// are posted. When a retry after an attempt that may have run is answered "not subscribed"
+// (ErrSubscriberNotFound or ErrNotFound), Unsubscribe checks with subscriber.search that the
+// address is subscribed or pending in no list: then it succeeds; otherwise, or when the
+// search fails, the error matches ErrOutcomeUnknown.
 func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) error {
 	const command = "subscriber.unsubscribe"
 	if err := checkEmail(command, "EmailAddress", email); err != nil {
 		return err
 	}
 	err := s.client.send(ctx, command, transport.Idempotent, url.Values{"EmailAddress": {email}}, nil)
-	if ranBefore(err, CodeSubscriberNotFound) {
-		return nil
+	if answer, ok := alreadyDone(err, CodeSubscriberNotFound, CodeNotFound); ok {
+		err = settleRetry(command, answer, func() error {
+			results, err := s.Search(ctx, email)
+			if err != nil {
+				return err
+			}
+			for _, r := range results {
+				for _, hit := range r.Subscribers {
+					if strings.EqualFold(hit.EmailAddress, email) && hit.SubscriptionStatus.isMember() {
+						return fmt.Errorf("the address is still %q in list %d", hit.SubscriptionStatus, r.ListID)
+					}
+				}
+			}
+			return nil
+		})
 	}
 	return err
 }

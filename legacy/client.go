@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -278,7 +279,11 @@ func (c *Client) call(ctx context.Context, command string, class transport.Class
 		return nil, err
 	}
 	v, err := c.decode(resp.Body)
-	return c.answer(command, resp, v, err)
+	st, err := c.answer(command, resp, v, err)
+	if err != nil && gatewayMayHaveRun(resp) {
+		return nil, &outcome.Error{Prefix: "legacy: " + command, First: err}
+	}
+	return st, err
 }
 
 // decode is Decode with the API key removed from every text of the answer, fault included:
@@ -416,12 +421,20 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	st := v.Struct()
 	if e := failure(st); e != nil {
 		e.Command, e.HTTPStatus, e.Attempts = command, resp.StatusCode, resp.Attempts
+		e.EarlierAttemptMayHaveRun, e.earlierFailure = resp.EarlierAttemptMayHaveRun, resp.EarlierFailure
 		return nil, e
 	}
 	if !ok {
 		return nil, c.httpError(command, resp, "unexpected status")
 	}
 	return st, nil
+}
+
+// gatewayMayHaveRun reports a one-shot write answered by a gateway's 502 or 504: the service
+// behind it may have processed the request.
+func gatewayMayHaveRun(resp *transport.Response) bool {
+	return resp.Class == transport.OneShot &&
+		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
 }
 
 // failure reads the failure members of an answer: APIErrorCode (a string, or any scalar)

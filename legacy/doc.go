@@ -74,6 +74,13 @@
 // kept-alive connection dies before the answer, beneath any retry policy, and that would
 // run the command twice. A POST is never replayed that way.
 //
+// After an attempt that may have run, a retried Subscriber.Add answered 6 (already exists)
+// or Subscriber.Unsubscribe answered 8 (not in the list) is settled by reading the address
+// with the v3 subscriber.get on the same host (the legacy API has no specified read that
+// names a list): proved, the call succeeds (SubscriberAddResult.ConfirmedOnRetry);
+// otherwise the error matches ErrOutcomeUnknown, as does a Media.Upload whose answer was
+// lost or answered 502 or 504.
+//
 // Redirects follow the root package's rule: a request carrying the key never leaves the
 // base URL's origin, a POST never follows a redirect, and a GET only within the origin;
 // anything else is an *HTTPError with the 3xx status naming the target's origin.

@@ -109,10 +109,15 @@ type Error struct {
 	Command string
 	// HTTPStatus is the status of the response that carried the failure.
 	HTTPStatus int
-	// Attempts is how many times the request was sent. A retried Subscriber.Add whose
-	// first attempt was processed before the connection failed answers code 6 (the
-	// address already exists): Attempts > 1 tells that case apart.
+	// Attempts is how many times the request was sent.
 	Attempts int
+	// EarlierAttemptMayHaveRun reports that an attempt before the one answered failed in a
+	// way that leaves unknown whether the service processed it (a reset, a timeout, a 502 or
+	// 504): "already exists" (6) or "not in the list" (8) may then describe that attempt's
+	// own effect. SubscriberAdd and SubscriberUnsubscribe settle it themselves.
+	EarlierAttemptMayHaveRun bool
+
+	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
 // Error returns the command, the code and the message, e.g. "legacy: Subscriber.Add:

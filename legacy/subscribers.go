@@ -62,8 +62,14 @@ type SubscriberAddResult struct {
 	Status Status
 	// SubscriberID identifies the subscriber.
 	SubscriberID int
-	// RedirectURL is the page to send the subscriber to.
+	// RedirectURL is the page to send the subscriber to. It is empty when ConfirmedOnRetry:
+	// only the lost answer carried it.
 	RedirectURL string
+	// ConfirmedOnRetry reports that an attempt whose answer was lost (a reset, a timeout, a
+	// 502 or 504) subscribed the address: the retry was answered code 6 (already exists) and
+	// the v3 subscriber.get showed the address in the list. SubscriberID and Status then come
+	// from that read-back.
+	ConfirmedOnRetry bool
 }
 
 // SubscriberAdd subscribes an address to a list (Subscriber.Add). On a double opt-in list
@@ -71,8 +77,10 @@ type SubscriberAddResult struct {
 //
 // A missing address (4), an address that is no email address (5) and a list ID that
 // cannot exist (3) fail before anything is sent. The command is an idempotent write: it is
-// retried after transient failures, and a retry of a request that was processed answers
-// ErrEmailExists with Error.Attempts > 1.
+// retried after transient failures. When a retry after an attempt that may have run is
+// answered ErrEmailExists, the address is read back with the v3 subscriber.get on the same
+// host: in the list (subscribed or pending), the call succeeds with ConfirmedOnRetry;
+// otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown.
 func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*SubscriberAddResult, error) {
 	const cmd = CommandSubscriberAdd
 	if p == nil {
@@ -96,6 +104,28 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	if answer, ok := alreadyDone(err, CodeEmailExists); ok {
+		res := &SubscriberAddResult{ConfirmedOnRetry: true}
+		err = settleRetry(cmd, answer, func() error {
+			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
+			switch {
+			case err != nil:
+				return err
+			case m.Status == "Subscribed":
+				res.Status = StatusSubscribed
+			case m.Status == "Confirmation Pending":
+				res.Status = StatusWaitingForOptIn
+			default:
+				return fmt.Errorf("the subscriber's status is %q", m.Status)
+			}
+			res.SubscriberID = m.SubscriberID
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -126,8 +156,11 @@ type SubscriberUnsubscribeResult struct {
 
 // SubscriberUnsubscribe takes an address out of a list (Subscriber.Unsubscribe); the
 // list's unsubscription webhook is posted. Validation before sending is as for
-// SubscriberAdd. The command is an idempotent write; a retry of a request that was
-// processed answers ErrEmailNotInList with Error.Attempts > 1.
+// SubscriberAdd. The command is an idempotent write. When a retry after an attempt that may
+// have run is answered ErrEmailNotInList, the address is read back with the v3
+// subscriber.get: unsubscribed (or gone), the call succeeds with Status Unsubscribed and no
+// RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
+// the error matches ErrOutcomeUnknown.
 func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
 	if p == nil {
@@ -145,6 +178,22 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubsc
 		"UnsubscriptionIP": {p.UnsubscriptionIP},
 	}
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	if answer, ok := alreadyDone(err, CodeEmailNotInList); ok {
+		err = settleRetry(cmd, answer, func() error {
+			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
+			if err != nil {
+				return err
+			}
+			if m.Status != "Unsubscribed" {
+				return fmt.Errorf("the subscriber's status is %q", m.Status)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &SubscriberUnsubscribeResult{Status: StatusUnsubscribed}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,210 @@
+package sendloop_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// writeWorld is what a write of the outcome table acts on: a list holding a subscriber, a
+// second address outside it, and a draft campaign.
+type writeWorld struct {
+	c        *sendloop.Client
+	lc       *legacy.Client
+	listID   int
+	member   string // subscribed to listID
+	outsider string // in no list
+	campaign int
+	field    int // a custom field of listID
+}
+
+func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
+	t.Helper()
+	c, srv := newTestClient(t)
+	ctx := context.Background()
+	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL), legacy.WithRetry(legacy.RetryPolicy(fastRetry)))
+	require.NoError(t, err)
+	w := &writeWorld{c: c, lc: lc, member: "member@example.com", outsider: "new@example.com"}
+	w.listID, err = c.Lists.Create(ctx, "News", sendloop.OptInSingle)
+	require.NoError(t, err)
+	w.field, err = srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
+	require.NoError(t, err)
+	_, err = c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.member, SubscriptionIP: "192.0.2.1"})
+	require.NoError(t, err)
+	w.campaign, err = c.Campaigns.Create(ctx, campaignCreate(w.listID))
+	require.NoError(t, err)
+	return w, srv
+}
+
+func campaignCreate(listID int) sendloop.CampaignCreate {
+	return sendloop.CampaignCreate{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
+		ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hello",
+		TargetListIDs: []int{listID}, HTMLContent: unsubscribeHTML}
+}
+
+// Outcomes of a write whose first attempt ran and lost its answer.
+const (
+	succeeds  = "succeeds"  // retried; the retry's answer is success
+	confirmed = "confirmed" // retried; "already done", proved by a read-back
+	unknown   = "unknown"   // not retried (one-shot) or not provable: ErrOutcomeUnknown
+)
+
+// TestWritesAfterAnAttemptThatMayHaveRun runs every write command of the root and legacy
+// packages against a connection reset after the command ran, and, where a read-back
+// settles an "already done" answer, once more with that read-back failing.
+func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		command    string
+		call       func(context.Context, *writeWorld) (confirmedOnRetry bool, err error)
+		outcome    string
+		executions int
+		readBack   string // the command that settles "already done", if any
+	}{
+		{"account.info.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return false, w.c.Account.Update(ctx, sendloop.AccountUpdate{City: "Izmir"})
+		}, succeeds, 2, ""},
+		{"list.create", func(ctx context.Context, w *writeWorld) (bool, error) {
+			_, err := w.c.Lists.Create(ctx, "Other", sendloop.OptInDouble)
+			return false, err
+		}, unknown, 1, ""},
+		{"list.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return false, w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdate{Name: "Renamed"})
+		}, succeeds, 2, ""},
+		{"list.settings.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+			subject := "Please confirm"
+			return false, w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdate{SubscriptionOptInSubject: &subject})
+		}, succeeds, 2, ""},
+		{"subscriber.subscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
+			res, err := w.c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+			if err != nil {
+				return false, err
+			}
+			if res.SubscriberID == 0 || res.SubscriptionStatus != sendloop.StatusSubscribed {
+				return false, errors.New("the read-back did not fill the result")
+			}
+			return res.ConfirmedOnRetry, nil
+		}, confirmed, 2, "subscriber.get"},
+		{"subscriber.unsubscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return true, w.c.Subscribers.Unsubscribe(ctx, w.member)
+		}, confirmed, 2, "subscriber.search"},
+		{"subscriber.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return false, w.c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: w.listID, EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "pro"}})
+		}, succeeds, 2, ""},
+		{"subscriber.import", func(ctx context.Context, w *writeWorld) (bool, error) {
+			_, err := w.c.Subscribers.Import(ctx, w.listID, []sendloop.ImportSubscriber{{EmailAddress: "imported@example.com"}})
+			return false, err
+		}, succeeds, 2, ""},
+		{"suppression.list.add", func(ctx context.Context, w *writeWorld) (bool, error) {
+			_, err := w.c.Suppression.Add(ctx, 0, "blocked@example.com")
+			return false, err
+		}, succeeds, 2, ""},
+		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) {
+			_, err := w.c.Campaigns.Create(ctx, campaignCreate(w.listID))
+			return false, err
+		}, unknown, 1, ""},
+		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) { // version 2
+			_, err := w.c.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2{Name: "C2", FromName: "Ann", FromEmail: "ann@example.com",
+				ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hi",
+				Recipients: []sendloop.Recipient{{ListID: w.listID}}, HTMLContent: unsubscribeHTML})
+			return false, err
+		}, unknown, 1, ""},
+		{"campaign.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return false, w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdate{Subject: "New subject"})
+		}, succeeds, 2, ""},
+		{"campaign.delete", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return true, w.c.Campaigns.Delete(ctx, w.campaign)
+		}, confirmed, 2, "campaign.get"},
+		{"person.track", func(ctx context.Context, w *writeWorld) (bool, error) {
+			return false, w.c.People.Track(ctx, sendloop.PersonTrack{UserID: "u1", Email: w.member})
+		}, unknown, 1, ""},
+		{legacy.CommandSubscriberAdd, func(ctx context.Context, w *writeWorld) (bool, error) {
+			res, err := w.lc.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+			if err != nil {
+				return false, err
+			}
+			if res.SubscriberID == 0 || res.Status != legacy.StatusSubscribed {
+				return false, errors.New("the read-back did not fill the result")
+			}
+			return res.ConfirmedOnRetry, nil
+		}, confirmed, 2, "subscriber.get"},
+		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) {
+			res, err := w.lc.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: w.listID, EmailAddress: w.member, UnsubscriptionIP: "192.0.2.1"})
+			if err == nil && res.Status != legacy.StatusUnsubscribed {
+				return false, errors.New("the result is not Unsubscribed")
+			}
+			return true, err
+		}, confirmed, 2, "subscriber.get"},
+		{legacy.CommandMediaUpload, func(ctx context.Context, w *writeWorld) (bool, error) {
+			_, err := w.lc.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
+			return false, err
+		}, unknown, 1, ""},
+	}
+	for _, tt := range tests {
+		variants := []bool{false}
+		if tt.readBack != "" {
+			variants = append(variants, true)
+		}
+		for _, readBackFails := range variants {
+			name := tt.command
+			if readBackFails {
+				name += "/read-back fails"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				w, srv := newWriteWorld(t)
+				before := srv.Executions(tt.command)
+				srv.InjectFault(tt.command, sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+				if readBackFails {
+					srv.InjectFault(tt.readBack, sendlooptest.Fault{Status: 500})
+				}
+
+				confirmedOnRetry, err := tt.call(context.Background(), w)
+
+				assert.Equal(t, tt.executions, srv.Executions(tt.command)-before, "executions")
+				want := tt.outcome
+				if readBackFails {
+					want = unknown
+				}
+				switch want {
+				case succeeds:
+					require.NoError(t, err)
+				case confirmed:
+					require.NoError(t, err)
+					assert.True(t, confirmedOnRetry, "ConfirmedOnRetry")
+				case unknown:
+					require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+					require.ErrorIs(t, err, legacy.ErrOutcomeUnknown, "one sentinel across packages")
+					var apiErr *sendloop.APIError
+					var legacyErr *legacy.Error
+					if errors.As(err, &apiErr) {
+						assert.True(t, apiErr.EarlierAttemptMayHaveRun, "the wrapped answer came after an attempt that may have run")
+					} else if errors.As(err, &legacyErr) {
+						assert.True(t, legacyErr.EarlierAttemptMayHaveRun)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestOneShotAnsweredByAGatewayIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{502, 504} {
+		c, srv := newTestClient(t)
+		srv.InjectFault("list.create", sendlooptest.Fault{Status: status})
+		_, err := c.Lists.Create(context.Background(), "L", sendloop.OptInSingle)
+		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown, "HTTP %d", status)
+		var httpErr *sendloop.HTTPError
+		require.ErrorAs(t, err, &httpErr)
+		assert.Equal(t, status, httpErr.StatusCode)
+		assert.Equal(t, 1, len(requestsFor(srv, "list.create")), "not retried")
+	}
+}
