@@ -2,7 +2,6 @@ package sendloop
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -104,7 +103,8 @@ type AccountUpdate struct {
 	FirstName   string `url:"FirstName,omitempty"`
 	LastName    string `url:"LastName,omitempty"`
 	Email       string `url:"Email,omitempty"`
-	// TimeZone must be one of the names System.TimeZones returns; Update checks it first.
+	// TimeZone must be one of the names System.TimeZones returns; the service refuses any
+	// other with ErrInvalidParameterValue.
 	TimeZone    string `url:"TimeZone,omitempty"`
 	Street      string `url:"Street,omitempty"`
 	City        string `url:"City,omitempty"`
@@ -119,28 +119,22 @@ type AccountUpdate struct {
 
 // Update changes the account's details (account.info.update).
 //
-// Before sending, it refuses an update with no field set (ErrMissingParameters), an Email
-// that is not an address (ErrInvalidEmailFormat) and a TimeZone that system.timezones.Get
-// does not list (ErrInvalidParameterValue). The time zone list is fetched on the first
-// update that sets one and kept for the Client's life.
+// Before sending, it refuses an Email that is not an address (ErrInvalidEmailFormat). The
+// service judges the TimeZone (116 for a name system.timezones.Get does not list): Update
+// makes no other call to check it.
+//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, as by every Update method of this package. The service would
+// accept it (every field is optional) and change nothing, so such a call is almost
+// certainly a mistake; use Call to send one anyway.
 func (s *AccountService) Update(ctx context.Context, u AccountUpdate) error {
 	const command = "account.info.update"
 	if u == (AccountUpdate{}) {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no field to update"}
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
 	}
 	if u.Email != "" {
 		if err := checkEmail(command, "Email", u.Email); err != nil {
 			return err
-		}
-	}
-	if u.TimeZone != "" {
-		known, err := s.client.knownTimeZone(ctx, u.TimeZone)
-		if err != nil {
-			return fmt.Errorf("sendloop: %s: checking TimeZone: %w", command, err)
-		}
-		if !known {
-			return invalid(command, CodeInvalidParameterValue, "TimeZone",
-				fmt.Sprintf("%q is not a time zone name of system.timezones.Get", u.TimeZone))
 		}
 	}
 	form, err := wire.Values(u)

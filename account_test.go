@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 func TestAccountGet(t *testing.T) {
@@ -54,10 +53,7 @@ func TestAccountUpdate(t *testing.T) {
 	assert.Equal(t, "Zoë", info.FirstName)
 	assert.Equal(t, "Europe/Paris", info.TimeZone)
 	assert.False(t, info.LastAccountUpdateDate.IsZero())
-
-	// The zone list is fetched once per client, whatever the number of updates.
-	require.NoError(t, c.Account.Update(ctx, sendloop.AccountUpdate{TimeZone: "UTC"}))
-	assert.Len(t, requestsFor(srv, "system.timezones.Get"), 1)
+	assert.Empty(t, requestsFor(srv, "system.timezones.Get"), "no hidden call checks the zone")
 }
 
 func TestAccountUpdateRefusedBeforeSending(t *testing.T) {
@@ -71,7 +67,6 @@ func TestAccountUpdateRefusedBeforeSending(t *testing.T) {
 		{"nothing set", sendloop.AccountUpdate{}, sendloop.ErrMissingParameters, ""},
 		{"bad email", sendloop.AccountUpdate{Email: "not-an-address"}, sendloop.ErrInvalidEmailFormat, "Email"},
 		{"display name", sendloop.AccountUpdate{Email: "Ann <ann@example.com>"}, sendloop.ErrInvalidEmailFormat, "Email"},
-		{"unknown zone", sendloop.AccountUpdate{TimeZone: "Mars/Olympus_Mons"}, sendloop.ErrInvalidParameterValue, "TimeZone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +94,7 @@ func TestAccountUpdateServerErrors(t *testing.T) {
 	}{
 		{"username too short", sendloop.AccountUpdate{Username: "ab"}, sendloop.ErrInvalidUsername},
 		{"password too short", sendloop.AccountUpdate{NewPassword: "abc"}, sendloop.ErrInvalidPassword},
+		{"unknown zone, judged by the service", sendloop.AccountUpdate{TimeZone: "Mars/Olympus_Mons"}, sendloop.ErrInvalidParameterValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,19 +111,6 @@ func TestAccountUpdateServerErrors(t *testing.T) {
 	}
 }
 
-func TestAccountUpdateZoneListFailureIsNotCached(t *testing.T) {
-	t.Parallel()
-	c, srv := newTestClient(t, sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: -1}))
-	srv.InjectFault("system.timezones.Get", sendlooptest.Fault{Status: 503})
-	err := c.Account.Update(context.Background(), sendloop.AccountUpdate{TimeZone: "UTC"})
-	var httpErr *sendloop.HTTPError
-	require.ErrorAs(t, err, &httpErr)
-	assert.Equal(t, 503, httpErr.StatusCode)
-
-	require.NoError(t, c.Account.Update(context.Background(), sendloop.AccountUpdate{TimeZone: "UTC"}))
-	assert.Len(t, requestsFor(srv, "system.timezones.Get"), 2)
-}
-
 func TestDateTimeWallClock(t *testing.T) {
 	t.Parallel()
 	var dt sendloop.DateTime
@@ -138,35 +121,4 @@ func TestDateTimeWallClock(t *testing.T) {
 	}
 	got := dt.WallClockIn(paris)
 	assert.Equal(t, "2026-03-29T10:30:00+02:00", got.Format(time.RFC3339))
-}
-
-func TestAccountUpdateWhenTheZoneListIsRefused(t *testing.T) {
-	t.Parallel()
-	c, srv := newTestClient(t)
-	srv.InjectFault("system.timezones.Get", sendlooptest.Fault{ErrorCode: 123})
-	// The list cannot be had: the service judges the zone itself.
-	err := c.Account.Update(context.Background(), sendloop.AccountUpdate{TimeZone: "Mars/Olympus_Mons"})
-	require.ErrorIs(t, err, sendloop.ErrInvalidParameterValue)
-	var apiErr *sendloop.APIError
-	require.ErrorAs(t, err, &apiErr, "refused by the service, not before sending")
-	require.NoError(t, c.Account.Update(context.Background(), sendloop.AccountUpdate{TimeZone: "Asia/Tokyo"}))
-	assert.Len(t, requestsFor(srv, "system.timezones.Get"), 1, "the refusal is remembered")
-}
-
-func TestAccountUpdateWaitsForTheZoneListWithinItsContext(t *testing.T) {
-	t.Parallel()
-	c, srv := newTestClient(t)
-	srv.InjectFault("system.timezones.Get", sendlooptest.Fault{Delay: 300 * time.Millisecond})
-	first := make(chan error, 1)
-	go func() { first <- c.Account.Update(context.Background(), sendloop.AccountUpdate{TimeZone: "UTC"}) }()
-	for len(requestsFor(srv, "system.timezones.Get")) == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := c.Account.Update(ctx, sendloop.AccountUpdate{TimeZone: "UTC"})
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 200*time.Millisecond, "the waiter keeps to its own deadline")
-	require.NoError(t, <-first)
 }

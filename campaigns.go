@@ -386,10 +386,11 @@ func (s *CampaignsService) Get(ctx context.Context, campaignID int) (*Campaign, 
 	return c, nil
 }
 
-// Update changes a campaign (campaign.update). Before sending it refuses an update with no
-// field set (ErrMissingParameters), an email address inside FromName or ReplyToName
-// (ErrEmailInNameField) and IDs that are not positive 32-bit integers
-// (ErrInvalidParameterValue).
+// Update changes a campaign (campaign.update). Before sending it refuses an email address
+// inside FromName or ReplyToName (ErrEmailInNameField) and IDs that are not positive 32-bit
+// integers (ErrInvalidParameterValue).//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package.
 func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdate) error {
 	const command = "campaign.update"
 	form, err := idForm(command, "CampaignID", campaignID)

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -59,10 +58,6 @@ type Client struct {
 	baseURL   string        // without a trailing slash
 	key       func() string // a func, not a string: fmt cannot print what a closure holds
 	transport *transport.Client
-
-	tzMu       sync.Mutex
-	tzNames    map[string]bool // cached system.timezones.Get, for Account.Update checks
-	tzFetching chan struct{}   // closed when the fetch under way ends
 }
 
 type service struct{ client *Client }

@@ -96,9 +96,12 @@
 //     Client; when the list is empty the service has the last word.
 //   - A success response that lacks Success is accepted when the HTTP status is 2xx and no
 //     ErrorCode is present.
-//   - AccountService.Update refuses an update with no field set; so do Lists.Update and
-//     Lists.UpdateSettings. In ListSettingsUpdate a nil field is left alone and a pointer
-//     to "" clears the setting (a webhook URL, say).
+//   - Nothing to change: every Update method (Account, Lists, Lists.UpdateSettings,
+//     Subscribers, Campaigns) refuses an update with no field set before sending, with
+//     ErrMissingParameters. The service may accept one (account.info.update's fields are
+//     all optional) but it changes nothing, so such a call is taken for a mistake; Call
+//     sends one anyway. In ListSettingsUpdate a nil field is left alone and a pointer to ""
+//     clears the setting (a webhook URL, say).
 //   - Addresses are checked before sending as net/mail reads a bare address (no display
 //     name): ErrMissingParameters when empty, ErrInvalidEmailFormat when malformed.
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys

@@ -197,6 +197,9 @@ type ListUpdate struct {
 }
 
 // Update renames a list or changes its opt-in mode (list.update).
+//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package.
 func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) error {
 	const command = "list.update"
 	if err := checkListID(command, listID); err != nil {
@@ -373,8 +376,10 @@ type ListSettingsUpdate struct {
 func String(v string) *string { return &v }
 
 // UpdateSettings changes a list's settings (list.settings.update). It refuses, before
-// sending, an update with nothing set, a SubscriptionFinalAction other than "Nothing" or
-// "Send Email" and a webhook URL that is not http(s).
+// sending, a SubscriptionFinalAction other than "Nothing" or "Send Email" and a webhook URL
+// that is not http(s).//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package.
 func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdate) error {
 	const command = "list.settings.update"
 	if err := checkListID(command, listID); err != nil {

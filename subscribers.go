@@ -316,7 +316,11 @@ type UpdateSubscriberParams struct {
 	Fields       CustomFields `url:"Fields,omitempty"`
 }
 
-// Update changes a subscriber's custom fields, or its address (subscriber.update).
+// Update changes a subscriber's custom fields, or its address (subscriber.update). The
+// subscriber is named by SubscriberID or EmailAddress; with both, EmailAddress is the new
+// address.//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package. Here that is an update without Fields that names the subscriber only.
 func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParams) error {
 	const command = "subscriber.update"
 	if err := checkListID(command, p.ListID); err != nil {
@@ -330,6 +334,10 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
 			return err
 		}
+	}
+	if len(p.Fields) == 0 && (p.SubscriberID == 0 || p.EmailAddress == "") {
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Fields"},
+			Reason: "nothing to change: no custom field and no new address"}
 	}
 	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
 		return err

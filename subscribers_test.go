@@ -197,7 +197,7 @@ func TestSubscriberErrorCodes(t *testing.T) {
 			return err
 		}, sendloop.ErrSubscriberNotFound},
 		{"update a stranger", func() error {
-			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, SubscriberID: 999})
+			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, SubscriberID: 999, EmailAddress: "new@example.com"})
 		}, sendloop.ErrSubscriberNotFound},
 		{"browse an unknown segment", func() error {
 			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id, SegmentID: 5})
@@ -653,4 +653,19 @@ func TestSubscribeRetriedAfterItRanIsASuccess(t *testing.T) {
 	_, err = c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: id, EmailAddress: "twice@example.com", SubscriptionIP: "192.0.2.1"})
 	require.ErrorIs(t, err, sendloop.ErrEmailExists)
 	assert.NotZero(t, res2.SubscriberID)
+}
+
+func TestSubscriberUpdateWithNothingToChange(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	for _, p := range []sendloop.UpdateSubscriberParams{
+		{ListID: 1, SubscriberID: 3},
+		{ListID: 1, EmailAddress: "ann@example.com"},
+	} {
+		err := c.Subscribers.Update(context.Background(), p)
+		require.ErrorIs(t, err, sendloop.ErrMissingParameters)
+		var ve *sendloop.ValidationError
+		require.ErrorAs(t, err, &ve)
+	}
+	assert.Empty(t, requestsFor(srv, "subscriber.update"))
 }

@@ -2,7 +2,6 @@ package sendloop
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -143,53 +142,4 @@ func decodeTimeZone(elem []byte) (TimeZone, error) {
 	})
 	z.Name = strings.TrimSpace(z.Name)
 	return z, err
-}
-
-// knownTimeZone reports whether name is among the service's time zones, fetching the list
-// on first use and keeping it. One caller fetches at a time; the others wait for it, or for
-// their own context. A failed fetch is not kept, except a refusal by the service (an
-// *APIError: the command may be disabled, and its answer is not specified), after which,
-// as when the list holds no zone we could read, every name passes and the service has the
-// last word.
-func (c *Client) knownTimeZone(ctx context.Context, name string) (bool, error) {
-	for {
-		c.tzMu.Lock()
-		if c.tzNames != nil {
-			known := len(c.tzNames) == 0 || c.tzNames[name]
-			c.tzMu.Unlock()
-			return known, nil
-		}
-		if wait := c.tzFetching; wait != nil {
-			c.tzMu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return false, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		c.tzFetching = done
-		c.tzMu.Unlock()
-
-		zones, err := c.System.TimeZones(ctx)
-		var apiErr *APIError
-		c.tzMu.Lock()
-		switch {
-		case err == nil:
-			c.tzNames = make(map[string]bool, len(zones))
-			for _, z := range zones {
-				c.tzNames[z.Name] = true
-			}
-		case errors.As(err, &apiErr):
-			c.tzNames = map[string]bool{}
-			err = nil
-		}
-		c.tzFetching = nil
-		close(done)
-		c.tzMu.Unlock()
-		if err != nil {
-			return false, err
-		}
-	}
 }

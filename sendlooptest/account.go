@@ -50,9 +50,10 @@ func accountInfoUpdate(c *call) (object, *apiError) {
 		"City": &a.City, "State": &a.State, "Zip": &a.Zip, "Country": &a.Country,
 		"CompanyName": &a.CompanyName, "Website": &a.Website, "Phone": &a.Phone, "Fax": &a.Fax,
 	}
+	changed := false // every parameter is optional: with none, nothing changes
 	for name, dst := range fields {
 		if v, ok := c.form[name]; ok {
-			*dst = v[0]
+			*dst, changed = v[0], true
 		}
 	}
 	if _, ok := c.form["Username"]; ok && !validUsername(a.Username) {
@@ -69,7 +70,9 @@ func accountInfoUpdate(c *call) (object, *apiError) {
 	if _, ok := c.form["TimeZone"]; ok && !knownZone(a.TimeZone) {
 		return nil, &apiError{code: 116, message: "Invalid parameter value provided", fields: []string{"TimeZone"}}
 	}
-	a.LastAccountUpdateDate = c.now.Format(dateTimeLayout)
+	if changed {
+		a.LastAccountUpdateDate = c.now.Format(dateTimeLayout)
+	}
 	c.st.account = a
 	return nil, nil
 }

@@ -193,3 +193,14 @@ func TestImportBodyInAnyOrder(t *testing.T) {
 		assert.Equal(t, 12, srv.SubscriberCount(1))
 	}
 }
+
+// TestAccountUpdateWithNothingSet follows the specification: every parameter of
+// account.info.update is optional, so an update with none succeeds and changes nothing.
+func TestAccountUpdateWithNothingSet(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	before := v3Command(t, srv, "account.info.get")
+	require.Contains(t, v3Command(t, srv, "account.info.update"), `"Success":true`)
+	assert.Equal(t, before, v3Command(t, srv, "account.info.get"))
+	require.Contains(t, v3Command(t, srv, "account.info.update", "TimeZone", "Mars/Olympus_Mons"), `"ErrorCode":116`)
+}
