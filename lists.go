@@ -165,25 +165,36 @@ func checkListID(command string, listID int) error {
 	return nil
 }
 
-func checkOptInMode(command string, mode OptInMode) error {
-	if mode != OptInSingle && mode != OptInDouble {
-		return invalid(command, CodeInvalidParameterValue, "OptInMode",
-			fmt.Sprintf("OptInMode must be %q or %q, not %q", OptInSingle, OptInDouble, mode))
+// canonicalOptInMode returns mode as the specification writes it, accepting any case and
+// surrounding space: an empty mode is missing (105), an unknown one invalid (116).
+func canonicalOptInMode(command string, mode OptInMode) (OptInMode, error) {
+	trimmed := strings.TrimSpace(string(mode))
+	for _, known := range []OptInMode{OptInSingle, OptInDouble} {
+		if strings.EqualFold(trimmed, string(known)) {
+			return known, nil
+		}
 	}
-	return nil
+	if trimmed == "" {
+		return "", &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"OptInMode"},
+			Reason: fmt.Sprintf("OptInMode is required: %q or %q", OptInSingle, OptInDouble)}
+	}
+	return "", invalid(command, CodeInvalidParameterValue, "OptInMode",
+		fmt.Sprintf("OptInMode must be %q or %q, not %q", OptInSingle, OptInDouble, mode))
 }
 
 func listForm(listID int) url.Values { return url.Values{"ListID": {strconv.Itoa(listID)}} }
 
-// Create makes a list and returns its ID (list.create). Being a one-shot write, it is
-// retried only when the request surely did not reach the service, so that a retry never
-// makes a second list.
+// Create makes a list and returns its ID (list.create). The mode is required
+// (ErrMissingParameters when empty) and accepted in any case ("double"), sent as the
+// specification writes it. Being a one-shot write, it is retried only when the request
+// surely did not reach the service, so that a retry never makes a second list.
 func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) (int, error) {
 	const command = "list.create"
 	if strings.TrimSpace(name) == "" {
 		return 0, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
 	}
-	if err := checkOptInMode(command, mode); err != nil {
+	mode, err := canonicalOptInMode(command, mode)
+	if err != nil {
 		return 0, err
 	}
 	form := url.Values{"Name": {name}, "OptInMode": {string(mode)}}
@@ -209,9 +220,11 @@ func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) err
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
 	}
 	if u.OptInMode != "" {
-		if err := checkOptInMode(command, u.OptInMode); err != nil {
+		mode, err := canonicalOptInMode(command, u.OptInMode)
+		if err != nil {
 			return err
 		}
+		u.OptInMode = mode
 	}
 	form, err := wire.Values(u)
 	if err != nil {

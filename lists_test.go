@@ -151,6 +151,13 @@ func TestListsRefusedBeforeSending(t *testing.T) {
 			_, err := c.Lists.Create(context.Background(), "L", "Triple")
 			return err
 		}, sendloop.ErrInvalidParameterValue},
+		{"create without a mode", "list.create", func(c *sendloop.Client) error {
+			_, err := c.Lists.Create(context.Background(), "L", "")
+			return err
+		}, sendloop.ErrMissingParameters},
+		{"update to an unknown mode", "list.update", func(c *sendloop.Client) error {
+			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdate{OptInMode: "Triple"})
+		}, sendloop.ErrInvalidParameterValue},
 		{"update nothing", "list.update", func(c *sendloop.Client) error {
 			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdate{})
 		}, sendloop.ErrMissingParameters},
@@ -210,4 +217,18 @@ func TestCreateWithoutAnIDFails(t *testing.T) {
 		_, err = c.Suppression.Add(context.Background(), 0, "a@example.com")
 		require.ErrorContains(t, err, "no NewSuppressionID", body)
 	}
+}
+
+func TestListModeNamesInAnyCase(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	ctx := context.Background()
+	id, err := c.Lists.Create(ctx, "L", " double ")
+	require.NoError(t, err)
+	assert.Contains(t, string(srv.LastRequest().Body), "OptInMode=Double")
+	require.NoError(t, c.Lists.Update(ctx, id, sendloop.ListUpdate{OptInMode: "SINGLE"}))
+	assert.Contains(t, string(srv.LastRequest().Body), "OptInMode=Single")
+	list, err := c.Lists.Get(ctx, id, false)
+	require.NoError(t, err)
+	assert.Equal(t, sendloop.OptInSingle, list.OptInMode)
 }
