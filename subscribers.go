@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -126,11 +125,19 @@ func checkEmail(command, field, addr string) error {
 	return nil
 }
 
+// hasControl reports a control character, which no parameter that is text for people or
+// logs should carry.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
 // SubscribeParams are the parameters of Subscribers.Subscribe.
 type SubscribeParams struct {
 	ListID       int    `url:"ListID"`
 	EmailAddress string `url:"EmailAddress"`
 	// SubscriptionIP is the address the subscriber subscribed from; the service requires it.
+	// The specification types it as a string: it is sent as given (an IPv4 or IPv6 address,
+	// or whatever the caller records), refusing only control characters.
 	SubscriptionIP string `url:"SubscriptionIP"`
 	// Fields holds custom field values by field ID, sent as Fields[CustomField<id>].
 	Fields CustomFields `url:"Fields,omitempty"`
@@ -172,8 +179,8 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 	if strings.TrimSpace(p.SubscriptionIP) == "" {
 		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
 	}
-	if net.ParseIP(p.SubscriptionIP) == nil {
-		return nil, invalid(command, CodeInvalidParameterValue, "SubscriptionIP", fmt.Sprintf("%q is not an IP address", p.SubscriptionIP))
+	if hasControl(p.SubscriptionIP) {
+		return nil, invalid(command, CodeInvalidParameterValue, "SubscriptionIP", "SubscriptionIP holds control characters")
 	}
 	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
 		return nil, err

@@ -669,3 +669,36 @@ func TestSubscriberUpdateWithNothingToChange(t *testing.T) {
 	}
 	assert.Empty(t, requestsFor(srv, "subscriber.update"))
 }
+
+func TestSubscriptionIPIsSentAsGiven(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ip   string
+		want error // nil: sent as given
+	}{
+		{"192.0.2.7", nil},
+		{"2001:db8::1", nil},
+		{"unknown", nil},
+		{"10.0.0.1, 192.0.2.7", nil}, // a proxy chain, as some frameworks record it
+		{"", sendloop.ErrMissingParameters},
+		{"  ", sendloop.ErrMissingParameters},
+		{"192.0.2.7\r\nX: y", sendloop.ErrInvalidParameterValue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ip, func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t)
+			id := newList(t, c, sendloop.OptInSingle)
+			_, err := c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: id, EmailAddress: "ann@example.com", SubscriptionIP: tt.ip})
+			if tt.want != nil {
+				require.ErrorIs(t, err, tt.want)
+				assert.Empty(t, requestsFor(srv, "subscriber.subscribe"))
+				return
+			}
+			require.NoError(t, err)
+			sub, err := c.Subscribers.Get(context.Background(), sendloop.GetSubscriberParams{ListID: id, EmailAddress: "ann@example.com"})
+			require.NoError(t, err)
+			assert.Equal(t, tt.ip, sub.SubscriptionIP)
+		})
+	}
+}

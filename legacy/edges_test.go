@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
@@ -105,4 +106,25 @@ func TestOneShotRunsOnceWhenAKeptAliveConnectionDies(t *testing.T) {
 			assert.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
 		})
 	}
+}
+
+func TestIPsAreSentAsGiven(t *testing.T) {
+	t.Parallel()
+	srv := sendlooptest.NewServer(t)
+	listID := createList(t, srv, "Single")
+	c := newClient(t, srv, legacy.PostForm)
+	ctx := context.Background()
+
+	_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "unknown"})
+	require.NoError(t, err)
+	_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "ann@example.com", UnsubscriptionIP: "2001:db8::1"})
+	require.NoError(t, err)
+
+	before := len(srv.Requests())
+	_, err = c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "bob@example.com", SubscriptionIP: "1.2.3.4\nX"})
+	var ve *legacy.ValidationError
+	require.ErrorAs(t, err, &ve)
+	_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "ann@example.com", UnsubscriptionIP: "\x00"})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, before, len(srv.Requests()), "nothing sent")
 }

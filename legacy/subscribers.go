@@ -49,7 +49,8 @@ type SubscriberAddParams struct {
 	ListID int
 	// EmailAddress is the address to subscribe, sent as Fields[EmailAddress] (required).
 	EmailAddress string
-	// SubscriptionIP is the address the subscription came from (required).
+	// SubscriptionIP is the address the subscription came from (required). It is sent as
+	// given; only control characters are refused.
 	SubscriptionIP string
 	// CustomFields holds custom field values by field ID, sent as
 	// Fields[CustomField<id>]. The fields must exist in the list beforehand.
@@ -89,8 +90,8 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.SubscriptionIP) == "" {
-		return nil, invalid(cmd, 0, "SubscriptionIP", "SubscriptionIP is required")
+	if err := checkIP(cmd, "SubscriptionIP", p.SubscriptionIP); err != nil {
+		return nil, err
 	}
 	form := url.Values{
 		"ListID":               {strconv.Itoa(p.ListID)},
@@ -142,7 +143,8 @@ type SubscriberUnsubscribeParams struct {
 	ListID int
 	// EmailAddress is the address to unsubscribe (required).
 	EmailAddress string
-	// UnsubscriptionIP is the address the request came from (required).
+	// UnsubscriptionIP is the address the request came from (required). It is sent as
+	// given; only control characters are refused.
 	UnsubscriptionIP string
 }
 
@@ -169,8 +171,8 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubsc
 	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "EmailAddress"); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.UnsubscriptionIP) == "" {
-		return nil, invalid(cmd, 0, "UnsubscriptionIP", "UnsubscriptionIP is required")
+	if err := checkIP(cmd, "UnsubscriptionIP", p.UnsubscriptionIP); err != nil {
+		return nil, err
 	}
 	form := url.Values{
 		"ListID":           {strconv.Itoa(p.ListID)},
@@ -198,6 +200,18 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubsc
 		return nil, err
 	}
 	return &SubscriberUnsubscribeResult{Status: Status(st.Text("Status")), RedirectURL: st.Text("RedirectURL")}, nil
+}
+
+// checkIP refuses a missing IP parameter and one holding control characters. The
+// specification types the IPs as strings: anything else is sent as given.
+func checkIP(cmd, field, ip string) error {
+	if strings.TrimSpace(ip) == "" {
+		return invalid(cmd, 0, field, field+" is required")
+	}
+	if strings.ContainsFunc(ip, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return invalid(cmd, 0, field, field+" holds control characters")
+	}
+	return nil
 }
 
 // checkSubscriber refuses what the service would answer with codes 3, 4 and 5.
