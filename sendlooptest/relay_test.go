@@ -249,7 +249,7 @@ func TestRelayCapturesAndRenders(t *testing.T) {
 		},
 		Headers: smtp.Headers{
 			MergeVars:   map[string]any{"%NAME%": "Jürgen", "NAME": "Jürgen", "ITEMS": []any{"tea", "cake"}, "HTML": "<b>x</b>"},
-			CustomArgs:  map[string]string{"id": "7"},
+			CustomArgs:  map[string]any{"id": "7"},
 			Tags:        []string{"de"},
 			TrackClicks: true,
 			TrackGA:     true,

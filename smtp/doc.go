@@ -61,6 +61,10 @@
 //     naming the header and key. Merge-variable values may hold any text
 //     (JSON escapes it) but invalid UTF-8 in them becomes U+FFFD, as
 //     encoding/json does.
+//   - Custom-argument values are JSON scalars: strings, numbers, booleans and
+//     null, both ways; an object, an array, NaN or an infinity is refused
+//     (ErrNotScalar). ParseHeaders gives numbers back as json.Number, so that
+//     no digit is lost.
 //   - Long JSON headers are folded after commas outside strings; a single
 //     string too long for a 998-character line is ErrLineTooLong.
 //   - ParseHeaders accepts the spellings 1/true/on/yes and 0/false/off/no in

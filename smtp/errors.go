@@ -50,6 +50,10 @@ var (
 	// or an X-SL header of a raw message that the Message would add again.
 	ErrDuplicateHeader = errors.New("header appears more than once")
 
+	// ErrNotScalar reports a custom-argument value that is not a JSON scalar
+	// (string, number, bool or null): an object, an array, NaN or an infinity.
+	ErrNotScalar = errors.New("not a JSON scalar")
+
 	// ErrLineTooLong reports a header that cannot be folded into lines of at
 	// most 998 characters (RFC 5322), typically one very long JSON string.
 	ErrLineTooLong = errors.New("header line longer than 998 characters")

@@ -15,7 +15,7 @@ import (
 
 func ExampleHeaders_Fields() {
 	h := smtp.Headers{
-		CustomArgs:  map[string]string{"user_id": "42", "campaign": "spring"},
+		CustomArgs:  map[string]any{"user_id": "42", "campaign": "spring"},
 		MergeVars:   map[string]any{"%FIRSTNAME%": "Zoë", "FIRSTNAME": "Zoë", "EMOJI": "😀"},
 		Tags:        []string{"welcome", "été"},
 		TrackOpens:  true,

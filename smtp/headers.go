@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime"
 	"net/textproto"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -35,8 +37,10 @@ var headerNames = []string{
 // X-SL-* headers. The zero value adds no header: no custom arguments, no
 // merge variables, no tags and every tracking disabled.
 type Headers struct {
-	// CustomArgs are stored with the message (X-SL-Custom-Args).
-	CustomArgs map[string]string
+	// CustomArgs are stored with the message (X-SL-Custom-Args) and come back with web
+	// hooks. A value is any JSON scalar: a string, a number (any Go integer or float type,
+	// or json.Number), a bool or nil; ParseHeaders gives numbers back as json.Number.
+	CustomArgs map[string]any
 	// MergeVars personalize the message (X-SL-Merge-Vars): a key "%NAME%"
 	// fills %NAME% tags, a key "NAME" fills Mustache {{NAME}} tags. Values
 	// are encoded with encoding/json.
@@ -77,7 +81,7 @@ func (h Headers) Fields() ([]Field, error) {
 			if err := checkText(HeaderCustomArgs, k, k, false); err != nil {
 				return nil, err
 			}
-			if err := checkText(HeaderCustomArgs, k, h.CustomArgs[k], true); err != nil {
+			if err := checkScalar(HeaderCustomArgs, k, h.CustomArgs[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -174,7 +178,7 @@ func ParseHeaders(h map[string][]string) (Headers, error) {
 					err = checkText(name, k, k, false)
 				}
 				if err == nil {
-					err = checkText(name, k, out.CustomArgs[k], true)
+					err = checkScalar(name, k, out.CustomArgs[k])
 				}
 			}
 			if len(out.CustomArgs) == 0 {
@@ -296,6 +300,30 @@ func checkText(header, key, s string, emptyOK bool) error {
 		}
 	}
 	return nil
+}
+
+// checkScalar refuses a custom-argument value that is no JSON scalar (an object, an array,
+// NaN or an infinity, a malformed json.Number) or a string that checkText refuses.
+func checkScalar(header, key string, v any) error {
+	switch v := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return nil
+	case string:
+		return checkText(header, key, v, true)
+	case float64:
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return nil
+		}
+	case float32:
+		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return nil
+		}
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(v), 64); err == nil && json.Valid([]byte(v)) {
+			return nil
+		}
+	}
+	return &HeaderError{Header: header, Key: key, Err: fmt.Errorf("%w: %T %v", ErrNotScalar, v, v)}
 }
 
 // asciiJSON encodes v as compact JSON with sorted keys, leaving <, > and &

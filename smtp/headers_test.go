@@ -3,6 +3,7 @@ package smtp_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/mail"
 	"net/textproto"
 	"reflect"
@@ -21,7 +22,7 @@ func TestHeadersRoundTrip(t *testing.T) {
 		{"zero", smtp.Headers{}},
 		{"tracking only", smtp.Headers{TrackOpens: true, TrackGA: true}},
 		{"all tracking", smtp.Headers{TrackOpens: true, TrackClicks: true, TrackGA: true}},
-		{"custom args", smtp.Headers{CustomArgs: map[string]string{"campaign": "spring", "empty": "", "quote": `say "hi" \ <b>&`}}},
+		{"custom args", smtp.Headers{CustomArgs: map[string]any{"campaign": "spring", "empty": "", "quote": `say "hi" \ <b>&`}}},
 		{"tags", smtp.Headers{Tags: []string{"welcome", "q3", "welcome"}}},
 		{"merge vars", smtp.Headers{MergeVars: map[string]any{
 			"%FIRSTNAME%": "Zoë",
@@ -34,7 +35,7 @@ func TestHeadersRoundTrip(t *testing.T) {
 			"ITEMS":       []any{map[string]any{"name": "tea"}, "x"},
 		}}},
 		{"everything", smtp.Headers{
-			CustomArgs:  map[string]string{"id": "42", "ünï": "cödé"},
+			CustomArgs:  map[string]any{"id": "42", "ünï": "cödé"},
 			MergeVars:   map[string]any{"%A%": "<b>bold</b> & co"},
 			Tags:        []string{"日本", "emoji 🎉"},
 			TrackOpens:  true,
@@ -71,11 +72,11 @@ func TestHeadersFieldsFormat(t *testing.T) {
 		want []smtp.Field
 	}{
 		{"zero emits nothing", smtp.Headers{}, nil},
-		{"empty collections emit nothing", smtp.Headers{CustomArgs: map[string]string{}, MergeVars: map[string]any{}, Tags: []string{}}, nil},
+		{"empty collections emit nothing", smtp.Headers{CustomArgs: map[string]any{}, MergeVars: map[string]any{}, Tags: []string{}}, nil},
 		{"false tracking emits nothing", smtp.Headers{TrackOpens: false}, nil},
 		{
 			"sorted keys, order of headers",
-			smtp.Headers{TrackGA: true, Tags: []string{"b", "a"}, CustomArgs: map[string]string{"z": "1", "a": "2"}, TrackClicks: true},
+			smtp.Headers{TrackGA: true, Tags: []string{"b", "a"}, CustomArgs: map[string]any{"z": "1", "a": "2"}, TrackClicks: true},
 			[]smtp.Field{
 				{Name: "X-SL-Custom-Args", Value: `{"a":"2","z":"1"}`},
 				{Name: "X-SL-Tags", Value: `["b","a"]`},
@@ -85,7 +86,7 @@ func TestHeadersFieldsFormat(t *testing.T) {
 		},
 		{"latin escaped", smtp.Headers{Tags: []string{"é"}}, []smtp.Field{{Name: "X-SL-Tags", Value: `["\u00e9"]`}}},
 		{"emoji as surrogate pair", smtp.Headers{Tags: []string{"😀"}}, []smtp.Field{{Name: "X-SL-Tags", Value: `["\ud83d\ude00"]`}}},
-		{"CJK", smtp.Headers{CustomArgs: map[string]string{"k": "日本"}}, []smtp.Field{{Name: "X-SL-Custom-Args", Value: `{"k":"\u65e5\u672c"}`}}},
+		{"CJK", smtp.Headers{CustomArgs: map[string]any{"k": "日本"}}, []smtp.Field{{Name: "X-SL-Custom-Args", Value: `{"k":"\u65e5\u672c"}`}}},
 		{"HTML characters kept", smtp.Headers{MergeVars: map[string]any{"X": "<a href=\"?a=1&b=2\">"}}, []smtp.Field{{Name: "X-SL-Merge-Vars", Value: `{"X":"<a href=\"?a=1&b=2\">"}`}}},
 		{"newline in merge value escaped", smtp.Headers{MergeVars: map[string]any{"X": "a\r\nb\u2028"}}, []smtp.Field{{Name: "X-SL-Merge-Vars", Value: `{"X":"a\r\nb\u2028"}`}}},
 	}
@@ -127,9 +128,9 @@ func TestHeadersRefuseInvalidText(t *testing.T) {
 		{"C1 control in tag", smtp.Headers{Tags: []string{"a\u0085"}}, smtp.HeaderTags, "a\u0085", smtp.ErrInvalidCharacter},
 		{"invalid UTF-8 in tag", smtp.Headers{Tags: []string{"a\xffb"}}, smtp.HeaderTags, "a\xffb", smtp.ErrInvalidCharacter},
 		{"empty tag", smtp.Headers{Tags: []string{""}}, smtp.HeaderTags, "", smtp.ErrEmpty},
-		{"CRLF in custom-arg key", smtp.Headers{CustomArgs: map[string]string{"a\r\nBcc: x": "v"}}, smtp.HeaderCustomArgs, "a\r\nBcc: x", smtp.ErrInvalidCharacter},
-		{"CRLF in custom-arg value", smtp.Headers{CustomArgs: map[string]string{"key": "v\r\nBcc: x"}}, smtp.HeaderCustomArgs, "key", smtp.ErrInvalidCharacter},
-		{"empty custom-arg key", smtp.Headers{CustomArgs: map[string]string{"": "v"}}, smtp.HeaderCustomArgs, "", smtp.ErrEmpty},
+		{"CRLF in custom-arg key", smtp.Headers{CustomArgs: map[string]any{"a\r\nBcc: x": "v"}}, smtp.HeaderCustomArgs, "a\r\nBcc: x", smtp.ErrInvalidCharacter},
+		{"CRLF in custom-arg value", smtp.Headers{CustomArgs: map[string]any{"key": "v\r\nBcc: x"}}, smtp.HeaderCustomArgs, "key", smtp.ErrInvalidCharacter},
+		{"empty custom-arg key", smtp.Headers{CustomArgs: map[string]any{"": "v"}}, smtp.HeaderCustomArgs, "", smtp.ErrEmpty},
 		{"LF in merge-var key", smtp.Headers{MergeVars: map[string]any{"%A\n%": "v"}}, smtp.HeaderMergeVars, "%A\n%", smtp.ErrInvalidCharacter},
 	}
 	for _, tt := range tests {
@@ -210,7 +211,8 @@ func TestParseHeadersErrors(t *testing.T) {
 		{"array for object", map[string][]string{"X-Sl-Merge-Vars": {`[]`}}, smtp.HeaderMergeVars, smtp.ErrMalformedJSON, "want an object"},
 		{"null object", map[string][]string{"X-Sl-Custom-Args": {`null`}}, smtp.HeaderCustomArgs, smtp.ErrMalformedJSON, "want an object"},
 		{"object for array", map[string][]string{"X-Sl-Tags": {`{}`}}, smtp.HeaderTags, smtp.ErrMalformedJSON, "want an array"},
-		{"number custom arg", map[string][]string{"X-Sl-Custom-Args": {`{"a":1}`}}, smtp.HeaderCustomArgs, smtp.ErrMalformedJSON, "X-SL-Custom-Args"},
+		{"object custom arg", map[string][]string{"X-Sl-Custom-Args": {`{"a":{"b":1}}`}}, smtp.HeaderCustomArgs, smtp.ErrNotScalar, "X-SL-Custom-Args"},
+		{"array custom arg", map[string][]string{"X-Sl-Custom-Args": {`{"a":[1]}`}}, smtp.HeaderCustomArgs, smtp.ErrNotScalar, "X-SL-Custom-Args"},
 		{"number tag", map[string][]string{"X-Sl-Tags": {`[1]`}}, smtp.HeaderTags, smtp.ErrMalformedJSON, "X-SL-Tags"},
 		{"escaped newline in tag", map[string][]string{"X-Sl-Tags": {`["a\nb"]`}}, smtp.HeaderTags, smtp.ErrInvalidCharacter, "U+000A"},
 		{"empty tag", map[string][]string{"X-Sl-Tags": {`[""]`}}, smtp.HeaderTags, smtp.ErrEmpty, "X-SL-Tags"},
@@ -241,12 +243,14 @@ func TestParseHeadersTolerance(t *testing.T) {
 	}{
 		{"absent means defaults", map[string][]string{"Subject": {"hi"}}, smtp.Headers{}},
 		{"non-canonical keys", map[string][]string{"x-sl-tags": {`["a"]`}, "X-SL-TRACK-OPENS": {"yes"}}, smtp.Headers{Tags: []string{"a"}, TrackOpens: true}},
-		{"unfolded whitespace", map[string][]string{"X-Sl-Custom-Args": {"{\"a\":\"1\", \r\n \"b\":\"2\"}"}}, smtp.Headers{CustomArgs: map[string]string{"a": "1", "b": "2"}}},
+		{"unfolded whitespace", map[string][]string{"X-Sl-Custom-Args": {"{\"a\":\"1\", \r\n \"b\":\"2\"}"}}, smtp.Headers{CustomArgs: map[string]any{"a": "1", "b": "2"}}},
 		{"raw UTF-8", map[string][]string{"X-Sl-Tags": {`["é"]`}}, smtp.Headers{Tags: []string{"é"}}},
 		{"encoded-word", map[string][]string{"X-Sl-Tags": {`=?utf-8?q?=5B=22=C3=A9=22=5D?=`}}, smtp.Headers{Tags: []string{"é"}}},
 		{"encoded-word tracking", map[string][]string{"X-Sl-Track-Opens": {`=?utf-8?b?b24=?=`}}, smtp.Headers{TrackOpens: true}},
 		{"empty object and array", map[string][]string{"X-Sl-Custom-Args": {`{}`}, "X-Sl-Merge-Vars": {` { } `}, "X-Sl-Tags": {`[]`}}, smtp.Headers{}},
 		{"unknown X-SL header ignored", map[string][]string{"X-Sl-Future": {"whatever"}}, smtp.Headers{}},
+		{"custom args of every scalar", map[string][]string{"X-Sl-Custom-Args": {`{"s":"x","n":17,"f":1.5,"t":true,"z":null}`}},
+			smtp.Headers{CustomArgs: map[string]any{"s": "x", "n": json.Number("17"), "f": json.Number("1.5"), "t": true, "z": nil}}},
 		{"number as json.Number", map[string][]string{"X-Sl-Merge-Vars": {`{"N":12345678901234567890}`}}, smtp.Headers{MergeVars: map[string]any{"N": json.Number("12345678901234567890")}}},
 	}
 	for _, tt := range tests {
@@ -321,4 +325,52 @@ func FuzzParseHeaders(f *testing.F) {
 			t.Fatalf("round trip changed the headers:\n first %#v\nsecond %#v", parsed, again)
 		}
 	})
+}
+
+func TestCustomArgsScalars(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		value any
+		want  string // the header value, or "" when refused with ErrNotScalar
+	}{
+		{"string", "spring", `{"k":"spring"}`},
+		{"int", 42, `{"k":42}`},
+		{"uint64", uint64(1) << 63, `{"k":9223372036854775808}`},
+		{"float", 1.25, `{"k":1.25}`},
+		{"json.Number", json.Number("12345678901234567890"), `{"k":12345678901234567890}`},
+		{"bool", false, `{"k":false}`},
+		{"null", nil, `{"k":null}`},
+		{"NaN", math.NaN(), ""},
+		{"infinity", math.Inf(1), ""},
+		{"bad json.Number", json.Number("12abc"), ""},
+		{"map", map[string]string{"a": "b"}, ""},
+		{"slice", []string{"a"}, ""},
+		{"struct", struct{ A int }{1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fields, err := smtp.Headers{CustomArgs: map[string]any{"k": tt.value}}.Fields()
+			if tt.want == "" {
+				var he *smtp.HeaderError
+				if !errors.As(err, &he) || !errors.Is(err, smtp.ErrNotScalar) || he.Key != "k" {
+					t.Fatalf("err = %v, want a *HeaderError for key k matching ErrNotScalar", err)
+				}
+				return
+			}
+			want := []smtp.Field{{Name: smtp.HeaderCustomArgs, Value: tt.want}}
+			if err != nil || !reflect.DeepEqual(fields, want) {
+				t.Fatalf("Fields() = %v, %v; want %v", fields, err, want)
+			}
+			back, err := smtp.ParseHeaders(map[string][]string{fields[0].Name: {fields[0].Value}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := back.Fields()
+			if err != nil || !reflect.DeepEqual(again, fields) {
+				t.Fatalf("build, parse, build again = %v, %v; want %v", again, err, fields)
+			}
+		})
+	}
 }

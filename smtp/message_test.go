@@ -205,7 +205,7 @@ func walkLeaves(t *testing.T, mediaType string, params map[string]string, body i
 func TestMessageXSLHeaders(t *testing.T) {
 	t.Parallel()
 	headers := smtp.Headers{
-		CustomArgs: map[string]string{"user": "42"},
+		CustomArgs: map[string]any{"user": "42"},
 		MergeVars: map[string]any{
 			"%LONG%": strings.Repeat("é", 100),
 			"%A%":    "1", "%B%": "2", "%C%": strings.Repeat("x", 60), "%D%": "4",

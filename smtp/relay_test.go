@@ -68,7 +68,7 @@ func personalizedMessage() *smtp.Message {
 		Text:    "Hi {{FIRSTNAME}}, your order {{ORDER}} has shipped.",
 		HTML:    "<p>Hi {{FIRSTNAME}}{{#VIP}}, our valued customer{{/VIP}}!</p>",
 		Headers: smtp.Headers{
-			CustomArgs:  map[string]string{"user_id": "42", "campaign": "été"},
+			CustomArgs:  map[string]any{"user_id": "42", "campaign": "été"},
 			MergeVars:   map[string]any{"%FIRSTNAME%": "Zoë", "FIRSTNAME": "Zoë", "ORDER": "A-17", "VIP": true},
 			Tags:        []string{"shipping", "transactional"},
 			TrackOpens:  true,

@@ -95,7 +95,7 @@ func TestUsageErrors(t *testing.T) {
 		{"send without a body", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s"}, nil, "", []string{"give a body"}},
 		{"send reading stdin twice", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--html", "-"}, nil, "", []string{"cannot both read stdin"}},
 		{"send with bad merge vars", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--merge-vars", "[1]"}, nil, "x", []string{"--merge-vars must be a JSON object"}},
-		{"send with bad custom args", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--custom-args", `{"a":1}`}, nil, "x", []string{"--custom-args must be a JSON object of strings"}},
+		{"send with bad custom args", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-", "--custom-args", `{"a":[1]}`}, nil, "x", []string{"--custom-args must be a JSON object of scalars"}},
 		{"send with a bad address", []string{"--fake", "send", "--from", "nobody", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{`invalid From address "nobody"`}},
 		{"send with a missing file", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", filepath.Join(dir, "nope.txt")}, nil, "", []string{"--text:", "no such file"}},
 		{"send without a relay", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{"SENDLOOP_SMTP_HOST is not set"}},

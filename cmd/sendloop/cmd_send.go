@@ -114,8 +114,14 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 		}
 	}
 	if o.customArgs != "" {
-		if err := json.Unmarshal([]byte(o.customArgs), &msg.Headers.CustomArgs); err != nil || msg.Headers.CustomArgs == nil {
-			return nil, usagef("send", "--custom-args must be a JSON object of strings, e.g. '{\"order\":\"17\"}'")
+		dec := json.NewDecoder(strings.NewReader(o.customArgs))
+		dec.UseNumber()
+		err := dec.Decode(&msg.Headers.CustomArgs)
+		if err == nil {
+			_, err = smtp.Headers{CustomArgs: msg.Headers.CustomArgs}.Fields()
+		}
+		if err != nil || msg.Headers.CustomArgs == nil || dec.More() {
+			return nil, usagef("send", "--custom-args must be a JSON object of scalars, e.g. '{\"order\":17,\"vip\":true}'")
 		}
 	}
 	msg.Headers.Tags = o.tags

@@ -111,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 				"ORDER":       "A-1017",
 				"GIFT":        true,
 			},
-			CustomArgs:  map[string]string{"order_id": "1017", "source": "relay-send"},
+			CustomArgs:  map[string]any{"order_id": "1017", "source": "relay-send"},
 			Tags:        []string{"transactional", "shipping"},
 			TrackOpens:  true,
 			TrackClicks: true,
