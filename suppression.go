@@ -97,7 +97,9 @@ func (s *SuppressionService) Get(ctx context.Context, email string) ([]Suppressi
 }
 
 // Add suppresses an address in a list, or everywhere with GlobalSuppression, and returns
-// the new entry's ID (suppression.list.add).
+// the new entry's ID (suppression.list.add). An answer without NewSuppressionID is a
+// success with ID 0: the address is suppressed (an address suppressed before may be
+// answered so), and unlike a create nothing depends on the ID.
 func (s *SuppressionService) Add(ctx context.Context, listID int, email string) (int, error) {
 	const command = "suppression.list.add"
 	if err := checkSuppressionListID(command, listID); err != nil {
@@ -107,5 +109,15 @@ func (s *SuppressionService) Add(ctx context.Context, listID int, email string) 
 		return 0, err
 	}
 	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
-	return s.client.sendForID(ctx, command, transport.Idempotent, form, "NewSuppressionID")
+	id := 0
+	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+		if string(key) == "NewSuppressionID" {
+			id, err = wire.Int(v)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
 }

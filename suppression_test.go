@@ -2,6 +2,8 @@ package sendloop_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,4 +65,20 @@ func TestSuppressionErrors(t *testing.T) {
 	_, err = c.Suppression.Get(ctx, "")
 	require.ErrorIs(t, err, sendloop.ErrMissingParameters)
 	assert.Len(t, srv.Requests(), before, "nothing sent")
+}
+
+func TestSuppressionAddAnsweredWithoutAnID(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"Success":true}`, `{"Success":true,"NewSuppressionID":""}`, `{"Success":true,"NewSuppressionID":null}`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(body))
+		}))
+		c, err := sendloop.NewClient("k", sendloop.WithBaseURL(srv.URL))
+		require.NoError(t, err)
+		id, err := c.Suppression.Add(context.Background(), 0, "ann@example.com")
+		srv.Close()
+		require.NoError(t, err, body)
+		assert.Zero(t, id, body)
+	}
 }
