@@ -25,9 +25,10 @@ const (
 // document, as this package and sendlooptest write it.
 const ChartMember = "Chart"
 
-// MaxChartDays bounds ListActivityParams.Days: ten years of days. The service's bound is
-// not shown; this one keeps an absurd request from being sent.
-const MaxChartDays = 3660
+// DefaultMaxChartDays is the default bound of ListActivityParams.Days: ten years of days.
+// The specification shows no bound; this one keeps an absurd request from being sent, and
+// WithMaxChartDays changes it.
+const DefaultMaxChartDays = 3660
 
 // ListActivityParams are the parameters of Chart.ListActivity.
 type ListActivityParams struct {
@@ -36,8 +37,8 @@ type ListActivityParams struct {
 	// Start is the first day of the chart: its date in its own location is sent, as
 	// 'YYYY-MM-DD' (required).
 	Start time.Time
-	// Days is how many days the chart covers from Start, Start included (1 to
-	// MaxChartDays).
+	// Days is how many days the chart covers from Start, Start included (1 to the
+	// client's maximum: DefaultMaxChartDays unless WithMaxChartDays says otherwise).
 	Days int
 }
 
@@ -122,8 +123,8 @@ func (c *Client) ChartListActivity(ctx context.Context, p *ListActivityParams) (
 		return nil, invalid(cmd, 0, "Start", "Start is required")
 	case p.Days < 1:
 		return nil, invalid(cmd, 0, "Days", "Days must be at least 1")
-	case p.Days > MaxChartDays:
-		return nil, invalid(cmd, 0, "Days", fmt.Sprintf("Days must be at most %d", MaxChartDays))
+	case c.maxChartDays >= 0 && p.Days > c.maxChartDays:
+		return nil, invalid(cmd, 0, "Days", fmt.Sprintf("Days must be at most %d (WithMaxChartDays)", c.maxChartDays))
 	}
 	form := url.Values{
 		"ListID": {strconv.Itoa(p.ListID)},

@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,7 @@ type config struct {
 	allowInsecure bool
 	form          InputForm
 	maxMediaSize  int64
+	maxChartDays  int
 }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
@@ -130,6 +132,11 @@ func WithInputForm(f InputForm) Option { return func(c *config) { c.form = f } }
 // limit to the service.
 func WithMaxMediaSize(n int64) Option { return func(c *config) { c.maxMediaSize = n } }
 
+// WithMaxChartDays sets the largest ListActivityParams.Days that ChartListActivity sends;
+// more fail before sending with a *ValidationError. 0 keeps DefaultMaxChartDays; a negative
+// value leaves the limit to the service.
+func WithMaxChartDays(n int) Option { return func(c *config) { c.maxChartDays = n } }
+
 // Client talks to the legacy single-endpoint API. It is safe for concurrent use; create one
 // and share it.
 type Client struct {
@@ -137,6 +144,7 @@ type Client struct {
 	key          func() string // a func, not a string: fmt cannot print what a closure holds
 	form         InputForm
 	maxMediaSize int64 // negative: no limit
+	maxChartDays int   // negative: no limit
 	transport    *transport.Client
 }
 
@@ -186,6 +194,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		key:          func() string { return apiKey },
 		form:         cfg.form,
 		maxMediaSize: maxMedia,
+		maxChartDays: cmp.Or(cfg.maxChartDays, DefaultMaxChartDays),
 		transport: transport.New(transport.Config{
 			HTTPClient: hc,
 			Logger:     cfg.logger,

@@ -302,7 +302,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			return err
 		}, 0, "Days"},
 		{"chart days over the bound", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: legacy.MaxChartDays + 1})
+			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: legacy.DefaultMaxChartDays + 1})
 			return err
 		}, 0, "Days"},
 		{"nil media parameters", legacy.PostForm, func(c *legacy.Client) error {

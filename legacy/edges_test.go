@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,4 +128,41 @@ func TestIPsAreSentAsGiven(t *testing.T) {
 	_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "ann@example.com", UnsubscriptionIP: "\x00"})
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, before, len(srv.Requests()), "nothing sent")
+}
+
+func TestChartDaysBoundIsAnOption(t *testing.T) {
+	t.Parallel()
+	srv := sendlooptest.NewServer(t)
+	listID := createList(t, srv, "Single")
+	start := time.Now().AddDate(0, 0, -20)
+	tests := []struct {
+		name    string
+		opts    []legacy.Option
+		days    int
+		refused bool
+	}{
+		{"default bound", nil, legacy.DefaultMaxChartDays + 1, true},
+		{"within the default", nil, 30, false},
+		{"lowered", []legacy.Option{legacy.WithMaxChartDays(7)}, 8, true},
+		{"raised", []legacy.Option{legacy.WithMaxChartDays(5000)}, legacy.DefaultMaxChartDays + 1, false},
+		{"no bound", []legacy.Option{legacy.WithMaxChartDays(-1)}, 20000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, srv, legacy.PostForm, tt.opts...)
+			before := srv.Executions(legacy.CommandChartListActivity)
+			_, err := c.ChartListActivity(context.Background(), &legacy.ListActivityParams{ListID: listID, Start: start, Days: tt.days})
+			if tt.refused {
+				var ve *legacy.ValidationError
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, before, srv.Executions(legacy.CommandChartListActivity), "nothing sent")
+				return
+			}
+			if err != nil { // the fake may bound Days itself: what matters is that it was sent
+				var ve *legacy.ValidationError
+				require.False(t, errors.As(err, &ve), "refused before sending: %v", err)
+			}
+			assert.Equal(t, before+1, srv.Executions(legacy.CommandChartListActivity))
+		})
+	}
 }
