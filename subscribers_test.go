@@ -239,8 +239,8 @@ func TestSubscriberRefusedBeforeSending(t *testing.T) {
 			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@example.com"})
 			return err
 		}, sendloop.ErrMissingParameters},
-		{"subscribe from a bad IP", "subscriber.subscribe", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@example.com", SubscriptionIP: "300.1.1.1"})
+		{"subscribe from an IP holding a control character", "subscriber.subscribe", func(c *sendloop.Client) error {
+			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1\x00"})
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"get by neither", "subscriber.get", func(c *sendloop.Client) error {

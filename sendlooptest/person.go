@@ -73,16 +73,25 @@ func personFailure(e *apiError) (int, object) {
 	return status, object{{"Status", "Failed"}, {"ErrorCode", e.code}, {"ErrorMessage", e.message}, {"ErrorFields", fields}}
 }
 
-// servePerson checks the method, the key (HTTP Basic user name or APIKey parameter), the
-// client address, faults and required parameters, then runs the operation.
+// servePerson checks the method, the key, the client address, faults and required
+// parameters, then runs the operation. The key is read only where the SDK sends it: the
+// APIKey field of the POST's body for person.track, and the HTTP Basic user name (empty
+// password) for the GETs; a key in a GET's query, where logs keep it, is refused with 104
+// like a missing one. (The specification does not show how the GETs carry it.)
 func (s *Server) servePerson(name, method string, r *http.Request, form url.Values, fault *Fault) (int, object) {
 	if r.Method != method {
 		return http.StatusMethodNotAllowed, object{{"Status", "Failed"}, {"ErrorCode", 101},
 			{"ErrorMessage", "Invalid API command: use " + method}, {"ErrorFields", []string{}}}
 	}
-	key := form.Get("APIKey")
-	if user, _, ok := r.BasicAuth(); ok {
-		key = user
+	var key string
+	switch {
+	case r.URL.Query().Has("APIKey"): // a key in a URL counts for nothing
+	case method == http.MethodPost:
+		key = form.Get("APIKey")
+	default:
+		if user, password, ok := r.BasicAuth(); ok && password == "" {
+			key = user
+		}
 	}
 	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
 	s.mu.Lock()

@@ -59,11 +59,22 @@ func TestPersonRoutes(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "team", p["plan"])
 
-	// The key as an APIKey query parameter is accepted too.
-	_, body = personRequest(t, srv, http.MethodGet, "/api/v3/person.json", url.Values{"user_id": {"u1"}, "APIKey": {"k"}}, nil, "")
-	assert.Contains(t, body, `"Status":"Okay"`)
-
-	assert.Equal(t, 2, srv.Executions("person.get"))
+	// The key counts only where the SDK sends it: Basic auth on the GETs, the body of the POST.
+	for _, refused := range []struct {
+		method, path string
+		query, form  url.Values
+		user         string
+	}{
+		{http.MethodGet, "/api/v3/person.json", url.Values{"user_id": {"u1"}, "APIKey": {"k"}}, nil, ""},
+		{http.MethodGet, "/api/v3/person.json/", url.Values{"user_id": {"u1"}, "APIKey": {"k"}}, nil, ""},
+		{http.MethodGet, "/api/v3/person.json", url.Values{"user_id": {"u1"}}, nil, ""},
+		{http.MethodPost, "/api/v4/person.json", url.Values{"APIKey": {"k"}}, url.Values{"user_id": {"u1"}, "email": {"a@example.com"}}, ""},
+		{http.MethodPost, "/api/v4/person.json", nil, url.Values{"user_id": {"u1"}, "email": {"a@example.com"}}, "k"},
+	} {
+		_, body = personRequest(t, srv, refused.method, refused.path, refused.query, refused.form, refused.user)
+		assert.Contains(t, body, `"ErrorCode":104`, "%+v", refused)
+	}
+	assert.Equal(t, 1, srv.Executions("person.get"))
 	_, body = personRequest(t, srv, http.MethodGet, "/api/v3/person.json/", url.Values{"user_id": {"u1"}}, nil, "k")
 	assert.Equal(t, `{"Status":"Okay"}`, body)
 	_, ok = srv.Person("u1")
