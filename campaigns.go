@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -344,7 +344,7 @@ func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (in
 		return 0, invalid(command, CodeNoTargets, "Recipients", "at least one recipient list or segment is required")
 	}
 	for _, r := range p.Recipients {
-		if r.ListID <= 0 || r.ListID > math.MaxInt32 || r.SegmentID < 0 || r.SegmentID > math.MaxInt32 {
+		if check.ID(r.ListID) != check.IDValid || check.ID(r.SegmentID) == check.IDOutOfRange {
 			return 0, invalid(command, CodeInvalidParameterValue, "Recipients",
 				fmt.Sprintf("recipient %q: list IDs are positive and segment IDs not negative 32-bit integers", r))
 		}
@@ -456,11 +456,8 @@ func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 // idForm checks a required int32 ID parameter and returns the form holding it: 0 is a
 // missing parameter (105), a negative or oversized ID an invalid value (116).
 func idForm(command, field string, id int) (url.Values, error) {
-	switch {
-	case id == 0:
-		return nil, invalid(command, CodeMissingParameters, field, field+" is required")
-	case id < 0 || id > math.MaxInt32:
-		return nil, invalid(command, CodeInvalidParameterValue, field, fmt.Sprintf("%s %d is not a positive 32-bit integer", field, id))
+	if err := checkID(command, field, id); err != nil {
+		return nil, err
 	}
 	return url.Values{field: {strconv.Itoa(id)}}, nil
 }
@@ -507,8 +504,8 @@ func checkCampaignNames(command, fromName, replyToName string) error {
 // checkIDs refuses IDs that are not positive 32-bit integers.
 func checkIDs(command, field string, ids []int) error {
 	for _, id := range ids {
-		if id <= 0 || id > math.MaxInt32 {
-			return invalid(command, CodeInvalidParameterValue, field, fmt.Sprintf("%s holds %d, not a positive 32-bit integer", field, id))
+		if check.ID(id) != check.IDValid {
+			return invalid(command, CodeInvalidParameterValue, field, fmt.Sprintf("%s holds %d, not an ID: IDs run from 1 to 2147483647", field, id))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
@@ -230,4 +231,33 @@ func settleRetry(command string, answer *APIError, prove func() error) error {
 		First:  answer.earlierFailure,
 		Last:   errors.Join(answer, fmt.Errorf("the read-back does not prove the write: %w", proveErr)),
 	}
+}
+
+// checkID refuses a required ID parameter outside 1..2147483647, the int32 range the
+// specification types IDs with: 0 is a missing parameter (105), a negative or oversized ID
+// an invalid value (116).
+func checkID(command, field string, id int) error {
+	return idError(command, field, id, false, CodeInvalidParameterValue)
+}
+
+// checkOptionalID is checkID for an ID where 0 means "not sent" (or, for the suppression
+// list, "global").
+func checkOptionalID(command, field string, id int) error {
+	return idError(command, field, id, true, CodeInvalidParameterValue)
+}
+
+// idError is the one ID rule (internal/check, shared with the legacy package); outOfRange
+// is the code a negative or oversized ID gets where the service names the fault better
+// than 116 (a segment, 121; a custom field, 135).
+func idError(command, field string, id int, optional bool, outOfRange ErrorCode) error {
+	switch check.ID(id) {
+	case check.IDMissing:
+		if optional {
+			return nil
+		}
+		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is required"}
+	case check.IDOutOfRange:
+		return invalid(command, outOfRange, field, fmt.Sprintf("%s %d is not an ID: IDs run from 1 to 2147483647", field, id))
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package sendloop
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -146,8 +145,8 @@ func (b *Bounce) UnmarshalJSON(data []byte) error {
 // (ErrInvalidParameterValue).
 func (s *ExportsService) Unsubscriptions(ctx context.Context, listID int) ([]Unsubscription, error) {
 	const command = "export.unsubscriptions"
-	if listID < 0 || listID > math.MaxInt32 {
-		return nil, invalid(command, CodeInvalidParameterValue, "ListID", fmt.Sprintf("ListID %d is not a positive 32-bit integer", listID))
+	if err := checkOptionalID(command, "ListID", listID); err != nil {
+		return nil, err
 	}
 	form := url.Values{}
 	if listID != 0 {

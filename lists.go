@@ -152,18 +152,8 @@ func decodeCustomFields(v []byte) ([]CustomField, error) {
 	return out, err
 }
 
-// checkListID refuses a missing (0) or impossible (negative) list ID, as the campaign IDs
-// are refused.
-func checkListID(command string, listID int) error {
-	switch {
-	case listID == 0:
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"ListID"},
-			Reason: "ListID is required"}
-	case listID < 0:
-		return invalid(command, CodeInvalidParameterValue, "ListID", "ListID must be a list's positive ID")
-	}
-	return nil
-}
+// checkListID refuses a missing or impossible list ID (checkID).
+func checkListID(command string, listID int) error { return checkID(command, "ListID", listID) }
 
 // canonicalOptInMode returns mode as the specification writes it, accepting any case and
 // surrounding space: an empty mode is missing (105), an unknown one invalid (116).

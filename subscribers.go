@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/address"
+	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -230,8 +232,8 @@ func (s SubscriptionStatus) isMember() bool {
 
 func checkFieldIDs(command, field string, fields CustomFields) error {
 	for id := range fields {
-		if id <= 0 {
-			return invalid(command, CodeCustomFieldNotFound, field, fmt.Sprintf("custom field ID %d is not positive", id))
+		if check.ID(id) != check.IDValid {
+			return invalid(command, CodeCustomFieldNotFound, field, fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
 		}
 	}
 	return nil
@@ -289,8 +291,8 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 	case p.SubscriberID != 0 && p.EmailAddress != "":
 		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
-	case p.SubscriberID < 0:
-		return nil, invalid(command, CodeInvalidParameterValue, "SubscriberID", "SubscriberID must be positive")
+	case checkOptionalID(command, "SubscriberID", p.SubscriberID) != nil:
+		return nil, checkOptionalID(command, "SubscriberID", p.SubscriberID)
 	case p.EmailAddress != "":
 		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
 			return nil, err
@@ -336,6 +338,9 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 	if p.SubscriberID == 0 && p.EmailAddress == "" {
 		return &ValidationError{Code: CodeMissingParameters, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
+	}
+	if err := checkOptionalID(command, "SubscriberID", p.SubscriberID); err != nil {
+		return err
 	}
 	if p.EmailAddress != "" {
 		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
@@ -460,11 +465,11 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 	if err := checkListID(command, p.ListID); err != nil {
 		return nil, err
 	}
-	if p.StartIndex < 0 {
+	if p.StartIndex < 0 || p.StartIndex > math.MaxInt32 {
 		return nil, invalid(command, CodeInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
 	}
-	if p.SegmentID < 0 {
-		return nil, invalid(command, CodeInvalidSegmentID, "SegmentID", "SegmentID cannot be negative")
+	if err := idError(command, "SegmentID", p.SegmentID, true, CodeInvalidSegmentID); err != nil {
+		return nil, err
 	}
 	form, err := wire.Values(p)
 	if err != nil {

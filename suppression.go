@@ -50,11 +50,9 @@ func decodeSuppressionEntries(v []byte) ([]SuppressionEntry, error) {
 	return out, err
 }
 
+// checkSuppressionListID allows 0, GlobalSuppression; an impossible ID is 118 here.
 func checkSuppressionListID(command string, listID int) error {
-	if listID < 0 {
-		return invalid(command, CodeListNotFound, "ListID", "ListID must be a list's ID, or 0 (GlobalSuppression)")
-	}
-	return nil
+	return idError(command, "ListID", listID, true, CodeListNotFound)
 }
 
 // List returns the entries of a list, or the global ones with GlobalSuppression

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
@@ -117,8 +118,8 @@ func (c *Client) ChartListActivity(ctx context.Context, p *ListActivityParams) (
 	switch {
 	case p == nil:
 		return nil, invalid(cmd, 0, "", "nil parameters")
-	case p.ListID <= 0:
-		return nil, invalid(cmd, CodeListNotFound, "ListID", "ListID must be a positive list ID")
+	case check.ID(p.ListID) != check.IDValid:
+		return nil, invalid(cmd, CodeListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	case p.Start.IsZero():
 		return nil, invalid(cmd, 0, "Start", "Start is required")
 	case p.Days < 1:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -99,8 +100,8 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 		"SubscriptionIP":       {p.SubscriptionIP},
 	}
 	for id := range p.CustomFields {
-		if id < 0 {
-			return nil, invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is negative", id))
+		if check.ID(id) != check.IDValid {
+			return nil, invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
 		}
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
@@ -216,8 +217,8 @@ func checkIP(cmd, field, ip string) error {
 
 // checkSubscriber refuses what the service would answer with codes 3, 4 and 5.
 func checkSubscriber(cmd string, listID int, email, emailField string) error {
-	if listID <= 0 {
-		return invalid(cmd, CodeListNotFound, "ListID", "ListID must be a positive list ID")
+	if check.ID(listID) != check.IDValid {
+		return invalid(cmd, CodeListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	}
 	if strings.TrimSpace(email) == "" {
 		return invalid(cmd, CodeEmailMissing, emailField, "the email address is missing")
