@@ -31,7 +31,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 	tests := []struct {
 		name     string
 		call     call
-		optional bool              // 0 is a documented value or means "not sent"
+		optional bool               // 0 is a documented value or means "not sent"
 		code     sendloop.ErrorCode // for an out-of-range ID; 0: ErrInvalidParameterValue
 		legacy   bool
 	}{

@@ -9,9 +9,9 @@ type IDProblem int
 
 // The verdicts of ID.
 const (
-	IDValid    IDProblem = iota // 1..2147483647
-	IDMissing                   // 0: not given
-	IDOutOfRange                // negative, or over the int32 range the specification types IDs with
+	IDValid      IDProblem = iota // 1..2147483647
+	IDMissing                     // 0: not given
+	IDOutOfRange                  // negative, or over the int32 range the specification types IDs with
 )
 
 // ID judges an ID parameter: the specification types every ID as int32, and no record has
