@@ -304,6 +304,9 @@ func (s *CampaignsService) Create(ctx context.Context, p CampaignCreate) (int, e
 	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
 		return 0, err
 	}
+	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
+		return 0, err
+	}
 	if len(p.TargetListIDs) == 0 && len(p.TargetSegmentIDs) == 0 {
 		return 0, &ValidationError{Code: CodeNoTargets, Command: command, Fields: []string{"TargetListIDs", "TargetSegmentIDs"},
 			Reason: "at least one target list or segment is required"}
@@ -338,6 +341,9 @@ func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (in
 		return 0, err
 	}
 	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
+		return 0, err
+	}
+	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
 		return 0, err
 	}
 	if len(p.Recipients) == 0 {
@@ -401,6 +407,9 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no field to update"}
 	}
 	if err := checkCampaignNames(command, u.FromName, u.ReplyToName); err != nil {
+		return err
+	}
+	if err := checkCampaignEmails(command, u.FromEmail, u.ReplyToEmail); err != nil {
 		return err
 	}
 	for _, ids := range []struct {
@@ -481,6 +490,20 @@ func checkCampaignContent(command, plain, html string) error {
 	if strings.TrimSpace(plain) == "" && strings.TrimSpace(html) == "" {
 		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"PlainContent", "HTMLContent"},
 			Reason: "at least one of PlainContent and HTMLContent is required"}
+	}
+	return nil
+}
+
+// checkCampaignEmails refuses a from or reply-to address that mail systems would refuse
+// (a CR or LF above all, which would forge headers); an empty one is left to the required
+// parameter checks.
+func checkCampaignEmails(command, fromEmail, replyToEmail string) error {
+	for _, f := range []struct{ name, value string }{{"FromEmail", fromEmail}, {"ReplyToEmail", replyToEmail}} {
+		if f.value != "" {
+			if err := checkEmail(command, f.name, f.value); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

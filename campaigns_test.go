@@ -190,6 +190,12 @@ func TestCampaignCreateRefusedBeforeSending(t *testing.T) {
 			sendloop.ErrEmailInNameField, []string{"ReplyToName"}},
 		{"both names", with(func(p *sendloop.CampaignCreate) { p.FromName, p.ReplyToName = "a@b.co", "x a@b.co" }),
 			sendloop.ErrEmailInNameField, []string{"FromName", "ReplyToName"}},
+		{"from address not an address", with(func(p *sendloop.CampaignCreate) { p.FromEmail = "dana" }),
+			sendloop.ErrInvalidEmailFormat, []string{"FromEmail"}},
+		{"CR LF in the reply-to address", with(func(p *sendloop.CampaignCreate) { p.ReplyToEmail = "r@example.com\r\nBcc: x@example.com" }),
+			sendloop.ErrInvalidEmailFormat, []string{"ReplyToEmail"}},
+		{"v2 from address at a bare host", withV2(func(p *sendloop.CampaignCreateV2) { p.FromEmail = "f@localhost" }),
+			sendloop.ErrInvalidEmailFormat, []string{"FromEmail"}},
 		{"no targets", with(func(p *sendloop.CampaignCreate) { p.TargetListIDs = nil }), sendloop.ErrNoTargets,
 			[]string{"TargetListIDs", "TargetSegmentIDs"}},
 		{"list ID zero", with(func(p *sendloop.CampaignCreate) { p.TargetListIDs = []int{1, 0} }),
@@ -307,7 +313,6 @@ func TestCampaignCreateServerErrors(t *testing.T) {
 		{"link text too short", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = `<a href="%Link:Unsubscribe%">Out</a>` }),
 			sendloop.ErrUnsubscribeLinkTextTooShort},
 		{"script", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = unsubscribeHTML + "<script>x()</script>" }), sendloop.ErrForbiddenContent},
-		{"bad sender address", with(func(p *sendloop.CampaignCreate) { p.FromEmail = "dana" }), sendloop.ErrInvalidEmailFormat},
 		{"v2 unknown list", v2(sendloop.Recipient{ListID: 42}), sendloop.ErrTargetListNotFound},
 		{"v2 segment of another list", v2(sendloop.Recipient{ListID: w.listID, SegmentID: segID + 1}), sendloop.ErrTargetSegmentNotFound},
 	}
@@ -404,6 +409,9 @@ func TestCampaignCallsRefusedBeforeSending(t *testing.T) {
 		{"update address in name", "campaign.update", func(c *sendloop.Client) error {
 			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{ReplyToName: "me@example.com"})
 		}, sendloop.ErrEmailInNameField, []string{"ReplyToName"}},
+		{"update reply-to with a line break", "campaign.update", func(c *sendloop.Client) error {
+			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{ReplyToEmail: "me@example.com\nX: y"})
+		}, sendloop.ErrInvalidEmailFormat, []string{"ReplyToEmail"}},
 		{"update bad list ID", "campaign.update", func(c *sendloop.Client) error {
 			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{TargetListIDs: []int{0}})
 		}, sendloop.ErrInvalidParameterValue, []string{"TargetListIDs"}},

@@ -102,8 +102,13 @@
 //     all optional) but it changes nothing, so such a call is taken for a mistake; Call
 //     sends one anyway. In ListSettingsUpdate a nil field is left alone and a pointer to ""
 //     clears the setting (a webhook URL, say).
-//   - Addresses are checked before sending as net/mail reads a bare address (no display
-//     name): ErrMissingParameters when empty, ErrInvalidEmailFormat when malformed.
+//   - Addresses are checked before sending by one rule shared with the legacy and smtp
+//     packages and the CLI: a bare address (no display name) that net/mail reads, with a
+//     host-name domain holding a dot (not "ann@localhost"), labels neither starting nor
+//     ending with a hyphen, no address literal or quoted local part, RFC 5321 lengths (local
+//     part 64, label 63, address 254 octets), internationalised domains accepted.
+//     ErrMissingParameters when empty, ErrInvalidEmailFormat otherwise. Campaign FromEmail
+//     and ReplyToEmail are checked the same way.
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys
 //     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.

@@ -3,11 +3,11 @@ package legacy
 import (
 	"context"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -223,7 +223,7 @@ func checkSubscriber(cmd string, listID int, email, emailField string) error {
 	if strings.TrimSpace(email) == "" {
 		return invalid(cmd, CodeEmailMissing, emailField, "the email address is missing")
 	}
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
+	if !address.Valid(email) {
 		return invalid(cmd, CodeEmailFormat, emailField, "the email address is not a bare address such as name@example.com")
 	}
 	return nil

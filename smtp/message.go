@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-sendloop/sendloop/internal/address"
 )
 
 // Message is an email to send through the relay: either built from its parts
@@ -119,6 +121,9 @@ func parseAddress(field, s string) (*mail.Address, error) {
 	addr, err := mail.ParseAddress(s)
 	if err != nil {
 		return nil, &AddressError{Field: field, Address: s, Err: err}
+	}
+	if !address.Valid(addr.Address) {
+		return nil, &AddressError{Field: field, Address: s, Err: errors.New("not an address mail systems accept (a host name with a dot, labels without leading or trailing hyphens, RFC 5321 lengths)")}
 	}
 	for i := 0; i < len(addr.Address); i++ {
 		// Non-ASCII addresses need SMTPUTF8, which this client does not do;

@@ -1,49 +1,113 @@
-// Package address checks email addresses as net/mail does, quickly for the common case:
-// bulk imports check every row, and net/mail's full parser dominated their cost.
+// Package address is the one email-address rule of the sendloop packages (root, legacy,
+// smtp and the CLI): what mail systems accept, checked quickly for the common case, since
+// bulk imports check every row and net/mail's full parser dominated their cost.
+//
+// An address is valid when it is a bare address (local@domain: no display name, no
+// comment, no surrounding space) that net/mail accepts, and also:
+//
+//   - at most 254 octets in all, the local part at most 64 (RFC 5321);
+//   - the domain is a host name: at most 255 octets, at least two labels (a dot:
+//     "ann@localhost" is refused), each label 1 to 63 octets of letters, digits and
+//     hyphens, neither starting nor ending with a hyphen, the last label not all digits;
+//   - no quoted local part and no address literal ("ann@[192.0.2.1]"): they are rarely
+//     deliverable, and the service mails host names only;
+//   - internationalised (non-ASCII) domains and local parts are accepted: a non-ASCII
+//     label may hold any Unicode letter, digit or combining mark, its length counted in
+//     UTF-8 octets (its punycode form is not computed: that would need a dependency).
+//
+// The table in address_test.go lists each rule with an address it accepts or refuses.
 package address
 
-import "net/mail"
+import (
+	"net/mail"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
-// Valid reports whether s is a bare address (local@domain, no display name, no
-// surrounding space) that net/mail accepts.
+// RFC 5321 limits, in octets.
+const (
+	maxAddress = 254
+	maxLocal   = 64
+	maxDomain  = 255
+	maxLabel   = 63
+)
+
+// Valid reports whether s is an address mail systems accept (see the package doc).
 func Valid(s string) bool {
-	if valid, decided := quick(s); decided {
-		return valid
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 || len(s) > maxAddress {
+		return false
 	}
+	local, domain := s[:at], s[at+1:]
+	if len(local) > maxLocal || !validDomain(domain) {
+		return false
+	}
+	if dotAtom(local) {
+		return true
+	}
+	// Quoted local parts, non-ASCII text: net/mail decides.
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s
 }
 
-// quick decides dot-atom addresses (the vast majority) without allocating; anything
-// unusual (quotes, comments, brackets, non-ASCII) is left to net/mail.
-func quick(s string) (valid, decided bool) {
-	at := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '@':
-			if at >= 0 {
-				return false, false
-			}
-			at = i
-		case c == '.' || isAtext(c):
-		default:
-			return false, false
+// validDomain applies the host-name rule to domain.
+func validDomain(domain string) bool {
+	if len(domain) > maxDomain || domain == "" {
+		return false
+	}
+	labels := 0
+	lastAllDigits := false
+	for rest := domain; ; {
+		label, tail, more := strings.Cut(rest, ".")
+		if !validLabel(label) {
+			return false
 		}
+		labels++
+		lastAllDigits = strings.Trim(label, "0123456789") == ""
+		if !more {
+			break
+		}
+		rest = tail
 	}
-	if at < 0 {
-		return false, true
-	}
-	return dotAtom(s[:at]) && dotAtom(s[at+1:]), true
+	return labels >= 2 && !lastAllDigits
 }
 
-// dotAtom reports atext runs joined by single dots.
+func validLabel(label string) bool {
+	if label == "" || len(label) > maxLabel || label[0] == '-' || label[len(label)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(label); {
+		c := label[i]
+		if c < utf8.RuneSelf {
+			if !(c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(label[i:])
+		if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// dotAtom reports an ASCII dot-atom: atext runs joined by single dots. It decides the vast
+// majority of local parts without allocating.
 func dotAtom(s string) bool {
 	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
-		if s[i] == '.' && s[i-1] == '.' {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			if s[i-1] == '.' {
+				return false
+			}
+		case !isAtext(c):
 			return false
 		}
 	}
