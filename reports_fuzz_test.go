@@ -1,7 +1,6 @@
 package sendloop
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -34,15 +33,7 @@ func FuzzDailySeriesUnmarshal(f *testing.F) {
 				t.Fatalf("date %s twice in %v", d.Date, s)
 			}
 		}
-		// What decodes survives its own JSON form.
-		out, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back []DailyActivity
-		if err := json.Unmarshal(out, &back); err != nil || len(back) != len(s) {
-			t.Fatalf("re-decoding %s: %v", out, err)
-		}
+		stable(t, data, decoder[DailySeries](), wireDailySeries)
 	})
 }
 
@@ -54,6 +45,7 @@ func FuzzGroupedCountsUnmarshal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		stable(t, data, decoder[GroupedCounts](), marshal[GroupedCounts])
 		var g GroupedCounts
 		if err := g.UnmarshalJSON(data); err != nil {
 			return
@@ -90,9 +82,7 @@ func FuzzSpamComplaintStatsUnmarshal(f *testing.F) {
 		if !slices.IsSortedFunc(st.Days, func(a, b DailyActivity) int { return a.Date.Compare(b.Date.Time) }) {
 			t.Fatalf("days not in order: %v", st.Days)
 		}
-		if _, err := json.Marshal(st); err != nil {
-			t.Fatal(err)
-		}
+		stable(t, data, decoder[SpamComplaintStats](), wireSpamComplaintStats)
 	})
 }
 
@@ -105,20 +95,10 @@ func FuzzOverallReportsUnmarshal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var l ListOverallReport
-		if l.UnmarshalJSON(data) == nil {
-			if _, err := json.Marshal(l); err != nil { // a NaN or Inf would fail here
-				t.Fatalf("%s: %v", data, err)
-			}
-		}
-		var c CampaignOverallReport
-		if c.UnmarshalJSON(data) == nil {
-			if _, err := json.Marshal(c); err != nil {
-				t.Fatalf("%s: %v", data, err)
-			}
-		}
-		var b BounceCounts
-		_ = b.UnmarshalJSON(data)
+		// a NaN or an infinity would not encode
+		stable(t, data, decoder[ListOverallReport](), marshal[ListOverallReport])
+		stable(t, data, decoder[CampaignOverallReport](), marshal[CampaignOverallReport])
+		stable(t, data, decoder[BounceCounts](), wireAs[BounceCounts](map[string]string{"NotBounced": "Not Bounced"}))
 	})
 }
 
@@ -131,17 +111,13 @@ func FuzzCampaignDataRecordsUnmarshal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var loc CampaignOpenLocation
-		if loc.UnmarshalJSON(data) == nil {
-			if _, err := json.Marshal(loc); err != nil {
-				t.Fatalf("%s: %v", data, err)
-			}
-		}
-		_ = new(CampaignBounce).UnmarshalJSON(data)
-		_ = new(CampaignUnsubscription).UnmarshalJSON(data)
-		_ = new(CampaignForward).UnmarshalJSON(data)
-		_ = new(CampaignBrowserView).UnmarshalJSON(data)
-		_ = new(Campaign).UnmarshalJSON(data)
-		_ = new(Person).UnmarshalJSON(data)
+		stable(t, data, decoder[CampaignOpenLocation](), wireAs[CampaignOpenLocation](map[string]string{"Longitude": "Longtitude"}))
+		stable(t, data, decoder[CampaignBounce](), marshal[CampaignBounce])
+		stable(t, data, decoder[CampaignUnsubscription](), marshal[CampaignUnsubscription])
+		stable(t, data, decoder[CampaignForward](), marshal[CampaignForward])
+		stable(t, data, decoder[CampaignBrowserView](), marshal[CampaignBrowserView])
+		stable(t, data, decoder[Campaign](), marshal[Campaign])
+		stable(t, data, decoder[Person](), wireAs[Person](map[string]string{"UserID": "User ID", "EmailAddress": "Email Address",
+			"EntryDate": "Entry Date", "LastSeenDate": "Last Seen Date", "IPAddress": "IP Address"}))
 	})
 }

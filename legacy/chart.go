@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
+
+	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // The series labels of the list activity chart.
@@ -233,7 +235,7 @@ type anyNode struct {
 // without the <series> wrapper, an empty value is 0, unknown elements are ignored and
 // texts are trimmed. The root must be <data>; <data/> is an empty chart.
 func ParseChart(doc []byte) (*Chart, error) {
-	d := xml.NewDecoder(bytes.NewReader(doc))
+	d := xml.NewDecoder(bytes.NewReader(wire.ValidXML(doc)))
 	d.CharsetReader = charsetReader
 	var raw chartXML
 	if err := d.Decode(&raw); err != nil {

@@ -1,8 +1,13 @@
 package legacy_test
 
 import (
+	"encoding/base64"
+	"encoding/xml"
 	"errors"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-sendloop/sendloop/legacy"
@@ -80,6 +85,15 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		walk(t, v, 0)
+		// decode → encode → decode is stable.
+		first := encodeResponse(v)
+		back, err := legacy.Decode(first)
+		if err != nil {
+			t.Fatalf("%q decoded, encoded as %s, does not decode: %v", body, first, err)
+		}
+		if second := encodeResponse(back); string(second) != string(first) {
+			t.Fatalf("%q: encoded %s, then %s", body, first, second)
+		}
 	})
 }
 
@@ -116,5 +130,84 @@ func FuzzParseChart(f *testing.F) {
 		}
 		_ = chart.Subscriptions()
 		_ = chart.Unsubscriptions()
+		// decode → encode → decode is stable, for the series.
+		first := encodeChart(chart)
+		back, err := legacy.ParseChart(first)
+		if err != nil {
+			t.Fatalf("%q parsed, encoded as %s, does not parse: %v", doc, first, err)
+		}
+		if second := encodeChart(back); string(second) != string(first) {
+			t.Fatalf("%q: encoded %s, then %s", doc, first, second)
+		}
 	})
+}
+
+// encodeValue writes v as an XML-RPC value, for the decode → encode → decode check.
+func encodeValue(b *strings.Builder, v legacy.Value) {
+	b.WriteString("<value>")
+	switch v.Kind() {
+	case legacy.KindNil:
+		b.WriteString("<nil/>")
+	case legacy.KindString:
+		b.WriteString("<string>")
+		_ = xml.EscapeText(b, []byte(v.Text()))
+		b.WriteString("</string>")
+	case legacy.KindInt:
+		n, _ := v.Int()
+		fmt.Fprintf(b, "<i8>%d</i8>", n)
+	case legacy.KindBoolean:
+		on, _ := v.Bool()
+		fmt.Fprintf(b, "<boolean>%d</boolean>", map[bool]int{false: 0, true: 1}[on])
+	case legacy.KindDouble:
+		f, _ := v.Float()
+		fmt.Fprintf(b, "<double>%s</double>", strconv.FormatFloat(f, 'g', -1, 64))
+	case legacy.KindDateTime:
+		tm, _ := v.Time()
+		fmt.Fprintf(b, "<dateTime.iso8601>%s</dateTime.iso8601>", tm.Format("20060102T15:04:05Z07:00"))
+	case legacy.KindBase64:
+		data, _ := v.Bytes()
+		fmt.Fprintf(b, "<base64>%s</base64>", base64.StdEncoding.EncodeToString(data))
+	case legacy.KindStruct:
+		b.WriteString("<struct>")
+		for _, m := range v.Struct() {
+			b.WriteString("<member><name>")
+			_ = xml.EscapeText(b, []byte(m.Name))
+			b.WriteString("</name>")
+			encodeValue(b, m.Value)
+			b.WriteString("</member>")
+		}
+		b.WriteString("</struct>")
+	case legacy.KindArray:
+		b.WriteString("<array><data>")
+		for _, e := range v.Array() {
+			encodeValue(b, e)
+		}
+		b.WriteString("</data></array>")
+	}
+	b.WriteString("</value>")
+}
+
+func encodeResponse(v legacy.Value) []byte {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><methodResponse><params><param>`)
+	encodeValue(&b, v)
+	b.WriteString(`</param></params></methodResponse>`)
+	return []byte(b.String())
+}
+
+// encodeChart writes a chart back as a chart document.
+func encodeChart(c *legacy.Chart) []byte {
+	var b strings.Builder
+	b.WriteString("<data><series>")
+	for _, s := range c.Series {
+		b.WriteString("<set><label>")
+		_ = xml.EscapeText(&b, []byte(s.Label))
+		b.WriteString("</label>")
+		for _, p := range s.Points {
+			fmt.Fprintf(&b, `<serie><value>%s</value></serie>`, strconv.FormatFloat(p.Value, 'g', -1, 64))
+		}
+		b.WriteString("</set>")
+	}
+	b.WriteString("</series></data>")
+	return []byte(b.String())
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // Kind is the XML-RPC type of a Value.
@@ -317,7 +319,7 @@ type decoder struct {
 }
 
 func newDecoder(body []byte) *decoder {
-	x := xml.NewDecoder(bytes.NewReader(body))
+	x := xml.NewDecoder(bytes.NewReader(wire.ValidXML(body)))
 	x.CharsetReader = charsetReader
 	return &decoder{x: x}
 }

@@ -32,6 +32,10 @@ func FuzzParseForm(f *testing.F) {
 		}
 		want, _ := url.ParseQuery(body)
 		got := parseForm([]byte(body))
+		// decode → encode → decode is stable.
+		if again := parseForm([]byte(got.Encode())); len(got) > 0 || len(again) > 0 {
+			assert.Equal(t, got, again, "%q re-encoded as %q", body, got.Encode())
+		}
 		if len(want) == 0 && len(got) == 0 {
 			return
 		}

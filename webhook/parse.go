@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the body size limit of Parse and of a
@@ -182,12 +184,22 @@ func detectFormat(contentType string, first byte) (format, boundary string) {
 
 // fields is an ordered set of key/value pairs whose keys compare without
 // regard to case; the first value of a key wins.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string(wire.AppendValidUTF8(nil, []byte(s)))
+}
+
 type fields struct {
 	keys []string          // as first sent, in order
 	vals map[string]string // lower-cased key -> value
 }
 
+// add keeps the first value of key. Invalid UTF-8 in either is replaced by U+FFFD, the
+// sendloop packages' one rule, whatever the body's format.
 func (f *fields) add(key, value string) {
+	key, value = validUTF8(key), validUTF8(value)
 	lk := strings.ToLower(key)
 	if _, dup := f.vals[lk]; dup {
 		return
@@ -401,7 +413,7 @@ func date(v string) (time.Time, error) {
 // keys. Names compare without regard to case or namespace; attributes,
 // deeper elements and anything after the root element are ignored.
 func parseXML(body []byte) (*record, error) {
-	d := xml.NewDecoder(bytes.NewReader(body))
+	d := xml.NewDecoder(bytes.NewReader(wire.ValidXML(body)))
 	d.CharsetReader = charsetReader
 	d.Entity = xml.HTMLEntity
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"mime/multipart"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -398,6 +400,15 @@ func FuzzParseBody(f *testing.F) {
 		if !ev.Time.IsZero() && ev.Time.Location() != time.UTC {
 			t.Fatal("Time not in UTC")
 		}
+		// decode → encode → decode is stable.
+		first := encodeEvent(ev)
+		back, err := webhook.ParseBody("application/x-www-form-urlencoded", first)
+		if err != nil {
+			t.Fatalf("%q parsed, encoded as %s, does not parse: %v", body, first, err)
+		}
+		if second := encodeEvent(back); string(second) != string(first) {
+			t.Fatalf("%q: encoded %s, then %s", body, first, second)
+		}
 	})
 }
 
@@ -410,4 +421,46 @@ func BenchmarkParseBodyXML(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// encodeEvent writes ev back as the form body the package reads, for the decode → encode →
+// decode check.
+func encodeEvent(ev *webhook.Event) []byte {
+	form := url.Values{"Action": {string(ev.Kind)}}
+	if !ev.Time.IsZero() {
+		form.Set("Timestamp", strconv.FormatInt(ev.Time.Unix(), 10))
+	}
+	if ev.ListID != 0 {
+		form.Set("ListID", strconv.Itoa(ev.ListID))
+	}
+	s := ev.Subscriber
+	set := func(key, value string) {
+		if value != "" {
+			form.Set("Subscriber["+key+"]", value)
+		}
+	}
+	date := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Format(time.DateTime)
+	}
+	if s.ID != 0 {
+		set("SubscriberID", strconv.Itoa(s.ID))
+	}
+	set("EmailAddress", s.EmailAddress)
+	set("BounceType", s.BounceType)
+	set("SubscriptionStatus", s.SubscriptionStatus)
+	set("SubscriptionIP", s.SubscriptionIP)
+	set("UnsubscriptionIP", s.UnsubscriptionIP)
+	set("SubscriptionDate", date(s.SubscriptionDate))
+	set("UnsubscriptionDate", date(s.UnsubscriptionDate))
+	set("OptInDate", date(s.OptInDate))
+	for id, v := range s.CustomFields {
+		form.Set("Subscriber[CustomField"+strconv.Itoa(id)+"]", v)
+	}
+	for k, v := range s.Extra {
+		form.Set("Subscriber["+k+"]", v)
+	}
+	return []byte(form.Encode())
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // jsonSeeds seed the JSON fuzz targets; each runs as a plain test in every `go test`.
@@ -109,8 +108,8 @@ func FuzzScanObject(f *testing.F) {
 			t.Fatalf("ScanObject(%q) reported %d members, encoding/json %d", data, len(keys), len(wantKeys))
 		}
 		for i := range keys {
-			// encoding/json replaces invalid UTF-8 in keys; ScanObject keeps it as it came.
-			if utf8.ValidString(keys[i]) && keys[i] != wantKeys[i] {
+			// Invalid UTF-8 in keys is replaced by U+FFFD, as encoding/json does.
+			if keys[i] != wantKeys[i] {
 				t.Fatalf("key %d of %q: got %q, encoding/json %q", i, data, keys[i], wantKeys[i])
 			}
 			if !bytes.Equal(values[i], wantValues[i]) {
@@ -201,9 +200,7 @@ func FuzzString(f *testing.F) {
 		}
 		switch {
 		case trimmed[0] == '"':
-			if !utf8.Valid(trimmed) {
-				return // encoding/json replaces invalid UTF-8; String keeps it
-			}
+			// Invalid UTF-8 is replaced by U+FFFD, byte by byte, as encoding/json does.
 			var want string
 			if err := json.Unmarshal(trimmed, &want); err != nil {
 				t.Fatalf("encoding/json: %v", err)
@@ -219,6 +216,11 @@ func FuzzString(f *testing.F) {
 			if got != string(trimmed) {
 				t.Fatalf("String(%q) = %q, want the literal text", data, got)
 			}
+		}
+		// decode → encode → decode is stable.
+		again, err := String(quote(got))
+		if err != nil || again != got {
+			t.Fatalf("String(%q) = %q, which reads back as %q (%v)", data, got, again, err)
 		}
 	})
 }

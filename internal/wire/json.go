@@ -74,6 +74,10 @@ func ScanObject(data []byte, fn func(key, value []byte) error) error {
 			}
 			keyBuf = key
 		}
+		if !utf8.Valid(key) {
+			keyBuf = AppendValidUTF8(nil, key)
+			key = keyBuf
+		}
 		pos = skipSpace(data, end)
 		if pos >= len(data) || data[pos] != ':' {
 			return &SyntaxError{pos, "expected ':'"}

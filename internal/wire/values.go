@@ -1,11 +1,13 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Wire forms of the service's dates and date-times, and of their unset values.
@@ -68,7 +70,27 @@ func String(v []byte) (string, error) {
 	if !isString && string(text) == "null" {
 		return "", nil
 	}
+	if !utf8.Valid(text) {
+		return string(AppendValidUTF8(nil, text)), nil
+	}
 	return string(text), nil
+}
+
+// AppendValidUTF8 appends s to dst with each byte that is not part of valid UTF-8 replaced
+// by U+FFFD, as encoding/json does. This is the sendloop packages' one rule for invalid
+// UTF-8 in what they decode: replaced, never kept, so that a decoded string is valid Go
+// text and survives being encoded and decoded again unchanged.
+func AppendValidUTF8(dst, s []byte) []byte {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, s[:size]...)
+		}
+		s = s[size:]
+	}
+	return dst
 }
 
 // Interned is String returning the matching element of common, without allocating, when
@@ -86,6 +108,9 @@ func Interned(v []byte, common ...string) (string, error) {
 		if string(text) == c {
 			return c, nil
 		}
+	}
+	if !utf8.Valid(text) {
+		return string(AppendValidUTF8(nil, text)), nil
 	}
 	return string(text), nil
 }
@@ -333,4 +358,27 @@ func excerpt(b []byte) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
+}
+
+// ValidXML applies the rule of AppendValidUTF8 to an XML document: a document in UTF-8
+// (declared or by default) holding invalid UTF-8 gets those bytes replaced by U+FFFD, where
+// encoding/xml would refuse the whole document. A document that declares another charset
+// (ISO-8859-1, say) is returned as it is, for the decoder's charset reader.
+func ValidXML(doc []byte) []byte {
+	if utf8.Valid(doc) {
+		return doc
+	}
+	head := bytes.TrimLeft(doc, " \t\r\n")
+	if bytes.HasPrefix(head, []byte("<?xml")) {
+		if end := bytes.Index(head, []byte("?>")); end > 0 {
+			decl := bytes.ToLower(head[:end])
+			if i := bytes.Index(decl, []byte("encoding")); i >= 0 {
+				enc := decl[i+len("encoding"):]
+				if !bytes.Contains(enc, []byte("utf-8")) && !bytes.Contains(enc, []byte("utf8")) {
+					return doc
+				}
+			}
+		}
+	}
+	return AppendValidUTF8(make([]byte, 0, len(doc)+16), doc)
 }

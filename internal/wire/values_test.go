@@ -25,7 +25,7 @@ func TestString(t *testing.T) {
 		{"surrogate pair", `"\ud83d\ude00!"`, "😀!"},
 		{"lone surrogate", `"\ud800"`, "\uFFFD"},
 		{"raw UTF-8", `"ünïcødé"`, "ünïcødé"},
-		{"invalid UTF-8 kept as it came", "\"\xff\xfe\"", "\xff\xfe"},
+		{"invalid UTF-8 replaced byte by byte", "\"a\xff\xfeb\"", "a\uFFFD\uFFFDb"},
 		{"integer text", `12`, "12"},
 		{"number text kept verbatim", `12.50`, "12.50"},
 		{"negative exponent text", `-1.5E-3`, "-1.5E-3"},
