@@ -102,6 +102,10 @@
 //     all optional) but it changes nothing, so such a call is taken for a mistake; Call
 //     sends one anyway. In ListSettingsUpdate a nil field is left alone and a pointer to ""
 //     clears the setting (a webhook URL, say).
+//   - Invalid UTF-8 in anything decoded (a JSON string or key, an XML document in UTF-8, a
+//     webhook field) is replaced by U+FFFD byte by byte, as encoding/json does, in every
+//     package of the module: a decoded string is valid text, and what is decoded survives
+//     being encoded and decoded again unchanged.
 //   - Addresses are checked before sending by one rule shared with the legacy and smtp
 //     packages and the CLI: a bare address (no display name) that net/mail reads, with a
 //     host-name domain holding a dot (not "ann@localhost"), labels neither starting nor
