@@ -222,15 +222,7 @@ func alreadyDone(err error, codes ...ErrorCode) (*APIError, bool) {
 // succeeded. Otherwise the outcome is unknown: the error matches ErrOutcomeUnknown and wraps
 // the first failure, the answer and the read-back's failure.
 func settleRetry(command string, answer *APIError, prove func() error) error {
-	proveErr := prove()
-	if proveErr == nil {
-		return nil
-	}
-	return &outcome.Error{
-		Prefix: "sendloop: " + command,
-		First:  answer.earlierFailure,
-		Last:   errors.Join(answer, fmt.Errorf("the read-back does not prove the write: %w", proveErr)),
-	}
+	return outcome.Settle("sendloop: "+command, answer.earlierFailure, answer, prove)
 }
 
 // checkID refuses a required ID parameter outside 1..2147483647, the int32 range the

@@ -25,15 +25,7 @@ func alreadyDone(err error, code ErrorCode) (*Error, bool) {
 // service shows the intended end state. Otherwise the error matches ErrOutcomeUnknown and
 // wraps the first failure, the answer and the read-back's failure.
 func settleRetry(command string, answer *Error, prove func() error) error {
-	proveErr := prove()
-	if proveErr == nil {
-		return nil
-	}
-	return &outcome.Error{
-		Prefix: "legacy: " + command,
-		First:  answer.earlierFailure,
-		Last:   errors.Join(answer, fmt.Errorf("the read-back does not prove the write: %w", proveErr)),
-	}
+	return outcome.Settle("legacy: "+command, answer.earlierFailure, answer, prove)
 }
 
 // listMember is what the read-back learns of an address in a list.

@@ -5,6 +5,7 @@ package outcome
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -50,4 +51,17 @@ func (e *Error) Unwrap() []error {
 		errs = append(errs, e.Last)
 	}
 	return errs
+}
+
+// Settle decides an "already done" answer (already exists, not found) to a write of which an
+// earlier attempt may have run, first being that attempt's failure: prove reads the service
+// and returns nil when it shows the write's intended end state, and the call succeeded.
+// Otherwise the outcome is unknown: an *Error wrapping first, the answer and prove's error.
+func Settle(prefix string, first, answer error, prove func() error) error {
+	proveErr := prove()
+	if proveErr == nil {
+		return nil
+	}
+	return &Error{Prefix: prefix, First: first,
+		Last: errors.Join(answer, fmt.Errorf("the read-back does not prove the write: %w", proveErr))}
 }
