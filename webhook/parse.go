@@ -197,8 +197,12 @@ type fields struct {
 }
 
 // add keeps the first value of key. Invalid UTF-8 in either is replaced by U+FFFD, the
-// sendloop packages' one rule, whatever the body's format.
+// sendloop packages' one rule, whatever the body's format; an empty key names nothing and
+// is dropped, as the form reader drops "Subscriber[]".
 func (f *fields) add(key, value string) {
+	if key == "" {
+		return
+	}
 	key, value = validUTF8(key), validUTF8(value)
 	lk := strings.ToLower(key)
 	if _, dup := f.vals[lk]; dup {
