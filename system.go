@@ -90,7 +90,7 @@ func decodeTimeZones(value []byte) ([]TimeZone, error) {
 				return err
 			}
 			if !isDigits(key) && !isContainer(elem) {
-				z = TimeZone{Name: string(key), Label: z.Name}
+				z = TimeZone{Name: strings.TrimSpace(string(key)), Label: z.Name}
 			}
 			if z.Name != "" {
 				zones = append(zones, z)
