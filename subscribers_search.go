@@ -1,0 +1,97 @@
+package sendloop
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
+)
+
+// SearchResult is the subscribers of one list whose address matched a search.
+type SearchResult struct {
+	ListID      int
+	ListName    string
+	Subscribers []SearchHit
+}
+
+// SearchHit is one matching subscriber: the service's Subscribers (ID → address) and
+// SubscriberDetails (ID → status, bounce and custom fields) objects joined by ID.
+type SearchHit struct {
+	SubscriberID       int
+	EmailAddress       string
+	SubscriptionStatus SubscriptionStatus
+	BounceType         BounceType
+	CustomFields       CustomFields
+}
+
+// UnmarshalJSON decodes one element of SearchResults.
+func (r *SearchResult) UnmarshalJSON(data []byte) error {
+	var details map[int]Subscriber
+	err := wire.ScanObject(data, func(key, v []byte) (err error) {
+		switch string(key) {
+		case "ListID":
+			r.ListID, err = wire.Int(v)
+		case "ListName":
+			r.ListName, err = wire.String(v)
+		case "Subscribers":
+			err = wire.ScanObject(v, func(id, email []byte) error {
+				var hit SearchHit
+				var ok bool
+				if hit.SubscriberID, ok = wire.ID(id); !ok {
+					return fmt.Errorf("subscriber ID %q is not a number", id)
+				}
+				var err error
+				hit.EmailAddress, err = wire.String(email)
+				r.Subscribers = append(r.Subscribers, hit)
+				return err
+			})
+		case "SubscriberDetails":
+			details = map[int]Subscriber{}
+			err = wire.ScanObject(v, func(id, d []byte) error {
+				n, ok := wire.ID(id)
+				if !ok {
+					return fmt.Errorf("subscriber ID %q is not a number", id)
+				}
+				var sub Subscriber
+				err := sub.UnmarshalJSON(d)
+				details[n] = sub
+				return err
+			})
+		}
+		return err
+	})
+	for i := range r.Subscribers {
+		if d, ok := details[r.Subscribers[i].SubscriberID]; ok {
+			r.Subscribers[i].SubscriptionStatus = d.SubscriptionStatus
+			r.Subscribers[i].BounceType = d.BounceType
+			r.Subscribers[i].CustomFields = d.CustomFields
+		}
+	}
+	return err
+}
+
+// Search finds subscribers whose address contains email, in every list
+// (subscriber.search).
+func (s *SubscribersService) Search(ctx context.Context, email string) ([]SearchResult, error) {
+	const command = "subscriber.search"
+	if strings.TrimSpace(email) == "" {
+		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
+	}
+	var results []SearchResult
+	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) error {
+		if string(key) != "SearchResults" {
+			return nil
+		}
+		return wire.ScanArray(v, func(elem []byte) error {
+			results = append(results, SearchResult{})
+			return results[len(results)-1].UnmarshalJSON(elem)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
