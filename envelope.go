@@ -3,6 +3,7 @@ package sendloop
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -32,12 +33,19 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 }
 
 // readAnswer reads Success (or Status) and the error members of a JSON answer in one pass
-// over it, handing the other members to a.decode. A one-shot write answered 502 or 504 by a
-// gateway may have run: its error matches ErrOutcomeUnknown.
+// over it, handing the other members to a.decode. A write whose final answer is no answer of
+// the service's (an *HTTPError) after an attempt that may have run, or a one-shot write
+// answered 502 or 504 by a gateway, has an unknown outcome: its error matches
+// ErrOutcomeUnknown.
 func (c *Client) readAnswer(resp *transport.Response, a answer) error {
 	err := c.readAnswerBody(resp, a)
-	if err != nil && gatewayMayHaveRun(resp) {
+	var httpErr *HTTPError
+	switch {
+	case err == nil:
+	case gatewayMayHaveRun(resp):
 		return &outcome.Error{Prefix: "sendloop: " + a.command, First: err}
+	case resp.Class != transport.Read && resp.EarlierAttemptMayHaveRun && errors.As(err, &httpErr):
+		return &outcome.Error{Prefix: "sendloop: " + a.command, First: resp.EarlierFailure, Last: err}
 	}
 	return err
 }

@@ -208,3 +208,40 @@ func TestOneShotAnsweredByAGatewayIsOutcomeUnknown(t *testing.T) {
 		assert.Equal(t, 1, len(requestsFor(srv, "list.create")), "not retried")
 	}
 }
+
+// TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun: a reset after the command ran,
+// then gateways that never let the retries through: nothing tells what the write did.
+func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
+	t.Parallel()
+	w, srv := newWriteWorld(t)
+	srv.InjectFault("list.update", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	srv.InjectFault("list.update", sendlooptest.Fault{Status: 503, Times: 10})
+
+	err := w.c.Lists.Update(context.Background(), w.listID, sendloop.ListUpdate{Name: "Renamed"})
+
+	require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+	var httpErr *sendloop.HTTPError
+	require.ErrorAs(t, err, &httpErr, "the last answer is kept")
+	assert.Equal(t, 503, httpErr.StatusCode)
+	assert.Equal(t, 1, srv.Executions("list.update"))
+
+	// The same for legacy.
+	srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Status: 503, Times: 10})
+	_, err = w.lc.SubscriberAdd(context.Background(), &legacy.SubscriberAddParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+	require.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
+	var legacyHTTPErr *legacy.HTTPError
+	require.ErrorAs(t, err, &legacyHTTPErr)
+}
+
+// TestReadsNeverReportAnUnknownOutcome: the rule is for writes only.
+func TestReadsNeverReportAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	w, srv := newWriteWorld(t)
+	srv.InjectFault("list.get", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	srv.InjectFault("list.get", sendlooptest.Fault{Status: 503, Times: 10})
+	_, err := w.c.Lists.Get(context.Background(), w.listID, false)
+	var httpErr *sendloop.HTTPError
+	require.ErrorAs(t, err, &httpErr)
+	assert.NotErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+}

@@ -289,8 +289,14 @@ func (c *Client) call(ctx context.Context, command string, class transport.Class
 	}
 	v, err := c.decode(resp.Body)
 	st, err := c.answer(command, resp, v, err)
-	if err != nil && gatewayMayHaveRun(resp) {
+	var httpErr *HTTPError
+	switch {
+	case err == nil:
+	case gatewayMayHaveRun(resp):
 		return nil, &outcome.Error{Prefix: "legacy: " + command, First: err}
+	case resp.Class != transport.Read && resp.EarlierAttemptMayHaveRun && errors.As(err, &httpErr):
+		// No answer of the service's after an attempt that may have run.
+		return nil, &outcome.Error{Prefix: "legacy: " + command, First: resp.EarlierFailure, Last: err}
 	}
 	return st, err
 }
