@@ -130,7 +130,7 @@ type AccountUpdate struct {
 func (s *AccountService) Update(ctx context.Context, u AccountUpdate) error {
 	const command = "account.info.update"
 	if u == (AccountUpdate{}) {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
 	}
 	if u.Email != "" {
 		if err := checkEmail(command, "Email", u.Email); err != nil {

@@ -308,7 +308,7 @@ func (s *CampaignsService) Create(ctx context.Context, p CampaignCreate) (int, e
 		return 0, err
 	}
 	if len(p.TargetListIDs) == 0 && len(p.TargetSegmentIDs) == 0 {
-		return 0, &ValidationError{Code: CodeNoTargets, Command: command, Fields: []string{"TargetListIDs", "TargetSegmentIDs"},
+		return 0, &ValidationError{Code: ErrNoTargets, Command: command, Fields: []string{"TargetListIDs", "TargetSegmentIDs"},
 			Reason: "at least one target list or segment is required"}
 	}
 	if err := checkIDs(command, "TargetListIDs", p.TargetListIDs); err != nil {
@@ -322,7 +322,7 @@ func (s *CampaignsService) Create(ctx context.Context, p CampaignCreate) (int, e
 	}
 	form, err := wire.Values(p)
 	if err != nil {
-		return 0, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+		return 0, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	return s.create(ctx, command, form)
 }
@@ -347,17 +347,17 @@ func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (in
 		return 0, err
 	}
 	if len(p.Recipients) == 0 {
-		return 0, invalid(command, CodeNoTargets, "Recipients", "at least one recipient list or segment is required")
+		return 0, invalid(command, ErrNoTargets, "Recipients", "at least one recipient list or segment is required")
 	}
 	for _, r := range p.Recipients {
 		if check.ID(r.ListID) != check.IDValid || check.ID(r.SegmentID) == check.IDOutOfRange {
-			return 0, invalid(command, CodeInvalidParameterValue, "Recipients",
+			return 0, invalid(command, ErrInvalidParameterValue, "Recipients",
 				fmt.Sprintf("recipient %q: list IDs are positive and segment IDs not negative 32-bit integers", r))
 		}
 	}
 	form, err := wire.Values(p)
 	if err != nil {
-		return 0, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+		return 0, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	form.Set("Version", "2")
 	return s.create(ctx, command, form)
@@ -404,7 +404,7 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 		return err
 	}
 	if isEmptyCampaignUpdate(u) {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no field to update"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "no field to update"}
 	}
 	if err := checkCampaignNames(command, u.FromName, u.ReplyToName); err != nil {
 		return err
@@ -422,7 +422,7 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 	}
 	changes, err := wire.Values(u)
 	if err != nil {
-		return &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+		return &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	for k, v := range changes {
 		form[k] = v
@@ -447,10 +447,10 @@ func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 		return err
 	}
 	err = s.client.send(ctx, command, transport.Idempotent, form, nil)
-	if answer, ok := alreadyDone(err, CodeNotFound); ok {
+	if answer, ok := alreadyDone(err, ErrNotFound); ok {
 		err = settleRetry(command, answer, func() error {
 			_, err := s.Get(ctx, campaignID)
-			if errors.Is(err, CodeNotFound) {
+			if errors.Is(err, ErrNotFound) {
 				return nil
 			}
 			if err == nil {
@@ -480,7 +480,7 @@ func requireParams(command string, pairs []string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: missing,
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: missing,
 			Reason: "required parameters are missing"}
 	}
 	return nil
@@ -488,7 +488,7 @@ func requireParams(command string, pairs []string) error {
 
 func checkCampaignContent(command, plain, html string) error {
 	if strings.TrimSpace(plain) == "" && strings.TrimSpace(html) == "" {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"PlainContent", "HTMLContent"},
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"PlainContent", "HTMLContent"},
 			Reason: "at least one of PlainContent and HTMLContent is required"}
 	}
 	return nil
@@ -518,7 +518,7 @@ func checkCampaignNames(command, fromName, replyToName string) error {
 		fields = append(fields, "ReplyToName")
 	}
 	if len(fields) > 0 {
-		return &ValidationError{Code: CodeEmailInNameField, Command: command, Fields: fields,
+		return &ValidationError{Code: ErrEmailInNameField, Command: command, Fields: fields,
 			Reason: "an email address cannot be used in a from or reply-to name"}
 	}
 	return nil
@@ -528,7 +528,7 @@ func checkCampaignNames(command, fromName, replyToName string) error {
 func checkIDs(command, field string, ids []int) error {
 	for _, id := range ids {
 		if check.ID(id) != check.IDValid {
-			return invalid(command, CodeInvalidParameterValue, field, fmt.Sprintf("%s holds %d, not an ID: IDs run from 1 to 2147483647", field, id))
+			return invalid(command, ErrInvalidParameterValue, field, fmt.Sprintf("%s holds %d, not an ID: IDs run from 1 to 2147483647", field, id))
 		}
 	}
 	return nil

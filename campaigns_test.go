@@ -270,7 +270,7 @@ func TestCampaignNameRuleAgreesWithTheFake(t *testing.T) {
 			var ve *sendloop.ValidationError
 			if tt.refused {
 				require.ErrorAs(t, err, &ve)
-				assert.Equal(t, sendloop.CodeEmailInNameField, ve.Code)
+				assert.Equal(t, sendloop.ErrEmailInNameField, ve.Code)
 				// The fake, asked directly, refuses it as well.
 				err = w.c.Call(context.Background(), "campaign.create", map[string]string{
 					"CampaignName": "c", "FromName": tt.name, "FromEmail": "a@example.com", "ReplyToName": "r",

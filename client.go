@@ -239,11 +239,11 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	switch format {
 	case FormatJSON, FormatXML, FormatPHP:
 	default:
-		return nil, invalid(command, CodeInvalidFormat, "format", fmt.Sprintf("unknown response format %q", format))
+		return nil, invalid(command, ErrInvalidFormat, "format", fmt.Sprintf("unknown response format %q", format))
 	}
 	form, err := wire.Values(params)
 	if err != nil {
-		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	resp, err := c.post(ctx, command, format, classOf(command), c.encodeForm(form))
 	if err != nil {
@@ -262,11 +262,11 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 
 func checkCommand(command string) error {
 	if command == "" {
-		return &ValidationError{Code: CodeInvalidCommand, Command: command, Reason: "empty command"}
+		return &ValidationError{Code: ErrInvalidCommand, Command: command, Reason: "empty command"}
 	}
 	for _, r := range command {
 		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return &ValidationError{Code: CodeInvalidCommand, Command: command,
+			return &ValidationError{Code: ErrInvalidCommand, Command: command,
 				Reason: fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command)}
 		}
 	}

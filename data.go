@@ -44,9 +44,9 @@ func (p CampaignDataParams) check(command string) error {
 	}
 	switch {
 	case p.Limit < 0 || p.Limit > MaxDataLimit:
-		return invalid(command, CodeInvalidParameterValue, "Limit", fmt.Sprintf("Limit %d is outside 1–%d", p.Limit, MaxDataLimit))
+		return invalid(command, ErrInvalidParameterValue, "Limit", fmt.Sprintf("Limit %d is outside 1–%d", p.Limit, MaxDataLimit))
 	case p.Page < 0 || p.Page > math.MaxInt32:
-		return invalid(command, CodeInvalidParameterValue, "Page", fmt.Sprintf("Page %d is not a page number", p.Page))
+		return invalid(command, ErrInvalidParameterValue, "Page", fmt.Sprintf("Page %d is not a page number", p.Page))
 	}
 	return nil
 }
@@ -250,7 +250,7 @@ func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command 
 	}
 	form, err := wire.Values(p)
 	if err != nil {
-		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command, Reason: err.Error()}
+		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	var out []T
 	err = c.send(ctx, command, transport.Read, form, func(key, value []byte) error {

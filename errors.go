@@ -20,9 +20,9 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 
 // ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
 //
-// An ErrorCode is itself an error, so each sentinel (ErrListNotFound, …) is simply the code:
-// errors.Is(err, ErrListNotFound) and errors.Is(err, CodeListNotFound) both match an
-// *APIError or a *ValidationError with code 118.
+// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
+// sentinel: errors.Is(err, ErrListNotFound) matches an *APIError or a *ValidationError with
+// code 118, and apiErr.Code == ErrListNotFound compares the code.
 type ErrorCode int
 
 // Message returns the service's meaning of the code: "undocumented error" for the codes
@@ -142,9 +142,9 @@ func (e *ValidationError) Is(target error) bool {
 // synonyms maps codes that several modules of the service raise for the same fault to
 // one of them.
 var synonyms = map[ErrorCode]ErrorCode{
-	CodeInvalidEmailFormat2: CodeInvalidEmailFormat,
-	CodeInvalidEmailFormat3: CodeInvalidEmailFormat,
-	CodeInvalidEmail2:       CodeInvalidEmail,
+	ErrInvalidEmailFormat2: ErrInvalidEmailFormat,
+	ErrInvalidEmailFormat3: ErrInvalidEmailFormat,
+	ErrInvalidEmail2:       ErrInvalidEmail,
 }
 
 func (c ErrorCode) sameAs(other ErrorCode) bool {
@@ -229,13 +229,13 @@ func settleRetry(command string, answer *APIError, prove func() error) error {
 // specification types IDs with: 0 is a missing parameter (105), a negative or oversized ID
 // an invalid value (116).
 func checkID(command, field string, id int) error {
-	return idError(command, field, id, false, CodeInvalidParameterValue)
+	return idError(command, field, id, false, ErrInvalidParameterValue)
 }
 
 // checkOptionalID is checkID for an ID where 0 means "not sent" (or, for the suppression
 // list, "global").
 func checkOptionalID(command, field string, id int) error {
-	return idError(command, field, id, true, CodeInvalidParameterValue)
+	return idError(command, field, id, true, ErrInvalidParameterValue)
 }
 
 // idError is the one ID rule (internal/check, shared with the legacy package); outOfRange
@@ -247,7 +247,7 @@ func idError(command, field string, id int, optional bool, outOfRange ErrorCode)
 		if optional {
 			return nil
 		}
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is required"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is required"}
 	case check.IDOutOfRange:
 		return invalid(command, outOfRange, field, fmt.Sprintf("%s %d is not an ID: IDs run from 1 to 2147483647", field, id))
 	}

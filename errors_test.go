@@ -42,7 +42,7 @@ func TestErrorsMatchTheirSentinel(t *testing.T) {
 		{
 			name:     "api error with fields and no message",
 			err:      &sendloop.APIError{Code: 105, Fields: []string{"ListID", "EmailAddress"}, Command: "subscriber.get"},
-			sentinel: sendloop.CodeMissingParameters, other: sendloop.ErrInvalidAPIKey,
+			sentinel: sendloop.ErrMissingParameters, other: sendloop.ErrInvalidAPIKey,
 			text: "sendloop: subscriber.get: error 105: required parameter(s) missing (fields: ListID, EmailAddress)",
 		},
 		{
@@ -73,7 +73,7 @@ func TestErrorsAsGivesTheDetails(t *testing.T) {
 	err := fmt.Errorf("ctx: %w", &sendloop.APIError{Code: 125, Message: "Email address already exists", Command: "subscriber.subscribe"})
 	var apiErr *sendloop.APIError
 	require.True(t, errors.As(err, &apiErr))
-	assert.Equal(t, sendloop.CodeEmailExists, apiErr.Code)
+	assert.Equal(t, sendloop.ErrEmailExists, apiErr.Code)
 	assert.Equal(t, "subscriber.subscribe", apiErr.Command)
 }
 

@@ -175,9 +175,9 @@ func (s *ExportsService) Bounces(ctx context.Context, bounceType BounceType) ([]
 	switch kind {
 	case "hard", "soft":
 	case "":
-		return nil, invalid(command, CodeMissingParameters, "BounceType", "BounceType is required")
+		return nil, invalid(command, ErrMissingParameters, "BounceType", "BounceType is required")
 	default:
-		return nil, invalid(command, CodeInvalidBounceType, "BounceType", fmt.Sprintf("BounceType %q is neither hard nor soft", bounceType))
+		return nil, invalid(command, ErrInvalidBounceType, "BounceType", fmt.Sprintf("BounceType %q is neither hard nor soft", bounceType))
 	}
 	return exportItems[Bounce](ctx, s.client, command, url.Values{"BounceType": {kind}}, "BounceData")
 }

@@ -56,7 +56,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 		{"Subscribers.Subscribe custom field ID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: email, SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{id: "x"}})
 			return err
-		}, false, sendloop.ErrCustomFieldNotFound.(sendloop.ErrorCode), false},
+		}, false, sendloop.ErrCustomFieldNotFound, false},
 		{"Subscribers.Get ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, EmailAddress: email})
 			return err
@@ -84,7 +84,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 		{"Subscribers.Browse SegmentID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: 1, SegmentID: id})
 			return err
-		}, true, sendloop.ErrInvalidSegmentID.(sendloop.ErrorCode), false},
+		}, true, sendloop.ErrInvalidSegmentID, false},
 		{"Subscribers.BrowseIter ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return drain(c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id}))
 		}, false, 0, false},
@@ -101,11 +101,11 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 		{"Suppression.List ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Suppression.List(ctx, id)
 			return err
-		}, true, sendloop.ErrListNotFound.(sendloop.ErrorCode), false},
+		}, true, sendloop.ErrListNotFound, false},
 		{"Suppression.Add ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Suppression.Add(ctx, id, email)
 			return err
-		}, true, sendloop.ErrListNotFound.(sendloop.ErrorCode), false},
+		}, true, sendloop.ErrListNotFound, false},
 		{"Campaigns.Get CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Campaigns.Get(ctx, id)
 			return err
@@ -172,12 +172,12 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 				require.ErrorAs(t, err, &ve)
 				want := tt.code
 				switch {
-				case want == sendloop.ErrCustomFieldNotFound.(sendloop.ErrorCode):
+				case want == sendloop.ErrCustomFieldNotFound:
 					// a custom field ID of 0 names no field: 135 like any other impossible one
 				case id == 0:
-					want = sendloop.ErrMissingParameters.(sendloop.ErrorCode)
+					want = sendloop.ErrMissingParameters
 				case want == 0:
-					want = sendloop.ErrInvalidParameterValue.(sendloop.ErrorCode)
+					want = sendloop.ErrInvalidParameterValue
 				}
 				assert.Equal(t, want, ve.Code, "%v", err)
 			})

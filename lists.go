@@ -165,10 +165,10 @@ func canonicalOptInMode(command string, mode OptInMode) (OptInMode, error) {
 		}
 	}
 	if trimmed == "" {
-		return "", &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"OptInMode"},
+		return "", &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"OptInMode"},
 			Reason: fmt.Sprintf("OptInMode is required: %q or %q", OptInSingle, OptInDouble)}
 	}
-	return "", invalid(command, CodeInvalidParameterValue, "OptInMode",
+	return "", invalid(command, ErrInvalidParameterValue, "OptInMode",
 		fmt.Sprintf("OptInMode must be %q or %q, not %q", OptInSingle, OptInDouble, mode))
 }
 
@@ -181,7 +181,7 @@ func listForm(listID int) url.Values { return url.Values{"ListID": {strconv.Itoa
 func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) (int, error) {
 	const command = "list.create"
 	if strings.TrimSpace(name) == "" {
-		return 0, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
+		return 0, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
 	}
 	mode, err := canonicalOptInMode(command, mode)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) err
 		return err
 	}
 	if u == (ListUpdate{}) {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
 	}
 	if u.OptInMode != "" {
 		mode, err := canonicalOptInMode(command, u.OptInMode)
@@ -389,10 +389,10 @@ func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSet
 		return err
 	}
 	if u == (ListSettingsUpdate{}) {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Reason: "no setting to update"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "no setting to update"}
 	}
 	if a := u.SubscriptionFinalAction; a != nil && *a != FinalActionNothing && *a != FinalActionSendEmail {
-		return invalid(command, CodeInvalidParameterValue, "SubscriptionFinalAction",
+		return invalid(command, ErrInvalidParameterValue, "SubscriptionFinalAction",
 			fmt.Sprintf("SubscriptionFinalAction must be %q or %q", FinalActionNothing, FinalActionSendEmail))
 	}
 	type setting struct {
@@ -413,7 +413,7 @@ func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSet
 			continue
 		}
 		if parsed, err := url.Parse(*f.value); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-			return invalid(command, CodeInvalidParameterValue, f.name, "a webhook URL must be an absolute http(s) URL")
+			return invalid(command, ErrInvalidParameterValue, f.name, "a webhook URL must be an absolute http(s) URL")
 		}
 	}
 	form, err := wire.Values(u)

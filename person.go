@@ -110,7 +110,7 @@ func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
 	if len(p.Extra) > 0 {
 		extra, err := encodeExtraInfo(p.Extra)
 		if err != nil {
-			return &ValidationError{Code: CodeInvalidParameterValue, Command: command, Fields: []string{"extrainfo"}, Reason: err.Error()}
+			return &ValidationError{Code: ErrInvalidParameterValue, Command: command, Fields: []string{"extrainfo"}, Reason: err.Error()}
 		}
 		form.Set("extrainfo", extra)
 	}

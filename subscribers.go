@@ -119,10 +119,10 @@ func decodeSubscribers(value []byte) ([]Subscriber, error) {
 // checkEmail refuses an empty or malformed address before anything is sent.
 func checkEmail(command, field, addr string) error {
 	if strings.TrimSpace(addr) == "" {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
 	}
 	if !address.Valid(addr) {
-		return invalid(command, CodeInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
+		return invalid(command, ErrInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
 	}
 	return nil
 }
@@ -179,10 +179,10 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 		return nil, err
 	}
 	if strings.TrimSpace(p.SubscriptionIP) == "" {
-		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
+		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
 	}
 	if hasControl(p.SubscriptionIP) {
-		return nil, invalid(command, CodeInvalidParameterValue, "SubscriptionIP", "SubscriptionIP holds control characters")
+		return nil, invalid(command, ErrInvalidParameterValue, "SubscriptionIP", "SubscriptionIP holds control characters")
 	}
 	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 		}
 		return err
 	})
-	if answer, ok := alreadyDone(err, CodeEmailExists); ok {
+	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
 		res = &SubscribeResult{ConfirmedOnRetry: true}
 		err = settleRetry(command, answer, func() error {
 			sub, err := s.Get(ctx, GetSubscriberParams{ListID: p.ListID, EmailAddress: p.EmailAddress})
@@ -233,7 +233,7 @@ func (s SubscriptionStatus) isMember() bool {
 func checkFieldIDs(command, field string, fields CustomFields) error {
 	for id := range fields {
 		if check.ID(id) != check.IDValid {
-			return invalid(command, CodeCustomFieldNotFound, field, fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
+			return invalid(command, ErrCustomFieldNotFound, field, fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
 		}
 	}
 	return nil
@@ -251,7 +251,7 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) erro
 		return err
 	}
 	err := s.client.send(ctx, command, transport.Idempotent, url.Values{"EmailAddress": {email}}, nil)
-	if answer, ok := alreadyDone(err, CodeSubscriberNotFound, CodeNotFound); ok {
+	if answer, ok := alreadyDone(err, ErrSubscriberNotFound, ErrNotFound); ok {
 		err = settleRetry(command, answer, func() error {
 			results, err := s.Search(ctx, email)
 			if err != nil {
@@ -286,10 +286,10 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 	}
 	switch {
 	case p.SubscriberID == 0 && p.EmailAddress == "":
-		return nil, &ValidationError{Code: CodeMissingParameters, Command: command,
+		return nil, &ValidationError{Code: ErrMissingParameters, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
 	case p.SubscriberID != 0 && p.EmailAddress != "":
-		return nil, &ValidationError{Code: CodeInvalidParameterValue, Command: command,
+		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
 	case checkOptionalID(command, "SubscriberID", p.SubscriberID) != nil:
 		return nil, checkOptionalID(command, "SubscriberID", p.SubscriberID)
@@ -336,7 +336,7 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 		return err
 	}
 	if p.SubscriberID == 0 && p.EmailAddress == "" {
-		return &ValidationError{Code: CodeMissingParameters, Command: command,
+		return &ValidationError{Code: ErrMissingParameters, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
 	}
 	if err := checkOptionalID(command, "SubscriberID", p.SubscriberID); err != nil {
@@ -348,7 +348,7 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 		}
 	}
 	if len(p.Fields) == 0 && (p.SubscriberID == 0 || p.EmailAddress == "") {
-		return &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Fields"},
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Fields"},
 			Reason: "nothing to change: no custom field and no new address"}
 	}
 	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
@@ -380,9 +380,9 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 		return nil, err
 	}
 	if p.StartIndex < 0 || p.StartIndex > math.MaxInt32 {
-		return nil, invalid(command, CodeInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
+		return nil, invalid(command, ErrInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
 	}
-	if err := idError(command, "SegmentID", p.SegmentID, true, CodeInvalidSegmentID); err != nil {
+	if err := idError(command, "SegmentID", p.SegmentID, true, ErrInvalidSegmentID); err != nil {
 		return nil, err
 	}
 	form, err := wire.Values(p)
@@ -459,7 +459,7 @@ func (s *SubscribersService) Import(ctx context.Context, listID int, rows []Impo
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"Subscribers"}, Reason: "no row to import"}
+		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Subscribers"}, Reason: "no row to import"}
 	}
 	for i, r := range rows {
 		if err := checkImportRow(command, i, r); err != nil {

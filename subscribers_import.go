@@ -219,8 +219,8 @@ func importFatal(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		switch apiErr.Code {
-		case CodeIPNotAuthorized, CodeInvalidAPIKey, CodeListNotFound, CodeCommandDisabled,
-			CodeTrialExpired, CodeInvalidCredentials, CodeUserInactive:
+		case ErrIPNotAuthorized, ErrInvalidAPIKey, ErrListNotFound, ErrCommandDisabled,
+			ErrTrialExpired, ErrInvalidCredentials, ErrUserInactive:
 			return true
 		}
 		return false

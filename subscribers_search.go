@@ -78,7 +78,7 @@ func (r *SearchResult) UnmarshalJSON(data []byte) error {
 func (s *SubscribersService) Search(ctx context.Context, email string) ([]SearchResult, error) {
 	const command = "subscriber.search"
 	if strings.TrimSpace(email) == "" {
-		return nil, &ValidationError{Code: CodeMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
+		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
 	}
 	var results []SearchResult
 	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) error {

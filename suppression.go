@@ -52,7 +52,7 @@ func decodeSuppressionEntries(v []byte) ([]SuppressionEntry, error) {
 
 // checkSuppressionListID allows 0, GlobalSuppression; an impossible ID is 118 here.
 func checkSuppressionListID(command string, listID int) error {
-	return idError(command, "ListID", listID, true, CodeListNotFound)
+	return idError(command, "ListID", listID, true, ErrListNotFound)
 }
 
 // List returns the entries of a list, or the global ones with GlobalSuppression

@@ -121,7 +121,7 @@ func (c *Client) ChartListActivity(ctx context.Context, p *ListActivityParams) (
 	case p == nil:
 		return nil, invalid(cmd, 0, "", "nil parameters")
 	case check.ID(p.ListID) != check.IDValid:
-		return nil, invalid(cmd, CodeListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
+		return nil, invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	case p.Start.IsZero():
 		return nil, invalid(cmd, 0, "Start", "Start is required")
 	case p.Days < 1:

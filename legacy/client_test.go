@@ -255,15 +255,15 @@ func TestRefusedBeforeSending(t *testing.T) {
 		{"list ID zero", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "1.2.3.4"})
 			return err
-		}, legacy.CodeListNotFound, "ListID"},
+		}, legacy.ErrListNotFound, "ListID"},
 		{"email missing", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: " ", SubscriptionIP: "1.2.3.4"})
 			return err
-		}, legacy.CodeEmailMissing, "Fields[EmailAddress]"},
+		}, legacy.ErrEmailMissing, "Fields[EmailAddress]"},
 		{"email with a display name", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "Ann <a@example.com>", SubscriptionIP: "1.2.3.4"})
 			return err
-		}, legacy.CodeEmailFormat, "Fields[EmailAddress]"},
+		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
 		{"subscription IP missing", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "a@example.com"})
 			return err
@@ -280,7 +280,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 		{"unsubscribe email format", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "nope", UnsubscriptionIP: "1.2.3.4"})
 			return err
-		}, legacy.CodeEmailFormat, "EmailAddress"},
+		}, legacy.ErrEmailFormat, "EmailAddress"},
 		{"unsubscription IP missing", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "a@example.com"})
 			return err
@@ -292,7 +292,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 		{"chart list ID negative", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: -2, Start: today, Days: 1})
 			return err
-		}, legacy.CodeListNotFound, "ListID"},
+		}, legacy.ErrListNotFound, "ListID"},
 		{"chart start missing", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Days: 1})
 			return err
@@ -316,7 +316,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 		{"media over the maximum", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: make([]byte, legacy.DefaultMaxMediaSize+1), MediaType: "image/gif"})
 			return err
-		}, legacy.CodeMediaTooLarge, "MediaData"},
+		}, legacy.ErrMediaTooLarge, "MediaData"},
 		{"media type not an image", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("%PDF-1.4"), MediaType: "application/pdf"})
 			return err

@@ -34,13 +34,13 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 		setup func(t *testing.T, srv *sendlooptest.Server)
 		call  func(c *legacy.Client, srv *sendlooptest.Server) error
 	}{
-		{name: "1 an input form the endpoint cannot read", code: legacy.CodeIncompatibleConnection,
+		{name: "1 an input form the endpoint cannot read", code: legacy.ErrIncompatibleConnection,
 			opts: func(*sendlooptest.Server) []legacy.Option {
 				// A proxy that turns every request into a PUT.
 				return []legacy.Option{legacy.WithHTTPClient(&http.Client{Transport: &recorder{edit: func(r *http.Request) { r.Method = http.MethodPut }}})}
 			},
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error { _, err := c.MediaBrowse(ctx); return err }},
-		{name: "2 a wrong key", code: legacy.CodeInvalidAPIKey,
+		{name: "2 a wrong key", code: legacy.ErrInvalidAPIKey,
 			opts: func(srv *sendlooptest.Server) []legacy.Option { return nil },
 			call: func(_ *legacy.Client, srv *sendlooptest.Server) error {
 				c, err := legacy.NewClient("wrong-key", legacy.WithBaseURL(srv.URL))
@@ -50,49 +50,49 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 				_, err = c.MediaBrowse(ctx)
 				return err
 			}},
-		{name: "2 a client address the key is not bound to", code: legacy.CodeInvalidAPIKey,
+		{name: "2 a client address the key is not bound to", code: legacy.ErrInvalidAPIKey,
 			setup: func(t *testing.T, srv *sendlooptest.Server) { srv.AllowIPs("198.51.100.1") },
 			call:  func(c *legacy.Client, _ *sendlooptest.Server) error { _, err := c.MediaBrowse(ctx); return err }},
-		{name: "3 no such list", code: legacy.CodeListNotFound, call: add(99, "a@example.com")},
-		{name: "3 no such list to chart", code: legacy.CodeListNotFound,
+		{name: "3 no such list", code: legacy.ErrListNotFound, call: add(99, "a@example.com")},
+		{name: "3 no such list to chart", code: legacy.ErrListNotFound,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 99, Start: today, Days: 1})
 				return err
 			}},
-		{name: "4 the address missing", code: legacy.CodeEmailMissing,
+		{name: "4 the address missing", code: legacy.ErrEmailMissing,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.Call(ctx, "Subscriber.Add", map[string]string{"ListID": "1", "SubscriptionIP": "192.0.2.1"})
 				return err
 			}},
-		{name: "4 the address missing to unsubscribe", code: legacy.CodeEmailMissing,
+		{name: "4 the address missing to unsubscribe", code: legacy.ErrEmailMissing,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.Call(ctx, "Subscriber.Unsubscribe", map[string]string{"ListID": "1", "UnsubscriptionIP": "192.0.2.1"})
 				return err
 			}},
 		// The typed methods refuse these before sending: Call takes them to the service.
-		{name: "5 an illegal address", code: legacy.CodeEmailFormat,
+		{name: "5 an illegal address", code: legacy.ErrEmailFormat,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.Call(ctx, "Subscriber.Add", map[string]string{"ListID": "1", "Fields[EmailAddress]": "ann@localhost", "SubscriptionIP": "192.0.2.1"})
 				return err
 			}},
-		{name: "5 an illegal address to unsubscribe", code: legacy.CodeEmailFormat,
+		{name: "5 an illegal address to unsubscribe", code: legacy.ErrEmailFormat,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.Call(ctx, "Subscriber.Unsubscribe", map[string]string{"ListID": "1", "EmailAddress": "ann@localhost", "UnsubscriptionIP": "192.0.2.1"})
 				return err
 			}},
-		{name: "6 the address already in the list", code: legacy.CodeEmailExists, call: add(1, "taken@example.com")},
-		{name: "7 a suppressed address", code: legacy.CodeEmailInvalid,
+		{name: "6 the address already in the list", code: legacy.ErrEmailExists, call: add(1, "taken@example.com")},
+		{name: "7 a suppressed address", code: legacy.ErrEmailInvalid,
 			setup: func(t *testing.T, srv *sendlooptest.Server) {
 				_, err := srv.Suppress(0, "blocked@example.com", "FBL Report")
 				require.NoError(t, err)
 			},
 			call: add(1, "blocked@example.com")},
-		{name: "8 the address not in the list", code: legacy.CodeEmailNotInList,
+		{name: "8 the address not in the list", code: legacy.ErrEmailNotInList,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
 				_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "stranger@example.com", UnsubscriptionIP: "192.0.2.1"})
 				return err
 			}},
-		{name: "9 media over the server's maximum", code: legacy.CodeMediaTooLarge,
+		{name: "9 media over the server's maximum", code: legacy.ErrMediaTooLarge,
 			opts:  func(*sendlooptest.Server) []legacy.Option { return []legacy.Option{legacy.WithMaxMediaSize(-1)} },
 			setup: func(t *testing.T, srv *sendlooptest.Server) { srv.SetMaxMediaSize(int64(len(gif) - 1)) },
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {

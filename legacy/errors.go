@@ -17,68 +17,45 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 // ErrorCode is a numeric error code of the legacy API (the APIErrorCode member of a failure
 // answer).
 //
-// An ErrorCode is itself an error, so each sentinel (ErrListNotFound, …) is simply the code:
-// errors.Is(err, ErrListNotFound) and errors.Is(err, CodeListNotFound) both match an *Error
-// or a *ValidationError with code 3.
+// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
+// sentinel: errors.Is(err, ErrListNotFound) matches an *Error or a *ValidationError with
+// code 3, and e.Code == ErrListNotFound compares the code.
 type ErrorCode int
 
-// The error codes of the legacy API.
+// The error codes of the legacy API, each both the code and the sentinel error.
 const (
-	// CodeIncompatibleConnection (1): connection type is not compatible (the request's
+	// ErrIncompatibleConnection (1): connection type is not compatible (the request's
 	// input form could not be read). Raised by every command.
-	CodeIncompatibleConnection ErrorCode = 1
-	// CodeInvalidAPIKey (2): invalid API key or user account is not available. Raised by
+	ErrIncompatibleConnection ErrorCode = 1
+	// ErrInvalidAPIKey (2): invalid API key or user account is not available. Raised by
 	// every command.
-	CodeInvalidAPIKey ErrorCode = 2
-	// CodeListNotFound (3): subscriber list does not exist or is not available.
-	CodeListNotFound ErrorCode = 3
-	// CodeEmailMissing (4): email address is missing.
-	CodeEmailMissing ErrorCode = 4
-	// CodeEmailFormat (5): email address format is illegal.
-	CodeEmailFormat ErrorCode = 5
-	// CodeEmailExists (6): email address already exists in the subscriber list.
-	CodeEmailExists ErrorCode = 6
-	// CodeEmailInvalid (7): email address is invalid (e.g. refused by the suppression list).
-	CodeEmailInvalid ErrorCode = 7
-	// CodeEmailNotInList (8): email address does not exist in the subscriber list.
-	CodeEmailNotInList ErrorCode = 8
-	// CodeMediaTooLarge (9): media exceeds maximum allowed size.
-	CodeMediaTooLarge ErrorCode = 9
-)
-
-// Sentinel errors, one per ErrorCode: errors.Is(err, ErrListNotFound) holds for an *Error or
-// a *ValidationError with code 3, and errors.As(err, &e) with e an *Error gives the details.
-var (
-	// ErrIncompatibleConnection matches legacy error code 1.
-	ErrIncompatibleConnection error = CodeIncompatibleConnection
-	// ErrInvalidAPIKey matches legacy error code 2.
-	ErrInvalidAPIKey error = CodeInvalidAPIKey
-	// ErrListNotFound matches legacy error code 3.
-	ErrListNotFound error = CodeListNotFound
-	// ErrEmailMissing matches legacy error code 4.
-	ErrEmailMissing error = CodeEmailMissing
-	// ErrEmailFormat matches legacy error code 5.
-	ErrEmailFormat error = CodeEmailFormat
-	// ErrEmailExists matches legacy error code 6.
-	ErrEmailExists error = CodeEmailExists
-	// ErrEmailInvalid matches legacy error code 7.
-	ErrEmailInvalid error = CodeEmailInvalid
-	// ErrEmailNotInList matches legacy error code 8.
-	ErrEmailNotInList error = CodeEmailNotInList
-	// ErrMediaTooLarge matches legacy error code 9.
-	ErrMediaTooLarge error = CodeMediaTooLarge
+	ErrInvalidAPIKey ErrorCode = 2
+	// ErrListNotFound (3): subscriber list does not exist or is not available.
+	ErrListNotFound ErrorCode = 3
+	// ErrEmailMissing (4): email address is missing.
+	ErrEmailMissing ErrorCode = 4
+	// ErrEmailFormat (5): email address format is illegal.
+	ErrEmailFormat ErrorCode = 5
+	// ErrEmailExists (6): email address already exists in the subscriber list.
+	ErrEmailExists ErrorCode = 6
+	// ErrEmailInvalid (7): email address is invalid (e.g. refused by the suppression list).
+	ErrEmailInvalid ErrorCode = 7
+	// ErrEmailNotInList (8): email address does not exist in the subscriber list.
+	ErrEmailNotInList ErrorCode = 8
+	// ErrMediaTooLarge (9): media exceeds maximum allowed size.
+	ErrMediaTooLarge ErrorCode = 9
 )
 
 var codeMessages = map[ErrorCode]string{
-	CodeIncompatibleConnection: "connection type is not compatible",
-	CodeInvalidAPIKey:          "invalid API key or user account is not available",
-	CodeListNotFound:           "subscriber list does not exist or is not available",
-	CodeEmailMissing:           "email address is missing",
-	CodeEmailFormat:            "email address format is illegal",
-	CodeEmailExists:            "email address already exists in the subscriber list",
-	CodeEmailInvalid:           "email address is invalid",
-	CodeEmailNotInList:         "email address does not exist in the subscriber list",
-	CodeMediaTooLarge:          "media exceeds maximum allowed size",
+	ErrIncompatibleConnection: "connection type is not compatible",
+	ErrInvalidAPIKey:          "invalid API key or user account is not available",
+	ErrListNotFound:           "subscriber list does not exist or is not available",
+	ErrEmailMissing:           "email address is missing",
+	ErrEmailFormat:            "email address format is illegal",
+	ErrEmailExists:            "email address already exists in the subscriber list",
+	ErrEmailInvalid:           "email address is invalid",
+	ErrEmailNotInList:         "email address does not exist in the subscriber list",
+	ErrMediaTooLarge:          "media exceeds maximum allowed size",
 }
 
 // Message returns the service's meaning of the code, or "" for a code it does not document.

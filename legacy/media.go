@@ -51,7 +51,7 @@ func (c *Client) MediaUpload(ctx context.Context, p *MediaUploadParams) (*MediaU
 		return nil, invalid(cmd, 0, "MediaData", "the media is empty")
 	}
 	if c.maxMediaSize >= 0 && int64(len(p.Data)) > c.maxMediaSize {
-		return nil, invalid(cmd, CodeMediaTooLarge, "MediaData",
+		return nil, invalid(cmd, ErrMediaTooLarge, "MediaData",
 			fmt.Sprintf("the media is %d bytes, over the maximum of %d", len(p.Data), c.maxMediaSize))
 	}
 	mediaType := strings.TrimSpace(p.MediaType)

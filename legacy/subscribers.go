@@ -106,7 +106,7 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
-	if answer, ok := alreadyDone(err, CodeEmailExists); ok {
+	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
 		res := &SubscriberAddResult{ConfirmedOnRetry: true}
 		err = settleRetry(cmd, answer, func() error {
 			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
@@ -181,7 +181,7 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubsc
 		"UnsubscriptionIP": {p.UnsubscriptionIP},
 	}
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
-	if answer, ok := alreadyDone(err, CodeEmailNotInList); ok {
+	if answer, ok := alreadyDone(err, ErrEmailNotInList); ok {
 		err = settleRetry(cmd, answer, func() error {
 			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
 			if err != nil {
@@ -218,13 +218,13 @@ func checkIP(cmd, field, ip string) error {
 // checkSubscriber refuses what the service would answer with codes 3, 4 and 5.
 func checkSubscriber(cmd string, listID int, email, emailField string) error {
 	if check.ID(listID) != check.IDValid {
-		return invalid(cmd, CodeListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
+		return invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	}
 	if strings.TrimSpace(email) == "" {
-		return invalid(cmd, CodeEmailMissing, emailField, "the email address is missing")
+		return invalid(cmd, ErrEmailMissing, emailField, "the email address is missing")
 	}
 	if !address.Valid(email) {
-		return invalid(cmd, CodeEmailFormat, emailField, "the email address is not a bare address such as name@example.com")
+		return invalid(cmd, ErrEmailFormat, emailField, "the email address is not a bare address such as name@example.com")
 	}
 	return nil
 }
