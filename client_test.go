@@ -220,7 +220,7 @@ func TestResponsesThatAreNotEnvelopes(t *testing.T) {
 			}
 			var httpErr *sendloop.HTTPError
 			require.ErrorAs(t, err, &httpErr)
-			assert.Equal(t, tt.status, httpErr.StatusCode)
+			assert.Equal(t, tt.status, httpErr.HTTPStatus)
 			assert.Equal(t, "account.info.get", httpErr.Command)
 			if tt.excerpt != "" {
 				assert.Equal(t, tt.excerpt, httpErr.Excerpt)

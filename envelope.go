@@ -70,8 +70,9 @@ func (c *Client) readAnswerBody(resp *transport.Response, a answer) error {
 		hasSuccess, success bool
 		hasStatus           bool
 		status              string
-		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun, earlierFailure: resp.EarlierFailure}
-		decodeErr           error
+		apiErr              = APIError{Command: a.command, HTTPStatus: resp.StatusCode, Attempts: resp.Attempts,
+			EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun, earlierFailure: resp.EarlierFailure}
+		decodeErr error
 	)
 	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
 		switch k := string(key); {
@@ -153,7 +154,7 @@ const excerptLimit = 200
 func (c *Client) httpError(a answer, resp *transport.Response, reason string) *HTTPError {
 	return &HTTPError{
 		Command:    a.command,
-		StatusCode: resp.StatusCode,
+		HTTPStatus: resp.StatusCode,
 		Attempts:   resp.Attempts,
 		RetryAfter: resp.RetryAfter,
 		Excerpt:    excerpt(a.red, resp.Body),
@@ -208,7 +209,8 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 	code, _ := strconv.Atoi(strings.TrimSpace(fields["ErrorCode"]))
 	if !success || code != 0 {
 		if _, has := fields["Success"]; has || code != 0 {
-			return &APIError{Code: ErrorCode(code), Message: a.red.Redact(fields["ErrorMessage"]), Command: command, HTTPStatus: resp.StatusCode}
+			return &APIError{Code: ErrorCode(code), Message: a.red.Redact(fields["ErrorMessage"]), Command: command,
+				HTTPStatus: resp.StatusCode, Attempts: resp.Attempts}
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/outcome"
+	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
@@ -17,6 +18,12 @@ import (
 // Such an error wraps the first failure and the last answer, which errors.As still reaches.
 // It is the same sentinel as legacy.ErrOutcomeUnknown and smtp.ErrOutcomeUnknown.
 var ErrOutcomeUnknown = outcome.ErrUnknown
+
+// TransportError is a failure that left no answer to read: a dial error, a reset, a timeout,
+// a body cut short, a cancellation. It names the command and how many attempts were made,
+// and keeps the cause for errors.Is and errors.As (context.DeadlineExceeded, a *url.Error,
+// …). It is the same type as legacy.TransportError.
+type TransportError = transport.Error
 
 // ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
 //
@@ -55,6 +62,8 @@ type APIError struct {
 	// HTTPStatus is the status of the response that carried the error; the service uses 200
 	// for most failures and 500 for some validation errors.
 	HTTPStatus int
+	// Attempts is how many times the request was sent.
+	Attempts int
 	// EarlierAttemptMayHaveRun reports that an attempt before the one answered failed in a
 	// way that leaves unknown whether the service processed it (a reset, a timeout, a 502 or
 	// 504): an "already exists" or "not found" answer may then describe that attempt's own
@@ -168,8 +177,8 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 type HTTPError struct {
 	// Command is the API command that failed.
 	Command string
-	// StatusCode is the HTTP status of the final response.
-	StatusCode int
+	// HTTPStatus is the HTTP status of the final response.
+	HTTPStatus int
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
@@ -184,7 +193,7 @@ type HTTPError struct {
 // Error describes the response: command, status, reason, wait and excerpt.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.StatusCode)
+	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.HTTPStatus)
 	if e.Reason != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Reason)

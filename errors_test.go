@@ -1,14 +1,18 @@
 package sendloop_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 func TestEveryDocumentedCodeHasAMeaning(t *testing.T) {
@@ -79,7 +83,31 @@ func TestErrorsAsGivesTheDetails(t *testing.T) {
 
 func TestHTTPErrorText(t *testing.T) {
 	t.Parallel()
-	err := &sendloop.HTTPError{Command: "account.info.get", StatusCode: 429, Attempts: 1,
+	err := &sendloop.HTTPError{Command: "account.info.get", HTTPStatus: 429, Attempts: 1,
 		RetryAfter: 120_000_000_000, Excerpt: "slow down", Reason: "unexpected status"}
 	assert.EqualError(t, err, `sendloop: account.info.get: HTTP 429: unexpected status (server asks to retry after 2m0s): "slow down"`)
+}
+
+func TestTransportErrorIsReachable(t *testing.T) {
+	t.Parallel()
+	c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	require.NoError(t, err)
+	_, err = c.Account.Get(context.Background())
+	var te *sendloop.TransportError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "account.info.get", te.Command)
+	assert.Equal(t, 2, te.Attempts)
+	var legacyTE *legacy.TransportError
+	require.ErrorAs(t, err, &legacyTE, "one type for both packages")
+}
+
+func TestAPIErrorCountsAttempts(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	srv.InjectFault("list.get", sendlooptest.Fault{Status: 503})
+	_, err := c.Lists.Get(context.Background(), 42, false)
+	var apiErr *sendloop.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, sendloop.ErrListNotFound, apiErr.Code)
+	assert.Equal(t, 2, apiErr.Attempts)
 }

@@ -204,7 +204,7 @@ func TestOneShotAnsweredByAGatewayIsOutcomeUnknown(t *testing.T) {
 		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown, "HTTP %d", status)
 		var httpErr *sendloop.HTTPError
 		require.ErrorAs(t, err, &httpErr)
-		assert.Equal(t, status, httpErr.StatusCode)
+		assert.Equal(t, status, httpErr.HTTPStatus)
 		assert.Equal(t, 1, len(requestsFor(srv, "list.create")), "not retried")
 	}
 }
@@ -222,7 +222,7 @@ func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
 	require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
 	var httpErr *sendloop.HTTPError
 	require.ErrorAs(t, err, &httpErr, "the last answer is kept")
-	assert.Equal(t, 503, httpErr.StatusCode)
+	assert.Equal(t, 503, httpErr.HTTPStatus)
 	assert.Equal(t, 1, srv.Executions("list.update"))
 
 	// The same for legacy.

@@ -169,7 +169,7 @@ func TestPeopleFailures(t *testing.T) {
 		_, err := c.People.Get(ctx, "u")
 		var httpErr *sendloop.HTTPError
 		require.ErrorAs(t, err, &httpErr)
-		assert.Equal(t, 500, httpErr.StatusCode)
+		assert.Equal(t, 500, httpErr.HTTPStatus)
 		assert.Equal(t, "person.get", httpErr.Command)
 	})
 }
@@ -219,7 +219,7 @@ func TestPeopleEnvelope(t *testing.T) {
 		{"unexpected status", 404, `{"Status":"Okay","Person":{}}`, func(t *testing.T, err error) {
 			var httpErr *sendloop.HTTPError
 			require.ErrorAs(t, err, &httpErr)
-			assert.Equal(t, 404, httpErr.StatusCode)
+			assert.Equal(t, 404, httpErr.HTTPStatus)
 		}},
 	}
 	for _, tt := range tests {

@@ -90,7 +90,7 @@ func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
 				assert.EqualValues(t, 1, p.firstHits.Load(), "a redirect answer is final, never retried")
 				var httpErr *sendloop.HTTPError
 				require.True(t, errors.As(err, &httpErr), "%T: %v", err, err)
-				assert.Equal(t, status, httpErr.StatusCode)
+				assert.Equal(t, status, httpErr.HTTPStatus)
 				assert.Contains(t, err.Error(), strings.TrimPrefix(p.second.URL, "http://"), "the error names the target's origin")
 				assert.NotContains(t, err.Error(), "secret-path", "the error shows no path of the target")
 				assert.NotContains(t, err.Error(), "token=q", "the error shows no query of the target")
@@ -112,7 +112,7 @@ func TestPostsNeverFollowASameOriginRedirect(t *testing.T) {
 
 			var httpErr *sendloop.HTTPError
 			require.True(t, errors.As(err, &httpErr), "%T: %v", err, err)
-			assert.Equal(t, status, httpErr.StatusCode)
+			assert.Equal(t, status, httpErr.HTTPStatus)
 			assert.EqualValues(t, 1, p.firstHits.Load(), "the POST was sent once and not re-sent to the new path")
 		})
 	}

@@ -89,7 +89,7 @@ func TestRetryAfterOverTheCapFailsWithTheWait(t *testing.T) {
 	_, err := c.Account.Get(context.Background())
 	var httpErr *sendloop.HTTPError
 	require.ErrorAs(t, err, &httpErr)
-	assert.Equal(t, 429, httpErr.StatusCode)
+	assert.Equal(t, 429, httpErr.HTTPStatus)
 	assert.Equal(t, 120*time.Second, httpErr.RetryAfter)
 	assert.Len(t, requestsFor(srv, "account.info.get"), 1)
 	assert.Less(t, time.Since(start), 5*time.Second, "no wait for a Retry-After over the cap")

@@ -226,8 +226,8 @@ func importFatal(err error) bool {
 		return false
 	}
 	var httpErr *HTTPError
-	return errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 &&
-		httpErr.StatusCode != 408 && httpErr.StatusCode != 429
+	return errors.As(err, &httpErr) && httpErr.HTTPStatus >= 400 && httpErr.HTTPStatus < 500 &&
+		httpErr.HTTPStatus != 408 && httpErr.HTTPStatus != 429
 }
 
 // locate finds the rows of batch that the service refuses, by resending it in halves.

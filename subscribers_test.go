@@ -598,7 +598,7 @@ func TestImportAllGivesUpWhenEveryBatchFails(t *testing.T) {
 			report, err := c.Subscribers.ImportAll(context.Background(), id, rowsOf(emails...), sendloop.ImportOptions{BatchSize: 10, Concurrency: 1})
 			var httpErr *sendloop.HTTPError
 			require.ErrorAs(t, err, &httpErr)
-			assert.Equal(t, status, httpErr.StatusCode)
+			assert.Equal(t, status, httpErr.HTTPStatus)
 			assert.LessOrEqual(t, len(requestsFor(srv, "subscriber.import")), 4)
 			assert.Equal(t, report.Rows, len(report.Failed))
 		})

@@ -477,7 +477,7 @@ const excerptLimit = 200
 func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
 	return &HTTPError{
 		Command:    command,
-		StatusCode: resp.StatusCode,
+		HTTPStatus: resp.StatusCode,
 		Attempts:   resp.Attempts,
 		RetryAfter: resp.RetryAfter,
 		Excerpt:    bodyExcerpt(resp.Body),

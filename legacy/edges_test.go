@@ -50,7 +50,7 @@ func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
 					assert.EqualValues(t, 1, hits.Load(), "a redirect answer is final")
 					var httpErr *legacy.HTTPError
 					require.True(t, errors.As(err, &httpErr), "%T: %v", err, err)
-					assert.Equal(t, status, httpErr.StatusCode)
+					assert.Equal(t, status, httpErr.HTTPStatus)
 					assert.Contains(t, err.Error(), strings.TrimPrefix(second.URL, "http://"))
 					assert.NotContains(t, err.Error(), "secret-path")
 					assert.NotContains(t, err.Error(), "token=q")

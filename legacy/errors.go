@@ -7,12 +7,18 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
+	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect (see the package doc). It is the same sentinel as sendloop.ErrOutcomeUnknown
 // and smtp.ErrOutcomeUnknown.
 var ErrOutcomeUnknown = outcome.ErrUnknown
+
+// TransportError is a failure that left no answer to read (a dial error, a reset, a
+// timeout, a body cut short, a cancellation), with the command, the attempts made and the
+// cause. It is the same type as sendloop.TransportError.
+type TransportError = transport.Error
 
 // ErrorCode is a numeric error code of the legacy API (the APIErrorCode member of a failure
 // answer).
@@ -215,8 +221,8 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 type HTTPError struct {
 	// Command is the legacy command that failed.
 	Command string
-	// StatusCode is the HTTP status of the final response.
-	StatusCode int
+	// HTTPStatus is the HTTP status of the final response.
+	HTTPStatus int
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
@@ -232,7 +238,7 @@ type HTTPError struct {
 // the body excerpt.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "legacy: %s: HTTP %d", e.Command, e.StatusCode)
+	fmt.Fprintf(&b, "legacy: %s: HTTP %d", e.Command, e.HTTPStatus)
 	if e.Reason != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Reason)

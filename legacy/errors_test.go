@@ -77,7 +77,7 @@ func TestErrorTexts(t *testing.T) {
 			"legacy: Media.Upload: invalid parameters: too big (field MediaData) [error 9]"},
 		{"validation without a code", &legacy.ValidationError{Reason: "nil parameters"},
 			"legacy: invalid parameters: nil parameters"},
-		{"HTTP error", &legacy.HTTPError{Command: "Media.Browse", StatusCode: 503, Attempts: 4, RetryAfter: time.Minute,
+		{"HTTP error", &legacy.HTTPError{Command: "Media.Browse", HTTPStatus: 503, Attempts: 4, RetryAfter: time.Minute,
 			Excerpt: "<html>", Reason: "unexpected status"},
 			`legacy: Media.Browse: HTTP 503: unexpected status (server asks to retry after 1m0s) after 4 attempts: "<html>"`},
 	}

@@ -55,7 +55,7 @@ func TestRetries(t *testing.T) {
 			wantErr: func(t *testing.T, err error) {
 				var he *legacy.HTTPError
 				require.True(t, errors.As(err, &he))
-				assert.Equal(t, http.StatusBadGateway, he.StatusCode)
+				assert.Equal(t, http.StatusBadGateway, he.HTTPStatus)
 				assert.Equal(t, 1, he.Attempts)
 			},
 			requests: 1, executions: 0},
@@ -75,7 +75,7 @@ func TestRetries(t *testing.T) {
 			wantErr: func(t *testing.T, err error) {
 				var he *legacy.HTTPError
 				require.True(t, errors.As(err, &he))
-				assert.Equal(t, http.StatusInternalServerError, he.StatusCode)
+				assert.Equal(t, http.StatusInternalServerError, he.HTTPStatus)
 				assert.Contains(t, he.Excerpt, "500 Internal Server Error")
 			},
 			requests: 1, executions: 0},

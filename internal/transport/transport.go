@@ -182,11 +182,15 @@ type Response struct {
 }
 
 // Error is a failure that left no response to interpret: a dial error, a reset, a timeout,
-// a cancellation. The cause is kept for errors.Is and errors.As.
+// a cancellation. The cause is kept for errors.Is and errors.As. The root and legacy
+// packages export it as TransportError.
 type Error struct {
-	Command  string
+	// Command is the command that failed, e.g. "list.get".
+	Command string
+	// Attempts is how many times the request was sent.
 	Attempts int
-	Err      error
+	// Err is the cause, with any secret removed from its text.
+	Err error
 }
 
 func (e *Error) Error() string {
