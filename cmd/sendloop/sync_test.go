@@ -357,11 +357,11 @@ func TestSyncServiceFailures(t *testing.T) {
 	f.srv.InjectFault("subscriber.update", sendlooptest.Fault{ErrorCode: 135})
 	f.srv.InjectFault("Subscriber.Unsubscribe", sendlooptest.Fault{Status: 500})
 	dir := t.TempDir()
-	// The service refuses the first row it is asked to add (batches of one row).
+	// The service refuses the first row it is asked to add (batches of one row, one at a time).
 	f.srv.InjectFault("subscriber.import", sendlooptest.Fault{ErrorCode: 111})
 	csvPath := writeFile(t, dir, "f.csv", "EmailAddress,Plan\nann@example.com,team\nx@example.net,free\nnew@example.com,free\nbob@example.com,free\ncarol@example.com,free\n")
 	rejects := filepath.Join(dir, "rejects.csv")
-	r := f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects, "--unsubscribe-missing", "--batch-size", "1")
+	r := f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects, "--unsubscribe-missing", "--batch-size", "1", "--concurrency", "1")
 	expect(t, r, exitFailure, nil, []string{"2 rows were rejected", "1 unsubscription failed", "unsubscribing gone@example.com"})
 	var doc struct {
 		Result syncResult `json:"result"`
