@@ -209,6 +209,26 @@ const (
 	FormatPHP  Format = "php"
 )
 
+// RetryClass says which failures a command may be sent again after: RetryRead and
+// RetryIdempotent after any transient failure, RetryOneShot only where the request surely
+// did not reach the service. It is the same type as legacy.RetryClass.
+type RetryClass = transport.Class
+
+// The retry classes, for WithRetryClass.
+const (
+	RetryRead       RetryClass = transport.Read
+	RetryIdempotent RetryClass = transport.Idempotent
+	RetryOneShot    RetryClass = transport.OneShot
+)
+
+// CallOption changes how one command is sent by Call and CallRaw.
+type CallOption = transport.CallOption
+
+// WithRetryClass sets the retry class of the command sent by Call or CallRaw, for a command the
+// package does not know (which it takes for a one-shot write) or whose effect the caller
+// knows better.
+func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
+
 // Call sends any v3 command, typed by this package or not (custom fields, segments, commands
 // the specification does not show), and decodes the JSON response into out with
 // encoding/json, envelope (Success) included. params may be nil, url.Values,
@@ -218,9 +238,10 @@ const (
 // Retries follow the command: the writes the specification shows keep their class (creates
 // are one-shot, the others idempotent); *.get, *.getlist, browse, search, report.*, data.*,
 // export.* and system.* are reads; any other command is taken for a one-shot write and
-// sent again only when it surely did not reach the service.
-func (c *Client) Call(ctx context.Context, command string, params, out any) error {
-	body, err := c.CallRaw(ctx, command, params, FormatJSON)
+// sent again only when it surely did not reach the service, unless WithRetryClass says
+// otherwise.
+func (c *Client) Call(ctx context.Context, command string, params, out any, opts ...CallOption) error {
+	body, err := c.CallRaw(ctx, command, params, FormatJSON, opts...)
 	if err != nil || out == nil {
 		return err
 	}
@@ -232,9 +253,13 @@ func (c *Client) Call(ctx context.Context, command string, params, out any) erro
 
 // CallRaw is Call returning the response body as the service sent it, in the given format.
 // Failures are still recognised in every format and returned as an *APIError.
-func (c *Client) CallRaw(ctx context.Context, command string, params any, format Format) ([]byte, error) {
+func (c *Client) CallRaw(ctx context.Context, command string, params any, format Format, opts ...CallOption) ([]byte, error) {
 	if err := checkCommand(command); err != nil {
 		return nil, err
+	}
+	class, err := transport.ClassFor(classOf(command), opts)
+	if err != nil {
+		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	switch format {
 	case FormatJSON, FormatXML, FormatPHP:
@@ -245,7 +270,7 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	if err != nil {
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
-	resp, err := c.post(ctx, command, format, classOf(command), c.encodeForm(form))
+	resp, err := c.post(ctx, command, format, class, c.encodeForm(form))
 	if err != nil {
 		return nil, err
 	}

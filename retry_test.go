@@ -229,3 +229,23 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 		})
 	}
 }
+
+func TestCallTakesARetryClass(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	params := map[string]string{"Name": "L", "OptInMode": "Single"}
+
+	c, srv := newTestClient(t)
+	srv.InjectFault("list.create", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	err := c.Call(ctx, "list.create", params, nil)
+	require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown, "a create is one-shot by default")
+	assert.Equal(t, 1, srv.Executions("list.create"))
+
+	srv.InjectFault("list.create", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	require.NoError(t, c.Call(ctx, "list.create", params, nil, sendloop.WithRetryClass(sendloop.RetryIdempotent)))
+	assert.Equal(t, 3, srv.Executions("list.create"), "the caller's class is used: sent again")
+
+	err = c.Call(ctx, "list.getlist", nil, nil, sendloop.WithRetryClass(sendloop.RetryClass(9)))
+	var ve *sendloop.ValidationError
+	require.ErrorAs(t, err, &ve)
+}

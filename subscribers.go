@@ -239,9 +239,11 @@ func checkFieldIDs(command, field string, fields CustomFields) error {
 	return nil
 }
 
-// Unsubscribe unsubscribes an address from every list that holds it
-// (subscriber.unsubscribe: the command takes no list). The lists' unsubscription webhooks
-// are posted. When a retry after an attempt that may have run is answered "not subscribed"
+// Unsubscribe takes the address out of every list that holds it, not out of one list:
+// subscriber.unsubscribe names no list, and this package reads that as "every list". To
+// leave one list only, use the legacy API's Subscriber.Unsubscribe, which takes a ListID
+// (legacy.Client.SubscriberUnsubscribe), as the sendloop CLI's sync does. The lists'
+// unsubscription webhooks are posted. When a retry after an attempt that may have run is answered "not subscribed"
 // (ErrSubscriberNotFound or ErrNotFound), Unsubscribe checks with subscriber.search that the
 // address is subscribed or pending in no list: then it succeeds; otherwise, or when the
 // search fails, the error matches ErrOutcomeUnknown.

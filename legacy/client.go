@@ -227,6 +227,26 @@ func (c *Client) BaseURL() string { return c.baseURL }
 // InputForm returns the input form the client sends requests in.
 func (c *Client) InputForm() InputForm { return c.form }
 
+// RetryClass says which failures a command may be sent again after: RetryRead and
+// RetryIdempotent after any transient failure, RetryOneShot only where the request surely
+// did not reach the service. It is the same type as sendloop.RetryClass.
+type RetryClass = transport.Class
+
+// The retry classes, for WithRetryClass.
+const (
+	RetryRead       RetryClass = transport.Read
+	RetryIdempotent RetryClass = transport.Idempotent
+	RetryOneShot    RetryClass = transport.OneShot
+)
+
+// CallOption changes how one command is sent by Call.
+type CallOption = transport.CallOption
+
+// WithRetryClass sets the retry class of the command sent by Call, for a command the
+// package does not know (which it takes for a one-shot write) or whose effect the caller
+// knows better.
+func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
+
 // Call sends any legacy command, typed by this package or not (Subscriber.Get,
 // Subscribers.Get, Subscriber.Update, Subscriber.Delete, the Report.* functions, …), and
 // returns the answer's struct. params may be nil, url.Values, map[string]string, or a
@@ -237,16 +257,20 @@ func (c *Client) InputForm() InputForm { return c.form }
 // Retries follow the command's name: Chart.*, Report.*, Media.Browse and names ending in
 // .Get or .Browse are reads; Subscriber.Add and names ending in .Update, .Delete or
 // .Unsubscribe are idempotent; anything else, Media.Upload above all, is sent once unless
-// it surely did not reach the service.
-func (c *Client) Call(ctx context.Context, command string, params any) (Struct, error) {
+// it surely did not reach the service, unless WithRetryClass says otherwise.
+func (c *Client) Call(ctx context.Context, command string, params any, opts ...CallOption) (Struct, error) {
 	if err := checkCommand(command); err != nil {
 		return nil, err
+	}
+	class, err := transport.ClassFor(classOf(command), opts)
+	if err != nil {
+		return nil, invalid(command, 0, "", err.Error())
 	}
 	form, err := wire.Values(params)
 	if err != nil {
 		return nil, invalid(command, 0, "", err.Error())
 	}
-	return c.call(ctx, command, classOf(command), form)
+	return c.call(ctx, command, class, form)
 }
 
 func checkCommand(command string) error {

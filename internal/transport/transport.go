@@ -556,3 +556,35 @@ func (r *redacted) Error() string { return r.text }
 // Is reports whether target is in the cause's chain; Unwrap is deliberately absent so that
 // the unredacted text cannot be reached.
 func (r *redacted) Is(target error) bool { return errors.Is(r.cause, target) }
+
+// CallOption changes how one command is sent by the root and legacy packages' Call.
+type CallOption func(*CallOptions)
+
+// CallOptions is what the CallOption values of one call set.
+type CallOptions struct {
+	Class    Class
+	HasClass bool
+}
+
+// WithRetryClass sets the retry class of one call.
+func WithRetryClass(class Class) CallOption {
+	return func(o *CallOptions) { o.Class, o.HasClass = class, true }
+}
+
+// ClassFor returns the retry class opts set, or def when they set none; a class that is
+// none of Read, Idempotent and OneShot is an error.
+func ClassFor(def Class, opts []CallOption) (Class, error) {
+	var o CallOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if !o.HasClass {
+		return def, nil
+	}
+	if o.Class != Read && o.Class != Idempotent && o.Class != OneShot {
+		return def, fmt.Errorf("unknown retry class %d", int(o.Class))
+	}
+	return o.Class, nil
+}

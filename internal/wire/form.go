@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/google/go-querystring/query"
 )
@@ -38,18 +37,6 @@ func Values(params any) (url.Values, error) {
 		return nil, fmt.Errorf("encoding parameters: %w", err)
 	}
 	return v, nil
-}
-
-// Nest copies src into dst under prefix, in the service's bracket notation: a key "A"
-// becomes "prefix[A]" and a key "A[b]" becomes "prefix[A][b]".
-func Nest(dst url.Values, prefix string, src url.Values) {
-	for k, vals := range src {
-		name, rest, found := strings.Cut(k, "[")
-		if found {
-			rest = "[" + rest
-		}
-		dst[prefix+"["+name+"]"+rest] = vals
-	}
 }
 
 // CustomFieldPrefix starts the key of every custom field value: CustomField<id>.

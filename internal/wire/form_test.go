@@ -133,62 +133,6 @@ func TestValuesErrors(t *testing.T) {
 	assert.EqualError(t, err, "encoding parameters: encoder failed")
 }
 
-func TestNest(t *testing.T) {
-	t.Parallel()
-	dst := url.Values{"Other": {"kept"}}
-	Nest(dst, "Subscriber", url.Values{
-		"EmailAddress":      {"a@b.c"},
-		"CustomField[7]":    {"x"},
-		"Lists[]":           {"1", "2"},
-		"Deep[a][b]":        {"y"},
-		"Fields[CustomF 3]": {"z"},
-	})
-	assert.Equal(t, url.Values{
-		"Other":                         {"kept"},
-		"Subscriber[EmailAddress]":      {"a@b.c"},
-		"Subscriber[CustomField][7]":    {"x"},
-		"Subscriber[Lists][]":           {"1", "2"},
-		"Subscriber[Deep][a][b]":        {"y"},
-		"Subscriber[Fields][CustomF 3]": {"z"},
-	}, dst)
-	assert.Equal(t, "Other=kept"+
-		"&Subscriber%5BCustomField%5D%5B7%5D=x"+
-		"&Subscriber%5BDeep%5D%5Ba%5D%5Bb%5D=y"+
-		"&Subscriber%5BEmailAddress%5D=a%40b.c"+
-		"&Subscriber%5BFields%5D%5BCustomF+3%5D=z"+
-		"&Subscriber%5BLists%5D%5B%5D=1&Subscriber%5BLists%5D%5B%5D=2", dst.Encode())
-
-	empty := url.Values{"a": {"1"}}
-	Nest(empty, "P", nil)
-	assert.Equal(t, url.Values{"a": {"1"}}, empty)
-}
-
-// TestNestKeyEndingInBracket: a key with an empty remainder after '[' must keep it; today
-// "A[" becomes "P[A]" and collides with the key "A".
-func TestNestKeyEndingInBracket(t *testing.T) {
-	t.Parallel()
-	dst := url.Values{}
-	Nest(dst, "P", url.Values{"A": {"1"}, "A[": {"2"}})
-	assert.Equal(t, url.Values{"P[A]": {"1"}, "P[A][": {"2"}}, dst)
-}
-
-// TestNestValues nests a struct's form, as a command with a sub-record does.
-func TestNestValues(t *testing.T) {
-	t.Parallel()
-	inner, err := Values(struct {
-		EmailAddress string           `url:"EmailAddress"`
-		Fields       testCustomFields `url:"Fields"`
-		Lists        []int            `url:"Lists,brackets"`
-	}{"a@b.c", testCustomFields{3: "x"}, []int{9}})
-	require.NoError(t, err)
-	form := url.Values{"APIKey": {"k"}}
-	Nest(form, "Subscriber", inner)
-	assert.Equal(t, "APIKey=k"+
-		"&Subscriber%5BEmailAddress%5D=a%40b.c"+
-		"&Subscriber%5BFields%5D%5BCustomField3%5D=x"+
-		"&Subscriber%5BLists%5D%5B%5D=9", form.Encode())
-}
-
 func TestCustomFieldID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

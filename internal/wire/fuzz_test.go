@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -424,40 +422,4 @@ func unnest(prefix, nestedKey string) (string, bool) {
 		return s[:i-1] + s[i:], true
 	}
 	return strings.CutSuffix(s, "]")
-}
-
-// FuzzNest: Nest renames every key reversibly, keeps the values, and the result survives a
-// round trip through the form encoding.
-func FuzzNest(f *testing.F) {
-	f.Add("Subscriber", "EmailAddress", "a@b.c", "Lists[]", "1")
-	f.Add("P", "A[b][c]", "x y", "A", "&=")
-	f.Add("", "", "", "[", "]")
-	f.Add("p[q]", "a]b", "v", "a]b[c", "w")
-	f.Fuzz(func(t *testing.T, prefix, k1, v1, k2, v2 string) {
-		src := url.Values{k1: {v1}}
-		src.Add(k2, v2)
-		dst := url.Values{}
-		Nest(dst, prefix, src)
-		if len(dst) != len(src) {
-			t.Fatalf("Nest(%q, %q) = %q: %d keys from %d", prefix, src, dst, len(dst), len(src))
-		}
-		for k, vals := range dst {
-			orig, ok := unnest(prefix, k)
-			if !ok || !slices.Equal(src[orig], vals) {
-				t.Fatalf("Nest(%q, %q): key %q does not come from a source key (%q)", prefix, src, k, orig)
-			}
-		}
-		back, err := url.ParseQuery(dst.Encode())
-		if err != nil {
-			t.Fatalf("ParseQuery(%q): %v", dst.Encode(), err)
-		}
-		if len(back) != len(dst) {
-			t.Fatalf("round trip of %q gave %q", dst, back)
-		}
-		for k, vals := range dst {
-			if !slices.Equal(back[k], vals) {
-				t.Fatalf("round trip of %q gave %q", dst, back)
-			}
-		}
-	})
 }
