@@ -3,7 +3,6 @@ package sendloop
 import (
 	"context"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -83,7 +82,7 @@ func (a *AccountInfo) UnmarshalJSON(data []byte) error {
 // Get returns the account's details (account.info.get).
 func (s *AccountService) Get(ctx context.Context) (*AccountInfo, error) {
 	info := new(AccountInfo)
-	err := s.client.send(ctx, "account.info.get", transport.Read, nil, func(key, value []byte) error {
+	err := s.client.do(ctx, &apiCall{command: "account.info.get"}, func(key, value []byte) error {
 		if string(key) == "AccountInfo" {
 			return info.UnmarshalJSON(value)
 		}
@@ -141,5 +140,5 @@ func (s *AccountService) Update(ctx context.Context, u AccountUpdate) error {
 	if err != nil {
 		return err
 	}
-	return s.client.sendSecret(ctx, command, transport.Idempotent, form, nil, string(u.NewPassword))
+	return s.client.do(ctx, &apiCall{command: command, form: form, secrets: []string{string(u.NewPassword)}}, nil)
 }

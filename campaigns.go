@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/check"
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -364,7 +363,7 @@ func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (in
 }
 
 func (s *CampaignsService) create(ctx context.Context, command string, form url.Values) (int, error) {
-	return s.client.sendForID(ctx, command, transport.OneShot, form, "CampaignID")
+	return s.client.doForID(ctx, &apiCall{command: command, form: form}, "CampaignID")
 }
 
 // Get returns a campaign. The specification does not show the command's address; this
@@ -376,7 +375,7 @@ func (s *CampaignsService) Get(ctx context.Context, campaignID int) (*Campaign, 
 		return nil, err
 	}
 	var c *Campaign
-	err = s.client.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
 		if string(key) == "Campaign" {
 			c = new(Campaign)
 			return c.UnmarshalJSON(value)
@@ -427,7 +426,7 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 	for k, v := range changes {
 		form[k] = v
 	}
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
 func isEmptyCampaignUpdate(u CampaignUpdate) bool {
@@ -446,7 +445,7 @@ func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 	if err != nil {
 		return err
 	}
-	err = s.client.send(ctx, command, transport.Idempotent, form, nil)
+	err = s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 	if answer, ok := alreadyDone(err, ErrNotFound); ok {
 		err = settleRetry(command, answer, func() error {
 			_, err := s.Get(ctx, campaignID)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -270,7 +269,7 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	if err != nil {
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
-	resp, err := c.post(ctx, command, format, class, c.encodeForm(form))
+	resp, err := c.roundTrip(ctx, &apiCall{command: command, form: form, format: format, class: &class})
 	if err != nil {
 		return nil, err
 	}
@@ -296,122 +295,4 @@ func checkCommand(command string) error {
 		}
 	}
 	return nil
-}
-
-// commandClasses holds the retry class of every write the specification shows, each
-// decided from the command's effect in the specification; Call uses it, and infers reads
-// from their names. (People.Track, not a v3 command, is one-shot: each call records a
-// session.)
-var commandClasses = map[string]transport.Class{
-	// Each call makes a new list or campaign: a repeat would make a second one.
-	"list.create": transport.OneShot, "campaign.create": transport.OneShot,
-	// Setting fields to given values: a repeat sets the same values.
-	"account.info.update": transport.Idempotent, "list.update": transport.Idempotent,
-	"list.settings.update": transport.Idempotent, "subscriber.update": transport.Idempotent,
-	"campaign.update": transport.Idempotent,
-	// A repeat is answered "already exists" (125) or "not subscribed" (127, 106), which the
-	// typed methods settle with a read-back (see ErrOutcomeUnknown).
-	"subscriber.subscribe": transport.Idempotent, "subscriber.unsubscribe": transport.Idempotent,
-	"campaign.delete": transport.Idempotent,
-	// Rows already in the list come back as duplicates; an address already suppressed stays
-	// suppressed once.
-	"subscriber.import": transport.Idempotent, "suppression.list.add": transport.Idempotent,
-}
-
-// classOf gives the retry class of a command for Call: the table above for known writes,
-// read for names that say so, and one-shot for anything else, so that an unknown command
-// that creates something is never sent twice.
-func classOf(command string) transport.Class {
-	name := strings.ToLower(command)
-	if class, ok := commandClasses[name]; ok {
-		return class
-	}
-	switch {
-	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "data."),
-		strings.HasPrefix(name, "export."), strings.HasPrefix(name, "system."):
-		return transport.Read
-	}
-	switch name[strings.LastIndexByte(name, '.')+1:] {
-	case "get", "getlist", "browse", "search":
-		return transport.Read
-	}
-	return transport.OneShot
-}
-
-// sendForID sends a command whose answer carries the ID of what it made under key, and
-// refuses an answer without one: a caller told "0" could neither use it nor safely retry.
-func (c *Client) sendForID(ctx context.Context, command string, class transport.Class, form url.Values, key string) (int, error) {
-	id := 0
-	err := c.send(ctx, command, class, form, func(k, value []byte) (err error) {
-		if string(k) == key {
-			id, err = wire.Int(value)
-		}
-		return err
-	})
-	if err == nil && id <= 0 {
-		err = fmt.Errorf("sendloop: %s: the answer carries no %s", command, key)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return id, nil
-}
-
-// encodeForm returns form with the API key added, encoded with sorted keys.
-func (c *Client) encodeForm(form url.Values) []byte {
-	if form == nil {
-		form = url.Values{}
-	}
-	form.Set("APIKey", c.key())
-	return []byte(form.Encode())
-}
-
-// post sends a v3 command whose form body, API key included, is already encoded.
-func (c *Client) post(ctx context.Context, command string, format Format, class transport.Class, body []byte) (*transport.Response, error) {
-	if ctx == nil {
-		return nil, errors.New("sendloop: nil context")
-	}
-	return c.transport.Do(ctx, &transport.Request{
-		Command:     command,
-		Class:       class,
-		Method:      http.MethodPost,
-		URL:         c.baseURL + "/api/v3/" + command + "/" + string(format),
-		Body:        body,
-		ContentType: "application/x-www-form-urlencoded",
-	})
-}
-
-// send posts a command and decodes its JSON envelope, handing every member other than the
-// envelope's own to decode (which may be nil).
-func (c *Client) send(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error) error {
-	return c.sendSecret(ctx, command, class, form, decode)
-}
-
-// sendSecret is send for a command whose parameters hold secrets of their own (a new
-// password): they are removed from any error, like the key.
-func (c *Client) sendSecret(ctx context.Context, command string, class transport.Class, form url.Values, decode func(key, value []byte) error, secrets ...string) error {
-	resp, err := c.post(ctx, command, FormatJSON, class, c.encodeForm(form))
-	if err != nil {
-		return err
-	}
-	red := c.transport.Redactor()
-	if len(secrets) > 0 {
-		red = red.With(secrets...)
-	}
-	return c.readAnswer(resp, answer{command: command, decode: decode, red: red})
-}
-
-// appendKeyParam appends the APIKey parameter, for bodies encoded by hand.
-func (c *Client) appendKeyParam(b []byte) []byte {
-	b = append(b, "APIKey="...)
-	return wire.AppendQueryEscape(b, c.key())
-}
-
-// sendEncoded is send for a body the caller encoded, key included (appendKeyParam).
-func (c *Client) sendEncoded(ctx context.Context, command string, class transport.Class, body []byte, decode func(key, value []byte) error) error {
-	resp, err := c.post(ctx, command, FormatJSON, class, body)
-	if err != nil {
-		return err
-	}
-	return c.decodeEnvelope(command, resp, decode)
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -253,7 +252,7 @@ func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command 
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
 	var out []T
-	err = c.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+	err = c.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
 		if string(key) != "Data" {
 			return nil
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -185,7 +184,7 @@ func (s *ExportsService) Bounces(ctx context.Context, bounceType BounceType) ([]
 // exportItems sends an export command and decodes the array in its member named member.
 func exportItems[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, form url.Values, member string) ([]T, error) {
 	var out []T
-	err := c.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+	err := c.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
 		if string(key) != member {
 			return nil
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -188,7 +187,7 @@ func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) 
 		return 0, err
 	}
 	form := url.Values{"Name": {name}, "OptInMode": {string(mode)}}
-	return s.client.sendForID(ctx, command, transport.OneShot, form, "ListID")
+	return s.client.doForID(ctx, &apiCall{command: command, form: form}, "ListID")
 }
 
 // ListUpdate holds the changes for Lists.Update; empty fields are left unchanged.
@@ -221,7 +220,7 @@ func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) err
 		return err
 	}
 	form.Set("ListID", strconv.Itoa(listID))
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
 // Get returns a list (list.get); with withCustomFields, its custom fields too, which the
@@ -238,7 +237,7 @@ func (s *ListsService) Get(ctx context.Context, listID int, withCustomFields boo
 	}
 	l := new(List)
 	var fields []CustomField
-	err := s.client.send(ctx, command, transport.Read, form, func(key, value []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) (err error) {
 		switch string(key) {
 		case "List":
 			err = l.UnmarshalJSON(value)
@@ -260,7 +259,7 @@ func (s *ListsService) Get(ctx context.Context, listID int, withCustomFields boo
 // count of active subscribers (list.getlist).
 func (s *ListsService) List(ctx context.Context) ([]List, error) {
 	var lists []List
-	err := s.client.send(ctx, "list.getlist", transport.Read, nil, func(key, value []byte) error {
+	err := s.client.do(ctx, &apiCall{command: "list.getlist"}, func(key, value []byte) error {
 		if string(key) != "Lists" {
 			return nil
 		}
@@ -346,7 +345,7 @@ func (s *ListsService) Settings(ctx context.Context, listID int) (*ListSettings,
 		return nil, err
 	}
 	out := new(ListSettings)
-	err := s.client.send(ctx, command, transport.Read, listForm(listID), func(key, value []byte) error {
+	err := s.client.do(ctx, &apiCall{command: command, form: listForm(listID)}, func(key, value []byte) error {
 		if string(key) == "ListSettings" {
 			return out.UnmarshalJSON(value)
 		}
@@ -421,5 +420,5 @@ func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSet
 		return err
 	}
 	form.Set("ListID", strconv.Itoa(listID))
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }

@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -102,7 +99,7 @@ func (p *Person) UnmarshalJSON(data []byte) error {
 // the request surely did not reach the service (a dial error, 429, 503); a track whose
 // answer was lost fails with an error matching ErrOutcomeUnknown.
 func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
-	const command = "person.track"
+	const command = personTrack
 	if err := requireParams(command, []string{"user_id", p.UserID, "email", p.Email}); err != nil {
 		return err
 	}
@@ -114,15 +111,7 @@ func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
 		}
 		form.Set("extrainfo", extra)
 	}
-	form.Set("APIKey", s.client.key())
-	return s.do(ctx, &transport.Request{
-		Command:     command,
-		Class:       transport.OneShot,
-		Method:      http.MethodPost,
-		URL:         s.client.baseURL + "/api/v4/person.json",
-		Body:        []byte(form.Encode()),
-		ContentType: "application/x-www-form-urlencoded",
-	}, nil)
+	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
 // encodeExtraInfo writes the attributes as one JSON object with sorted keys, leaving <, >
@@ -140,13 +129,12 @@ func encodeExtraInfo(extra map[string]string) (string, error) {
 // Get returns a tracked person (GET {base}/api/v3/person.json?user_id=…). A blank userID is
 // refused before sending with ErrMissingParameters.
 func (s *PeopleService) Get(ctx context.Context, userID string) (*Person, error) {
-	const command = "person.get"
-	req, err := s.query(command, transport.Read, "/api/v3/person.json", userID)
-	if err != nil {
+	const command = personGet
+	if err := requireParams(command, []string{"user_id", userID}); err != nil {
 		return nil, err
 	}
 	var p *Person
-	err = s.do(ctx, req, func(key, value []byte) error {
+	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"user_id": {userID}}}, func(key, value []byte) error {
 		if string(key) == "Person" {
 			p = new(Person)
 			return p.UnmarshalJSON(value)
@@ -166,42 +154,14 @@ func (s *PeopleService) Get(ctx context.Context, userID string) (*Person, error)
 // trailing slash is what tells it from Get). A blank userID is refused before sending with
 // ErrMissingParameters.
 func (s *PeopleService) Delete(ctx context.Context, userID string) error {
-	const command = "person.delete"
-	req, err := s.query(command, transport.Idempotent, "/api/v3/person.json/", userID)
-	if err != nil {
+	const command = personDelete
+	if err := requireParams(command, []string{"user_id", userID}); err != nil {
 		return err
 	}
-	return s.do(ctx, req, nil)
-}
-
-// query builds a GET for path with the user_id query, authenticated with HTTP Basic.
-func (s *PeopleService) query(command string, class transport.Class, path, userID string) (*transport.Request, error) {
-	if err := requireParams(command, []string{"user_id", userID}); err != nil {
-		return nil, err
-	}
-	return &transport.Request{
-		Command: command,
-		Class:   class,
-		Method:  http.MethodGet,
-		URL:     s.client.baseURL + path + "?" + url.Values{"user_id": {userID}}.Encode(),
-		Header:  http.Header{"Authorization": {"Basic " + s.basicCredential()}},
-	}, nil
+	return s.client.do(ctx, &apiCall{command: command, form: url.Values{"user_id": {userID}}}, nil)
 }
 
 // basicCredential is the key as a Basic user name with an empty password.
-func (s *PeopleService) basicCredential() string {
-	return base64.StdEncoding.EncodeToString([]byte(s.client.key() + ":"))
-}
-
-// do sends a person request and reads its Status envelope, handing every other member to
-// decode (which may be nil).
-func (s *PeopleService) do(ctx context.Context, req *transport.Request, decode func(key, value []byte) error) error {
-	if ctx == nil {
-		return errors.New("sendloop: nil context")
-	}
-	resp, err := s.client.transport.Do(ctx, req)
-	if err != nil {
-		return err
-	}
-	return s.client.readAnswer(resp, answer{command: req.Command, decode: decode, red: s.client.transport.Redactor(), status: true})
+func (c *Client) basicCredential() string {
+	return base64.StdEncoding.EncodeToString([]byte(c.key() + ":"))
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -468,7 +467,7 @@ func (s *ReportsService) statistics(ctx context.Context, command, field string, 
 	if err != nil {
 		return err
 	}
-	return s.client.send(ctx, command, transport.Read, form, func(key, value []byte) error {
+	return s.client.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
 		if string(key) == "Statistics" {
 			return decode(value)
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -192,7 +191,7 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 		return nil, err
 	}
 	res := new(SubscribeResult)
-	err = s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		switch string(key) {
 		case "SubscriberID":
 			res.SubscriberID, err = wire.Int(v)
@@ -252,7 +251,7 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) erro
 	if err := checkEmail(command, "EmailAddress", email); err != nil {
 		return err
 	}
-	err := s.client.send(ctx, command, transport.Idempotent, url.Values{"EmailAddress": {email}}, nil)
+	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, nil)
 	if answer, ok := alreadyDone(err, ErrSubscriberNotFound, ErrNotFound); ok {
 		err = settleRetry(command, answer, func() error {
 			results, err := s.Search(ctx, email)
@@ -305,7 +304,7 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 		return nil, err
 	}
 	sub := new(Subscriber)
-	err = s.client.send(ctx, command, transport.Read, form, func(key, v []byte) error {
+	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) error {
 		if string(key) == "Subscriber" {
 			return sub.UnmarshalJSON(v)
 		}
@@ -360,7 +359,7 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 	if err != nil {
 		return err
 	}
-	return s.client.send(ctx, command, transport.Idempotent, form, nil)
+	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
 // BrowsePageSize is how many subscribers subscriber.browse returns per page.
@@ -392,7 +391,7 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 		return nil, err
 	}
 	var subs []Subscriber
-	err = s.client.send(ctx, command, transport.Read, form, func(key, v []byte) (err error) {
+	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		if string(key) == "Subscribers" {
 			subs, err = decodeSubscribers(v)
 		}
@@ -490,7 +489,7 @@ func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows
 		}
 	}
 	res := new(ImportResult)
-	err := s.client.sendEncoded(ctx, "subscriber.import", transport.Idempotent, b, func(key, v []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: "subscriber.import", body: b}, func(key, v []byte) (err error) {
 		switch string(key) {
 		case "TotalImported":
 			res.Imported, err = wire.Int(v)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -81,7 +80,7 @@ func (s *SubscribersService) Search(ctx context.Context, email string) ([]Search
 		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
 	}
 	var results []SearchResult
-	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) error {
+	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, func(key, v []byte) error {
 		if string(key) != "SearchResults" {
 			return nil
 		}

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -63,7 +62,7 @@ func (s *SuppressionService) List(ctx context.Context, listID int) ([]Suppressio
 		return nil, err
 	}
 	var entries []SuppressionEntry
-	err := s.client.send(ctx, command, transport.Read, listForm(listID), func(key, v []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: command, form: listForm(listID)}, func(key, v []byte) (err error) {
 		if string(key) == "SuppressionList" {
 			entries, err = decodeSuppressionEntries(v)
 		}
@@ -82,7 +81,7 @@ func (s *SuppressionService) Get(ctx context.Context, email string) ([]Suppressi
 		return nil, err
 	}
 	var entries []SuppressionEntry
-	err := s.client.send(ctx, command, transport.Read, url.Values{"EmailAddress": {email}}, func(key, v []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, func(key, v []byte) (err error) {
 		if string(key) == "SuppressionItem" {
 			entries, err = decodeSuppressionEntries(v)
 		}
@@ -108,7 +107,7 @@ func (s *SuppressionService) Add(ctx context.Context, listID int, email string) 
 	}
 	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
 	id := 0
-	err := s.client.send(ctx, command, transport.Idempotent, form, func(key, v []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		if string(key) == "NewSuppressionID" {
 			id, err = wire.Int(v)
 		}
