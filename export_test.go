@@ -3,13 +3,15 @@ package sendloop
 import (
 	"slices"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // CommandTable lists the command table's names (lower case), for the external tests.
 func CommandTable() []string {
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, strings.ToLower(name))
+	var names []string
+	for _, spec := range commands.All() {
+		names = append(names, strings.ToLower(spec.Name))
 	}
 	slices.Sort(names)
 	return names

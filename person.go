@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/wire"
+
+	"github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // PeopleService tracks person profiles: the engagement API's person.json operations.
@@ -99,7 +101,7 @@ func (p *Person) UnmarshalJSON(data []byte) error {
 // the request surely did not reach the service (a dial error, 429, 503); a track whose
 // answer was lost fails with an error matching ErrOutcomeUnknown.
 func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
-	const command = personTrack
+	const command = commands.PersonTrack
 	if err := requireParams(command, []string{"user_id", p.UserID, "email", p.Email}); err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func encodeExtraInfo(extra map[string]string) (string, error) {
 // Get returns a tracked person (GET {base}/api/v3/person.json?user_id=…). A blank userID is
 // refused before sending with ErrMissingParameters.
 func (s *PeopleService) Get(ctx context.Context, userID string) (*Person, error) {
-	const command = personGet
+	const command = commands.PersonGet
 	if err := requireParams(command, []string{"user_id", userID}); err != nil {
 		return nil, err
 	}
@@ -154,7 +156,7 @@ func (s *PeopleService) Get(ctx context.Context, userID string) (*Person, error)
 // trailing slash is what tells it from Get). A blank userID is refused before sending with
 // ErrMissingParameters.
 func (s *PeopleService) Delete(ctx context.Context, userID string) error {
-	const command = personDelete
+	const command = commands.PersonDelete
 	if err := requireParams(command, []string{"user_id", userID}); err != nil {
 		return err
 	}

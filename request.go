@@ -8,103 +8,19 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
-)
-
-// commandSpec is what the package knows of a command it sends.
-type commandSpec struct {
-	// class is the retry class, decided from the command's effect in the specification.
-	class transport.Class
-	// method and path override the v3 address, POST {base}/api/v3/<command>/<format>: the
-	// person operations live elsewhere.
-	method, path string
-}
-
-// commands is the one table of the commands the package sends. Every typed method finds its
-// command here (apiCall.spec refuses one that is missing), Call and CallRaw take a known
-// command's class from it, and a test proves that each one has a typed method, a handler in
-// sendlooptest and a test.
-var commands = map[string]commandSpec{
-	"account.info.get": {class: transport.Read},
-	// Setting fields to given values: a repeat sets the same values.
-	"account.info.update": {class: transport.Idempotent},
-
-	// Each call makes a new list or campaign: a repeat would make a second one.
-	"list.create":          {class: transport.OneShot},
-	"list.update":          {class: transport.Idempotent},
-	"list.get":             {class: transport.Read},
-	"list.getlist":         {class: transport.Read},
-	"list.settings.get":    {class: transport.Read},
-	"list.settings.update": {class: transport.Idempotent},
-
-	"subscriber.browse": {class: transport.Read},
-	"subscriber.get":    {class: transport.Read},
-	"subscriber.search": {class: transport.Read},
-	// Rows already in the list come back as duplicates.
-	"subscriber.import": {class: transport.Idempotent},
-	// A repeat is answered "already exists" (125) or "not subscribed" (127), which the typed
-	// methods settle with a read-back (see ErrOutcomeUnknown).
-	"subscriber.subscribe":   {class: transport.Idempotent},
-	"subscriber.unsubscribe": {class: transport.Idempotent},
-	"subscriber.update":      {class: transport.Idempotent},
-
-	"suppression.list.getlist": {class: transport.Read},
-	"suppression.list.get":     {class: transport.Read},
-	// An address already suppressed stays suppressed once.
-	"suppression.list.add": {class: transport.Idempotent},
-
-	"campaign.create": {class: transport.OneShot},
-	"campaign.get":    {class: transport.Read},
-	"campaign.update": {class: transport.Idempotent},
-	// A repeat is answered "not found" (106), settled with campaign.get.
-	"campaign.delete": {class: transport.Idempotent},
-
-	"report.list.overall":             {class: transport.Read},
-	"report.campaign.overall":         {class: transport.Read},
-	"report.campaign.webbrowserviews": {class: transport.Read},
-	"report.campaign.unsubscriptions": {class: transport.Read},
-	"report.campaign.opens":           {class: transport.Read},
-	"report.campaign.forwards":        {class: transport.Read},
-	"report.campaign.openlocations":   {class: transport.Read},
-	"report.campaign.emailclients":    {class: transport.Read},
-	"report.campaign.bounces":         {class: transport.Read},
-	"report.campaign.spamcomplaints":  {class: transport.Read},
-
-	"data.campaign.unsubscriptions": {class: transport.Read},
-	"data.campaign.openlocations":   {class: transport.Read},
-	"data.campaign.forwards":        {class: transport.Read},
-	"data.campaign.browserviews":    {class: transport.Read},
-	"data.campaign.bounces":         {class: transport.Read},
-
-	"export.unsubscriptions": {class: transport.Read},
-	"export.suppressionlist": {class: transport.Read},
-	"export.spamcomplaints":  {class: transport.Read},
-	"export.bounces":         {class: transport.Read},
-	"system.systemdate.get":  {class: transport.Read},
-	"system.timezones.get":   {class: transport.Read},
-
-	// Each track records a session of the person: a repeat would record a second one.
-	personTrack:  {class: transport.OneShot, method: http.MethodPost, path: "/api/v4/person.json"},
-	personGet:    {class: transport.Read, method: http.MethodGet, path: "/api/v3/person.json"},
-	personDelete: {class: transport.Idempotent, method: http.MethodGet, path: "/api/v3/person.json/"},
-}
-
-// The person operations, as named in errors, logs and the command table.
-const (
-	personTrack  = "person.track"
-	personGet    = "person.get"
-	personDelete = "person.delete"
 )
 
 // classOf gives the retry class of a command for Call: the table's for a known command,
 // read for names that say so, and one-shot for anything else, so that an unknown command
 // that creates something is never sent twice.
 func classOf(command string) transport.Class {
-	name := strings.ToLower(command)
-	if spec, ok := commands[name]; ok {
-		return spec.class
+	if spec, ok := commands.Lookup(command); ok {
+		return spec.Class
 	}
+	name := strings.ToLower(command)
 	switch {
 	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "data."),
 		strings.HasPrefix(name, "export."), strings.HasPrefix(name, "system."):
@@ -117,7 +33,8 @@ func classOf(command string) transport.Class {
 	return transport.OneShot
 }
 
-// apiCall is one command to send. Every typed method, Call and CallRaw send through
+// apiCall is one command to send; internal/commands holds the table every command is found
+// in (a typed method's command missing from it is refused). Every typed method, Call and CallRaw send through
 // Client.do (or, for an answer in xml or php, Client.roundTrip).
 type apiCall struct {
 	command string
@@ -137,10 +54,10 @@ type apiCall struct {
 
 // request builds the transport request of a call.
 func (c *Client) request(call *apiCall) (*transport.Request, error) {
-	spec, known := commands[strings.ToLower(call.command)]
+	spec, known := commands.Lookup(call.command)
 	switch {
 	case call.class != nil:
-		spec.class = *call.class
+		spec.Class = *call.class
 	case !known:
 		// A typed method whose command is not in the table: a bug of this package.
 		return nil, fmt.Errorf("sendloop: %s: the command is missing from the command table", call.command)
@@ -151,12 +68,12 @@ func (c *Client) request(call *apiCall) (*transport.Request, error) {
 	}
 	req := &transport.Request{
 		Command: call.command,
-		Class:   spec.class,
+		Class:   spec.Class,
 		Method:  http.MethodPost,
 		URL:     c.baseURL + "/api/v3/" + call.command + "/" + string(format),
 	}
-	if spec.path != "" {
-		req.Method, req.URL = spec.method, c.baseURL+spec.path
+	if spec.Path != "" {
+		req.Method, req.URL = spec.Method, c.baseURL+spec.Path
 	}
 	switch {
 	case req.Method == http.MethodGet:
@@ -193,8 +110,8 @@ func (c *Client) do(ctx context.Context, call *apiCall, decode func(key, value [
 	if len(call.secrets) > 0 {
 		red = red.With(call.secrets...)
 	}
-	spec := commands[strings.ToLower(call.command)]
-	return c.readAnswer(resp, answer{command: call.command, decode: decode, red: red, status: spec.path != ""})
+	spec, _ := commands.Lookup(call.command)
+	return c.readAnswer(resp, answer{command: call.command, decode: decode, red: red, status: spec.Path != ""})
 }
 
 // doForID sends a create whose answer carries the ID of what it made under key, and

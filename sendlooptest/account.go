@@ -24,9 +24,10 @@ func newAccount(now time.Time) account {
 	}
 }
 
-func init() {
-	register("account.info.get", nil, accountInfoGet)
-	register("account.info.update", nil, accountInfoUpdate)
+// accountHandlers are the handlers of account commands; dispatch pairs them with the command table.
+var accountHandlers = map[string]handler{
+	"account.info.get":    accountInfoGet,
+	"account.info.update": accountInfoUpdate,
 }
 
 func accountInfoGet(c *call) (object, *apiError) {

@@ -42,12 +42,13 @@ type campaigns struct {
 	nextID int
 }
 
-func init() {
+// campaignsHandlers are the handlers of campaigns commands; dispatch pairs them with the command table.
+var campaignsHandlers = map[string]handler{
 	// campaign.create's required parameters depend on its Version: the handler checks them.
-	register("campaign.create", nil, campaignCreate)
-	register("campaign.get", []string{"CampaignID"}, campaignGet)
-	register("campaign.update", []string{"CampaignID"}, campaignUpdate)
-	register("campaign.delete", []string{"CampaignID"}, campaignDelete)
+	"campaign.create": campaignCreate,
+	"campaign.get":    campaignGet,
+	"campaign.update": campaignUpdate,
+	"campaign.delete": campaignDelete,
 }
 
 func missingParams(fields ...string) *apiError {

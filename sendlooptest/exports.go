@@ -5,11 +5,12 @@ import (
 	"strings"
 )
 
-func init() {
-	register("export.unsubscriptions", nil, exportUnsubscriptions)
-	register("export.suppressionlist", nil, exportSuppressionList)
-	register("export.spamcomplaints", nil, exportSpamComplaints)
-	register("export.bounces", []string{"BounceType"}, exportBounces)
+// exportsHandlers are the handlers of exports commands; dispatch pairs them with the command table.
+var exportsHandlers = map[string]handler{
+	"export.unsubscriptions": exportUnsubscriptions,
+	"export.suppressionlist": exportSuppressionList,
+	"export.spamcomplaints":  exportSpamComplaints,
+	"export.bounces":         exportBounces,
 }
 
 // exportUnsubscriptions lists the unsubscribed members of one list (ListID) or of every

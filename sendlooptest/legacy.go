@@ -36,10 +36,6 @@ const (
 // maxLegacyDays bounds the Days of Chart.ListActivity, ten years.
 const maxLegacyDays = 3660
 
-func init() {
-	registerRoute(LegacyPath, route{name: legacyName, serve: (*Server).serveLegacy})
-}
-
 // legacyInput is a legacy request as the fake read it: the key, the command, and the
 // other parameters under their bare names in bracket notation (Fields[EmailAddress]).
 type legacyInput struct {
@@ -269,22 +265,24 @@ type legacyCommand struct {
 }
 
 // legacyCommands are the commands the fake simulates, by lower-case name.
-var legacyCommands = map[string]legacyCommand{}
+var legacyCommands = legacyTable(
+	legacyCommand{"Subscriber.Add", legacySubscriberAdd},
+	legacyCommand{"Subscriber.Unsubscribe", legacySubscriberUnsubscribe},
+	legacyCommand{"Chart.ListActivity", legacyChartListActivity},
+	legacyCommand{"Media.Upload", legacyMediaUpload},
+	legacyCommand{"Media.Browse", legacyMediaBrowse},
+	legacyCommand{"Subscriber.Get", legacySubscriberGet},
+	legacyCommand{"Subscribers.Get", legacySubscribersGet},
+	legacyCommand{"Subscriber.Update", legacySubscriberUpdate},
+	legacyCommand{"Subscriber.Delete", legacySubscriberDelete},
+)
 
-func registerLegacy(name string, run func(c *legacyCall) (object, *legacyFailure)) {
-	legacyCommands[strings.ToLower(name)] = legacyCommand{name: name, run: run}
-}
-
-func init() {
-	registerLegacy("Subscriber.Add", legacySubscriberAdd)
-	registerLegacy("Subscriber.Unsubscribe", legacySubscriberUnsubscribe)
-	registerLegacy("Chart.ListActivity", legacyChartListActivity)
-	registerLegacy("Media.Upload", legacyMediaUpload)
-	registerLegacy("Media.Browse", legacyMediaBrowse)
-	registerLegacy("Subscriber.Get", legacySubscriberGet)
-	registerLegacy("Subscribers.Get", legacySubscribersGet)
-	registerLegacy("Subscriber.Update", legacySubscriberUpdate)
-	registerLegacy("Subscriber.Delete", legacySubscriberDelete)
+func legacyTable(all ...legacyCommand) map[string]legacyCommand {
+	out := make(map[string]legacyCommand, len(all))
+	for _, c := range all {
+		out[strings.ToLower(c.name)] = c
+	}
+	return out
 }
 
 // legacyListed are the function names the service lists without detail that the fake does

@@ -68,13 +68,14 @@ func (ls *lists) sorted() []*list {
 	return out
 }
 
-func init() {
-	register("list.create", []string{"Name", "OptInMode"}, listCreate)
-	register("list.update", []string{"ListID"}, listUpdate)
-	register("list.get", []string{"ListID", "GetCustomFields"}, listGet)
-	register("list.getlist", nil, listGetList)
-	register("list.settings.get", []string{"ListID"}, listSettingsGet)
-	register("list.settings.update", []string{"ListID"}, listSettingsUpdate)
+// listsHandlers are the handlers of lists commands; dispatch pairs them with the command table.
+var listsHandlers = map[string]handler{
+	"list.create":          listCreate,
+	"list.update":          listUpdate,
+	"list.get":             listGet,
+	"list.getlist":         listGetList,
+	"list.settings.get":    listSettingsGet,
+	"list.settings.update": listSettingsUpdate,
 }
 
 func optInMode(v string) (string, bool) {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // person is a tracked person profile. Extra attributes keep the order they were first
@@ -32,16 +34,10 @@ var personKeys = []string{"User ID", "Email Address", "Entry Date", "Last Seen D
 
 // The person operations, as named in the request log, the counters and faults.
 const (
-	personTrack  = "person.track"
-	personGet    = "person.get"
-	personDelete = "person.delete"
+	personTrack  = cmdtable.PersonTrack
+	personGet    = cmdtable.PersonGet
+	personDelete = cmdtable.PersonDelete
 )
-
-func init() {
-	registerRoute("/api/v4/person.json", personRoute(personTrack, http.MethodPost))
-	registerRoute("/api/v3/person.json", personRoute(personGet, http.MethodGet))
-	registerRoute("/api/v3/person.json/", personRoute(personDelete, http.MethodGet))
-}
 
 func personRoute(name, method string) route {
 	return route{

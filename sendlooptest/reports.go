@@ -362,35 +362,36 @@ func (cs *campaigns) sorted() []*campaign {
 	return out
 }
 
-func init() {
-	register("report.list.overall", []string{"ListID"}, reportListOverall)
-	register("report.campaign.overall", []string{"CampaignID"}, reportCampaignOverall)
-	register("report.campaign.webbrowserviews", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+// reportsHandlers are the handlers of reports commands; dispatch pairs them with the command table.
+var reportsHandlers = map[string]handler{
+	"report.list.overall":     reportListOverall,
+	"report.campaign.overall": reportCampaignOverall,
+	"report.campaign.webbrowserviews": campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(st.activityOf(camp.ID, EventBrowserView), false)
-	}))
-	register("report.campaign.unsubscriptions", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.unsubscriptions": campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(st.activityOf(camp.ID, EventUnsubscription), true)
-	}))
-	register("report.campaign.opens", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.opens": campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventOpen)), false)
-	}))
-	register("report.campaign.forwards", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.forwards": campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventForward)), false)
-	}))
-	register("report.campaign.spamcomplaints", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.spamcomplaints": campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventSpamComplaint)), false)
-	}))
-	register("report.campaign.openlocations", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.openlocations": campaignReport(func(camp *campaign, st *state) any {
 		return groupedCounts(camp.windowed(st.activityOf(camp.ID, EventOpen)), func(a *activity) (string, string, bool) {
 			return a.Country, a.City, a.Country != ""
 		})
-	}))
-	register("report.campaign.emailclients", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.emailclients": campaignReport(func(camp *campaign, st *state) any {
 		return groupedCounts(camp.windowed(st.activityOf(camp.ID, EventOpen)), func(a *activity) (string, string, bool) {
 			return a.EmailClient, a.ClientVersion, a.EmailClient != ""
 		})
-	}))
-	register("report.campaign.bounces", []string{"CampaignID"}, campaignReport(func(camp *campaign, st *state) any {
+	}),
+	"report.campaign.bounces": campaignReport(func(camp *campaign, st *state) any {
 		n := countActivity(camp.windowed(st.activityOf(camp.ID, EventHardBounce, EventSoftBounce)))
 		bounced := map[*subscriber]bool{}
 		for _, a := range camp.windowed(st.activityOf(camp.ID, EventHardBounce, EventSoftBounce)) {
@@ -398,13 +399,12 @@ func init() {
 		}
 		return object{{"Hard", n.unique[EventHardBounce]}, {"Soft", n.unique[EventSoftBounce]},
 			{"Not Bounced", len(camp.recipients) - len(bounced)}}
-	}))
-
-	register("data.campaign.unsubscriptions", []string{"CampaignID"}, campaignData(EventUnsubscription, func(a *activity) object {
+	}),
+	"data.campaign.unsubscriptions": campaignData(EventUnsubscription, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"UnsubscriptionDate", a.at.UTC().Format(dateTimeLayout)}, {"Channel", a.Channel}}
-	}))
-	register("data.campaign.openlocations", []string{"CampaignID"}, campaignData(EventOpen, func(a *activity) object {
+	}),
+	"data.campaign.openlocations": campaignData(EventOpen, func(a *activity) object {
 		if a.Country == "" {
 			return nil
 		}
@@ -413,19 +413,19 @@ func init() {
 			{"Latitude", strconv.FormatFloat(a.Latitude, 'f', -1, 64)},
 			{"Longtitude", strconv.FormatFloat(a.Longitude, 'f', -1, 64)}, // the service's spelling
 			{"ContentCode", a.ContentCode}}
-	}))
-	register("data.campaign.forwards", []string{"CampaignID"}, campaignData(EventForward, func(a *activity) object {
+	}),
+	"data.campaign.forwards": campaignData(EventForward, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ForwardDate", a.at.UTC().Format(dateTimeLayout)}}
-	}))
-	register("data.campaign.browserviews", []string{"CampaignID"}, campaignData(EventBrowserView, func(a *activity) object {
+	}),
+	"data.campaign.browserviews": campaignData(EventBrowserView, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ViewDate", a.at.UTC().Format(dateTimeLayout)}}
-	}))
-	register("data.campaign.bounces", []string{"CampaignID"}, campaignData(EventHardBounce, func(a *activity) object {
+	}),
+	"data.campaign.bounces": campaignData(EventHardBounce, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"BounceType", bounceName(a.Kind)}, {"BounceDate", a.at.UTC().Format(dateTimeLayout)}}
-	}, EventSoftBounce))
+	}, EventSoftBounce),
 }
 
 func bounceName(k CampaignEventKind) string {

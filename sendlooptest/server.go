@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // Server is an in-memory fake of the service on a loopback address. Its methods are safe
@@ -281,11 +284,35 @@ type command struct {
 	run      handler
 }
 
-// commands holds every v3 command, keyed by lower-case name; each file registers its own.
-var commands = map[string]command{}
+// commands holds every v3 command, keyed by lower-case name: the SDK's command table
+// (internal/commands: spelling and required parameters) paired with the handlers each file
+// declares. A command of the table without a handler, or a handler without a command,
+// stops the package from loading: the two cannot drift apart.
+var commands = dispatch(accountHandlers, listsHandlers, subscribersHandlers, suppressionHandlers,
+	campaignsHandlers, reportsHandlers, exportsHandlers, systemHandlers)
 
-func register(name string, required []string, run handler) {
-	commands[strings.ToLower(name)] = command{name: name, required: required, run: run}
+func dispatch(sets ...map[string]handler) map[string]command {
+	handlers := map[string]handler{}
+	for _, set := range sets {
+		maps.Copy(handlers, set)
+	}
+	out := map[string]command{}
+	for _, spec := range cmdtable.All() {
+		if spec.Path != "" {
+			continue // served by its own route (the person operations)
+		}
+		key := strings.ToLower(spec.Name)
+		run, ok := handlers[key]
+		if !ok {
+			panic("sendlooptest: no handler for " + spec.Name)
+		}
+		delete(handlers, key)
+		out[key] = command{name: spec.Name, required: spec.Required, run: run}
+	}
+	for name := range handlers {
+		panic("sendlooptest: a handler for " + name + ", which the command table lacks")
+	}
+	return out
 }
 
 var formats = map[string]bool{"json": true, "xml": true, "php": true}
@@ -300,10 +327,17 @@ type route struct {
 	serve func(s *Server, w http.ResponseWriter, r *http.Request, form url.Values, fault *Fault)
 }
 
-// routes holds the extra addresses, by exact path.
-var routes = map[string]route{}
-
-func registerRoute(path string, rt route) { routes[path] = rt }
+// routes holds the extra addresses, by exact path: the legacy endpoint, and the person
+// operations at the addresses the command table gives them.
+var routes = func() map[string]route {
+	out := map[string]route{LegacyPath: {name: legacyName, serve: (*Server).serveLegacy}}
+	for _, spec := range cmdtable.All() {
+		if spec.Path != "" {
+			out[spec.Path] = personRoute(spec.Name, spec.Method)
+		}
+	}
+	return out
+}()
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)

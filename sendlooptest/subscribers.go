@@ -194,14 +194,15 @@ func fieldsParam(form map[string][]string, prefix string) (map[int]string, bool)
 	return fields, true
 }
 
-func init() {
-	register("subscriber.subscribe", []string{"EmailAddress", "ListID", "SubscriptionIP"}, subscriberSubscribe)
-	register("subscriber.unsubscribe", []string{"EmailAddress"}, subscriberUnsubscribe)
-	register("subscriber.get", []string{"ListID"}, subscriberGet)
-	register("subscriber.update", []string{"ListID"}, subscriberUpdate)
-	register("subscriber.search", []string{"EmailAddress"}, subscriberSearch)
-	register("subscriber.browse", []string{"ListID"}, subscriberBrowse)
-	register("subscriber.import", []string{"ListID", "Subscribers"}, subscriberImport)
+// subscribersHandlers are the handlers of subscribers commands; dispatch pairs them with the command table.
+var subscribersHandlers = map[string]handler{
+	"subscriber.subscribe":   subscriberSubscribe,
+	"subscriber.unsubscribe": subscriberUnsubscribe,
+	"subscriber.get":         subscriberGet,
+	"subscriber.update":      subscriberUpdate,
+	"subscriber.search":      subscriberSearch,
+	"subscriber.browse":      subscriberBrowse,
+	"subscriber.import":      subscriberImport,
 }
 
 func subscriberSubscribe(c *call) (object, *apiError) {

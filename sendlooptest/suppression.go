@@ -42,10 +42,11 @@ func (st *state) suppress(listID int, email, kind string) *suppression {
 	return e
 }
 
-func init() {
-	register("suppression.list.getlist", []string{"ListID"}, suppressionGetList)
-	register("suppression.list.get", []string{"EmailAddress"}, suppressionGet)
-	register("suppression.list.add", []string{"ListID", "EmailAddress"}, suppressionAdd)
+// suppressionHandlers are the handlers of suppression commands; dispatch pairs them with the command table.
+var suppressionHandlers = map[string]handler{
+	"suppression.list.getlist": suppressionGetList,
+	"suppression.list.get":     suppressionGet,
+	"suppression.list.add":     suppressionAdd,
 }
 
 // suppressionListID reads ListID, where 0 means global.

@@ -20,12 +20,13 @@ func knownZone(name string) bool { return slices.Contains(timeZones, name) }
 // systemTimeZone is the zone of the fake's clock.
 const systemTimeZone = "UTC"
 
-func init() {
-	register("System.SystemDate.Get", nil, func(c *call) (object, *apiError) {
+// systemHandlers are the handlers of system commands; dispatch pairs them with the command table.
+var systemHandlers = map[string]handler{
+	"system.systemdate.get": func(c *call) (object, *apiError) {
 		return object{{"SystemDate", c.now.UTC().Format(dateTimeLayout)}, {"SystemTimeZone", systemTimeZone}}, nil
-	})
+	},
 	// The service's answer is not shown; the fake sends a plain list of zone names.
-	register("system.timezones.Get", nil, func(*call) (object, *apiError) {
+	"system.timezones.get": func(*call) (object, *apiError) {
 		return object{{"TimeZones", slices.Clone(timeZones)}}, nil
-	})
+	},
 }
