@@ -39,7 +39,7 @@ func benchList(b *testing.B) (*sendloop.Client, *sendlooptest.Server, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	id, err := c.Lists.Create(context.Background(), "bench", sendloop.OptInSingle)
+	id, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "bench", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -80,10 +80,10 @@ func TestBrokenBodyIsPartOfTheAttempt(t *testing.T) {
 			return err
 		}, true},
 		{"idempotent write", `{"Success":true}`, func(ctx context.Context, c *sendloop.Client) error {
-			return c.Lists.Update(ctx, 1, sendloop.ListUpdate{Name: "N"})
+			return c.Lists.Update(ctx, 1, sendloop.ListUpdateParams{Name: "N"})
 		}, true},
 		{"one-shot write", `{"Success":true,"ListID":"7"}`, func(ctx context.Context, c *sendloop.Client) error {
-			_, err := c.Lists.Create(ctx, "L", sendloop.OptInSingle)
+			_, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 			return err
 		}, false},
 	}

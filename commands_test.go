@@ -19,14 +19,14 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return w.c.Account.Update(ctx, sendloop.AccountUpdate{City: "Izmir"})
 	},
 	"list.create": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Lists.Create(ctx, "L", sendloop.OptInSingle)
+		_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 		return err
 	},
 	"list.update": func(ctx context.Context, w *writeWorld) error {
-		return w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdate{Name: "N"})
+		return w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdateParams{Name: "N"})
 	},
 	"list.get": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Lists.Get(ctx, w.listID, true)
+		_, err := w.c.Lists.Get(ctx, w.listID, sendloop.ListGetParams{CustomFields: true})
 		return err
 	},
 	"list.getlist": func(ctx context.Context, w *writeWorld) error { _, err := w.c.Lists.List(ctx); return err },
@@ -35,7 +35,7 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return err
 	},
 	"list.settings.update": func(ctx context.Context, w *writeWorld) error {
-		return w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdate{SubscriptionOptInSubject: sendloop.String("S")})
+		return w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: sendloop.String("S")})
 	},
 	"subscriber.browse": func(ctx context.Context, w *writeWorld) error {
 		_, err := w.c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: w.listID})

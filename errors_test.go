@@ -105,7 +105,7 @@ func TestAPIErrorCountsAttempts(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
 	srv.InjectFault("list.get", sendlooptest.Fault{Status: 503})
-	_, err := c.Lists.Get(context.Background(), 42, false)
+	_, err := c.Lists.Get(context.Background(), 42, sendloop.ListGetParams{CustomFields: false})
 	var apiErr *sendloop.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, sendloop.ErrListNotFound, apiErr.Code)

@@ -15,7 +15,7 @@ func ExampleSubscribersService_Subscribe() {
 	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	ctx := context.Background()
 
-	listID, _ := client.Lists.Create(ctx, "Newsletter", sendloop.OptInDouble)
+	listID, _ := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Newsletter", OptInMode: sendloop.OptInDouble})
 	res, err := client.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{
 		ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.9",
 	})
@@ -39,7 +39,7 @@ func ExampleSubscribersService_ImportAll() {
 	defer srv.Close()
 	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	ctx := context.Background()
-	listID, _ := client.Lists.Create(ctx, "Customers", sendloop.OptInSingle)
+	listID, _ := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Customers", OptInMode: sendloop.OptInSingle})
 	_, _ = srv.Suppress(sendloop.GlobalSuppression, "complained@example.com", "FBL Report")
 
 	// Any iter.Seq works: rows read from a CSV file or a database cursor stream through.
@@ -70,7 +70,7 @@ func ExampleSubscribersService_BrowseIter() {
 	defer srv.Close()
 	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	ctx := context.Background()
-	listID, _ := client.Lists.Create(ctx, "Big list", sendloop.OptInSingle)
+	listID, _ := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Big list", OptInMode: sendloop.OptInSingle})
 	rows := make([]sendloop.ImportSubscriber, 230)
 	for i := range rows {
 		rows[i].EmailAddress = fmt.Sprintf("reader%03d@example.com", i)

@@ -36,18 +36,18 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 		legacy   bool
 	}{
 		{"Lists.Get ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Lists.Get(ctx, id, false)
+			_, err := c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: false})
 			return err
 		}, false, 0, false},
 		{"Lists.Update ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			return c.Lists.Update(ctx, id, sendloop.ListUpdate{Name: "N"})
+			return c.Lists.Update(ctx, id, sendloop.ListUpdateParams{Name: "N"})
 		}, false, 0, false},
 		{"Lists.Settings ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Lists.Settings(ctx, id)
 			return err
 		}, false, 0, false},
 		{"Lists.UpdateSettings ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			return c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdate{SubscriptionOptInSubject: sendloop.String("s")})
+			return c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: sendloop.String("s")})
 		}, false, 0, false},
 		{"Subscribers.Subscribe ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: email, SubscriptionIP: "192.0.2.1"})

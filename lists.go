@@ -173,25 +173,39 @@ func canonicalOptInMode(command string, mode OptInMode) (OptInMode, error) {
 
 func listForm(listID int) url.Values { return url.Values{"ListID": {strconv.Itoa(listID)}} }
 
+// ListCreateParams are the parameters of Lists.Create.
+type ListCreateParams struct {
+	// Name is the list's name (required).
+	Name string
+	// OptInMode is OptInSingle or OptInDouble (required), in any case.
+	OptInMode OptInMode
+}
+
+// validate refuses what the service would, normalising the mode's spelling.
+func (p *ListCreateParams) validate(command string) error {
+	if strings.TrimSpace(p.Name) == "" {
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
+	}
+	mode, err := canonicalOptInMode(command, p.OptInMode)
+	p.OptInMode = mode
+	return err
+}
+
 // Create makes a list and returns its ID (list.create). The mode is required
 // (ErrMissingParameters when empty) and accepted in any case ("double"), sent as the
 // specification writes it. Being a one-shot write, it is retried only when the request
 // surely did not reach the service, so that a retry never makes a second list.
-func (s *ListsService) Create(ctx context.Context, name string, mode OptInMode) (int, error) {
+func (s *ListsService) Create(ctx context.Context, p ListCreateParams) (int, error) {
 	const command = "list.create"
-	if strings.TrimSpace(name) == "" {
-		return 0, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name"}, Reason: "the list needs a name"}
-	}
-	mode, err := canonicalOptInMode(command, mode)
-	if err != nil {
+	if err := p.validate(command); err != nil {
 		return 0, err
 	}
-	form := url.Values{"Name": {name}, "OptInMode": {string(mode)}}
+	form := url.Values{"Name": {p.Name}, "OptInMode": {string(p.OptInMode)}}
 	return s.client.doForID(ctx, &apiCall{command: command, form: form}, "ListID")
 }
 
-// ListUpdate holds the changes for Lists.Update; empty fields are left unchanged.
-type ListUpdate struct {
+// ListUpdateParams holds the changes for Lists.Update; empty fields are left unchanged.
+type ListUpdateParams struct {
 	Name      string    `url:"Name,omitempty"`
 	OptInMode OptInMode `url:"OptInMode,omitempty"`
 }
@@ -200,12 +214,12 @@ type ListUpdate struct {
 //
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
-func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) error {
+func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdateParams) error {
 	const command = "list.update"
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}
-	if u == (ListUpdate{}) {
+	if u == (ListUpdateParams{}) {
 		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
 	}
 	if u.OptInMode != "" {
@@ -223,16 +237,22 @@ func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdate) err
 	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
-// Get returns a list (list.get); with withCustomFields, its custom fields too, which the
-// service sends beside the list.
-func (s *ListsService) Get(ctx context.Context, listID int, withCustomFields bool) (*List, error) {
+// ListGetParams are the parameters of Lists.Get.
+type ListGetParams struct {
+	// CustomFields asks for the list's custom fields too, which the service sends beside the
+	// list. GetCustomFields is required by the service: it is always sent, 1 or 0.
+	CustomFields bool
+}
+
+// Get returns a list (list.get), with its custom fields when p.CustomFields is set.
+func (s *ListsService) Get(ctx context.Context, listID int, p ListGetParams) (*List, error) {
 	const command = "list.get"
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
 	form := listForm(listID)
 	form.Set("GetCustomFields", "0")
-	if withCustomFields {
+	if p.CustomFields {
 		form.Set("GetCustomFields", "1")
 	}
 	l := new(List)
@@ -357,9 +377,9 @@ func (s *ListsService) Settings(ctx context.Context, listID int) (*ListSettings,
 	return out, nil
 }
 
-// ListSettingsUpdate holds the settings to change: nil fields are left as they are, and a
+// ListSettingsUpdateParams holds the settings to change: nil fields are left as they are, and a
 // pointer to "" clears a setting (a webhook URL, say). String makes the pointers.
-type ListSettingsUpdate struct {
+type ListSettingsUpdateParams struct {
 	SubscriptionOptInFromName   *string      `url:"SubscriptionOptInFromName,omitempty"`
 	SubscriptionOptInFromEmail  *string      `url:"SubscriptionOptInFromEmail,omitempty"`
 	SubscriptionOptInSubject    *string      `url:"SubscriptionOptInSubject,omitempty"`
@@ -382,12 +402,12 @@ func String(v string) *string { return &v }
 // that is not http(s).//
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
-func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdate) error {
+func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdateParams) error {
 	const command = "list.settings.update"
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}
-	if u == (ListSettingsUpdate{}) {
+	if u == (ListSettingsUpdateParams{}) {
 		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "no setting to update"}
 	}
 	if a := u.SubscriptionFinalAction; a != nil && *a != FinalActionNothing && *a != FinalActionSendEmail {

@@ -17,12 +17,12 @@ func TestListsCreateGetUpdate(t *testing.T) {
 	c, srv := newTestClient(t)
 	ctx := context.Background()
 
-	id, err := c.Lists.Create(ctx, "Newsletter & Offers", sendloop.OptInDouble)
+	id, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Newsletter & Offers", OptInMode: sendloop.OptInDouble})
 	require.NoError(t, err)
 	assert.Equal(t, 1, id)
 	assert.Equal(t, keyParam(srv)+"&Name=Newsletter+%26+Offers&OptInMode=Double", string(srv.LastRequest().Body))
 
-	l, err := c.Lists.Get(ctx, id, false)
+	l, err := c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: false})
 	require.NoError(t, err)
 	assert.Equal(t, keyParam(srv)+"&GetCustomFields=0&ListID=1", string(srv.LastRequest().Body))
 	assert.Equal(t, 1, l.ListID)
@@ -32,9 +32,9 @@ func TestListsCreateGetUpdate(t *testing.T) {
 	assert.False(t, l.CreatedOn.IsZero())
 	assert.Nil(t, l.CustomFields)
 
-	require.NoError(t, c.Lists.Update(ctx, id, sendloop.ListUpdate{Name: "Offers", OptInMode: sendloop.OptInSingle}))
+	require.NoError(t, c.Lists.Update(ctx, id, sendloop.ListUpdateParams{Name: "Offers", OptInMode: sendloop.OptInSingle}))
 	assert.Equal(t, keyParam(srv)+"&ListID=1&Name=Offers&OptInMode=Single", string(srv.LastRequest().Body))
-	l, err = c.Lists.Get(ctx, id, false)
+	l, err = c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: false})
 	require.NoError(t, err)
 	assert.Equal(t, "Offers", l.Name)
 	assert.Equal(t, sendloop.OptInSingle, l.OptInMode)
@@ -44,14 +44,14 @@ func TestListsGetWithCustomFields(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
 	ctx := context.Background()
-	id, err := c.Lists.Create(ctx, "L", sendloop.OptInSingle)
+	id, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 	require.NoError(t, err)
 	first, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "First name"})
 	require.NoError(t, err)
 	_, err = srv.DefineCustomField(id, sendlooptest.CustomField{Name: "Plan", Type: "Drop down", Options: "free|pro", DefaultValue: "free"})
 	require.NoError(t, err)
 
-	l, err := c.Lists.Get(ctx, id, true)
+	l, err := c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: true})
 	require.NoError(t, err)
 	assert.Equal(t, "1", srv.LastRequest().Form.Get("GetCustomFields"))
 	require.Len(t, l.CustomFields, 2)
@@ -82,8 +82,8 @@ func TestListsList(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, lists, "no list yet: the service's [] decodes as none")
 
-	a, _ := c.Lists.Create(ctx, "A", sendloop.OptInSingle)
-	_, _ = c.Lists.Create(ctx, "B", sendloop.OptInDouble)
+	a, _ := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "A", OptInMode: sendloop.OptInSingle})
+	_, _ = c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "B", OptInMode: sendloop.OptInDouble})
 	for i, email := range []string{"a@example.com", "b@example.com", "c@example.com"} {
 		now = day.AddDate(0, 0, -i%2)
 		_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: a, EmailAddress: email, SubscriptionIP: "192.0.2.1"})
@@ -107,7 +107,7 @@ func TestListsSettings(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
 	ctx := context.Background()
-	id, _ := c.Lists.Create(ctx, "L", sendloop.OptInDouble)
+	id, _ := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInDouble})
 
 	settings, err := c.Lists.Settings(ctx, id)
 	require.NoError(t, err)
@@ -115,7 +115,7 @@ func TestListsSettings(t *testing.T) {
 	assert.Equal(t, "", settings.WebServiceSubscriptionURL)
 
 	action := sendloop.FinalActionSendEmail
-	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdate{
+	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{
 		SubscriptionFinalAction:   &action,
 		SubscriptionFinalSubject:  sendloop.String("Welcome aboard"),
 		WebServiceSubscriptionURL: sendloop.String("https://hooks.example.com/subscribed?token=abc"),
@@ -128,7 +128,7 @@ func TestListsSettings(t *testing.T) {
 	assert.Equal(t, "Welcome aboard", settings.SubscriptionFinalSubject)
 
 	// A pointer to "" clears a setting.
-	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdate{WebServiceSubscriptionURL: sendloop.String("")}))
+	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{WebServiceSubscriptionURL: sendloop.String("")}))
 	settings, err = c.Lists.Settings(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, "", settings.WebServiceSubscriptionURL)
@@ -144,25 +144,25 @@ func TestListsRefusedBeforeSending(t *testing.T) {
 		want    error
 	}{
 		{"create without a name", "list.create", func(c *sendloop.Client) error {
-			_, err := c.Lists.Create(context.Background(), " ", sendloop.OptInSingle)
+			_, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: " ", OptInMode: sendloop.OptInSingle})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"create with an unknown mode", "list.create", func(c *sendloop.Client) error {
-			_, err := c.Lists.Create(context.Background(), "L", "Triple")
+			_, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "L", OptInMode: "Triple"})
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"create without a mode", "list.create", func(c *sendloop.Client) error {
-			_, err := c.Lists.Create(context.Background(), "L", "")
+			_, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "L", OptInMode: ""})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"update to an unknown mode", "list.update", func(c *sendloop.Client) error {
-			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdate{OptInMode: "Triple"})
+			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdateParams{OptInMode: "Triple"})
 		}, sendloop.ErrInvalidParameterValue},
 		{"update nothing", "list.update", func(c *sendloop.Client) error {
-			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdate{})
+			return c.Lists.Update(context.Background(), 1, sendloop.ListUpdateParams{})
 		}, sendloop.ErrMissingParameters},
 		{"get list 0", "list.get", func(c *sendloop.Client) error {
-			_, err := c.Lists.Get(context.Background(), 0, false)
+			_, err := c.Lists.Get(context.Background(), 0, sendloop.ListGetParams{CustomFields: false})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"settings of list -1", "list.settings.get", func(c *sendloop.Client) error {
@@ -170,16 +170,16 @@ func TestListsRefusedBeforeSending(t *testing.T) {
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"unknown final action", "list.settings.update", func(c *sendloop.Client) error {
-			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdate{SubscriptionFinalAction: &bad})
+			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdateParams{SubscriptionFinalAction: &bad})
 		}, sendloop.ErrInvalidParameterValue},
 		{"webhook URL not http", "list.settings.update", func(c *sendloop.Client) error {
-			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdate{WebServiceUnsubscriptionURL: sendloop.String("ftp://x")})
+			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdateParams{WebServiceUnsubscriptionURL: sendloop.String("ftp://x")})
 		}, sendloop.ErrInvalidParameterValue},
 		{"bad from address", "list.settings.update", func(c *sendloop.Client) error {
-			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdate{SubscriptionOptInFromEmail: sendloop.String("nope")})
+			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdateParams{SubscriptionOptInFromEmail: sendloop.String("nope")})
 		}, sendloop.ErrInvalidEmailFormat},
 		{"no settings", "list.settings.update", func(c *sendloop.Client) error {
-			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdate{})
+			return c.Lists.UpdateSettings(context.Background(), 1, sendloop.ListSettingsUpdateParams{})
 		}, sendloop.ErrMissingParameters},
 	}
 	for _, tt := range tests {
@@ -199,9 +199,9 @@ func TestListsServerErrors(t *testing.T) {
 	t.Parallel()
 	c, _ := newTestClient(t)
 	ctx := context.Background()
-	_, err := c.Lists.Get(ctx, 42, false)
+	_, err := c.Lists.Get(ctx, 42, sendloop.ListGetParams{CustomFields: false})
 	require.ErrorIs(t, err, sendloop.ErrListNotFound)
-	require.ErrorIs(t, c.Lists.Update(ctx, 42, sendloop.ListUpdate{Name: "x"}), sendloop.ErrListNotFound)
+	require.ErrorIs(t, c.Lists.Update(ctx, 42, sendloop.ListUpdateParams{Name: "x"}), sendloop.ErrListNotFound)
 	_, err = c.Lists.Settings(ctx, 42)
 	require.ErrorIs(t, err, sendloop.ErrListNotFound)
 }
@@ -212,7 +212,7 @@ func TestCreateWithoutAnIDFails(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{"Success":true}`, `{"foo":1}`, `{"Success":true,"ListID":"0","CampaignID":"","NewSuppressionID":null}`} {
 		c := cannedClient(t, 200, body)
-		_, err := c.Lists.Create(context.Background(), "L", sendloop.OptInSingle)
+		_, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 		require.ErrorContains(t, err, "no ListID", body)
 	}
 }
@@ -221,12 +221,12 @@ func TestListModeNamesInAnyCase(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
 	ctx := context.Background()
-	id, err := c.Lists.Create(ctx, "L", " double ")
+	id, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: " double "})
 	require.NoError(t, err)
 	assert.Contains(t, string(srv.LastRequest().Body), "OptInMode=Double")
-	require.NoError(t, c.Lists.Update(ctx, id, sendloop.ListUpdate{OptInMode: "SINGLE"}))
+	require.NoError(t, c.Lists.Update(ctx, id, sendloop.ListUpdateParams{OptInMode: "SINGLE"}))
 	assert.Contains(t, string(srv.LastRequest().Body), "OptInMode=Single")
-	list, err := c.Lists.Get(ctx, id, false)
+	list, err := c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: false})
 	require.NoError(t, err)
 	assert.Equal(t, sendloop.OptInSingle, list.OptInMode)
 }

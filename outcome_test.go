@@ -32,7 +32,7 @@ func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
 	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL), legacy.WithRetry(legacy.RetryPolicy(fastRetry)))
 	require.NoError(t, err)
 	w := &writeWorld{c: c, lc: lc, member: "member@example.com", outsider: "new@example.com"}
-	w.listID, err = c.Lists.Create(ctx, "News", sendloop.OptInSingle)
+	w.listID, err = c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInSingle})
 	require.NoError(t, err)
 	w.field, err = srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
 	require.NoError(t, err)
@@ -72,15 +72,15 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, w.c.Account.Update(ctx, sendloop.AccountUpdate{City: "Izmir"})
 		}, succeeds, 2, ""},
 		{"list.create", func(ctx context.Context, w *writeWorld) (bool, error) {
-			_, err := w.c.Lists.Create(ctx, "Other", sendloop.OptInDouble)
+			_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInDouble})
 			return false, err
 		}, unknown, 1, ""},
 		{"list.update", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return false, w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdate{Name: "Renamed"})
+			return false, w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdateParams{Name: "Renamed"})
 		}, succeeds, 2, ""},
 		{"list.settings.update", func(ctx context.Context, w *writeWorld) (bool, error) {
 			subject := "Please confirm"
-			return false, w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdate{SubscriptionOptInSubject: &subject})
+			return false, w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: &subject})
 		}, succeeds, 2, ""},
 		{"subscriber.subscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
@@ -200,7 +200,7 @@ func TestOneShotAnsweredByAGatewayIsOutcomeUnknown(t *testing.T) {
 	for _, status := range []int{502, 504} {
 		c, srv := newTestClient(t)
 		srv.InjectFault("list.create", sendlooptest.Fault{Status: status})
-		_, err := c.Lists.Create(context.Background(), "L", sendloop.OptInSingle)
+		_, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown, "HTTP %d", status)
 		var httpErr *sendloop.HTTPError
 		require.ErrorAs(t, err, &httpErr)
@@ -217,7 +217,7 @@ func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
 	srv.InjectFault("list.update", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
 	srv.InjectFault("list.update", sendlooptest.Fault{Status: 503, Times: 10})
 
-	err := w.c.Lists.Update(context.Background(), w.listID, sendloop.ListUpdate{Name: "Renamed"})
+	err := w.c.Lists.Update(context.Background(), w.listID, sendloop.ListUpdateParams{Name: "Renamed"})
 
 	require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
 	var httpErr *sendloop.HTTPError
@@ -240,7 +240,7 @@ func TestReadsNeverReportAnUnknownOutcome(t *testing.T) {
 	w, srv := newWriteWorld(t)
 	srv.InjectFault("list.get", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
 	srv.InjectFault("list.get", sendlooptest.Fault{Status: 503, Times: 10})
-	_, err := w.c.Lists.Get(context.Background(), w.listID, false)
+	_, err := w.c.Lists.Get(context.Background(), w.listID, sendloop.ListGetParams{CustomFields: false})
 	var httpErr *sendloop.HTTPError
 	require.ErrorAs(t, err, &httpErr)
 	assert.NotErrorIs(t, err, sendloop.ErrOutcomeUnknown)

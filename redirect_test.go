@@ -58,7 +58,7 @@ var credentialEntryPoints = []struct {
 }{
 	{"typed v3 command", func(ctx context.Context, c *sendloop.Client) error { _, err := c.Account.Get(ctx); return err }},
 	{"typed v3 write", func(ctx context.Context, c *sendloop.Client) error {
-		_, err := c.Lists.Create(ctx, "L", sendloop.OptInSingle)
+		_, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 		return err
 	}},
 	{"Call", func(ctx context.Context, c *sendloop.Client) error { return c.Call(ctx, "list.getlist", nil, nil) }},

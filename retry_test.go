@@ -187,7 +187,7 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 		executions int
 	}{
 		{"list.create", func(c *sendloop.Client, _ int) error {
-			_, err := c.Lists.Create(ctx, "X", sendloop.OptInSingle)
+			_, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "X", OptInMode: sendloop.OptInSingle})
 			return err
 		}, 1},
 		{"campaign.create", func(c *sendloop.Client, listID int) error {
@@ -201,14 +201,14 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 			return err
 		}, 2},
 		{"list.update", func(c *sendloop.Client, listID int) error {
-			return c.Lists.Update(ctx, listID, sendloop.ListUpdate{Name: "Y"})
+			return c.Lists.Update(ctx, listID, sendloop.ListUpdateParams{Name: "Y"})
 		}, 2},
 		{"suppression.list.add", func(c *sendloop.Client, listID int) error {
 			_, err := c.Suppression.Add(ctx, listID, "s@example.com")
 			return err
 		}, 2},
 		{"list.get", func(c *sendloop.Client, listID int) error {
-			_, err := c.Lists.Get(ctx, listID, false)
+			_, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: false})
 			return err
 		}, 2},
 	}

@@ -20,7 +20,7 @@ import (
 // newList makes a list on the fake and returns its ID.
 func newList(t testing.TB, c *sendloop.Client, mode sendloop.OptInMode) int {
 	t.Helper()
-	id, err := c.Lists.Create(context.Background(), "List", mode)
+	id, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "List", OptInMode: mode})
 	require.NoError(t, err)
 	return id
 }
@@ -80,7 +80,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	id := newList(t, c, sendloop.OptInDouble)
 	field, _ := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "Plan"})
 	welcome := sendloop.FinalActionSendEmail
-	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdate{
+	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{
 		SubscriptionFinalAction:     &welcome,
 		WebServiceSubscriptionURL:   sendloop.String(hooks.URL + "/subscribed?token=s3cret"),
 		WebServiceUnsubscriptionURL: sendloop.String(hooks.URL + "/unsubscribed?token=s3cret"),
@@ -148,7 +148,7 @@ func TestWebhookDeliveryRetriesAndGivesUp(t *testing.T) {
 	c, srv := newTestClient(t)
 	srv.SetWebhookPolicy(sendlooptest.WebhookPolicy{Attempts: 3, Backoff: 1})
 	id := newList(t, c, sendloop.OptInSingle)
-	require.NoError(t, c.Lists.UpdateSettings(context.Background(), id, sendloop.ListSettingsUpdate{WebServiceUnsubscriptionURL: sendloop.String(hooks.URL)}))
+	require.NoError(t, c.Lists.UpdateSettings(context.Background(), id, sendloop.ListSettingsUpdateParams{WebServiceUnsubscriptionURL: sendloop.String(hooks.URL)}))
 	subscribe(t, c, id, "cy@example.com")
 	require.NoError(t, c.Subscribers.Unsubscribe(context.Background(), "cy@example.com"))
 	d := srv.Webhooks()

@@ -59,7 +59,7 @@ func BenchmarkSync(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				listID, err := c.Lists.Create(context.Background(), "Bench", sendloop.OptInSingle)
+				listID, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "Bench", OptInMode: sendloop.OptInSingle})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -245,7 +245,7 @@ func TestExportStreamsPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listID, err := c.Lists.Create(testContext(t), "Big", sendloop.OptInSingle)
+	listID, err := c.Lists.Create(testContext(t), sendloop.ListCreateParams{Name: "Big", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ sendloop export --list 12 --format json | jq -r 'select(.Plan == "pro") | .Email
 				if err != nil {
 					return err
 				}
-				list, err := c.Lists.Get(ctx, *listID, true)
+				list, err := c.Lists.Get(ctx, *listID, sendloop.ListGetParams{CustomFields: true})
 				if err != nil {
 					return err
 				}

@@ -155,7 +155,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := c.Lists.Get(ctx, o.listID, true)
+	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
 		return err
 	}

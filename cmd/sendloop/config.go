@@ -145,7 +145,7 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if err != nil {
 		return fail(err)
 	}
-	listID, err := c.Lists.Create(ctx, demoListName, sendloop.OptInSingle)
+	listID, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: demoListName, OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		return fail(err)
 	}

@@ -41,7 +41,7 @@ func syncFake(t *testing.T) (*fake, *sendloop.Client) {
 	if _, err := c.Subscribers.Import(ctx, demoListID, []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := c.Lists.Create(ctx, "Other", sendloop.OptInSingle)
+	other, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestSyncExportRoundTrip(t *testing.T) {
 	checkPlan(t, r.stdout, map[string]int{"add": 0, "update": 0, "unsubscribe": 0, "unchanged": 2, "skipped_status": 1})
 
 	c := apiClient(t, f)
-	copyID, err := c.Lists.Create(testContext(t), "Copy", sendloop.OptInSingle)
+	copyID, err := c.Lists.Create(testContext(t), sendloop.ListCreateParams{Name: "Copy", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		t.Fatal(err)
 	}

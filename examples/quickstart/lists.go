@@ -22,7 +22,7 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 	}
 	defer stop()
 
-	listID, err := client.Lists.Create(ctx, "Quickstart newsletter", sendloop.OptInDouble)
+	listID, err := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Quickstart newsletter", OptInMode: sendloop.OptInDouble})
 	if err != nil {
 		return 0, fmt.Errorf("creating a list: %w", err)
 	}
@@ -33,7 +33,7 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 		}
 	}
 	welcome := sendloop.FinalActionSendEmail
-	err = client.Lists.UpdateSettings(ctx, listID, sendloop.ListSettingsUpdate{
+	err = client.Lists.UpdateSettings(ctx, listID, sendloop.ListSettingsUpdateParams{
 		SubscriptionFinalAction:     &welcome,
 		WebServiceSubscriptionURL:   sendloop.String(hooksURL + "?token=quickstart"),
 		WebServiceUnsubscriptionURL: sendloop.String(hooksURL + "?token=quickstart"),
