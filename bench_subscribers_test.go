@@ -80,8 +80,7 @@ func BenchmarkImport(b *testing.B) {
 			c, srv, id := benchList(b)
 			b.StartTimer()
 			for _, row := range rows {
-				_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: row.EmailAddress,
-					SubscriptionIP: "192.0.2.1", Fields: row.Fields})
+				_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: row.EmailAddress, SubscriptionIP: "192.0.2.1", Fields: row.Fields})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -196,7 +195,7 @@ func BenchmarkPeakHeap(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				peak = max(peak, peakHeap(func(checkpoint func()) {
 					seen := 0
-					for _, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: 1}) {
+					for _, err := range c.Subscribers.BrowseIter(ctx, 1, sendloop.SubscriberBrowseParams{}) {
 						if err != nil {
 							b.Fatal(err)
 						}

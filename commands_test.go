@@ -38,11 +38,11 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: sendloop.String("S")})
 	},
 	"subscriber.browse": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: w.listID})
+		_, err := w.c.Subscribers.Browse(ctx, w.listID, sendloop.SubscriberBrowseParams{})
 		return err
 	},
 	"subscriber.get": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: w.listID, EmailAddress: w.member})
+		_, err := w.c.Subscribers.Get(ctx, w.listID, sendloop.SubscriberGetParams{EmailAddress: w.member})
 		return err
 	},
 	"subscriber.search": func(ctx context.Context, w *writeWorld) error {
@@ -50,16 +50,16 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return err
 	},
 	"subscriber.import": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Subscribers.Import(ctx, w.listID, []sendloop.ImportSubscriber{{EmailAddress: "i@example.com"}})
+		_, err := w.c.Subscribers.Import(ctx, w.listID, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "i@example.com"}}})
 		return err
 	},
 	"subscriber.subscribe": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+		_, err := w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 		return err
 	},
 	"subscriber.unsubscribe": func(ctx context.Context, w *writeWorld) error { return w.c.Subscribers.Unsubscribe(ctx, w.member) },
 	"subscriber.update": func(ctx context.Context, w *writeWorld) error {
-		return w.c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: w.listID, EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "x"}})
+		return w.c.Subscribers.Update(ctx, w.listID, sendloop.SubscriberUpdateParams{EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "x"}})
 	},
 	"suppression.list.getlist": func(ctx context.Context, w *writeWorld) error { _, err := w.c.Suppression.List(ctx, 0); return err },
 	"suppression.list.get": func(ctx context.Context, w *writeWorld) error {

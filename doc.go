@@ -67,7 +67,7 @@
 // broken body, a 502 or 504), the retry of a write can be answered "already exists" (125),
 // "not found" (106 on campaign.delete) or "not subscribed" (127). Such an answer is settled
 // by a read that can prove the intended end state: subscriber.get after Subscribe (which
-// then reports SubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
+// then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
 // campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error
 // matches ErrOutcomeUnknown and wraps the first failure and the last answer (errors.As
 // still finds the *APIError), never a bare "already exists" or "not found". A one-shot write

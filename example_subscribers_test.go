@@ -16,9 +16,7 @@ func ExampleSubscribersService_Subscribe() {
 	ctx := context.Background()
 
 	listID, _ := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Newsletter", OptInMode: sendloop.OptInDouble})
-	res, err := client.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{
-		ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.9",
-	})
+	res, err := client.Subscribers.Subscribe(ctx, listID, sendloop.SubscriberSubscribeParams{EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.9"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -27,7 +25,7 @@ func ExampleSubscribersService_Subscribe() {
 
 	// The fake plays the address owner following the confirmation email.
 	_ = srv.Confirm(listID, "ann@example.com")
-	sub, _ := client.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: listID, EmailAddress: "ann@example.com"})
+	sub, _ := client.Subscribers.Get(ctx, listID, sendloop.SubscriberGetParams{EmailAddress: "ann@example.com"})
 	fmt.Println(sub.SubscriptionStatus)
 	// Output:
 	// Confirmation Pending
@@ -75,10 +73,10 @@ func ExampleSubscribersService_BrowseIter() {
 	for i := range rows {
 		rows[i].EmailAddress = fmt.Sprintf("reader%03d@example.com", i)
 	}
-	_, _ = client.Subscribers.Import(ctx, listID, rows)
+	_, _ = client.Subscribers.Import(ctx, listID, sendloop.SubscriberImportParams{Subscribers: rows})
 
 	count, last := 0, ""
-	for sub, err := range client.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: listID}) {
+	for sub, err := range client.Subscribers.BrowseIter(ctx, listID, sendloop.SubscriberBrowseParams{}) {
 		if err != nil {
 			fmt.Println(err)
 			return

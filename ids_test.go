@@ -50,46 +50,46 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 			return c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: sendloop.String("s")})
 		}, false, 0, false},
 		{"Subscribers.Subscribe ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: email, SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 			return err
 		}, false, 0, false},
 		{"Subscribers.Subscribe custom field ID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: email, SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{id: "x"}})
+			_, err := c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{id: "x"}})
 			return err
 		}, false, sendloop.ErrCustomFieldNotFound, false},
 		{"Subscribers.Get ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, EmailAddress: email})
+			_, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: email})
 			return err
 		}, false, 0, false},
 		{"Subscribers.Get SubscriberID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			if id == 0 {
 				return nil // 0 means "by address": not this test's case
 			}
-			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: 1, SubscriberID: id})
+			_, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{SubscriberID: id})
 			return err
 		}, true, 0, false},
 		{"Subscribers.Update SubscriberID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			if id == 0 {
 				return nil
 			}
-			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: 1, SubscriberID: id, EmailAddress: email})
+			return c.Subscribers.Update(ctx, 1, sendloop.SubscriberUpdateParams{SubscriberID: id, EmailAddress: email})
 		}, true, 0, false},
 		{"Subscribers.Update ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, EmailAddress: email, Fields: sendloop.CustomFields{1: "x"}})
+			return c.Subscribers.Update(ctx, id, sendloop.SubscriberUpdateParams{EmailAddress: email, Fields: sendloop.CustomFields{1: "x"}})
 		}, false, 0, false},
 		{"Subscribers.Browse ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id})
+			_, err := c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{})
 			return err
 		}, false, 0, false},
 		{"Subscribers.Browse SegmentID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: 1, SegmentID: id})
+			_, err := c.Subscribers.Browse(ctx, 1, sendloop.SubscriberBrowseParams{SegmentID: id})
 			return err
 		}, true, sendloop.ErrInvalidSegmentID, false},
 		{"Subscribers.BrowseIter ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			return drain(c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id}))
+			return drain(c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{}))
 		}, false, 0, false},
 		{"Subscribers.Import ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Subscribers.Import(ctx, id, []sendloop.ImportSubscriber{{EmailAddress: email}})
+			_, err := c.Subscribers.Import(ctx, id, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: email}}})
 			return err
 		}, false, 0, false},
 		{"Subscribers.ImportAll ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {

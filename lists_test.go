@@ -86,7 +86,7 @@ func TestListsList(t *testing.T) {
 	_, _ = c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "B", OptInMode: sendloop.OptInDouble})
 	for i, email := range []string{"a@example.com", "b@example.com", "c@example.com"} {
 		now = day.AddDate(0, 0, -i%2)
-		_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: a, EmailAddress: email, SubscriptionIP: "192.0.2.1"})
+		_, err := c.Subscribers.Subscribe(ctx, a, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 		require.NoError(t, err)
 	}
 	now = day

@@ -36,7 +36,7 @@ func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
 	require.NoError(t, err)
 	w.field, err = srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
 	require.NoError(t, err)
-	_, err = c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.member, SubscriptionIP: "192.0.2.1"})
+	_, err = c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.member, SubscriptionIP: "192.0.2.1"})
 	require.NoError(t, err)
 	w.campaign, err = c.Campaigns.Create(ctx, campaignCreate(w.listID))
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: &subject})
 		}, succeeds, 2, ""},
 		{"subscriber.subscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
-			res, err := w.c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+			res, err := w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 			if err != nil {
 				return false, err
 			}
@@ -96,10 +96,10 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return true, w.c.Subscribers.Unsubscribe(ctx, w.member)
 		}, confirmed, 2, "subscriber.search"},
 		{"subscriber.update", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return false, w.c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: w.listID, EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "pro"}})
+			return false, w.c.Subscribers.Update(ctx, w.listID, sendloop.SubscriberUpdateParams{EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "pro"}})
 		}, succeeds, 2, ""},
 		{"subscriber.import", func(ctx context.Context, w *writeWorld) (bool, error) {
-			_, err := w.c.Subscribers.Import(ctx, w.listID, []sendloop.ImportSubscriber{{EmailAddress: "imported@example.com"}})
+			_, err := w.c.Subscribers.Import(ctx, w.listID, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "imported@example.com"}}})
 			return false, err
 		}, succeeds, 2, ""},
 		{"suppression.list.add", func(ctx context.Context, w *writeWorld) (bool, error) {

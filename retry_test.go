@@ -197,7 +197,7 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 			return err
 		}, 1},
 		{"subscriber.subscribe", func(c *sendloop.Client, listID int) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: listID, EmailAddress: "r@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, listID, sendloop.SubscriberSubscribeParams{EmailAddress: "r@example.com", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, 2},
 		{"list.update", func(c *sendloop.Client, listID int) error {

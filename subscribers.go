@@ -132,9 +132,8 @@ func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
-// SubscribeParams are the parameters of Subscribers.Subscribe.
-type SubscribeParams struct {
-	ListID       int    `url:"ListID"`
+// SubscriberSubscribeParams are the parameters of Subscribers.Subscribe.
+type SubscriberSubscribeParams struct {
 	EmailAddress string `url:"EmailAddress"`
 	// SubscriptionIP is the address the subscriber subscribed from; the service requires it.
 	// The specification types it as a string: it is sent as given (an IPv4 or IPv6 address,
@@ -144,8 +143,8 @@ type SubscribeParams struct {
 	Fields CustomFields `url:"Fields,omitempty"`
 }
 
-// SubscribeResult is the service's answer to a subscription.
-type SubscribeResult struct {
+// SubscriberSubscribeResult is the service's answer to a subscription.
+type SubscriberSubscribeResult struct {
 	SubscriberID int
 	// SubscriptionStatus is StatusSubscribed, or StatusConfirmationPending on a double
 	// opt-in list, where the address owner must confirm from an email first.
@@ -169,9 +168,9 @@ type SubscribeResult struct {
 // pending, the call succeeds with ConfirmedOnRetry; otherwise, or when the read-back
 // fails, the error matches ErrOutcomeUnknown. A plain ErrEmailExists means the address
 // was in the list before the call.
-func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (*SubscribeResult, error) {
+func (s *SubscribersService) Subscribe(ctx context.Context, listID int, p SubscriberSubscribeParams) (*SubscriberSubscribeResult, error) {
 	const command = "subscriber.subscribe"
-	if err := checkListID(command, p.ListID); err != nil {
+	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
 	if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
@@ -190,7 +189,8 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 	if err != nil {
 		return nil, err
 	}
-	res := new(SubscribeResult)
+	form.Set("ListID", strconv.Itoa(listID))
+	res := new(SubscriberSubscribeResult)
 	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		switch string(key) {
 		case "SubscriberID":
@@ -205,9 +205,9 @@ func (s *SubscribersService) Subscribe(ctx context.Context, p SubscribeParams) (
 		return err
 	})
 	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
-		res = &SubscribeResult{ConfirmedOnRetry: true}
+		res = &SubscriberSubscribeResult{ConfirmedOnRetry: true}
 		err = settleRetry(command, answer, func() error {
-			sub, err := s.Get(ctx, GetSubscriberParams{ListID: p.ListID, EmailAddress: p.EmailAddress})
+			sub, err := s.Get(ctx, listID, SubscriberGetParams{EmailAddress: p.EmailAddress})
 			if err != nil {
 				return err
 			}
@@ -271,18 +271,17 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) erro
 	return err
 }
 
-// GetSubscriberParams names a subscriber of a list: give exactly one of SubscriberID and
+// SubscriberGetParams names a subscriber of a list: give exactly one of SubscriberID and
 // EmailAddress.
-type GetSubscriberParams struct {
-	ListID       int    `url:"ListID"`
+type SubscriberGetParams struct {
 	SubscriberID int    `url:"SubscriberID,omitempty"`
 	EmailAddress string `url:"EmailAddress,omitempty"`
 }
 
 // Get returns one subscriber of a list, with its score (subscriber.get).
-func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*Subscriber, error) {
+func (s *SubscribersService) Get(ctx context.Context, listID int, p SubscriberGetParams) (*Subscriber, error) {
 	const command = "subscriber.get"
-	if err := checkListID(command, p.ListID); err != nil {
+	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
 	switch {
@@ -303,6 +302,7 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 	if err != nil {
 		return nil, err
 	}
+	form.Set("ListID", strconv.Itoa(listID))
 	sub := new(Subscriber)
 	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) error {
 		if string(key) == "Subscriber" {
@@ -316,11 +316,10 @@ func (s *SubscribersService) Get(ctx context.Context, p GetSubscriberParams) (*S
 	return sub, nil
 }
 
-// UpdateSubscriberParams names a subscriber and its changes. With SubscriberID set,
+// SubscriberUpdateParams names a subscriber and its changes. With SubscriberID set,
 // EmailAddress, when given, is the subscriber's new address; without it, EmailAddress
 // names the subscriber.
-type UpdateSubscriberParams struct {
-	ListID       int          `url:"ListID"`
+type SubscriberUpdateParams struct {
 	SubscriberID int          `url:"SubscriberID,omitempty"`
 	EmailAddress string       `url:"EmailAddress,omitempty"`
 	Fields       CustomFields `url:"Fields,omitempty"`
@@ -328,12 +327,14 @@ type UpdateSubscriberParams struct {
 
 // Update changes a subscriber's custom fields, or its address (subscriber.update). The
 // subscriber is named by SubscriberID or EmailAddress; with both, EmailAddress is the new
-// address.//
+// address.
+//
 // Nothing to change: an update with no field set is refused before sending with
-// ErrMissingParameters, the rule of every Update method of this package. Here that is an update without Fields that names the subscriber only.
-func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParams) error {
+// ErrMissingParameters, the rule of every Update method of this package. Here that is an
+// update without Fields that names the subscriber only.
+func (s *SubscribersService) Update(ctx context.Context, listID int, p SubscriberUpdateParams) error {
 	const command = "subscriber.update"
-	if err := checkListID(command, p.ListID); err != nil {
+	if err := checkListID(command, listID); err != nil {
 		return err
 	}
 	if p.SubscriberID == 0 && p.EmailAddress == "" {
@@ -359,15 +360,15 @@ func (s *SubscribersService) Update(ctx context.Context, p UpdateSubscriberParam
 	if err != nil {
 		return err
 	}
+	form.Set("ListID", strconv.Itoa(listID))
 	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
 // BrowsePageSize is how many subscribers subscriber.browse returns per page.
 const BrowsePageSize = 100
 
-// BrowseParams selects a page of a list's subscribers.
-type BrowseParams struct {
-	ListID int `url:"ListID"`
+// SubscriberBrowseParams selects a page of a list's subscribers.
+type SubscriberBrowseParams struct {
 	// SegmentID restricts the page to a segment of the list; 0 for the whole list.
 	SegmentID int `url:"SegmentID,omitempty"`
 	// StartIndex is the page index, from 0: page n holds subscribers n·100 to n·100+99.
@@ -375,9 +376,9 @@ type BrowseParams struct {
 }
 
 // Browse returns one page of up to BrowsePageSize subscribers (subscriber.browse).
-func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subscriber, error) {
+func (s *SubscribersService) Browse(ctx context.Context, listID int, p SubscriberBrowseParams) ([]Subscriber, error) {
 	const command = "subscriber.browse"
-	if err := checkListID(command, p.ListID); err != nil {
+	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
 	if p.StartIndex < 0 || p.StartIndex > math.MaxInt32 {
@@ -390,6 +391,7 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 	if err != nil {
 		return nil, err
 	}
+	form.Set("ListID", strconv.Itoa(listID))
 	var subs []Subscriber
 	err = s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		if string(key) == "Subscribers" {
@@ -407,12 +409,12 @@ func (s *SubscribersService) Browse(ctx context.Context, p BrowseParams) ([]Subs
 // p.StartIndex, holding one page in memory at a time. It yields an error once and stops;
 // it stops after a short or empty page, and with an error on a page that repeats the
 // previous one.
-func (s *SubscribersService) BrowseIter(ctx context.Context, p BrowseParams) iter.Seq2[Subscriber, error] {
+func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p SubscriberBrowseParams) iter.Seq2[Subscriber, error] {
 	return func(yield func(Subscriber, error) bool) {
 		page := p
 		prevFirst := -1
 		for {
-			subs, err := s.Browse(ctx, page)
+			subs, err := s.Browse(ctx, listID, page)
 			if err != nil {
 				yield(Subscriber{}, err)
 				return
@@ -445,16 +447,23 @@ type ImportSubscriber struct {
 	Fields CustomFields
 }
 
-// ImportResult is the service's count of one import call.
-type ImportResult struct {
+// SubscriberImportResult is the service's count of one import call.
+type SubscriberImportResult struct {
 	Imported  int // added to the list
 	Duplicate int // already in the list, or repeated in the call
 	Failed    int // refused
 }
 
+// SubscriberImportParams are the parameters of Subscribers.Import.
+type SubscriberImportParams struct {
+	// Subscribers are the rows to import (at least one).
+	Subscribers []ImportSubscriber
+}
+
 // Import adds rows to a list in one call, without opt-in emails (subscriber.import). The
 // service answers with counts only; ImportAll tells which rows failed.
-func (s *SubscribersService) Import(ctx context.Context, listID int, rows []ImportSubscriber) (*ImportResult, error) {
+func (s *SubscribersService) Import(ctx context.Context, listID int, p SubscriberImportParams) (*SubscriberImportResult, error) {
+	rows := p.Subscribers
 	const command = "subscriber.import"
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
@@ -473,7 +482,7 @@ func (s *SubscribersService) Import(ctx context.Context, listID int, rows []Impo
 // importChecked sends rows already checked. The body is written directly, rows in order
 // (ListID, then Subscribers[n][EmailAddress] and Subscribers[n][CustomField<id>] by
 // ascending id): an import carries thousands of keys, which url.Values would sort.
-func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows []ImportSubscriber) (*ImportResult, error) {
+func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows []ImportSubscriber) (*SubscriberImportResult, error) {
 	b := make([]byte, 0, 96+len(rows)*160)
 	b = s.client.appendKeyParam(b)
 	b = append(b, "&ListID="...)
@@ -488,7 +497,7 @@ func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows
 			b = wire.AppendQueryEscape(b, r.Fields[id])
 		}
 	}
-	res := new(ImportResult)
+	res := new(SubscriberImportResult)
 	err := s.client.do(ctx, &apiCall{command: "subscriber.import", body: b}, func(key, v []byte) (err error) {
 		switch string(key) {
 		case "TotalImported":

@@ -18,7 +18,7 @@ func TestSubscriberSearch(t *testing.T) {
 	a := newList(t, c, sendloop.OptInSingle)
 	b := newList(t, c, sendloop.OptInDouble)
 	field, _ := srv.DefineCustomField(a, sendlooptest.CustomField{Name: "Name"})
-	_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: a, EmailAddress: "eve@acme.example", SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{field: "Eve"}})
+	_, err := c.Subscribers.Subscribe(ctx, a, sendloop.SubscriberSubscribeParams{EmailAddress: "eve@acme.example", SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{field: "Eve"}})
 	require.NoError(t, err)
 	subscribe(t, c, a, "zed@other.example")
 	subscribe(t, c, b, "eve@acme.example")

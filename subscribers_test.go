@@ -25,9 +25,9 @@ func newList(t testing.TB, c *sendloop.Client, mode sendloop.OptInMode) int {
 	return id
 }
 
-func subscribe(t testing.TB, c *sendloop.Client, listID int, email string) *sendloop.SubscribeResult {
+func subscribe(t testing.TB, c *sendloop.Client, listID int, email string) *sendloop.SubscriberSubscribeResult {
 	t.Helper()
-	res, err := c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: listID, EmailAddress: email, SubscriptionIP: "192.0.2.7"})
+	res, err := c.Subscribers.Subscribe(context.Background(), listID, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.7"})
 	require.NoError(t, err)
 	return res
 }
@@ -39,10 +39,7 @@ func TestSubscribeSingleOptIn(t *testing.T) {
 	field, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "Name"})
 	require.NoError(t, err)
 
-	res, err := c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{
-		ListID: id, EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.7",
-		Fields: sendloop.CustomFields{field: "Ann Ó"},
-	})
+	res, err := c.Subscribers.Subscribe(context.Background(), id, sendloop.SubscriberSubscribeParams{EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.7", Fields: sendloop.CustomFields{field: "Ann Ó"}})
 	require.NoError(t, err)
 	assert.Equal(t, keyParam(srv)+"&EmailAddress=ann%40example.com&Fields%5BCustomField1%5D=Ann+%C3%93&ListID=1&SubscriptionIP=192.0.2.7",
 		string(srv.LastRequest().Body))
@@ -51,7 +48,7 @@ func TestSubscribeSingleOptIn(t *testing.T) {
 	assert.NotEmpty(t, res.RedirectURL)
 	assert.Empty(t, srv.Outbox(), "single opt-in sends no confirmation")
 
-	sub, err := c.Subscribers.Get(context.Background(), sendloop.GetSubscriberParams{ListID: id, EmailAddress: "ann@example.com"})
+	sub, err := c.Subscribers.Get(context.Background(), id, sendloop.SubscriberGetParams{EmailAddress: "ann@example.com"})
 	require.NoError(t, err)
 	assert.Equal(t, "Ann Ó", sub.CustomFields[field])
 	assert.Equal(t, "192.0.2.7", sub.SubscriptionIP)
@@ -86,8 +83,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 		WebServiceUnsubscriptionURL: sendloop.String(hooks.URL + "/unsubscribed?token=s3cret"),
 	}))
 
-	res, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: "bo@example.com",
-		SubscriptionIP: "192.0.2.8", Fields: sendloop.CustomFields{field: "pro"}})
+	res, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "bo@example.com", SubscriptionIP: "192.0.2.8", Fields: sendloop.CustomFields{field: "pro"}})
 	require.NoError(t, err)
 	assert.Equal(t, sendloop.StatusConfirmationPending, res.SubscriptionStatus)
 	outbox := srv.Outbox()
@@ -97,7 +93,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	assert.Empty(t, srv.Webhooks(), "no webhook before confirmation")
 
 	require.NoError(t, srv.Confirm(id, "bo@example.com"))
-	sub, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, SubscriberID: res.SubscriberID})
+	sub, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{SubscriberID: res.SubscriberID})
 	require.NoError(t, err)
 	assert.Equal(t, sendloop.StatusSubscribed, sub.SubscriptionStatus)
 	outbox = srv.Outbox()
@@ -107,7 +103,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 
 	require.NoError(t, c.Subscribers.Unsubscribe(ctx, "bo@example.com"))
 	assert.Equal(t, keyParam(srv)+"&EmailAddress=bo%40example.com", string(srv.LastRequest().Body))
-	sub, err = c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, EmailAddress: "bo@example.com"})
+	sub, err = c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: "bo@example.com"})
 	require.NoError(t, err)
 	assert.Equal(t, sendloop.StatusUnsubscribed, sub.SubscriptionStatus)
 	assert.False(t, sub.UnsubscriptionDate.IsZero())
@@ -176,31 +172,31 @@ func TestSubscriberErrorCodes(t *testing.T) {
 		want error
 	}{
 		{"already in the list", func() error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: "dup@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "dup@example.com", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, sendloop.ErrEmailExists},
 		{"unknown list", func() error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 99, EmailAddress: "x@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, 99, sendloop.SubscriberSubscribeParams{EmailAddress: "x@example.com", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, sendloop.ErrListNotFound},
 		{"suppressed", func() error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: "blocked@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "blocked@example.com", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, sendloop.ErrInvalidEmail},
 		{"unknown custom field", func() error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: "f@example.com", SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{77: "x"}})
+			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "f@example.com", SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{77: "x"}})
 			return err
 		}, sendloop.ErrCustomFieldNotFound},
 		{"unsubscribe a stranger", func() error { return c.Subscribers.Unsubscribe(ctx, "nobody@example.com") }, sendloop.ErrSubscriberNotFound},
 		{"get a stranger", func() error {
-			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, EmailAddress: "nobody@example.com"})
+			_, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: "nobody@example.com"})
 			return err
 		}, sendloop.ErrSubscriberNotFound},
 		{"update a stranger", func() error {
-			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, SubscriberID: 999, EmailAddress: "new@example.com"})
+			return c.Subscribers.Update(ctx, id, sendloop.SubscriberUpdateParams{SubscriberID: 999, EmailAddress: "new@example.com"})
 		}, sendloop.ErrSubscriberNotFound},
 		{"browse an unknown segment", func() error {
-			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id, SegmentID: 5})
+			_, err := c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{SegmentID: 5})
 			return err
 		}, sendloop.ErrSegmentNotFound},
 	}
@@ -228,31 +224,31 @@ func TestSubscriberRefusedBeforeSending(t *testing.T) {
 		want    error
 	}{
 		{"subscribe without list", "subscriber.subscribe", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, 0, sendloop.SubscriberSubscribeParams{EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"subscribe a malformed address", "subscriber.subscribe", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@", SubscriptionIP: "192.0.2.1"})
+			_, err := c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: "a@", SubscriptionIP: "192.0.2.1"})
 			return err
 		}, sendloop.ErrInvalidEmailFormat},
 		{"subscribe without IP", "subscriber.subscribe", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@example.com"})
+			_, err := c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: "a@example.com"})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"subscribe from an IP holding a control character", "subscriber.subscribe", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: 1, EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1\x00"})
+			_, err := c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1\x00"})
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"get by neither", "subscriber.get", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: 1})
+			_, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"get by both", "subscriber.get", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: 1, SubscriberID: 1, EmailAddress: "a@example.com"})
+			_, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{SubscriberID: 1, EmailAddress: "a@example.com"})
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"update nobody", "subscriber.update", func(c *sendloop.Client) error {
-			return c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: 1})
+			return c.Subscribers.Update(ctx, 1, sendloop.SubscriberUpdateParams{})
 		}, sendloop.ErrMissingParameters},
 		{"unsubscribe empty", "subscriber.unsubscribe", func(c *sendloop.Client) error {
 			return c.Subscribers.Unsubscribe(ctx, "")
@@ -262,15 +258,15 @@ func TestSubscriberRefusedBeforeSending(t *testing.T) {
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"browse a negative page", "subscriber.browse", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: 1, StartIndex: -1})
+			_, err := c.Subscribers.Browse(ctx, 1, sendloop.SubscriberBrowseParams{StartIndex: -1})
 			return err
 		}, sendloop.ErrInvalidParameterValue},
 		{"import nothing", "subscriber.import", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Import(ctx, 1, nil)
+			_, err := c.Subscribers.Import(ctx, 1, sendloop.SubscriberImportParams{Subscribers: nil})
 			return err
 		}, sendloop.ErrMissingParameters},
 		{"import a malformed row", "subscriber.import", func(c *sendloop.Client) error {
-			_, err := c.Subscribers.Import(ctx, 1, []sendloop.ImportSubscriber{{EmailAddress: "ok@example.com"}, {EmailAddress: "bad"}})
+			_, err := c.Subscribers.Import(ctx, 1, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "ok@example.com"}, {EmailAddress: "bad"}}})
 			return err
 		}, sendloop.ErrInvalidEmailFormat},
 	}
@@ -295,12 +291,11 @@ func TestSubscriberUpdate(t *testing.T) {
 	field, _ := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "City"})
 	res := subscribe(t, c, id, "old@example.com")
 
-	require.NoError(t, c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, EmailAddress: "old@example.com",
-		Fields: sendloop.CustomFields{field: "Lyon"}}))
+	require.NoError(t, c.Subscribers.Update(ctx, id, sendloop.SubscriberUpdateParams{EmailAddress: "old@example.com", Fields: sendloop.CustomFields{field: "Lyon"}}))
 	assert.Equal(t, keyParam(srv)+"&EmailAddress=old%40example.com&Fields%5BCustomField1%5D=Lyon&ListID=1", string(srv.LastRequest().Body))
 
-	require.NoError(t, c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{ListID: id, SubscriberID: res.SubscriberID, EmailAddress: "new@example.com"}))
-	sub, err := c.Subscribers.Get(ctx, sendloop.GetSubscriberParams{ListID: id, SubscriberID: res.SubscriberID})
+	require.NoError(t, c.Subscribers.Update(ctx, id, sendloop.SubscriberUpdateParams{SubscriberID: res.SubscriberID, EmailAddress: "new@example.com"}))
+	sub, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{SubscriberID: res.SubscriberID})
 	require.NoError(t, err)
 	assert.Equal(t, "new@example.com", sub.EmailAddress)
 	assert.Equal(t, "Lyon", sub.CustomFields[field])
@@ -320,25 +315,25 @@ func TestBrowsePagingAndSegments(t *testing.T) {
 		}
 		rows[i] = sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("s%03d@example.com", i), Fields: sendloop.CustomFields{field: tier}}
 	}
-	res, err := c.Subscribers.Import(ctx, id, rows)
+	res, err := c.Subscribers.Import(ctx, id, sendloop.SubscriberImportParams{Subscribers: rows})
 	require.NoError(t, err)
-	assert.Equal(t, sendloop.ImportResult{Imported: 250}, *res)
+	assert.Equal(t, sendloop.SubscriberImportResult{Imported: 250}, *res)
 
-	page, err := c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id})
+	page, err := c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{})
 	require.NoError(t, err)
 	require.Len(t, page, 100)
 	assert.Equal(t, "s000@example.com", page[0].EmailAddress)
-	page, err = c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id, StartIndex: 2})
+	page, err = c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{StartIndex: 2})
 	require.NoError(t, err)
 	assert.Equal(t, keyParam(srv)+"&ListID=1&StartIndex=2", string(srv.LastRequest().Body))
 	require.Len(t, page, 50)
 	assert.Equal(t, "s200@example.com", page[0].EmailAddress)
-	page, err = c.Subscribers.Browse(ctx, sendloop.BrowseParams{ListID: id, StartIndex: 3})
+	page, err = c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{StartIndex: 3})
 	require.NoError(t, err)
 	assert.Empty(t, page)
 
 	var all []string
-	for sub, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id}) {
+	for sub, err := range c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{}) {
 		require.NoError(t, err)
 		all = append(all, sub.EmailAddress)
 	}
@@ -349,7 +344,7 @@ func TestBrowsePagingAndSegments(t *testing.T) {
 	seg, err := srv.DefineSegment(id, "Gold", field, "gold")
 	require.NoError(t, err)
 	gold := 0
-	for sub, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id, SegmentID: seg}) {
+	for sub, err := range c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{SegmentID: seg}) {
 		require.NoError(t, err)
 		assert.Equal(t, "gold", sub.CustomFields[field])
 		gold++
@@ -366,11 +361,11 @@ func TestBrowseIterStopsEarlyAndOnErrors(t *testing.T) {
 	for i := range rows {
 		rows[i].EmailAddress = fmt.Sprintf("r%d@example.com", i)
 	}
-	_, err := c.Subscribers.Import(ctx, id, rows)
+	_, err := c.Subscribers.Import(ctx, id, sendloop.SubscriberImportParams{Subscribers: rows})
 	require.NoError(t, err)
 
 	n := 0
-	for range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id}) {
+	for range c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{}) {
 		n++
 		if n == 5 {
 			break
@@ -381,7 +376,7 @@ func TestBrowseIterStopsEarlyAndOnErrors(t *testing.T) {
 
 	srv.InjectFault("subscriber.browse", sendlooptest.Fault{Status: 500})
 	var errs []error
-	for _, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: id}) {
+	for _, err := range c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1, "one error, then the iterator stops")
@@ -395,7 +390,7 @@ func TestBrowseIterRefusesAPageThatDoesNotAdvance(t *testing.T) {
 	c := cannedClient(t, 200, page)
 	n := 0
 	var last error
-	for _, err := range c.Subscribers.BrowseIter(context.Background(), sendloop.BrowseParams{ListID: 1}) {
+	for _, err := range c.Subscribers.BrowseIter(context.Background(), 1, sendloop.SubscriberBrowseParams{}) {
 		if err != nil {
 			last = err
 			break
@@ -423,14 +418,14 @@ func TestImportCountsDuplicatesAndFailures(t *testing.T) {
 	_, _ = srv.Suppress(id, "blocked@example.com", "Manual")
 	field, _ := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "N"})
 
-	res, err := c.Subscribers.Import(ctx, id, []sendloop.ImportSubscriber{
+	res, err := c.Subscribers.Import(ctx, id, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{
 		{EmailAddress: "new@example.com", Fields: sendloop.CustomFields{field: "x"}},
 		{EmailAddress: "old@example.com"},
 		{EmailAddress: "new@example.com"},
 		{EmailAddress: "blocked@example.com"},
-	})
+	}})
 	require.NoError(t, err)
-	assert.Equal(t, sendloop.ImportResult{Imported: 1, Duplicate: 2, Failed: 1}, *res)
+	assert.Equal(t, sendloop.SubscriberImportResult{Imported: 1, Duplicate: 2, Failed: 1}, *res)
 	assert.Equal(t, keyParam(srv)+"&ListID=1&Subscribers%5B0%5D%5BEmailAddress%5D=new%40example.com&Subscribers%5B0%5D%5BCustomField1%5D=x"+
 		"&Subscribers%5B1%5D%5BEmailAddress%5D=old%40example.com&Subscribers%5B2%5D%5BEmailAddress%5D=new%40example.com"+
 		"&Subscribers%5B3%5D%5BEmailAddress%5D=blocked%40example.com", string(srv.LastRequest().Body))
@@ -622,9 +617,9 @@ func TestSubscribeRetriedAfterItRanIsASuccess(t *testing.T) {
 
 	// Without an ambiguous failure, "already exists" is the caller's to see.
 	srv.InjectFault("subscriber.subscribe", sendlooptest.Fault{Status: 503})
-	res2, err := c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: id, EmailAddress: "twice@example.com", SubscriptionIP: "192.0.2.1"})
+	res2, err := c.Subscribers.Subscribe(context.Background(), id, sendloop.SubscriberSubscribeParams{EmailAddress: "twice@example.com", SubscriptionIP: "192.0.2.1"})
 	require.NoError(t, err)
-	_, err = c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: id, EmailAddress: "twice@example.com", SubscriptionIP: "192.0.2.1"})
+	_, err = c.Subscribers.Subscribe(context.Background(), id, sendloop.SubscriberSubscribeParams{EmailAddress: "twice@example.com", SubscriptionIP: "192.0.2.1"})
 	require.ErrorIs(t, err, sendloop.ErrEmailExists)
 	assert.NotZero(t, res2.SubscriberID)
 }
@@ -632,11 +627,11 @@ func TestSubscribeRetriedAfterItRanIsASuccess(t *testing.T) {
 func TestSubscriberUpdateWithNothingToChange(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
-	for _, p := range []sendloop.UpdateSubscriberParams{
-		{ListID: 1, SubscriberID: 3},
-		{ListID: 1, EmailAddress: "ann@example.com"},
+	for _, p := range []sendloop.SubscriberUpdateParams{
+		{SubscriberID: 3},
+		{EmailAddress: "ann@example.com"},
 	} {
-		err := c.Subscribers.Update(context.Background(), p)
+		err := c.Subscribers.Update(context.Background(), 1, p)
 		require.ErrorIs(t, err, sendloop.ErrMissingParameters)
 		var ve *sendloop.ValidationError
 		require.ErrorAs(t, err, &ve)
@@ -663,14 +658,14 @@ func TestSubscriptionIPIsSentAsGiven(t *testing.T) {
 			t.Parallel()
 			c, srv := newTestClient(t)
 			id := newList(t, c, sendloop.OptInSingle)
-			_, err := c.Subscribers.Subscribe(context.Background(), sendloop.SubscribeParams{ListID: id, EmailAddress: "ann@example.com", SubscriptionIP: tt.ip})
+			_, err := c.Subscribers.Subscribe(context.Background(), id, sendloop.SubscriberSubscribeParams{EmailAddress: "ann@example.com", SubscriptionIP: tt.ip})
 			if tt.want != nil {
 				require.ErrorIs(t, err, tt.want)
 				assert.Empty(t, requestsFor(srv, "subscriber.subscribe"))
 				return
 			}
 			require.NoError(t, err)
-			sub, err := c.Subscribers.Get(context.Background(), sendloop.GetSubscriberParams{ListID: id, EmailAddress: "ann@example.com"})
+			sub, err := c.Subscribers.Get(context.Background(), id, sendloop.SubscriberGetParams{EmailAddress: "ann@example.com"})
 			require.NoError(t, err)
 			assert.Equal(t, tt.ip, sub.SubscriptionIP)
 		})

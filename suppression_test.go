@@ -44,7 +44,7 @@ func TestSuppression(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 
-	_, err = c.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{ListID: id, EmailAddress: "spam@example.com", SubscriptionIP: "192.0.2.1"})
+	_, err = c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "spam@example.com", SubscriptionIP: "192.0.2.1"})
 	require.ErrorIs(t, err, sendloop.ErrInvalidEmail, "a suppressed address is refused")
 }
 

@@ -257,7 +257,7 @@ func TestExportStreamsPages(t *testing.T) {
 	for i := range rows {
 		rows[i] = sendloop.ImportSubscriber{EmailAddress: emailN(i), Fields: sendloop.CustomFields{a: "a", b: "b", e: "e"}}
 	}
-	if _, err := c.Subscribers.Import(testContext(t), listID, rows); err != nil {
+	if _, err := c.Subscribers.Import(testContext(t), listID, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
 		t.Fatal(err)
 	}
 	r := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID))

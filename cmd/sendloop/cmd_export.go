@@ -82,7 +82,7 @@ sendloop export --list 12 --format json | jq -r 'select(.Plan == "pro") | .Email
 				n := 0
 				record := make([]string, len(columns))
 				var line []byte
-				for sub, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: *listID, SegmentID: *segmentID}) {
+				for sub, err := range c.Subscribers.BrowseIter(ctx, *listID, sendloop.SubscriberBrowseParams{SegmentID: *segmentID}) {
 					if err != nil {
 						flushExport(cw, out)
 						return err

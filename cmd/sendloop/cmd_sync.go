@@ -185,7 +185,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	prog.start(0, func(done, _ int64) string {
 		return fmt.Sprintf("reading the members of list %d: %d", o.listID, done)
 	})
-	for sub, err := range c.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: o.listID}) {
+	for sub, err := range c.Subscribers.BrowseIter(ctx, o.listID, sendloop.SubscriberBrowseParams{}) {
 		if err != nil {
 			return err
 		}
@@ -452,8 +452,7 @@ func forEach[T any](ctx context.Context, n int, items []T, fn func(T)) {
 func applyUpdates(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *csvsync.Plan, rejects *rejectSink, res *syncResult, prog *progress) {
 	var mu sync.Mutex
 	forEach(ctx, o.concurrency, plan.Updates, func(u csvsync.Update) {
-		err := c.Subscribers.Update(ctx, sendloop.UpdateSubscriberParams{
-			ListID: o.listID, SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
+		err := c.Subscribers.Update(ctx, o.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {

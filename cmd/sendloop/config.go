@@ -165,7 +165,7 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 		{EmailAddress: "bob@example.com", Fields: sendloop.CustomFields{firstName: "Bob", plan: "free"}},
 		{EmailAddress: "carol@example.com", Fields: sendloop.CustomFields{firstName: "Carol", plan: "free"}},
 	}
-	if _, err := c.Subscribers.Import(ctx, listID, rows); err != nil {
+	if _, err := c.Subscribers.Import(ctx, listID, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
 		return fail(err)
 	}
 	if err := c.Subscribers.Unsubscribe(ctx, "carol@example.com"); err != nil {

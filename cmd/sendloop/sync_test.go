@@ -38,14 +38,14 @@ func syncFake(t *testing.T) (*fake, *sendloop.Client) {
 	f := newFake(t)
 	c := apiClient(t, f)
 	ctx := testContext(t)
-	if _, err := c.Subscribers.Import(ctx, demoListID, []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}); err != nil {
+	if _, err := c.Subscribers.Import(ctx, demoListID, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}}); err != nil {
 		t.Fatal(err)
 	}
 	other, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Subscribers.Import(ctx, other, []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}); err != nil {
+	if _, err := c.Subscribers.Import(ctx, other, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.srv.Suppress(0, "spam@example.com", "Manual"); err != nil {
@@ -171,11 +171,11 @@ func TestSyncApply(t *testing.T) {
 			if n := v3Requests(f.srv, "subscriber.unsubscribe"); n != v3Before {
 				t.Errorf("subscriber.unsubscribe (every list) was sent %d times", n-v3Before)
 			}
-			bob, err := c.Subscribers.Get(testContext(t), sendloop.GetSubscriberParams{ListID: 1, EmailAddress: "bob@example.com"})
+			bob, err := c.Subscribers.Get(testContext(t), 1, sendloop.SubscriberGetParams{EmailAddress: "bob@example.com"})
 			if err != nil || bob.CustomFields[2] != "pro" {
 				t.Errorf("bob: %+v, %v", bob, err)
 			}
-			zoe, err := c.Subscribers.Get(testContext(t), sendloop.GetSubscriberParams{ListID: 1, EmailAddress: "zoe@example.com"})
+			zoe, err := c.Subscribers.Get(testContext(t), 1, sendloop.SubscriberGetParams{EmailAddress: "zoe@example.com"})
 			if err != nil || zoe.CustomFields[1] != `Zoë, the "best"` || zoe.CustomFields[2] != "pro" {
 				t.Errorf("zoe: %+v, %v", zoe, err)
 			}

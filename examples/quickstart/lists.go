@@ -47,10 +47,7 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 		{"ann@example.com", "Ann", "pro"}, {"bob@example.com", "Bob", "free"}, {"cem@example.com", "Cem", "pro"},
 	}
 	for _, p := range people {
-		res, err := client.Subscribers.Subscribe(ctx, sendloop.SubscribeParams{
-			ListID: listID, EmailAddress: p.email, SubscriptionIP: "203.0.113.7",
-			Fields: sendloop.CustomFields{fields["First name"]: p.name, fields["Plan"]: p.plan},
-		})
+		res, err := client.Subscribers.Subscribe(ctx, listID, sendloop.SubscriberSubscribeParams{EmailAddress: p.email, SubscriptionIP: "203.0.113.7", Fields: sendloop.CustomFields{fields["First name"]: p.name, fields["Plan"]: p.plan}})
 		if err != nil {
 			return 0, fmt.Errorf("subscribing %s: %w", p.email, err)
 		}
@@ -64,7 +61,7 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 	}
 	fmt.Printf("outbox:      %d emails (confirmation requests and welcomes)\n", len(srv.Outbox()))
 
-	for sub, err := range client.Subscribers.BrowseIter(ctx, sendloop.BrowseParams{ListID: listID}) {
+	for sub, err := range client.Subscribers.BrowseIter(ctx, listID, sendloop.SubscriberBrowseParams{}) {
 		if err != nil {
 			return 0, fmt.Errorf("browsing: %w", err)
 		}
