@@ -94,9 +94,9 @@ func (s *AccountService) Get(ctx context.Context) (*AccountInfo, error) {
 	return info, nil
 }
 
-// AccountUpdate holds the details to change with Account.Update. Every field is optional; an
+// AccountUpdateParams holds the details to change with Account.Update. Every field is optional; an
 // empty field is left unchanged (the service offers no way to clear one).
-type AccountUpdate struct {
+type AccountUpdateParams struct {
 	Username    string `url:"Username,omitempty"`
 	NewPassword Secret `url:"NewPassword,omitempty"`
 	FirstName   string `url:"FirstName,omitempty"`
@@ -126,9 +126,9 @@ type AccountUpdate struct {
 // ErrMissingParameters, as by every Update method of this package. The service would
 // accept it (every field is optional) and change nothing, so such a call is almost
 // certainly a mistake; use Call to send one anyway.
-func (s *AccountService) Update(ctx context.Context, u AccountUpdate) error {
+func (s *AccountService) Update(ctx context.Context, u AccountUpdateParams) error {
 	const command = "account.info.update"
-	if u == (AccountUpdate{}) {
+	if u == (AccountUpdateParams{}) {
 		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
 	}
 	if u.Email != "" {

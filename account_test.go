@@ -36,7 +36,7 @@ func TestAccountUpdate(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
 	ctx := context.Background()
-	err := c.Account.Update(ctx, sendloop.AccountUpdate{
+	err := c.Account.Update(ctx, sendloop.AccountUpdateParams{
 		FirstName:   "Zoë",
 		TimeZone:    "Europe/Paris",
 		NewPassword: "s3cret-pass",
@@ -60,13 +60,13 @@ func TestAccountUpdateRefusedBeforeSending(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		update sendloop.AccountUpdate
+		update sendloop.AccountUpdateParams
 		want   error
 		field  string
 	}{
-		{"nothing set", sendloop.AccountUpdate{}, sendloop.ErrMissingParameters, ""},
-		{"bad email", sendloop.AccountUpdate{Email: "not-an-address"}, sendloop.ErrInvalidEmailFormat, "Email"},
-		{"display name", sendloop.AccountUpdate{Email: "Ann <ann@example.com>"}, sendloop.ErrInvalidEmailFormat, "Email"},
+		{"nothing set", sendloop.AccountUpdateParams{}, sendloop.ErrMissingParameters, ""},
+		{"bad email", sendloop.AccountUpdateParams{Email: "not-an-address"}, sendloop.ErrInvalidEmailFormat, "Email"},
+		{"display name", sendloop.AccountUpdateParams{Email: "Ann <ann@example.com>"}, sendloop.ErrInvalidEmailFormat, "Email"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,12 +89,12 @@ func TestAccountUpdateServerErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		update sendloop.AccountUpdate
+		update sendloop.AccountUpdateParams
 		want   error
 	}{
-		{"username too short", sendloop.AccountUpdate{Username: "ab"}, sendloop.ErrInvalidUsername},
-		{"password too short", sendloop.AccountUpdate{NewPassword: "abc"}, sendloop.ErrInvalidPassword},
-		{"unknown zone, judged by the service", sendloop.AccountUpdate{TimeZone: "Mars/Olympus_Mons"}, sendloop.ErrInvalidParameterValue},
+		{"username too short", sendloop.AccountUpdateParams{Username: "ab"}, sendloop.ErrInvalidUsername},
+		{"password too short", sendloop.AccountUpdateParams{NewPassword: "abc"}, sendloop.ErrInvalidPassword},
+		{"unknown zone, judged by the service", sendloop.AccountUpdateParams{TimeZone: "Mars/Olympus_Mons"}, sendloop.ErrInvalidParameterValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -203,10 +203,10 @@ func (c *Campaign) UnmarshalJSON(data []byte) error {
 	})
 }
 
-// CampaignCreate holds a new campaign in campaign.create's version 1 shape, for
+// CampaignCreateParams holds a new campaign in campaign.create's version 1 shape, for
 // Campaigns.Create. The six names, addresses and the subject are required; so is at
 // least one of PlainContent and HTMLContent, and at least one target list or segment.
-type CampaignCreate struct {
+type CampaignCreateParams struct {
 	CampaignName string `url:"CampaignName,omitempty"`
 	FromName     string `url:"FromName,omitempty"`
 	FromEmail    string `url:"FromEmail,omitempty"`
@@ -240,13 +240,13 @@ func (r Recipient) String() string {
 	return strconv.Itoa(r.ListID) + "-" + strconv.Itoa(r.SegmentID)
 }
 
-// CampaignCreateV2 holds a new campaign in campaign.create's version 2 shape (Version=2),
+// CampaignCreateV2Params holds a new campaign in campaign.create's version 2 shape (Version=2),
 // for Campaigns.CreateV2. The names, addresses, subject and Recipients are required, and
 // at least one of PlainContent and HTMLContent.
 //
 // The three booleans are always sent, as 1 or 0, so that the zero value means "off"
 // whatever the service's default.
-type CampaignCreateV2 struct {
+type CampaignCreateV2Params struct {
 	Name         string `url:"Name,omitempty"`
 	FromName     string `url:"FromName,omitempty"`
 	FromEmail    string `url:"FromEmail,omitempty"`
@@ -265,10 +265,10 @@ type CampaignCreateV2 struct {
 	ECommerceTracking       bool `url:"ECommerceTracking,int"`
 }
 
-// CampaignUpdate holds the changes for Campaigns.Update. Every field is optional and an
+// CampaignUpdateParams holds the changes for Campaigns.Update. Every field is optional and an
 // empty one is left unchanged; target lists replace the campaign's current ones. The
 // specification lists no parameter after Subject, so content cannot be changed here.
-type CampaignUpdate struct {
+type CampaignUpdateParams struct {
 	CampaignName     string `url:"CampaignName,omitempty"`
 	FromName         string `url:"FromName,omitempty"`
 	FromEmail        string `url:"FromEmail,omitempty"`
@@ -291,7 +291,7 @@ type CampaignUpdate struct {
 //
 // campaign.create is a one-shot write: it is retried only where the request surely did not
 // reach the service, so a retry never makes a second campaign.
-func (s *CampaignsService) Create(ctx context.Context, p CampaignCreate) (int, error) {
+func (s *CampaignsService) Create(ctx context.Context, p CampaignCreateParams) (int, error) {
 	const command = "campaign.create"
 	if err := requireParams(command, []string{"CampaignName", p.CampaignName, "FromName", p.FromName,
 		"FromEmail", p.FromEmail, "ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
@@ -330,7 +330,7 @@ func (s *CampaignsService) Create(ctx context.Context, p CampaignCreate) (int, e
 // returns its ID. It checks what Create checks, with Name for CampaignName and Recipients
 // for the targets (no recipient: ErrNoTargets; a ListID that is not positive or a negative
 // SegmentID: ErrInvalidParameterValue), and is likewise a one-shot write.
-func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2) (int, error) {
+func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2Params) (int, error) {
 	const command = "campaign.create"
 	if err := requireParams(command, []string{"Name", p.Name, "FromName", p.FromName, "FromEmail", p.FromEmail,
 		"ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
@@ -396,7 +396,7 @@ func (s *CampaignsService) Get(ctx context.Context, campaignID int) (*Campaign, 
 // integers (ErrInvalidParameterValue).//
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
-func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdate) error {
+func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdateParams) error {
 	const command = "campaign.update"
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
@@ -429,7 +429,7 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
 }
 
-func isEmptyCampaignUpdate(u CampaignUpdate) bool {
+func isEmptyCampaignUpdate(u CampaignUpdateParams) bool {
 	return strings.TrimSpace(u.CampaignName+u.FromName+u.FromEmail+u.ReplyToName+u.ReplyToEmail+u.Subject) == "" &&
 		len(u.TargetListIDs) == 0 && len(u.TargetSegmentIDs) == 0 && len(u.CustomerIDs) == 0
 }

@@ -31,7 +31,7 @@ func ExampleCampaignsService_Create() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	campaign := sendloop.CampaignCreate{
+	campaign := sendloop.CampaignCreateParams{
 		CampaignName: "March news", Subject: "What's new in March",
 		FromName: "Dana at Example", FromEmail: "dana@example.com",
 		ReplyToName: "Dana at Example", ReplyToEmail: "dana@example.com",
@@ -63,7 +63,7 @@ func ExampleReportsService_CampaignOpens() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	id, _ := client.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2{
+	id, _ := client.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2Params{
 		Name: "Launch", Subject: "We launched", FromName: "Dana", FromEmail: "dana@example.com",
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com",
 		Recipients:   []sendloop.Recipient{{ListID: 1}},
@@ -101,7 +101,7 @@ func ExampleCampaignDataService_BrowserViewsIter() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	c := sendloop.CampaignCreate{CampaignName: "Digest", Subject: "Digest", FromName: "Dana", FromEmail: "dana@example.com",
+	c := sendloop.CampaignCreateParams{CampaignName: "Digest", Subject: "Digest", FromName: "Dana", FromEmail: "dana@example.com",
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
 		PlainContent: "Digest. Unsubscribe: %Link:Unsubscribe%"}
 	id, _ := client.Campaigns.Create(ctx, c)
@@ -112,7 +112,7 @@ func ExampleCampaignDataService_BrowserViewsIter() {
 
 	// Five records a page: the iterator fetches pages 1, 2 and 3 (a short one) by itself.
 	n := 0
-	for view, err := range client.CampaignData.BrowserViewsIter(ctx, sendloop.CampaignDataParams{CampaignID: id, Limit: 5}) {
+	for view, err := range client.CampaignData.BrowserViewsIter(ctx, id, sendloop.CampaignDataParams{Limit: 5}) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -153,7 +153,7 @@ func ExampleExportsService_Bounces() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	c := sendloop.CampaignCreate{CampaignName: "Notice", Subject: "Notice", FromName: "Dana", FromEmail: "dana@example.com",
+	c := sendloop.CampaignCreateParams{CampaignName: "Notice", Subject: "Notice", FromName: "Dana", FromEmail: "dana@example.com",
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
 		PlainContent: "Notice. Unsubscribe: %Link:Unsubscribe%"}
 	id, _ := client.Campaigns.Create(ctx, c)

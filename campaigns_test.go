@@ -57,8 +57,8 @@ func (w *campaignWorld) addList(t testing.TB, name string, n int) (int, []string
 }
 
 // validCampaign is a version 1 campaign the fake accepts, targeting listIDs.
-func validCampaign(listIDs ...int) sendloop.CampaignCreate {
-	return sendloop.CampaignCreate{
+func validCampaign(listIDs ...int) sendloop.CampaignCreateParams {
+	return sendloop.CampaignCreateParams{
 		CampaignName: "Spring sale", FromName: "Dana Demo", FromEmail: "dana@example.com",
 		ReplyToName: "Dana Demo", ReplyToEmail: "reply@example.com", Subject: "Spring sale",
 		TargetListIDs: listIDs, HTMLContent: unsubscribeHTML,
@@ -127,7 +127,7 @@ func TestCampaignCreateV2(t *testing.T) {
 	require.NoError(t, err)
 	other, _ := w.addList(t, "other", 0)
 
-	id, err := w.c.Campaigns.CreateV2(context.Background(), sendloop.CampaignCreateV2{
+	id, err := w.c.Campaigns.CreateV2(context.Background(), sendloop.CampaignCreateV2Params{
 		Name: "Launch", FromName: "Dana", FromEmail: "dana@example.com", ReplyToName: "Dana",
 		ReplyToEmail: "dana@example.com", Subject: "We launched",
 		Recipients:            []sendloop.Recipient{{ListID: other}, {ListID: w.listID, SegmentID: segID}},
@@ -161,61 +161,63 @@ func TestRecipientString(t *testing.T) {
 func TestCampaignCreateRefusedBeforeSending(t *testing.T) {
 	t.Parallel()
 	valid := validCampaign(1)
-	with := func(change func(p *sendloop.CampaignCreate)) sendloop.CampaignCreate {
+	with := func(change func(p *sendloop.CampaignCreateParams)) sendloop.CampaignCreateParams {
 		p := valid
 		change(&p)
 		return p
 	}
-	validV2 := sendloop.CampaignCreateV2{Name: "N", FromName: "F", FromEmail: "f@example.com", ReplyToName: "R",
+	validV2 := sendloop.CampaignCreateV2Params{Name: "N", FromName: "F", FromEmail: "f@example.com", ReplyToName: "R",
 		ReplyToEmail: "r@example.com", Subject: "S", Recipients: []sendloop.Recipient{{ListID: 1}}, PlainContent: "%Link:Unsubscribe%"}
-	withV2 := func(change func(p *sendloop.CampaignCreateV2)) sendloop.CampaignCreateV2 {
+	withV2 := func(change func(p *sendloop.CampaignCreateV2Params)) sendloop.CampaignCreateV2Params {
 		p := validV2
 		change(&p)
 		return p
 	}
 	tests := []struct {
 		name   string
-		p      any // CampaignCreate or CampaignCreateV2
+		p      any // CampaignCreateParams or CampaignCreateV2Params
 		want   error
 		fields []string
 	}{
-		{"nothing set", sendloop.CampaignCreate{}, sendloop.ErrMissingParameters,
+		{"nothing set", sendloop.CampaignCreateParams{}, sendloop.ErrMissingParameters,
 			[]string{"CampaignName", "FromName", "FromEmail", "ReplyToName", "ReplyToEmail", "Subject"}},
-		{"blank subject", with(func(p *sendloop.CampaignCreate) { p.Subject = "  " }), sendloop.ErrMissingParameters, []string{"Subject"}},
-		{"no content", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = "" }), sendloop.ErrMissingParameters,
+		{"blank subject", with(func(p *sendloop.CampaignCreateParams) { p.Subject = "  " }), sendloop.ErrMissingParameters, []string{"Subject"}},
+		{"no content", with(func(p *sendloop.CampaignCreateParams) { p.HTMLContent = "" }), sendloop.ErrMissingParameters,
 			[]string{"PlainContent", "HTMLContent"}},
-		{"address as from name", with(func(p *sendloop.CampaignCreate) { p.FromName = "dana@example.com" }),
+		{"address as from name", with(func(p *sendloop.CampaignCreateParams) { p.FromName = "dana@example.com" }),
 			sendloop.ErrEmailInNameField, []string{"FromName"}},
-		{"address inside reply-to name", with(func(p *sendloop.CampaignCreate) { p.ReplyToName = "Dana <dana@example.com>" }),
+		{"address inside reply-to name", with(func(p *sendloop.CampaignCreateParams) { p.ReplyToName = "Dana <dana@example.com>" }),
 			sendloop.ErrEmailInNameField, []string{"ReplyToName"}},
-		{"both names", with(func(p *sendloop.CampaignCreate) { p.FromName, p.ReplyToName = "a@b.co", "x a@b.co" }),
+		{"both names", with(func(p *sendloop.CampaignCreateParams) { p.FromName, p.ReplyToName = "a@b.co", "x a@b.co" }),
 			sendloop.ErrEmailInNameField, []string{"FromName", "ReplyToName"}},
-		{"from address not an address", with(func(p *sendloop.CampaignCreate) { p.FromEmail = "dana" }),
+		{"from address not an address", with(func(p *sendloop.CampaignCreateParams) { p.FromEmail = "dana" }),
 			sendloop.ErrInvalidEmailFormat, []string{"FromEmail"}},
-		{"CR LF in the reply-to address", with(func(p *sendloop.CampaignCreate) { p.ReplyToEmail = "r@example.com\r\nBcc: x@example.com" }),
+		{"CR LF in the reply-to address", with(func(p *sendloop.CampaignCreateParams) { p.ReplyToEmail = "r@example.com\r\nBcc: x@example.com" }),
 			sendloop.ErrInvalidEmailFormat, []string{"ReplyToEmail"}},
-		{"v2 from address at a bare host", withV2(func(p *sendloop.CampaignCreateV2) { p.FromEmail = "f@localhost" }),
+		{"v2 from address at a bare host", withV2(func(p *sendloop.CampaignCreateV2Params) { p.FromEmail = "f@localhost" }),
 			sendloop.ErrInvalidEmailFormat, []string{"FromEmail"}},
-		{"no targets", with(func(p *sendloop.CampaignCreate) { p.TargetListIDs = nil }), sendloop.ErrNoTargets,
+		{"no targets", with(func(p *sendloop.CampaignCreateParams) { p.TargetListIDs = nil }), sendloop.ErrNoTargets,
 			[]string{"TargetListIDs", "TargetSegmentIDs"}},
-		{"list ID zero", with(func(p *sendloop.CampaignCreate) { p.TargetListIDs = []int{1, 0} }),
+		{"list ID zero", with(func(p *sendloop.CampaignCreateParams) { p.TargetListIDs = []int{1, 0} }),
 			sendloop.ErrInvalidParameterValue, []string{"TargetListIDs"}},
-		{"negative segment ID", with(func(p *sendloop.CampaignCreate) { p.TargetSegmentIDs = []int{-4} }),
+		{"negative segment ID", with(func(p *sendloop.CampaignCreateParams) { p.TargetSegmentIDs = []int{-4} }),
 			sendloop.ErrInvalidParameterValue, []string{"TargetSegmentIDs"}},
-		{"oversized customer ID", with(func(p *sendloop.CampaignCreate) { p.CustomerIDs = []int{1 << 40} }),
+		{"oversized customer ID", with(func(p *sendloop.CampaignCreateParams) { p.CustomerIDs = []int{1 << 40} }),
 			sendloop.ErrInvalidParameterValue, []string{"CustomerIDs"}},
-		{"v2 nothing set", sendloop.CampaignCreateV2{}, sendloop.ErrMissingParameters,
+		{"v2 nothing set", sendloop.CampaignCreateV2Params{}, sendloop.ErrMissingParameters,
 			[]string{"Name", "FromName", "FromEmail", "ReplyToName", "ReplyToEmail", "Subject"}},
-		{"v2 no content", withV2(func(p *sendloop.CampaignCreateV2) { p.PlainContent = "" }), sendloop.ErrMissingParameters,
+		{"v2 no content", withV2(func(p *sendloop.CampaignCreateV2Params) { p.PlainContent = "" }), sendloop.ErrMissingParameters,
 			[]string{"PlainContent", "HTMLContent"}},
-		{"v2 Iguana HTML is not content", withV2(func(p *sendloop.CampaignCreateV2) { p.PlainContent, p.HTMLContentWithIguana = "", "<p>x</p>" }),
+		{"v2 Iguana HTML is not content", withV2(func(p *sendloop.CampaignCreateV2Params) { p.PlainContent, p.HTMLContentWithIguana = "", "<p>x</p>" }),
 			sendloop.ErrMissingParameters, []string{"PlainContent", "HTMLContent"}},
-		{"v2 address in name", withV2(func(p *sendloop.CampaignCreateV2) { p.FromName = "ann@example.org" }),
+		{"v2 address in name", withV2(func(p *sendloop.CampaignCreateV2Params) { p.FromName = "ann@example.org" }),
 			sendloop.ErrEmailInNameField, []string{"FromName"}},
-		{"v2 no recipients", withV2(func(p *sendloop.CampaignCreateV2) { p.Recipients = nil }), sendloop.ErrNoTargets, []string{"Recipients"}},
-		{"v2 recipient without list", withV2(func(p *sendloop.CampaignCreateV2) { p.Recipients = []sendloop.Recipient{{SegmentID: 2}} }),
+		{"v2 no recipients", withV2(func(p *sendloop.CampaignCreateV2Params) { p.Recipients = nil }), sendloop.ErrNoTargets, []string{"Recipients"}},
+		{"v2 recipient without list", withV2(func(p *sendloop.CampaignCreateV2Params) { p.Recipients = []sendloop.Recipient{{SegmentID: 2}} }),
 			sendloop.ErrInvalidParameterValue, []string{"Recipients"}},
-		{"v2 negative segment", withV2(func(p *sendloop.CampaignCreateV2) { p.Recipients = []sendloop.Recipient{{ListID: 1, SegmentID: -1}} }),
+		{"v2 negative segment", withV2(func(p *sendloop.CampaignCreateV2Params) {
+			p.Recipients = []sendloop.Recipient{{ListID: 1, SegmentID: -1}}
+		}),
 			sendloop.ErrInvalidParameterValue, []string{"Recipients"}},
 	}
 	for _, tt := range tests {
@@ -224,9 +226,9 @@ func TestCampaignCreateRefusedBeforeSending(t *testing.T) {
 			c, srv := newTestClient(t)
 			var err error
 			switch p := tt.p.(type) {
-			case sendloop.CampaignCreate:
+			case sendloop.CampaignCreateParams:
 				_, err = c.Campaigns.Create(context.Background(), p)
-			case sendloop.CampaignCreateV2:
+			case sendloop.CampaignCreateV2Params:
 				_, err = c.Campaigns.CreateV2(context.Background(), p)
 			}
 			require.ErrorIs(t, err, tt.want)
@@ -291,13 +293,13 @@ func TestCampaignCreateServerErrors(t *testing.T) {
 	require.NoError(t, err)
 	segID, err := w.srv.DefineSegment(w.listID, "Pro", fieldID, "pro")
 	require.NoError(t, err)
-	with := func(change func(p *sendloop.CampaignCreate)) sendloop.CampaignCreate {
+	with := func(change func(p *sendloop.CampaignCreateParams)) sendloop.CampaignCreateParams {
 		p := validCampaign(w.listID)
 		change(&p)
 		return p
 	}
-	v2 := func(r ...sendloop.Recipient) sendloop.CampaignCreateV2 {
-		return sendloop.CampaignCreateV2{Name: "N", FromName: "F", FromEmail: "f@example.com", ReplyToName: "R",
+	v2 := func(r ...sendloop.Recipient) sendloop.CampaignCreateV2Params {
+		return sendloop.CampaignCreateV2Params{Name: "N", FromName: "F", FromEmail: "f@example.com", ReplyToName: "R",
 			ReplyToEmail: "r@example.com", Subject: "S", Recipients: r, PlainContent: "Leave: https://example.com/unsubscribe?u=1"}
 	}
 	tests := []struct {
@@ -305,14 +307,16 @@ func TestCampaignCreateServerErrors(t *testing.T) {
 		p    any
 		want error
 	}{
-		{"unknown list", with(func(p *sendloop.CampaignCreate) { p.TargetListIDs = []int{w.listID, 99} }), sendloop.ErrTargetListNotFound},
-		{"unknown segment", with(func(p *sendloop.CampaignCreate) { p.TargetSegmentIDs = []int{segID + 5} }), sendloop.ErrTargetSegmentNotFound},
-		{"no unsubscription link", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = `<p><a href="https://example.com">Shop</a></p>` }),
+		{"unknown list", with(func(p *sendloop.CampaignCreateParams) { p.TargetListIDs = []int{w.listID, 99} }), sendloop.ErrTargetListNotFound},
+		{"unknown segment", with(func(p *sendloop.CampaignCreateParams) { p.TargetSegmentIDs = []int{segID + 5} }), sendloop.ErrTargetSegmentNotFound},
+		{"no unsubscription link", with(func(p *sendloop.CampaignCreateParams) {
+			p.HTMLContent = `<p><a href="https://example.com">Shop</a></p>`
+		}),
 			sendloop.ErrMissingUnsubscribeLink},
-		{"plain content without link", with(func(p *sendloop.CampaignCreate) { p.PlainContent = "Hello" }), sendloop.ErrMissingUnsubscribeLink},
-		{"link text too short", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = `<a href="%Link:Unsubscribe%">Out</a>` }),
+		{"plain content without link", with(func(p *sendloop.CampaignCreateParams) { p.PlainContent = "Hello" }), sendloop.ErrMissingUnsubscribeLink},
+		{"link text too short", with(func(p *sendloop.CampaignCreateParams) { p.HTMLContent = `<a href="%Link:Unsubscribe%">Out</a>` }),
 			sendloop.ErrUnsubscribeLinkTextTooShort},
-		{"script", with(func(p *sendloop.CampaignCreate) { p.HTMLContent = unsubscribeHTML + "<script>x()</script>" }), sendloop.ErrForbiddenContent},
+		{"script", with(func(p *sendloop.CampaignCreateParams) { p.HTMLContent = unsubscribeHTML + "<script>x()</script>" }), sendloop.ErrForbiddenContent},
 		{"v2 unknown list", v2(sendloop.Recipient{ListID: 42}), sendloop.ErrTargetListNotFound},
 		{"v2 segment of another list", v2(sendloop.Recipient{ListID: w.listID, SegmentID: segID + 1}), sendloop.ErrTargetSegmentNotFound},
 	}
@@ -320,9 +324,9 @@ func TestCampaignCreateServerErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
 			switch p := tt.p.(type) {
-			case sendloop.CampaignCreate:
+			case sendloop.CampaignCreateParams:
 				_, err = w.c.Campaigns.Create(context.Background(), p)
-			case sendloop.CampaignCreateV2:
+			case sendloop.CampaignCreateV2Params:
 				_, err = w.c.Campaigns.CreateV2(context.Background(), p)
 			}
 			require.ErrorIs(t, err, tt.want)
@@ -361,7 +365,7 @@ func TestCampaignUpdateGetDelete(t *testing.T) {
 	id, err := w.c.Campaigns.Create(ctx, validCampaign(w.listID))
 	require.NoError(t, err)
 
-	require.NoError(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdate{
+	require.NoError(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{
 		CampaignName: "Summer sale", Subject: "Summer is here", TargetListIDs: []int{w.listID, other},
 	}))
 	updates := requestsFor(w.srv, "campaign.update")
@@ -374,15 +378,15 @@ func TestCampaignUpdateGetDelete(t *testing.T) {
 	assert.Equal(t, "Summer is here", camp.Subject)
 	assert.Equal(t, "Dana Demo", camp.FromName, "unchanged")
 
-	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdate{TargetListIDs: []int{77}}), sendloop.ErrTargetListNotFound)
-	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdate{ReplyToEmail: "nope"}), sendloop.ErrInvalidEmailFormat)
+	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{TargetListIDs: []int{77}}), sendloop.ErrTargetListNotFound)
+	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{ReplyToEmail: "nope"}), sendloop.ErrInvalidEmailFormat)
 
 	require.NoError(t, w.c.Campaigns.Delete(ctx, id))
 	assert.Equal(t, keyParam(w.srv)+"&CampaignID=1", string(w.srv.LastRequest().Body))
 	_, err = w.c.Campaigns.Get(ctx, id)
 	require.ErrorIs(t, err, sendloop.ErrNotFound)
 	require.ErrorIs(t, w.c.Campaigns.Delete(ctx, id), sendloop.ErrNotFound)
-	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdate{Subject: "x"}), sendloop.ErrNotFound)
+	require.ErrorIs(t, w.c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{Subject: "x"}), sendloop.ErrNotFound)
 }
 
 func TestCampaignCallsRefusedBeforeSending(t *testing.T) {
@@ -401,19 +405,19 @@ func TestCampaignCallsRefusedBeforeSending(t *testing.T) {
 		{"delete without ID", "campaign.delete", func(c *sendloop.Client) error { return c.Campaigns.Delete(context.Background(), 0) },
 			sendloop.ErrMissingParameters, []string{"CampaignID"}},
 		{"update nothing", "campaign.update", func(c *sendloop.Client) error {
-			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{})
+			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdateParams{})
 		}, sendloop.ErrMissingParameters, nil},
 		{"update oversized ID", "campaign.update", func(c *sendloop.Client) error {
-			return c.Campaigns.Update(context.Background(), 1<<40, sendloop.CampaignUpdate{Subject: "s"})
+			return c.Campaigns.Update(context.Background(), 1<<40, sendloop.CampaignUpdateParams{Subject: "s"})
 		}, sendloop.ErrInvalidParameterValue, []string{"CampaignID"}},
 		{"update address in name", "campaign.update", func(c *sendloop.Client) error {
-			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{ReplyToName: "me@example.com"})
+			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdateParams{ReplyToName: "me@example.com"})
 		}, sendloop.ErrEmailInNameField, []string{"ReplyToName"}},
 		{"update reply-to with a line break", "campaign.update", func(c *sendloop.Client) error {
-			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{ReplyToEmail: "me@example.com\nX: y"})
+			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdateParams{ReplyToEmail: "me@example.com\nX: y"})
 		}, sendloop.ErrInvalidEmailFormat, []string{"ReplyToEmail"}},
 		{"update bad list ID", "campaign.update", func(c *sendloop.Client) error {
-			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdate{TargetListIDs: []int{0}})
+			return c.Campaigns.Update(context.Background(), 1, sendloop.CampaignUpdateParams{TargetListIDs: []int{0}})
 		}, sendloop.ErrInvalidParameterValue, []string{"TargetListIDs"}},
 	}
 	for _, tt := range tests {

@@ -256,7 +256,7 @@ func TestClientNeverPrintsItsKey(t *testing.T) {
 	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
 		assert.NotContains(t, sprintf(format, secret), "hunter22", format)
 	}
-	out, err := json.Marshal(sendloop.AccountUpdate{NewPassword: secret})
+	out, err := json.Marshal(sendloop.AccountUpdateParams{NewPassword: secret})
 	require.NoError(t, err)
 	assert.NotContains(t, string(out), "hunter22")
 }

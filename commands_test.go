@@ -16,7 +16,7 @@ import (
 var typedCalls = map[string]func(context.Context, *writeWorld) error{
 	"account.info.get": func(ctx context.Context, w *writeWorld) error { _, err := w.c.Account.Get(ctx); return err },
 	"account.info.update": func(ctx context.Context, w *writeWorld) error {
-		return w.c.Account.Update(ctx, sendloop.AccountUpdate{City: "Izmir"})
+		return w.c.Account.Update(ctx, sendloop.AccountUpdateParams{City: "Izmir"})
 	},
 	"list.create": func(ctx context.Context, w *writeWorld) error {
 		_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
@@ -79,7 +79,7 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return err
 	},
 	"campaign.update": func(ctx context.Context, w *writeWorld) error {
-		return w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdate{Subject: "S2"})
+		return w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdateParams{Subject: "S2"})
 	},
 	"campaign.delete": func(ctx context.Context, w *writeWorld) error { return w.c.Campaigns.Delete(ctx, w.campaign) },
 	"report.list.overall": func(ctx context.Context, w *writeWorld) error {
@@ -123,23 +123,23 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return err
 	},
 	"data.campaign.unsubscriptions": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.CampaignData.Unsubscriptions(ctx, sendloop.CampaignDataParams{CampaignID: w.campaign})
+		_, err := w.c.CampaignData.Unsubscriptions(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
 	"data.campaign.openlocations": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.CampaignData.OpenLocations(ctx, sendloop.CampaignDataParams{CampaignID: w.campaign})
+		_, err := w.c.CampaignData.OpenLocations(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
 	"data.campaign.forwards": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.CampaignData.Forwards(ctx, sendloop.CampaignDataParams{CampaignID: w.campaign})
+		_, err := w.c.CampaignData.Forwards(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
 	"data.campaign.browserviews": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.CampaignData.BrowserViews(ctx, sendloop.CampaignDataParams{CampaignID: w.campaign})
+		_, err := w.c.CampaignData.BrowserViews(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
 	"data.campaign.bounces": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.CampaignData.Bounces(ctx, sendloop.CampaignDataParams{CampaignID: w.campaign})
+		_, err := w.c.CampaignData.Bounces(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
 	"export.unsubscriptions": func(ctx context.Context, w *writeWorld) error {

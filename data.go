@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"slices"
 
@@ -27,20 +28,14 @@ const (
 
 // CampaignDataParams selects a page of a campaign's records.
 type CampaignDataParams struct {
-	// CampaignID is required.
-	CampaignID int `url:"CampaignID"`
 	// Limit is the page size: 0 for the service's default (10), at most MaxDataLimit (50).
 	Limit int `url:"Limit,omitempty"`
 	// Page is the page number, from 1; 0 for the service's default (1).
 	Page int `url:"Page,omitempty"`
 }
 
-// check refuses parameters the service would refuse: no CampaignID (105), and a negative
-// ID, a Limit over 50 or a negative Limit or Page (116).
-func (p CampaignDataParams) check(command string) error {
-	if _, err := idForm(command, "CampaignID", p.CampaignID); err != nil {
-		return err
-	}
+// validate refuses what the service would: a Limit over 50, a negative Limit or Page (116).
+func (p CampaignDataParams) validate(command string) error {
 	switch {
 	case p.Limit < 0 || p.Limit > MaxDataLimit:
 		return invalid(command, ErrInvalidParameterValue, "Limit", fmt.Sprintf("Limit %d is outside 1–%d", p.Limit, MaxDataLimit))
@@ -184,55 +179,55 @@ func (r *CampaignBounce) UnmarshalJSON(data []byte) error {
 
 // Unsubscriptions returns one page of the campaign's unsubscriptions
 // (data.campaign.unsubscriptions).
-func (s *CampaignDataService) Unsubscriptions(ctx context.Context, p CampaignDataParams) ([]CampaignUnsubscription, error) {
-	return fetchData[CampaignUnsubscription](ctx, s.client, "data.campaign.unsubscriptions", p)
+func (s *CampaignDataService) Unsubscriptions(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignUnsubscription, error) {
+	return fetchData[CampaignUnsubscription](ctx, s.client, "data.campaign.unsubscriptions", campaignID, p)
 }
 
 // UnsubscriptionsIter walks every page of the campaign's unsubscriptions from p.Page.
-func (s *CampaignDataService) UnsubscriptionsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignUnsubscription, error] {
-	return iterData(ctx, "data.campaign.unsubscriptions", p, s.Unsubscriptions)
+func (s *CampaignDataService) UnsubscriptionsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignUnsubscription, error] {
+	return iterData(ctx, "data.campaign.unsubscriptions", campaignID, p, s.Unsubscriptions)
 }
 
 // OpenLocations returns one page of the campaign's open locations
 // (data.campaign.openlocations).
-func (s *CampaignDataService) OpenLocations(ctx context.Context, p CampaignDataParams) ([]CampaignOpenLocation, error) {
-	return fetchData[CampaignOpenLocation](ctx, s.client, "data.campaign.openlocations", p)
+func (s *CampaignDataService) OpenLocations(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignOpenLocation, error) {
+	return fetchData[CampaignOpenLocation](ctx, s.client, "data.campaign.openlocations", campaignID, p)
 }
 
 // OpenLocationsIter walks every page of the campaign's open locations from p.Page.
-func (s *CampaignDataService) OpenLocationsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignOpenLocation, error] {
-	return iterData(ctx, "data.campaign.openlocations", p, s.OpenLocations)
+func (s *CampaignDataService) OpenLocationsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignOpenLocation, error] {
+	return iterData(ctx, "data.campaign.openlocations", campaignID, p, s.OpenLocations)
 }
 
 // Forwards returns one page of the campaign's forwards (data.campaign.forwards).
-func (s *CampaignDataService) Forwards(ctx context.Context, p CampaignDataParams) ([]CampaignForward, error) {
-	return fetchData[CampaignForward](ctx, s.client, "data.campaign.forwards", p)
+func (s *CampaignDataService) Forwards(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignForward, error) {
+	return fetchData[CampaignForward](ctx, s.client, "data.campaign.forwards", campaignID, p)
 }
 
 // ForwardsIter walks every page of the campaign's forwards from p.Page.
-func (s *CampaignDataService) ForwardsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignForward, error] {
-	return iterData(ctx, "data.campaign.forwards", p, s.Forwards)
+func (s *CampaignDataService) ForwardsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignForward, error] {
+	return iterData(ctx, "data.campaign.forwards", campaignID, p, s.Forwards)
 }
 
 // BrowserViews returns one page of the campaign's views in a web browser
 // (data.campaign.browserviews).
-func (s *CampaignDataService) BrowserViews(ctx context.Context, p CampaignDataParams) ([]CampaignBrowserView, error) {
-	return fetchData[CampaignBrowserView](ctx, s.client, "data.campaign.browserviews", p)
+func (s *CampaignDataService) BrowserViews(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignBrowserView, error) {
+	return fetchData[CampaignBrowserView](ctx, s.client, "data.campaign.browserviews", campaignID, p)
 }
 
 // BrowserViewsIter walks every page of the campaign's browser views from p.Page.
-func (s *CampaignDataService) BrowserViewsIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignBrowserView, error] {
-	return iterData(ctx, "data.campaign.browserviews", p, s.BrowserViews)
+func (s *CampaignDataService) BrowserViewsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignBrowserView, error] {
+	return iterData(ctx, "data.campaign.browserviews", campaignID, p, s.BrowserViews)
 }
 
 // Bounces returns one page of the campaign's bounces (data.campaign.bounces).
-func (s *CampaignDataService) Bounces(ctx context.Context, p CampaignDataParams) ([]CampaignBounce, error) {
-	return fetchData[CampaignBounce](ctx, s.client, "data.campaign.bounces", p)
+func (s *CampaignDataService) Bounces(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignBounce, error) {
+	return fetchData[CampaignBounce](ctx, s.client, "data.campaign.bounces", campaignID, p)
 }
 
 // BouncesIter walks every page of the campaign's bounces from p.Page.
-func (s *CampaignDataService) BouncesIter(ctx context.Context, p CampaignDataParams) iter.Seq2[CampaignBounce, error] {
-	return iterData(ctx, "data.campaign.bounces", p, s.Bounces)
+func (s *CampaignDataService) BouncesIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignBounce, error] {
+	return iterData(ctx, "data.campaign.bounces", campaignID, p, s.Bounces)
 }
 
 // wireRecord is a record type decoded in place: a data.campaign.* record or an export item.
@@ -243,14 +238,19 @@ type wireRecord[T any] interface {
 
 // fetchData sends one data.campaign.* command and decodes its Data array (an object of
 // records is accepted too).
-func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, p CampaignDataParams) ([]T, error) {
-	if err := p.check(command); err != nil {
+func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, campaignID int, p CampaignDataParams) ([]T, error) {
+	form, err := idForm(command, "CampaignID", campaignID)
+	if err != nil {
 		return nil, err
 	}
-	form, err := wire.Values(p)
+	if err := p.validate(command); err != nil {
+		return nil, err
+	}
+	page, err := wire.Values(p)
 	if err != nil {
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
+	maps.Copy(form, page)
 	var out []T
 	err = c.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
 		if string(key) != "Data" {
@@ -274,8 +274,8 @@ var errPageRepeated = errors.New("the page repeats the previous one")
 // iterData walks pages from p.Page (default 1) on its own copy of p. It yields each record, an
 // error once (and stops), and stops after a short or empty page or, with an error, a page
 // that starts with the previous page's first record.
-func iterData[T comparable](ctx context.Context, command string, p CampaignDataParams,
-	fetch func(context.Context, CampaignDataParams) ([]T, error)) iter.Seq2[T, error] {
+func iterData[T comparable](ctx context.Context, command string, campaignID int, p CampaignDataParams,
+	fetch func(context.Context, int, CampaignDataParams) ([]T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		params := p // each walk starts afresh from the caller's copy
@@ -290,7 +290,7 @@ func iterData[T comparable](ctx context.Context, command string, p CampaignDataP
 		// page repeats only when all of it does.
 		var prev []T
 		for first := true; ; first = false {
-			records, err := fetch(ctx, params)
+			records, err := fetch(ctx, campaignID, params)
 			if err != nil {
 				yield(zero, err)
 				return

@@ -66,15 +66,15 @@ func TestCampaignDataPages(t *testing.T) {
 		body string
 		want []int
 	}{
-		{"defaults", sendloop.CampaignDataParams{CampaignID: id}, "&CampaignID=1", idRange(1, 10)},
-		{"second page", sendloop.CampaignDataParams{CampaignID: id, Page: 2}, "&CampaignID=1&Page=2", idRange(11, 20)},
-		{"short last page", sendloop.CampaignDataParams{CampaignID: id, Limit: 10, Page: 3}, "&CampaignID=1&Limit=10&Page=3", idRange(21, 23)},
-		{"past the end", sendloop.CampaignDataParams{CampaignID: id, Page: 4}, "&CampaignID=1&Page=4", nil},
-		{"largest page", sendloop.CampaignDataParams{CampaignID: id, Limit: 50}, "&CampaignID=1&Limit=50", idRange(1, 23)},
+		{"defaults", sendloop.CampaignDataParams{}, "&CampaignID=1", idRange(1, 10)},
+		{"second page", sendloop.CampaignDataParams{Page: 2}, "&CampaignID=1&Page=2", idRange(11, 20)},
+		{"short last page", sendloop.CampaignDataParams{Limit: 10, Page: 3}, "&CampaignID=1&Limit=10&Page=3", idRange(21, 23)},
+		{"past the end", sendloop.CampaignDataParams{Page: 4}, "&CampaignID=1&Page=4", nil},
+		{"largest page", sendloop.CampaignDataParams{Limit: 50}, "&CampaignID=1&Limit=50", idRange(1, 23)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := w.c.CampaignData.Forwards(ctx, tt.p)
+			got, err := w.c.CampaignData.Forwards(ctx, id, tt.p)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, forwarders(got))
 			req := w.srv.LastRequest()
@@ -82,7 +82,7 @@ func TestCampaignDataPages(t *testing.T) {
 			assert.Equal(t, keyParam(w.srv)+tt.body, string(req.Body))
 		})
 	}
-	got, err := w.c.CampaignData.Forwards(ctx, sendloop.CampaignDataParams{CampaignID: id, Limit: 1})
+	got, err := w.c.CampaignData.Forwards(ctx, id, sendloop.CampaignDataParams{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, sendloop.CampaignForward{SubscriberID: 1, ListID: w.listID,
@@ -96,7 +96,7 @@ func TestCampaignDataIterWalksEveryPage(t *testing.T) {
 	collect := func(p sendloop.CampaignDataParams, stopAfter int) ([]int, int) {
 		before := len(requestsFor(w.srv, "data.campaign.forwards"))
 		var ids []int
-		for r, err := range w.c.CampaignData.ForwardsIter(ctx, p) {
+		for r, err := range w.c.CampaignData.ForwardsIter(ctx, id, p) {
 			require.NoError(t, err)
 			ids = append(ids, r.SubscriberID)
 			if len(ids) == stopAfter {
@@ -105,24 +105,24 @@ func TestCampaignDataIterWalksEveryPage(t *testing.T) {
 		}
 		return ids, len(requestsFor(w.srv, "data.campaign.forwards")) - before
 	}
-	ids, calls := collect(sendloop.CampaignDataParams{CampaignID: id, Limit: 5}, 0)
+	ids, calls := collect(sendloop.CampaignDataParams{Limit: 5}, 0)
 	assert.Equal(t, idRange(1, 23), ids)
 	assert.Equal(t, 5, calls, "the short fifth page ends the walk")
 
-	ids, calls = collect(sendloop.CampaignDataParams{CampaignID: id}, 0)
+	ids, calls = collect(sendloop.CampaignDataParams{}, 0)
 	assert.Equal(t, idRange(1, 23), ids)
 	assert.Equal(t, 3, calls, "default page size 10")
 
-	ids, calls = collect(sendloop.CampaignDataParams{CampaignID: id, Limit: 5, Page: 3}, 0)
+	ids, calls = collect(sendloop.CampaignDataParams{Limit: 5, Page: 3}, 0)
 	assert.Equal(t, idRange(11, 23), ids, "from the given page")
 	assert.Equal(t, 3, calls)
 
-	ids, calls = collect(sendloop.CampaignDataParams{CampaignID: id, Limit: 5}, 7)
+	ids, calls = collect(sendloop.CampaignDataParams{Limit: 5}, 7)
 	assert.Equal(t, idRange(1, 7), ids)
 	assert.Equal(t, 2, calls, "breaking stops the walk")
 
 	// Each walk starts afresh from the caller's parameters.
-	it := w.c.CampaignData.ForwardsIter(ctx, sendloop.CampaignDataParams{CampaignID: id, Limit: 20})
+	it := w.c.CampaignData.ForwardsIter(ctx, id, sendloop.CampaignDataParams{Limit: 20})
 	for range 2 {
 		n := 0
 		for _, err := range it {
@@ -137,7 +137,7 @@ func TestCampaignDataIterStopsOnAFullLastPage(t *testing.T) {
 	t.Parallel()
 	w, id := forwardWorld(t, 20)
 	n := 0
-	for _, err := range w.c.CampaignData.ForwardsIter(context.Background(), sendloop.CampaignDataParams{CampaignID: id}) {
+	for _, err := range w.c.CampaignData.ForwardsIter(context.Background(), id, sendloop.CampaignDataParams{}) {
 		require.NoError(t, err)
 		n++
 	}
@@ -155,7 +155,7 @@ func TestCampaignDataIterErrors(t *testing.T) {
 		t.Parallel()
 		w, id := forwardWorld(t, 12)
 		var records, errs int
-		for _, err := range w.c.CampaignData.ForwardsIter(ctx, sendloop.CampaignDataParams{CampaignID: id, Limit: 5}) {
+		for _, err := range w.c.CampaignData.ForwardsIter(ctx, id, sendloop.CampaignDataParams{Limit: 5}) {
 			if err != nil {
 				errs++
 				require.ErrorIs(t, err, sendloop.ErrCommandDisabled)
@@ -176,7 +176,7 @@ func TestCampaignDataIterErrors(t *testing.T) {
 		require.NoError(t, err)
 		var records int
 		var walkErr error
-		for _, err := range w.c.CampaignData.ForwardsIter(ctx, sendloop.CampaignDataParams{CampaignID: id, Limit: 5}) {
+		for _, err := range w.c.CampaignData.ForwardsIter(ctx, id, sendloop.CampaignDataParams{Limit: 5}) {
 			if err != nil {
 				require.NoError(t, walkErr, "one error only")
 				walkErr = err
@@ -196,7 +196,7 @@ func TestCampaignDataIterErrors(t *testing.T) {
 		t.Parallel()
 		c, srv := newTestClient(t)
 		var errs []error
-		for _, err := range c.CampaignData.BouncesIter(ctx, sendloop.CampaignDataParams{CampaignID: 1, Limit: 51}) {
+		for _, err := range c.CampaignData.BouncesIter(ctx, 1, sendloop.CampaignDataParams{Limit: 51}) {
 			errs = append(errs, err)
 		}
 		require.Len(t, errs, 1)
@@ -209,15 +209,16 @@ func TestCampaignDataRefusedBeforeSending(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
+		id    int
 		p     sendloop.CampaignDataParams
 		want  error
 		field string
 	}{
-		{"no campaign", sendloop.CampaignDataParams{Limit: 5}, sendloop.ErrMissingParameters, "CampaignID"},
-		{"negative campaign", sendloop.CampaignDataParams{CampaignID: -1}, sendloop.ErrInvalidParameterValue, "CampaignID"},
-		{"limit over 50", sendloop.CampaignDataParams{CampaignID: 1, Limit: sendloop.MaxDataLimit + 1}, sendloop.ErrInvalidParameterValue, "Limit"},
-		{"negative limit", sendloop.CampaignDataParams{CampaignID: 1, Limit: -1}, sendloop.ErrInvalidParameterValue, "Limit"},
-		{"negative page", sendloop.CampaignDataParams{CampaignID: 1, Page: -2}, sendloop.ErrInvalidParameterValue, "Page"},
+		{"no campaign", 0, sendloop.CampaignDataParams{Limit: 5}, sendloop.ErrMissingParameters, "CampaignID"},
+		{"negative campaign", -1, sendloop.CampaignDataParams{}, sendloop.ErrInvalidParameterValue, "CampaignID"},
+		{"limit over 50", 1, sendloop.CampaignDataParams{Limit: sendloop.MaxDataLimit + 1}, sendloop.ErrInvalidParameterValue, "Limit"},
+		{"negative limit", 1, sendloop.CampaignDataParams{Limit: -1}, sendloop.ErrInvalidParameterValue, "Limit"},
+		{"negative page", 1, sendloop.CampaignDataParams{Page: -2}, sendloop.ErrInvalidParameterValue, "Page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,11 +226,11 @@ func TestCampaignDataRefusedBeforeSending(t *testing.T) {
 			c, srv := newTestClient(t)
 			ctx := context.Background()
 			calls := []func() error{
-				func() error { _, err := c.CampaignData.Unsubscriptions(ctx, tt.p); return err },
-				func() error { _, err := c.CampaignData.OpenLocations(ctx, tt.p); return err },
-				func() error { _, err := c.CampaignData.Forwards(ctx, tt.p); return err },
-				func() error { _, err := c.CampaignData.BrowserViews(ctx, tt.p); return err },
-				func() error { _, err := c.CampaignData.Bounces(ctx, tt.p); return err },
+				func() error { _, err := c.CampaignData.Unsubscriptions(ctx, tt.id, tt.p); return err },
+				func() error { _, err := c.CampaignData.OpenLocations(ctx, tt.id, tt.p); return err },
+				func() error { _, err := c.CampaignData.Forwards(ctx, tt.id, tt.p); return err },
+				func() error { _, err := c.CampaignData.BrowserViews(ctx, tt.id, tt.p); return err },
+				func() error { _, err := c.CampaignData.Bounces(ctx, tt.id, tt.p); return err },
 			}
 			for _, call := range calls {
 				err := call()
@@ -247,7 +248,7 @@ func TestCampaignDataServerChecks(t *testing.T) {
 	t.Parallel()
 	w, id := forwardWorld(t, 1)
 	ctx := context.Background()
-	_, err := w.c.CampaignData.Forwards(ctx, sendloop.CampaignDataParams{CampaignID: id + 1})
+	_, err := w.c.CampaignData.Forwards(ctx, id+1, sendloop.CampaignDataParams{})
 	require.ErrorIs(t, err, sendloop.ErrNotFound)
 	// What the client refuses, the fake refuses as well.
 	for _, params := range []map[string]string{
@@ -275,34 +276,34 @@ func TestCampaignDataRecords(t *testing.T) {
 		sendlooptest.CampaignEvent{Kind: sendlooptest.EventUnsubscription, Email: e[0], After: oneDay, Channel: "Email link"},
 	))
 	ctx := context.Background()
-	p := sendloop.CampaignDataParams{CampaignID: id}
+	p := sendloop.CampaignDataParams{}
 	at := func(d time.Duration) sendloop.DateTime { return sendloop.DateTime{Time: campaignClock.Add(d)} }
 
-	locations, err := w.c.CampaignData.OpenLocations(ctx, p)
+	locations, err := w.c.CampaignData.OpenLocations(ctx, id, p)
 	require.NoError(t, err)
 	assert.Equal(t, []sendloop.CampaignOpenLocation{{SubscriberID: 1, DetectionDate: at(time.Hour), CountryCode: "GB",
 		City: "London", Latitude: 51.5072, Longitude: -0.1276, ContentCode: "A"}}, locations)
 
-	views, err := w.c.CampaignData.BrowserViews(ctx, p)
+	views, err := w.c.CampaignData.BrowserViews(ctx, id, p)
 	require.NoError(t, err)
 	assert.Equal(t, []sendloop.CampaignBrowserView{{SubscriberID: 2, ListID: w.listID, ViewDate: at(2 * time.Hour)}}, views)
 
-	bounces, err := w.c.CampaignData.Bounces(ctx, p)
+	bounces, err := w.c.CampaignData.Bounces(ctx, id, p)
 	require.NoError(t, err)
 	assert.Equal(t, []sendloop.CampaignBounce{
 		{SubscriberID: 3, ListID: w.listID, BounceType: sendloop.BounceHard, BounceDate: at(0)},
 		{SubscriberID: 2, ListID: w.listID, BounceType: sendloop.BounceSoft, BounceDate: at(3 * time.Hour)},
 	}, bounces)
 
-	unsubs, err := w.c.CampaignData.Unsubscriptions(ctx, p)
+	unsubs, err := w.c.CampaignData.Unsubscriptions(ctx, id, p)
 	require.NoError(t, err)
 	assert.Equal(t, []sendloop.CampaignUnsubscription{{SubscriberID: 1, ListID: w.listID, UnsubscriptionDate: at(oneDay),
 		Channel: "Email link"}}, unsubs)
 
-	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.UnsubscriptionsIter(ctx, p)))
-	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.OpenLocationsIter(ctx, p)))
-	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.BrowserViewsIter(ctx, p)))
-	assert.Equal(t, 2, countRecords(t, w.c.CampaignData.BouncesIter(ctx, p)))
+	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.UnsubscriptionsIter(ctx, id, p)))
+	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.OpenLocationsIter(ctx, id, p)))
+	assert.Equal(t, 1, countRecords(t, w.c.CampaignData.BrowserViewsIter(ctx, id, p)))
+	assert.Equal(t, 2, countRecords(t, w.c.CampaignData.BouncesIter(ctx, id, p)))
 	for _, command := range []string{"data.campaign.unsubscriptions", "data.campaign.openlocations", "data.campaign.browserviews", "data.campaign.bounces"} {
 		reqs := requestsFor(w.srv, command)
 		require.Len(t, reqs, 2, command) // the page, then the walk's one short page
@@ -345,7 +346,7 @@ func TestCampaignDataIterKeepsEqualRecordsOfDifferentPages(t *testing.T) {
 	c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
 	require.NoError(t, err)
 	var ids []int
-	for v, err := range c.CampaignData.BrowserViewsIter(context.Background(), sendloop.CampaignDataParams{CampaignID: 1, Limit: 2}) {
+	for v, err := range c.CampaignData.BrowserViewsIter(context.Background(), 1, sendloop.CampaignDataParams{Limit: 2}) {
 		require.NoError(t, err)
 		ids = append(ids, v.SubscriberID)
 	}

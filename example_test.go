@@ -42,10 +42,10 @@ func ExampleAccountService_Update() {
 	ctx := context.Background()
 
 	// A time zone the service does not list is refused before the update is sent.
-	err := client.Account.Update(ctx, sendloop.AccountUpdate{TimeZone: "Europe/Atlantis"})
+	err := client.Account.Update(ctx, sendloop.AccountUpdateParams{TimeZone: "Europe/Atlantis"})
 	fmt.Println(errors.Is(err, sendloop.ErrInvalidParameterValue))
 
-	if err := client.Account.Update(ctx, sendloop.AccountUpdate{TimeZone: "Asia/Tokyo", City: "Tokyo"}); err != nil {
+	if err := client.Account.Update(ctx, sendloop.AccountUpdateParams{TimeZone: "Asia/Tokyo", City: "Tokyo"}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -104,7 +104,7 @@ func ExampleValidationError() {
 	client, _ := sendloop.NewClient("any-key")
 
 	// Nothing is sent: the address is checked first.
-	err := client.Account.Update(context.Background(), sendloop.AccountUpdate{Email: "not an address"})
+	err := client.Account.Update(context.Background(), sendloop.AccountUpdateParams{Email: "not an address"})
 	var ve *sendloop.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println(ve.Code, ve.Fields)

@@ -111,7 +111,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 			return err
 		}, false, 0, false},
 		{"Campaigns.Update CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			return c.Campaigns.Update(ctx, id, sendloop.CampaignUpdate{Subject: "S"})
+			return c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{Subject: "S"})
 		}, false, 0, false},
 		{"Campaigns.Delete CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Campaigns.Delete(ctx, id)
@@ -125,7 +125,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 			return err
 		}, false, 0, false},
 		{"CampaignData.Bounces CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.CampaignData.Bounces(ctx, sendloop.CampaignDataParams{CampaignID: id})
+			_, err := c.CampaignData.Bounces(ctx, id, sendloop.CampaignDataParams{})
 			return err
 		}, false, 0, false},
 		{"Exports.Unsubscriptions ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {

@@ -155,7 +155,7 @@ func TestNewPasswordNeverLeaks(t *testing.T) {
 	defer hs.Close()
 	c, err := sendloop.NewClient("some-key", sendloop.WithBaseURL(hs.URL))
 	require.NoError(t, err)
-	err = c.Account.Update(context.Background(), sendloop.AccountUpdate{NewPassword: password})
+	err = c.Account.Update(context.Background(), sendloop.AccountUpdateParams{NewPassword: password})
 	require.ErrorIs(t, err, sendloop.ErrInvalidPassword)
 	for _, format := range []string{"%v", "%+v", "%#v"} {
 		text := fmt.Sprintf(format, err)

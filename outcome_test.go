@@ -43,8 +43,8 @@ func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
 	return w, srv
 }
 
-func campaignCreate(listID int) sendloop.CampaignCreate {
-	return sendloop.CampaignCreate{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
+func campaignCreate(listID int) sendloop.CampaignCreateParams {
+	return sendloop.CampaignCreateParams{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
 		ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hello",
 		TargetListIDs: []int{listID}, HTMLContent: unsubscribeHTML}
 }
@@ -69,7 +69,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 		readBack   string // the command that settles "already done", if any
 	}{
 		{"account.info.update", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return false, w.c.Account.Update(ctx, sendloop.AccountUpdate{City: "Izmir"})
+			return false, w.c.Account.Update(ctx, sendloop.AccountUpdateParams{City: "Izmir"})
 		}, succeeds, 2, ""},
 		{"list.create", func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInDouble})
@@ -111,13 +111,13 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, err
 		}, unknown, 1, ""},
 		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) { // version 2
-			_, err := w.c.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2{Name: "C2", FromName: "Ann", FromEmail: "ann@example.com",
+			_, err := w.c.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2Params{Name: "C2", FromName: "Ann", FromEmail: "ann@example.com",
 				ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hi",
 				Recipients: []sendloop.Recipient{{ListID: w.listID}}, HTMLContent: unsubscribeHTML})
 			return false, err
 		}, unknown, 1, ""},
 		{"campaign.update", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return false, w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdate{Subject: "New subject"})
+			return false, w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdateParams{Subject: "New subject"})
 		}, succeeds, 2, ""},
 		{"campaign.delete", func(ctx context.Context, w *writeWorld) (bool, error) {
 			return true, w.c.Campaigns.Delete(ctx, w.campaign)

@@ -55,7 +55,7 @@ func TestRetryClasses(t *testing.T) {
 			case "account.info.get":
 				_, err = c.Account.Get(context.Background())
 			case "account.info.update":
-				err = c.Account.Update(context.Background(), sendloop.AccountUpdate{FirstName: "Ann"})
+				err = c.Account.Update(context.Background(), sendloop.AccountUpdateParams{FirstName: "Ann"})
 			case "list.create":
 				err = c.Call(context.Background(), "list.create", createParams, nil)
 			}
@@ -191,7 +191,7 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 			return err
 		}, 1},
 		{"campaign.create", func(c *sendloop.Client, listID int) error {
-			_, err := c.Campaigns.Create(ctx, sendloop.CampaignCreate{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
+			_, err := c.Campaigns.Create(ctx, sendloop.CampaignCreateParams{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
 				ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hi", TargetListIDs: []int{listID},
 				PlainContent: "Hello %Link:Unsubscribe%"})
 			return err

@@ -18,7 +18,7 @@ func campaignTour(ctx context.Context, c *sendloop.Client, srv *sendlooptest.Ser
 		fmt.Println("(the campaign tour runs against the fake only: it writes)")
 		return nil
 	}
-	id, err := c.Campaigns.Create(ctx, sendloop.CampaignCreate{
+	id, err := c.Campaigns.Create(ctx, sendloop.CampaignCreateParams{
 		CampaignName:  "Quickstart news",
 		Subject:       "What's new this month",
 		FromName:      "Dana at Example",
