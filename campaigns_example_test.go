@@ -133,8 +133,7 @@ func ExamplePeopleService_Track() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	err := client.People.Track(ctx, sendloop.PersonTrack{UserID: "user-7", Email: "ann@example.com",
-		Extra: map[string]string{"plan": "pro"}})
+	err := client.People.Track(ctx, "user-7", sendloop.PersonTrackParams{Email: "ann@example.com", Extra: map[string]string{"plan": "pro"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -161,10 +160,10 @@ func ExampleExportsService_Bounces() {
 	_ = srv.SimulateEvents(id, sendlooptest.CampaignEvent{Kind: sendlooptest.EventHardBounce, Email: readers[1], After: time.Minute})
 
 	// BounceType must be hard or soft: anything else is refused before sending.
-	_, err := client.Exports.Bounces(ctx, sendloop.BounceNone)
+	_, err := client.Exports.Bounces(ctx, sendloop.ExportBouncesParams{BounceType: sendloop.BounceNone})
 	fmt.Println(errors.Is(err, sendloop.ErrInvalidBounceType))
 
-	bounces, _ := client.Exports.Bounces(ctx, sendloop.BounceHard)
+	bounces, _ := client.Exports.Bounces(ctx, sendloop.ExportBouncesParams{BounceType: sendloop.BounceHard})
 	for _, b := range bounces {
 		fmt.Println(b.EmailAddress, b.BounceType, b.DetectionDate)
 	}

@@ -67,7 +67,7 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		return err
 	},
 	"suppression.list.add": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Suppression.Add(ctx, 0, "s@example.com")
+		_, err := w.c.Suppression.Add(ctx, 0, sendloop.SuppressionAddParams{EmailAddress: "s@example.com"})
 		return err
 	},
 	"campaign.create": func(ctx context.Context, w *writeWorld) error {
@@ -149,16 +149,16 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 	"export.suppressionlist": func(ctx context.Context, w *writeWorld) error { _, err := w.c.Exports.SuppressionList(ctx); return err },
 	"export.spamcomplaints":  func(ctx context.Context, w *writeWorld) error { _, err := w.c.Exports.SpamComplaints(ctx); return err },
 	"export.bounces": func(ctx context.Context, w *writeWorld) error {
-		_, err := w.c.Exports.Bounces(ctx, sendloop.BounceHard)
+		_, err := w.c.Exports.Bounces(ctx, sendloop.ExportBouncesParams{BounceType: sendloop.BounceHard})
 		return err
 	},
 	"system.systemdate.get": func(ctx context.Context, w *writeWorld) error { _, err := w.c.System.Date(ctx); return err },
 	"system.timezones.get":  func(ctx context.Context, w *writeWorld) error { _, err := w.c.System.TimeZones(ctx); return err },
 	"person.track": func(ctx context.Context, w *writeWorld) error {
-		return w.c.People.Track(ctx, sendloop.PersonTrack{UserID: "u1", Email: w.member})
+		return w.c.People.Track(ctx, "u1", sendloop.PersonTrackParams{Email: w.member})
 	},
 	"person.get": func(ctx context.Context, w *writeWorld) error {
-		if err := w.c.People.Track(ctx, sendloop.PersonTrack{UserID: "u2", Email: w.member}); err != nil {
+		if err := w.c.People.Track(ctx, "u2", sendloop.PersonTrackParams{Email: w.member}); err != nil {
 			return err
 		}
 		_, err := w.c.People.Get(ctx, "u2")

@@ -93,7 +93,7 @@ func ExampleSuppressionService_Add() {
 	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	ctx := context.Background()
 
-	_, _ = client.Suppression.Add(ctx, sendloop.GlobalSuppression, "bounced@example.com")
+	_, _ = client.Suppression.Add(ctx, sendloop.GlobalSuppression, sendloop.SuppressionAddParams{EmailAddress: "bounced@example.com"})
 	entries, _ := client.Suppression.Get(ctx, "bounced@example.com")
 	for _, e := range entries {
 		fmt.Println(e.ListID, e.Type)

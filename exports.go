@@ -165,11 +165,18 @@ func (s *ExportsService) SpamComplaints(ctx context.Context) ([]SpamComplaint, e
 	return exportItems[SpamComplaint](ctx, s.client, "export.spamcomplaints", nil, "SpamComplaints")
 }
 
-// Bounces returns the bounces of one kind (export.bounces). bounceType is BounceHard or
-// BounceSoft ("hard" and "soft" are accepted too) and is sent in lower case as the service
-// requires; anything else is refused before sending with ErrInvalidBounceType (119).
-func (s *ExportsService) Bounces(ctx context.Context, bounceType BounceType) ([]Bounce, error) {
+// ExportBouncesParams are the parameters of Exports.Bounces.
+type ExportBouncesParams struct {
+	// BounceType is BounceHard or BounceSoft ("hard" and "soft" are accepted too); required.
+	BounceType BounceType
+}
+
+// Bounces returns the bounces of one kind (export.bounces). The kind is sent in lower case
+// as the service requires; anything but hard or soft is refused before sending with
+// ErrInvalidBounceType (119).
+func (s *ExportsService) Bounces(ctx context.Context, p ExportBouncesParams) ([]Bounce, error) {
 	const command = "export.bounces"
+	bounceType := p.BounceType
 	kind := strings.ToLower(strings.TrimSpace(string(bounceType)))
 	switch kind {
 	case "hard", "soft":

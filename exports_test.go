@@ -87,13 +87,13 @@ func TestExportBounces(t *testing.T) {
 	t.Parallel()
 	w, id, club := exportWorld(t)
 	ctx := context.Background()
-	hard, err := w.c.Exports.Bounces(ctx, sendloop.BounceHard)
+	hard, err := w.c.Exports.Bounces(ctx, sendloop.ExportBouncesParams{BounceType: sendloop.BounceHard})
 	require.NoError(t, err)
 	assert.Equal(t, keyParam(w.srv)+"&BounceType=hard", string(w.srv.LastRequest().Body), "sent in lower case")
 	assert.Equal(t, []sendloop.Bounce{{CampaignID: id, ListID: 1, SubscriberID: 2, EmailAddress: w.emails[1], BounceType: sendloop.BounceHard,
 		DetectionDate: sendloop.DateTime{Time: campaignClock.Add(time.Minute)}}}, hard)
 
-	soft, err := w.c.Exports.Bounces(ctx, "soft")
+	soft, err := w.c.Exports.Bounces(ctx, sendloop.ExportBouncesParams{BounceType: "soft"})
 	require.NoError(t, err)
 	assert.Equal(t, keyParam(w.srv)+"&BounceType=soft", string(w.srv.LastRequest().Body))
 	require.Len(t, soft, 1)
@@ -121,7 +121,7 @@ func TestExportBouncesRefusedBeforeSending(t *testing.T) {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			t.Parallel()
 			c, srv := newTestClient(t)
-			_, err := c.Exports.Bounces(context.Background(), tt.kind)
+			_, err := c.Exports.Bounces(context.Background(), sendloop.ExportBouncesParams{BounceType: tt.kind})
 			require.ErrorIs(t, err, tt.want)
 			var ve *sendloop.ValidationError
 			require.ErrorAs(t, err, &ve)

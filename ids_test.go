@@ -103,7 +103,7 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 			return err
 		}, true, sendloop.ErrListNotFound, false},
 		{"Suppression.Add ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
-			_, err := c.Suppression.Add(ctx, id, email)
+			_, err := c.Suppression.Add(ctx, id, sendloop.SuppressionAddParams{EmailAddress: email})
 			return err
 		}, true, sendloop.ErrListNotFound, false},
 		{"Campaigns.Get CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {

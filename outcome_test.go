@@ -103,7 +103,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, err
 		}, succeeds, 2, ""},
 		{"suppression.list.add", func(ctx context.Context, w *writeWorld) (bool, error) {
-			_, err := w.c.Suppression.Add(ctx, 0, "blocked@example.com")
+			_, err := w.c.Suppression.Add(ctx, 0, sendloop.SuppressionAddParams{EmailAddress: "blocked@example.com"})
 			return false, err
 		}, succeeds, 2, ""},
 		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) {
@@ -123,7 +123,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return true, w.c.Campaigns.Delete(ctx, w.campaign)
 		}, confirmed, 2, "campaign.get"},
 		{"person.track", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return false, w.c.People.Track(ctx, sendloop.PersonTrack{UserID: "u1", Email: w.member})
+			return false, w.c.People.Track(ctx, "u1", sendloop.PersonTrackParams{Email: w.member})
 		}, unknown, 1, ""},
 		{legacy.CommandSubscriberAdd, func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.lc.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})

@@ -30,10 +30,8 @@ import (
 // person.track, person.get and person.delete.
 type PeopleService service
 
-// PersonTrack is a person to create or update with People.Track.
-type PersonTrack struct {
-	// UserID is the person's identifier in your system (user_id); required.
-	UserID string
+// PersonTrackParams are the parameters of People.Track (the person's user ID is positional).
+type PersonTrackParams struct {
 	// Email is the person's address (email); required.
 	Email string
 	// Extra holds further attributes, e.g. "plan" or "signedup_date". The specification
@@ -95,17 +93,17 @@ func (p *Person) UnmarshalJSON(data []byte) error {
 	})
 }
 
-// Track creates or updates a person (POST {base}/api/v4/person.json). UserID and Email are
+// Track creates or updates the person userID (POST {base}/api/v4/person.json). userID and Email are
 // required: a blank one is refused before sending with ErrMissingParameters. Each track
 // records a session of the person, so it is a one-shot write: it is sent again only where
 // the request surely did not reach the service (a dial error, 429, 503); a track whose
 // answer was lost fails with an error matching ErrOutcomeUnknown.
-func (s *PeopleService) Track(ctx context.Context, p PersonTrack) error {
+func (s *PeopleService) Track(ctx context.Context, userID string, p PersonTrackParams) error {
 	const command = commands.PersonTrack
-	if err := requireParams(command, []string{"user_id", p.UserID, "email", p.Email}); err != nil {
+	if err := requireParams(command, []string{"user_id", userID, "email", p.Email}); err != nil {
 		return err
 	}
-	form := url.Values{"user_id": {p.UserID}, "email": {p.Email}}
+	form := url.Values{"user_id": {userID}, "email": {p.Email}}
 	if len(p.Extra) > 0 {
 		extra, err := encodeExtraInfo(p.Extra)
 		if err != nil {

@@ -34,8 +34,7 @@ func TestPeopleTrackGetDelete(t *testing.T) {
 	c, srv := newPeopleClient(t)
 	ctx := context.Background()
 
-	require.NoError(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u-42", Email: "ann@example.com",
-		Extra: map[string]string{"plan": "pro", "name": "Ann & Co <x>", "signedup_date": "2026-01-05"}}))
+	require.NoError(t, c.People.Track(ctx, "u-42", sendloop.PersonTrackParams{Email: "ann@example.com", Extra: map[string]string{"plan": "pro", "name": "Ann & Co <x>", "signedup_date": "2026-01-05"}}))
 	track := srv.LastRequest()
 	assert.Equal(t, "person.track", track.Command)
 	assert.Equal(t, http.MethodPost, track.Method)
@@ -46,7 +45,7 @@ func TestPeopleTrackGetDelete(t *testing.T) {
 		"&user_id=u-42", string(track.Body))
 	assert.Empty(t, track.Header.Get("Authorization"), "the POST carries the key in its body like every command")
 
-	require.NoError(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u-42", Email: "ann@example.org"}))
+	require.NoError(t, c.People.Track(ctx, "u-42", sendloop.PersonTrackParams{Email: "ann@example.org"}))
 	assert.Equal(t, keyParam(srv)+"&email=ann%40example.org&user_id=u-42", string(srv.LastRequest().Body), "no extrainfo when Extra is empty")
 
 	p, err := c.People.Get(ctx, "u-42")
@@ -86,7 +85,7 @@ func TestPeopleUserIDIsEscaped(t *testing.T) {
 	c, srv := newPeopleClient(t)
 	ctx := context.Background()
 	const id = "a b&c=d/é"
-	require.NoError(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: id, Email: "e@example.com"}))
+	require.NoError(t, c.People.Track(ctx, id, sendloop.PersonTrackParams{Email: "e@example.com"}))
 	p, err := c.People.Get(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, id, p.UserID)
@@ -100,10 +99,12 @@ func TestPeopleRefusedBeforeSending(t *testing.T) {
 		call   func(c *sendloop.Client) error
 		fields []string
 	}{
-		{"track without anything", func(c *sendloop.Client) error { return c.People.Track(context.Background(), sendloop.PersonTrack{}) },
+		{"track without anything", func(c *sendloop.Client) error {
+			return c.People.Track(context.Background(), "", sendloop.PersonTrackParams{})
+		},
 			[]string{"user_id", "email"}},
 		{"track without email", func(c *sendloop.Client) error {
-			return c.People.Track(context.Background(), sendloop.PersonTrack{UserID: "u", Email: " "})
+			return c.People.Track(context.Background(), "u", sendloop.PersonTrackParams{Email: " "})
 		}, []string{"email"}},
 		{"get without user", func(c *sendloop.Client) error { _, err := c.People.Get(context.Background(), ""); return err }, []string{"user_id"}},
 		{"delete without user", func(c *sendloop.Client) error { return c.People.Delete(context.Background(), "\t") }, []string{"user_id"}},
@@ -131,7 +132,7 @@ func TestPeopleFailures(t *testing.T) {
 		srv := sendlooptest.NewServer(t)
 		c, err := sendloop.NewClient("wrong-key", sendloop.WithBaseURL(srv.URL))
 		require.NoError(t, err)
-		require.ErrorIs(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "e@example.com"}), sendloop.ErrInvalidAPIKey)
+		require.ErrorIs(t, c.People.Track(ctx, "u", sendloop.PersonTrackParams{Email: "e@example.com"}), sendloop.ErrInvalidAPIKey)
 		_, err = c.People.Get(ctx, "u")
 		require.ErrorIs(t, err, sendloop.ErrInvalidAPIKey)
 		require.ErrorIs(t, c.People.Delete(ctx, "u"), sendloop.ErrInvalidAPIKey)
@@ -141,7 +142,7 @@ func TestPeopleFailures(t *testing.T) {
 	t.Run("server-side checks", func(t *testing.T) {
 		t.Parallel()
 		c, srv := newPeopleClient(t)
-		require.ErrorIs(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "not-an-address"}), sendloop.ErrInvalidEmailFormat)
+		require.ErrorIs(t, c.People.Track(ctx, "u", sendloop.PersonTrackParams{Email: "not-an-address"}), sendloop.ErrInvalidEmailFormat)
 		srv.InjectFault("person.delete", sendlooptest.Fault{ErrorCode: 123})
 		require.ErrorIs(t, c.People.Delete(ctx, "u"), sendloop.ErrCommandDisabled)
 	})
@@ -150,11 +151,11 @@ func TestPeopleFailures(t *testing.T) {
 		t.Parallel()
 		c, srv := newPeopleClient(t)
 		srv.InjectFault("person.track", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
-		err := c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "e@example.com"})
+		err := c.People.Track(ctx, "u", sendloop.PersonTrackParams{Email: "e@example.com"})
 		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
 		assert.Equal(t, 1, srv.Executions("person.track"))
 		srv.InjectFault("person.track", sendlooptest.Fault{Status: 503})
-		require.NoError(t, c.People.Track(ctx, sendloop.PersonTrack{UserID: "u", Email: "e@example.com"}))
+		require.NoError(t, c.People.Track(ctx, "u", sendloop.PersonTrackParams{Email: "e@example.com"}))
 		assert.Equal(t, 2, srv.Executions("person.track"), "a 503 surely did not run: sent again")
 		srv.InjectFault("person.get", sendlooptest.Fault{Status: 503})
 		_, err = c.People.Get(ctx, "u")

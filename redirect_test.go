@@ -67,7 +67,7 @@ var credentialEntryPoints = []struct {
 		return err
 	}},
 	{"People.Track (POST v4)", func(ctx context.Context, c *sendloop.Client) error {
-		return c.People.Track(ctx, sendloop.PersonTrack{UserID: "u1", Email: "u1@example.com"})
+		return c.People.Track(ctx, "u1", sendloop.PersonTrackParams{Email: "u1@example.com"})
 	}},
 	{"People.Get (GET)", func(ctx context.Context, c *sendloop.Client) error { _, err := c.People.Get(ctx, "u1"); return err }},
 	{"People.Delete (GET)", func(ctx context.Context, c *sendloop.Client) error { return c.People.Delete(ctx, "u1") }},
@@ -108,7 +108,7 @@ func TestPostsNeverFollowASameOriginRedirect(t *testing.T) {
 			c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
 			require.NoError(t, err)
 
-			err = c.People.Track(context.Background(), sendloop.PersonTrack{UserID: "u1", Email: "u1@example.com"})
+			err = c.People.Track(context.Background(), "u1", sendloop.PersonTrackParams{Email: "u1@example.com"})
 
 			var httpErr *sendloop.HTTPError
 			require.True(t, errors.As(err, &httpErr), "%T: %v", err, err)

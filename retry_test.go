@@ -204,7 +204,7 @@ func TestTypedMethodsRetryClasses(t *testing.T) {
 			return c.Lists.Update(ctx, listID, sendloop.ListUpdateParams{Name: "Y"})
 		}, 2},
 		{"suppression.list.add", func(c *sendloop.Client, listID int) error {
-			_, err := c.Suppression.Add(ctx, listID, "s@example.com")
+			_, err := c.Suppression.Add(ctx, listID, sendloop.SuppressionAddParams{EmailAddress: "s@example.com"})
 			return err
 		}, 2},
 		{"list.get", func(c *sendloop.Client, listID int) error {

@@ -93,12 +93,19 @@ func (s *SuppressionService) Get(ctx context.Context, email string) ([]Suppressi
 	return entries, nil
 }
 
+// SuppressionAddParams are the parameters of Suppression.Add.
+type SuppressionAddParams struct {
+	// EmailAddress is the address to suppress (required).
+	EmailAddress string
+}
+
 // Add suppresses an address in a list, or everywhere with GlobalSuppression, and returns
 // the new entry's ID (suppression.list.add). An answer without NewSuppressionID is a
 // success with ID 0: the address is suppressed (an address suppressed before may be
 // answered so), and unlike a create nothing depends on the ID.
-func (s *SuppressionService) Add(ctx context.Context, listID int, email string) (int, error) {
+func (s *SuppressionService) Add(ctx context.Context, listID int, p SuppressionAddParams) (int, error) {
 	const command = "suppression.list.add"
+	email := p.EmailAddress
 	if err := checkSuppressionListID(command, listID); err != nil {
 		return 0, err
 	}
