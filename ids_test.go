@@ -133,19 +133,19 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 			return err
 		}, true, 0, false},
 		{"legacy SubscriberAdd ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
-			_, err := lc.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: id, EmailAddress: email, SubscriptionIP: "192.0.2.1"})
+			_, err := lc.SubscriberAdd(ctx, id, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 			return err
 		}, false, 0, true},
 		{"legacy SubscriberAdd custom field ID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
-			_, err := lc.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: email, SubscriptionIP: "192.0.2.1", CustomFields: map[int]string{id: "x"}})
+			_, err := lc.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "192.0.2.1", CustomFields: map[int]string{id: "x"}})
 			return err
 		}, false, 0, true},
 		{"legacy SubscriberUnsubscribe ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
-			_, err := lc.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: id, EmailAddress: email, UnsubscriptionIP: "192.0.2.1"})
+			_, err := lc.SubscriberUnsubscribe(ctx, id, legacy.SubscriberUnsubscribeParams{EmailAddress: email, UnsubscriptionIP: "192.0.2.1"})
 			return err
 		}, false, 0, true},
 		{"legacy ChartListActivity ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
-			_, err := lc.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: id, Start: time.Now(), Days: 3})
+			_, err := lc.ChartListActivity(ctx, id, legacy.ChartListActivityParams{Start: time.Now(), Days: 3})
 			return err
 		}, false, 0, true},
 	}

@@ -126,7 +126,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, w.c.People.Track(ctx, "u1", sendloop.PersonTrackParams{Email: w.member})
 		}, unknown, 1, ""},
 		{legacy.CommandSubscriberAdd, func(ctx context.Context, w *writeWorld) (bool, error) {
-			res, err := w.lc.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+			res, err := w.lc.SubscriberAdd(ctx, w.listID, legacy.SubscriberAddParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 			if err != nil {
 				return false, err
 			}
@@ -136,14 +136,14 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return res.ConfirmedOnRetry, nil
 		}, confirmed, 2, "subscriber.get"},
 		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) {
-			res, err := w.lc.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: w.listID, EmailAddress: w.member, UnsubscriptionIP: "192.0.2.1"})
+			res, err := w.lc.SubscriberUnsubscribe(ctx, w.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: w.member, UnsubscriptionIP: "192.0.2.1"})
 			if err == nil && res.Status != legacy.StatusUnsubscribed {
 				return false, errors.New("the result is not Unsubscribed")
 			}
 			return true, err
 		}, confirmed, 2, "subscriber.get"},
 		{legacy.CommandMediaUpload, func(ctx context.Context, w *writeWorld) (bool, error) {
-			_, err := w.lc.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
+			_, err := w.lc.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
 			return false, err
 		}, unknown, 1, ""},
 	}
@@ -228,7 +228,7 @@ func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
 	// The same for legacy.
 	srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
 	srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Status: 503, Times: 10})
-	_, err = w.lc.SubscriberAdd(context.Background(), &legacy.SubscriberAddParams{ListID: w.listID, EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+	_, err = w.lc.SubscriberAdd(context.Background(), w.listID, legacy.SubscriberAddParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 	require.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
 	var legacyHTTPErr *legacy.HTTPError
 	require.ErrorAs(t, err, &legacyHTTPErr)

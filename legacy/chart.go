@@ -28,15 +28,13 @@ const (
 // document, as this package and sendlooptest write it.
 const ChartMember = "Chart"
 
-// DefaultMaxChartDays is the default bound of ListActivityParams.Days: ten years of days.
+// DefaultMaxChartDays is the default bound of ChartListActivityParams.Days: ten years of days.
 // The specification shows no bound; this one keeps an absurd request from being sent, and
 // WithMaxChartDays changes it.
 const DefaultMaxChartDays = 3660
 
-// ListActivityParams are the parameters of Chart.ListActivity.
-type ListActivityParams struct {
-	// ListID is the list to chart (required).
-	ListID int
+// ChartListActivityParams are the parameters of Chart.ListActivity.
+type ChartListActivityParams struct {
 	// Start is the first day of the chart: its date in its own location is sent, as
 	// 'YYYY-MM-DD' (required).
 	Start time.Time
@@ -115,12 +113,10 @@ func (s Series) Values() []float64 {
 // that, first member holding a document) is the chart document, or the chart document
 // itself. A list ID that cannot exist (3), a zero Start and Days under 1 fail before
 // anything is sent. The command is a read.
-func (c *Client) ChartListActivity(ctx context.Context, p *ListActivityParams) (*Chart, error) {
+func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListActivityParams) (*Chart, error) {
 	const cmd = CommandChartListActivity
 	switch {
-	case p == nil:
-		return nil, invalid(cmd, 0, "", "nil parameters")
-	case check.ID(p.ListID) != check.IDValid:
+	case check.ID(listID) != check.IDValid:
 		return nil, invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	case p.Start.IsZero():
 		return nil, invalid(cmd, 0, "Start", "Start is required")
@@ -130,7 +126,7 @@ func (c *Client) ChartListActivity(ctx context.Context, p *ListActivityParams) (
 		return nil, invalid(cmd, 0, "Days", fmt.Sprintf("Days must be at most %d (WithMaxChartDays)", c.maxChartDays))
 	}
 	form := url.Values{
-		"ListID": {strconv.Itoa(p.ListID)},
+		"ListID": {strconv.Itoa(listID)},
 		"Start":  {p.Start.Format("2006-01-02")},
 		"Days":   {strconv.Itoa(p.Days)},
 	}

@@ -132,7 +132,7 @@ func WithInputForm(f InputForm) Option { return func(c *config) { c.form = f } }
 // limit to the service.
 func WithMaxMediaSize(n int64) Option { return func(c *config) { c.maxMediaSize = n } }
 
-// WithMaxChartDays sets the largest ListActivityParams.Days that ChartListActivity sends;
+// WithMaxChartDays sets the largest ChartListActivityParams.Days that ChartListActivity sends;
 // more fail before sending with a *ValidationError. 0 keeps DefaultMaxChartDays; a negative
 // value leaves the limit to the service.
 func WithMaxChartDays(n int) Option { return func(c *config) { c.maxChartDays = n } }

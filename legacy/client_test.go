@@ -142,10 +142,7 @@ func TestInputFormsByteForByte(t *testing.T) {
 			}
 			rec := &recorder{}
 			c := newClient(t, srv, tt.form, legacy.WithHTTPClient(&http.Client{Transport: rec}))
-			res, err := c.SubscriberAdd(context.Background(), &legacy.SubscriberAddParams{
-				ListID: listID, EmailAddress: "ann+news@example.com", SubscriptionIP: "203.0.113.7",
-				CustomFields: map[int]string{1: "Ann & Co <x>", 2: "b"},
-			})
+			res, err := c.SubscriberAdd(context.Background(), listID, legacy.SubscriberAddParams{EmailAddress: "ann+news@example.com", SubscriptionIP: "203.0.113.7", CustomFields: map[int]string{1: "Ann & Co <x>", 2: "b"}})
 			require.NoError(t, err)
 			assert.Equal(t, legacy.StatusSubscribed, res.Status)
 			assert.Equal(t, 1, res.SubscriberID)
@@ -248,89 +245,72 @@ func TestRefusedBeforeSending(t *testing.T) {
 			_, err := c.Call(ctx, "Subscriber.Get", 42)
 			return err
 		}, 0, ""},
-		{"nil add parameters", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, nil)
-			return err
-		}, 0, ""},
 		{"list ID zero", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "1.2.3.4"})
+			_, err := c.SubscriberAdd(ctx, 0, legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "1.2.3.4"})
 			return err
 		}, legacy.ErrListNotFound, "ListID"},
 		{"email missing", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: " ", SubscriptionIP: "1.2.3.4"})
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: " ", SubscriptionIP: "1.2.3.4"})
 			return err
 		}, legacy.ErrEmailMissing, "Fields[EmailAddress]"},
 		{"email with a display name", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "Ann <a@example.com>", SubscriptionIP: "1.2.3.4"})
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "Ann <a@example.com>", SubscriptionIP: "1.2.3.4"})
 			return err
 		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
 		{"subscription IP missing", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "a@example.com"})
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "a@example.com"})
 			return err
 		}, 0, "SubscriptionIP"},
 		{"negative custom field ID", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "a@example.com",
-				SubscriptionIP: "1.2.3.4", CustomFields: map[int]string{-1: "x"}})
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "1.2.3.4", CustomFields: map[int]string{-1: "x"}})
 			return err
 		}, 0, "Fields"},
-		{"nil unsubscribe parameters", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberUnsubscribe(ctx, nil)
-			return err
-		}, 0, ""},
 		{"unsubscribe email format", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "nope", UnsubscriptionIP: "1.2.3.4"})
+			_, err := c.SubscriberUnsubscribe(ctx, 1, legacy.SubscriberUnsubscribeParams{EmailAddress: "nope", UnsubscriptionIP: "1.2.3.4"})
 			return err
 		}, legacy.ErrEmailFormat, "EmailAddress"},
 		{"unsubscription IP missing", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "a@example.com"})
+			_, err := c.SubscriberUnsubscribe(ctx, 1, legacy.SubscriberUnsubscribeParams{EmailAddress: "a@example.com"})
 			return err
 		}, 0, "UnsubscriptionIP"},
-		{"nil chart parameters", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, nil)
-			return err
-		}, 0, ""},
 		{"chart list ID negative", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: -2, Start: today, Days: 1})
+			_, err := c.ChartListActivity(ctx, -2, legacy.ChartListActivityParams{Start: today, Days: 1})
 			return err
 		}, legacy.ErrListNotFound, "ListID"},
 		{"chart start missing", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Days: 1})
+			_, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Days: 1})
 			return err
 		}, 0, "Start"},
 		{"chart days zero", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today})
+			_, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today})
 			return err
 		}, 0, "Days"},
 		{"chart days over the bound", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: legacy.DefaultMaxChartDays + 1})
+			_, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: legacy.DefaultMaxChartDays + 1})
 			return err
 		}, 0, "Days"},
-		{"nil media parameters", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, nil)
-			return err
-		}, 0, ""},
 		{"empty media", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{MediaType: "image/gif"})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{MediaType: "image/gif"})
 			return err
 		}, 0, "MediaData"},
 		{"media over the maximum", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: make([]byte, legacy.DefaultMaxMediaSize+1), MediaType: "image/gif"})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: make([]byte, legacy.DefaultMaxMediaSize+1), MediaType: "image/gif"})
 			return err
 		}, legacy.ErrMediaTooLarge, "MediaData"},
 		{"media type not an image", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("%PDF-1.4"), MediaType: "application/pdf"})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("%PDF-1.4"), MediaType: "application/pdf"})
 			return err
 		}, 0, "MediaType"},
 		{"sniffed media type not an image", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("plain words")})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("plain words")})
 			return err
 		}, 0, "MediaType"},
 		{"malformed media type", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif, MediaType: "image/"})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif, MediaType: "image/"})
 			return err
 		}, 0, "MediaType"},
 		{"tag with a comma", legacy.PostForm, func(c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif, Tags: []string{"a,b"}})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif, Tags: []string{"a,b"}})
 			return err
 		}, 0, "Tags"},
 	}

@@ -21,7 +21,7 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 	ctx := context.Background()
 	add := func(list int, email string) func(*legacy.Client, *sendlooptest.Server) error {
 		return func(c *legacy.Client, _ *sendlooptest.Server) error {
-			_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: list, EmailAddress: email, SubscriptionIP: "192.0.2.1"})
+			_, err := c.SubscriberAdd(ctx, list, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 			return err
 		}
 	}
@@ -56,7 +56,7 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 		{name: "3 no such list", code: legacy.ErrListNotFound, call: add(99, "a@example.com")},
 		{name: "3 no such list to chart", code: legacy.ErrListNotFound,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
-				_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 99, Start: today, Days: 1})
+				_, err := c.ChartListActivity(ctx, 99, legacy.ChartListActivityParams{Start: today, Days: 1})
 				return err
 			}},
 		{name: "4 the address missing", code: legacy.ErrEmailMissing,
@@ -89,14 +89,14 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 			call: add(1, "blocked@example.com")},
 		{name: "8 the address not in the list", code: legacy.ErrEmailNotInList,
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
-				_, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: 1, EmailAddress: "stranger@example.com", UnsubscriptionIP: "192.0.2.1"})
+				_, err := c.SubscriberUnsubscribe(ctx, 1, legacy.SubscriberUnsubscribeParams{EmailAddress: "stranger@example.com", UnsubscriptionIP: "192.0.2.1"})
 				return err
 			}},
 		{name: "9 media over the server's maximum", code: legacy.ErrMediaTooLarge,
 			opts:  func(*sendlooptest.Server) []legacy.Option { return []legacy.Option{legacy.WithMaxMediaSize(-1)} },
 			setup: func(t *testing.T, srv *sendlooptest.Server) { srv.SetMaxMediaSize(int64(len(gif) - 1)) },
 			call: func(c *legacy.Client, _ *sendlooptest.Server) error {
-				_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif, MediaType: "image/gif"})
+				_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif, MediaType: "image/gif"})
 				return err
 			}},
 	}
@@ -108,7 +108,7 @@ func TestEveryCodeFromTheFake(t *testing.T) {
 				list := createList(t, srv, "Single")
 				require.Equal(t, 1, list)
 				seed := newClient(t, srv, legacy.PostForm)
-				_, err := seed.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: list, EmailAddress: "taken@example.com", SubscriptionIP: "192.0.2.1"})
+				_, err := seed.SubscriberAdd(ctx, list, legacy.SubscriberAddParams{EmailAddress: "taken@example.com", SubscriptionIP: "192.0.2.1"})
 				require.NoError(t, err)
 				if tt.setup != nil {
 					tt.setup(t, srv)

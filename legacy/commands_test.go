@@ -40,12 +40,11 @@ func TestCommandsInEveryForm(t *testing.T) {
 			singleID, doubleID := strconv.Itoa(single), strconv.Itoa(double)
 
 			// Subscriber.Add on both kinds of list.
-			pending, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: double, EmailAddress: "dee@example.com", SubscriptionIP: "192.0.2.1"})
+			pending, err := c.SubscriberAdd(ctx, double, legacy.SubscriberAddParams{EmailAddress: "dee@example.com", SubscriptionIP: "192.0.2.1"})
 			require.NoError(t, err)
 			assert.Equal(t, &legacy.SubscriberAddResult{Status: legacy.StatusWaitingForOptIn, SubscriberID: 1,
 				RedirectURL: srv.URL + "/subscribe/" + doubleID + "/thanks"}, pending)
-			added, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: single, EmailAddress: "sam@example.com",
-				SubscriptionIP: "192.0.2.2", CustomFields: map[int]string{fieldID: "gold & silver"}})
+			added, err := c.SubscriberAdd(ctx, single, legacy.SubscriberAddParams{EmailAddress: "sam@example.com", SubscriptionIP: "192.0.2.2", CustomFields: map[int]string{fieldID: "gold & silver"}})
 			require.NoError(t, err)
 			assert.Equal(t, legacy.StatusSubscribed, added.Status)
 			assert.Equal(t, 2, added.SubscriberID)
@@ -76,15 +75,14 @@ func TestCommandsInEveryForm(t *testing.T) {
 			assert.Equal(t, "sam@example.com", records.Array()[0].Struct().Text("EmailAddress"))
 
 			// Subscriber.Unsubscribe.
-			unsub, err := c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: single,
-				EmailAddress: "sam@example.com", UnsubscriptionIP: "192.0.2.3"})
+			unsub, err := c.SubscriberUnsubscribe(ctx, single, legacy.SubscriberUnsubscribeParams{EmailAddress: "sam@example.com", UnsubscriptionIP: "192.0.2.3"})
 			require.NoError(t, err)
 			assert.Equal(t, &legacy.SubscriberUnsubscribeResult{Status: legacy.StatusUnsubscribed,
 				RedirectURL: srv.URL + "/unsubscribe/" + singleID + "/thanks"}, unsub)
 			assert.Equal(t, "192.0.2.3", get(singleID, "sam@example.com").Text("UnsubscriptionIP"))
 
 			// Chart.ListActivity, drawn from the recorded activity.
-			chart, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: single, Start: today.AddDate(0, 0, -1), Days: 3})
+			chart, err := c.ChartListActivity(ctx, single, legacy.ChartListActivityParams{Start: today.AddDate(0, 0, -1), Days: 3})
 			require.NoError(t, err)
 			assert.Equal(t, []string{"2025-03-09", "2025-03-10", "2025-03-11"}, chart.XAxis.Labels)
 			assert.Equal(t, []float64{0, 1, 0}, chart.Subscriptions().Values())
@@ -94,11 +92,11 @@ func TestCommandsInEveryForm(t *testing.T) {
 			assert.Equal(t, "Subscribers", chart.YAxis.Title)
 
 			// Media.Upload and Media.Browse.
-			up, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif, Tags: []string{"logo", "header"}})
+			up, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif, Tags: []string{"logo", "header"}})
 			require.NoError(t, err)
 			assert.Equal(t, &legacy.MediaUploadResult{Status: legacy.StatusCompleted, MediaID: 1}, up)
 			jpeg := []byte("\xff\xd8\xff\xe0 not really a jpeg")
-			up, err = c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: jpeg, MediaType: "image/jpeg"})
+			up, err = c.MediaUpload(ctx, legacy.MediaUploadParams{Data: jpeg, MediaType: "image/jpeg"})
 			require.NoError(t, err)
 			assert.Equal(t, 2, up.MediaID)
 			urls, err := c.MediaBrowse(ctx)
@@ -129,8 +127,7 @@ func TestCommandsInEveryForm(t *testing.T) {
 			_, err = c.Call(ctx, "Report.List.Opens", map[string]string{"ListID": singleID})
 			require.True(t, errors.As(err, &fault), "got %v", err)
 			assert.Contains(t, fault.Message, "not simulated")
-			_, err = c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: single, EmailAddress: "new@example.com",
-				SubscriptionIP: "192.0.2.9", CustomFields: map[int]string{99: "x"}})
+			_, err = c.SubscriberAdd(ctx, single, legacy.SubscriberAddParams{EmailAddress: "new@example.com", SubscriptionIP: "192.0.2.9", CustomFields: map[int]string{99: "x"}})
 			require.True(t, errors.As(err, &fault), "got %v", err)
 			assert.Equal(t, -32602, fault.Code)
 			assert.Equal(t, http.StatusOK, fault.HTTPStatus)
@@ -228,18 +225,18 @@ func TestAnswers(t *testing.T) {
 			[]string{}, ""},
 		{"MediaID that is no number", 200, structBody(member("Status", "Completed") + member("MediaID", "abc")),
 			func(c *legacy.Client) (any, error) {
-				return c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif})
+				return c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif})
 			},
 			nil, `legacy: Media.Upload: member MediaID (string "abc") is not an integer`},
 		{"typed SubscriberID and unknown status", 200,
 			structBody(member("Status", "Pending Review") + member("SubscriberID", "<i4>12</i4>") + member("RedirectURL", "https://x/")),
 			func(c *legacy.Client) (any, error) {
-				return c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "a@example.com", SubscriptionIP: "1.1.1.1"})
+				return c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "1.1.1.1"})
 			},
 			&legacy.SubscriberAddResult{Status: "Pending Review", SubscriberID: 12, RedirectURL: "https://x/"}, ""},
 		{"chart as the body", 200, sampleChart,
 			func(c *legacy.Client) (any, error) {
-				ch, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				ch, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 				if err != nil {
 					return nil, err
 				}
@@ -249,7 +246,7 @@ func TestAnswers(t *testing.T) {
 		{"chart in another string member", 200,
 			structBody(member("Status", "Completed") + member("ChartXML", "<string>"+escaped(sampleChart)+"</string>")),
 			func(c *legacy.Client) (any, error) {
-				ch, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				ch, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 				if err != nil {
 					return nil, err
 				}
@@ -258,22 +255,22 @@ func TestAnswers(t *testing.T) {
 			[]float64{0, 1}, ""},
 		{"no chart in the answer", 200, structBody(member("Status", "Completed")),
 			func(c *legacy.Client) (any, error) {
-				return c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				return c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 			},
 			nil, "HTTP 200: the answer holds no chart document"},
 		{"malformed chart member", 200, structBody(member("Chart", escaped("<data><series><set><serie>x</serie></set></series></data>"))),
 			func(c *legacy.Client) (any, error) {
-				return c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				return c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 			},
 			nil, "the value is not a number"},
 		{"malformed chart body", 200, `<data><series><set><serie>x</serie></set></series></data>`,
 			func(c *legacy.Client) (any, error) {
-				return c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				return c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 			},
 			nil, "the value is not a number"},
 		{"chart failure", 200, structBody(member("APIError", "no list") + member("APIErrorCode", "3")),
 			func(c *legacy.Client) (any, error) {
-				return c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 2})
+				return c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 			},
 			nil, "legacy: Chart.ListActivity: error 3: no list"},
 	}
@@ -302,8 +299,7 @@ func TestAnswers(t *testing.T) {
 func TestErrorCarriesStatusAndAttempts(t *testing.T) {
 	t.Parallel()
 	c := answering(t, 500, structBody(member("APIError", "x")+member("APIErrorCode", "8")))
-	_, err := c.SubscriberUnsubscribe(context.Background(), &legacy.SubscriberUnsubscribeParams{ListID: 1,
-		EmailAddress: "a@example.com", UnsubscriptionIP: "1.1.1.1"})
+	_, err := c.SubscriberUnsubscribe(context.Background(), 1, legacy.SubscriberUnsubscribeParams{EmailAddress: "a@example.com", UnsubscriptionIP: "1.1.1.1"})
 	var e *legacy.Error
 	require.True(t, errors.As(err, &e))
 	assert.Equal(t, &legacy.Error{Code: 8, Message: "x", Command: "Subscriber.Unsubscribe", HTTPStatus: 500, Attempts: 1}, e)

@@ -24,7 +24,7 @@ func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
 	calls := map[string]func(context.Context, *legacy.Client) error{
 		"read": func(ctx context.Context, c *legacy.Client) error { _, err := c.MediaBrowse(ctx); return err },
 		"one-shot write": func(ctx context.Context, c *legacy.Client) error {
-			_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
+			_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
 			return err
 		},
 	}
@@ -101,7 +101,7 @@ func TestOneShotRunsOnceWhenAKeptAliveConnectionDies(t *testing.T) {
 			_, err = c.MediaBrowse(ctx)
 			require.NoError(t, err)
 
-			_, err = c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
+			_, err = c.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
 
 			assert.EqualValues(t, 1, uploads.Load(), "Media.Upload ran more than once")
 			assert.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
@@ -116,16 +116,16 @@ func TestIPsAreSentAsGiven(t *testing.T) {
 	c := newClient(t, srv, legacy.PostForm)
 	ctx := context.Background()
 
-	_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "unknown"})
+	_, err := c.SubscriberAdd(ctx, listID, legacy.SubscriberAddParams{EmailAddress: "ann@example.com", SubscriptionIP: "unknown"})
 	require.NoError(t, err)
-	_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "ann@example.com", UnsubscriptionIP: "2001:db8::1"})
+	_, err = c.SubscriberUnsubscribe(ctx, listID, legacy.SubscriberUnsubscribeParams{EmailAddress: "ann@example.com", UnsubscriptionIP: "2001:db8::1"})
 	require.NoError(t, err)
 
 	before := len(srv.Requests())
-	_, err = c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "bob@example.com", SubscriptionIP: "1.2.3.4\nX"})
+	_, err = c.SubscriberAdd(ctx, listID, legacy.SubscriberAddParams{EmailAddress: "bob@example.com", SubscriptionIP: "1.2.3.4\nX"})
 	var ve *legacy.ValidationError
 	require.ErrorAs(t, err, &ve)
-	_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "ann@example.com", UnsubscriptionIP: "\x00"})
+	_, err = c.SubscriberUnsubscribe(ctx, listID, legacy.SubscriberUnsubscribeParams{EmailAddress: "ann@example.com", UnsubscriptionIP: "\x00"})
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, before, len(srv.Requests()), "nothing sent")
 }
@@ -151,7 +151,7 @@ func TestChartDaysBoundIsAnOption(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newClient(t, srv, legacy.PostForm, tt.opts...)
 			before := srv.Executions(legacy.CommandChartListActivity)
-			_, err := c.ChartListActivity(context.Background(), &legacy.ListActivityParams{ListID: listID, Start: start, Days: tt.days})
+			_, err := c.ChartListActivity(context.Background(), listID, legacy.ChartListActivityParams{Start: start, Days: tt.days})
 			if tt.refused {
 				var ve *legacy.ValidationError
 				require.ErrorAs(t, err, &ve)

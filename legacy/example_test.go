@@ -38,15 +38,15 @@ func ExampleClient_SubscriberAdd() {
 		return
 	}
 	ctx := context.Background()
-	params := &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7"}
-	res, err := client.SubscriberAdd(ctx, params)
+	params := legacy.SubscriberAddParams{EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7"}
+	res, err := client.SubscriberAdd(ctx, listID, params)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(res.Status, res.SubscriberID)
 
-	_, err = client.SubscriberAdd(ctx, params)
+	_, err = client.SubscriberAdd(ctx, listID, params)
 	fmt.Println(errors.Is(err, legacy.ErrEmailExists))
 	fmt.Println(err)
 	// Output:
@@ -64,11 +64,11 @@ func ExampleClient_ChartListActivity() {
 	ctx := context.Background()
 
 	for _, email := range []string{"ann@example.com", "bob@example.com"} {
-		_, _ = client.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: email, SubscriptionIP: "203.0.113.7"})
+		_, _ = client.SubscriberAdd(ctx, listID, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "203.0.113.7"})
 	}
-	_, _ = client.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: listID, EmailAddress: "bob@example.com", UnsubscriptionIP: "203.0.113.8"})
+	_, _ = client.SubscriberUnsubscribe(ctx, listID, legacy.SubscriberUnsubscribeParams{EmailAddress: "bob@example.com", UnsubscriptionIP: "203.0.113.8"})
 
-	chart, err := client.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: listID, Start: day.AddDate(0, 0, -1), Days: 3})
+	chart, err := client.ChartListActivity(ctx, listID, legacy.ChartListActivityParams{Start: day.AddDate(0, 0, -1), Days: 3})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -94,7 +94,7 @@ func ExampleClient_MediaUpload() {
 	// A 1×1 GIF; the media type is detected when MediaType is empty.
 	img := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00," +
 		"\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
-	res, err := client.MediaUpload(ctx, &legacy.MediaUploadParams{Data: img, Tags: []string{"logo"}})
+	res, err := client.MediaUpload(ctx, legacy.MediaUploadParams{Data: img, Tags: []string{"logo"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -107,7 +107,7 @@ func ExampleClient_MediaUpload() {
 	}
 
 	// Media over the client's maximum is refused before it is sent.
-	_, err = client.MediaUpload(ctx, &legacy.MediaUploadParams{Data: make([]byte, 2<<20), MediaType: "image/png"})
+	_, err = client.MediaUpload(ctx, legacy.MediaUploadParams{Data: make([]byte, 2<<20), MediaType: "image/png"})
 	fmt.Println(errors.Is(err, legacy.ErrMediaTooLarge))
 	// Output:
 	// Completed 1
@@ -121,7 +121,7 @@ func ExampleClient_Call() {
 	listID := exampleList(srv, "Single")
 	client, _ := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL))
 	ctx := context.Background()
-	_, _ = client.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: listID, EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7"})
+	_, _ = client.SubscriberAdd(ctx, listID, legacy.SubscriberAddParams{EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7"})
 
 	// Subscriber.Get has no typed method: Call returns the answer's struct.
 	st, err := client.Call(ctx, "Subscriber.Get", map[string]string{"ListID": fmt.Sprint(listID), "EmailAddress": "ann@example.com"})

@@ -194,7 +194,7 @@ func TestKeyNeverLeaksFromTheTransport(t *testing.T) {
 			c, err := legacy.NewClient(marker, legacy.WithBaseURL("https://legacy.example"), legacy.WithInputForm(form),
 				legacy.WithHTTPClient(&http.Client{Transport: failing}), legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}))
 			require.NoError(t, err)
-			_, err = c.SubscriberAdd(context.Background(), &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err = c.SubscriberAdd(context.Background(), 1, legacy.SubscriberAddParams{EmailAddress: "a@example.com", SubscriptionIP: "192.0.2.1"})
 			require.Error(t, err)
 			if form == legacy.GetForm || form == legacy.MessageGetForm {
 				assert.Contains(t, err.Error(), "[REDACTED]", "the URL was quoted, without its key")

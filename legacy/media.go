@@ -42,11 +42,8 @@ type MediaUploadResult struct {
 // not an image/* type (without a code: the service has none for it). Media.Upload is a
 // one-shot write: it is retried only when the request surely did not reach the service
 // (a dial error, 429, 503), so that a retry never stores the image twice.
-func (c *Client) MediaUpload(ctx context.Context, p *MediaUploadParams) (*MediaUploadResult, error) {
+func (c *Client) MediaUpload(ctx context.Context, p MediaUploadParams) (*MediaUploadResult, error) {
 	const cmd = CommandMediaUpload
-	if p == nil {
-		return nil, invalid(cmd, 0, "", "nil parameters")
-	}
 	if len(p.Data) == 0 {
 		return nil, invalid(cmd, 0, "MediaData", "the media is empty")
 	}

@@ -18,15 +18,15 @@ func TestRetries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	upload := func(c *legacy.Client) error {
-		_, err := c.MediaUpload(ctx, &legacy.MediaUploadParams{Data: gif})
+		_, err := c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif})
 		return err
 	}
 	add := func(c *legacy.Client) error {
-		_, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.1"})
+		_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.1"})
 		return err
 	}
 	chart := func(c *legacy.Client) error {
-		_, err := c.ChartListActivity(ctx, &legacy.ListActivityParams{ListID: 1, Start: today, Days: 1})
+		_, err := c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 1})
 		return err
 	}
 	update := func(c *legacy.Client) error {
@@ -106,7 +106,7 @@ func TestRetries(t *testing.T) {
 			srv := sendlooptest.NewServer(t)
 			createList(t, srv, "Single")
 			seed := newClient(t, srv, legacy.PostForm)
-			_, err := seed.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: 1, EmailAddress: "taken@example.com", SubscriptionIP: "192.0.2.1"})
+			_, err := seed.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "taken@example.com", SubscriptionIP: "192.0.2.1"})
 			require.NoError(t, err)
 			before, executed := len(srv.Requests()), srv.Executions(tt.command)
 
@@ -129,7 +129,7 @@ func TestMediaUploadExecutedOnceUnderReset(t *testing.T) {
 	srv := sendlooptest.NewServer(t)
 	srv.InjectFault("Media.Upload", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
 	c := newClient(t, srv, legacy.PostForm)
-	_, err := c.MediaUpload(context.Background(), &legacy.MediaUploadParams{Data: gif})
+	_, err := c.MediaUpload(context.Background(), legacy.MediaUploadParams{Data: gif})
 	require.Error(t, err)
 	assert.Equal(t, 1, srv.Executions("Media.Upload"))
 	assert.Len(t, srv.MediaItems(), 1, "stored once, never twice")

@@ -37,7 +37,7 @@ func TestStateSharedWithV3(t *testing.T) {
 			single := createList(t, srv, "Single")
 
 			// Legacy → v3: the pending subscription is the v3 'Confirmation Pending'.
-			res, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: double, EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.1"})
+			res, err := c.SubscriberAdd(ctx, double, legacy.SubscriberAddParams{EmailAddress: "ann@example.com", SubscriptionIP: "192.0.2.1"})
 			require.NoError(t, err)
 			require.Equal(t, legacy.StatusWaitingForOptIn, res.Status)
 			sub := v3Subscriber(t, root, double, "ann@example.com")
@@ -58,16 +58,16 @@ func TestStateSharedWithV3(t *testing.T) {
 			// can be unsubscribed through legacy, which v3 then sees.
 			require.NoError(t, root.Call(ctx, "subscriber.subscribe", map[string]string{"ListID": strconv.Itoa(single),
 				"EmailAddress": "bob@example.com", "SubscriptionIP": "192.0.2.2"}, nil))
-			_, err = c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: single, EmailAddress: "bob@example.com", SubscriptionIP: "192.0.2.3"})
+			_, err = c.SubscriberAdd(ctx, single, legacy.SubscriberAddParams{EmailAddress: "bob@example.com", SubscriptionIP: "192.0.2.3"})
 			assert.ErrorIs(t, err, legacy.ErrEmailExists)
-			_, err = c.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{ListID: single, EmailAddress: "bob@example.com", UnsubscriptionIP: "192.0.2.4"})
+			_, err = c.SubscriberUnsubscribe(ctx, single, legacy.SubscriberUnsubscribeParams{EmailAddress: "bob@example.com", UnsubscriptionIP: "192.0.2.4"})
 			require.NoError(t, err)
 			sub = v3Subscriber(t, root, single, "bob@example.com")
 			assert.Equal(t, "Unsubscribed", sub["SubscriptionStatus"])
 			assert.Equal(t, "192.0.2.4", sub["UnsubscriptionIP"])
 
 			// The unsubscribed address may come back through legacy: same record.
-			again, err := c.SubscriberAdd(ctx, &legacy.SubscriberAddParams{ListID: single, EmailAddress: "bob@example.com", SubscriptionIP: "192.0.2.5"})
+			again, err := c.SubscriberAdd(ctx, single, legacy.SubscriberAddParams{EmailAddress: "bob@example.com", SubscriptionIP: "192.0.2.5"})
 			require.NoError(t, err)
 			assert.Equal(t, legacy.StatusSubscribed, again.Status)
 			assert.Equal(t, sub["SubscriberID"], strconv.Itoa(again.SubscriberID))

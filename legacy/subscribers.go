@@ -46,8 +46,6 @@ const (
 
 // SubscriberAddParams are the parameters of Subscriber.Add.
 type SubscriberAddParams struct {
-	// ListID is the list to subscribe to (required).
-	ListID int
 	// EmailAddress is the address to subscribe, sent as Fields[EmailAddress] (required).
 	EmailAddress string
 	// SubscriptionIP is the address the subscription came from (required). It is sent as
@@ -83,19 +81,16 @@ type SubscriberAddResult struct {
 // answered ErrEmailExists, the address is read back with the v3 subscriber.get on the same
 // host: in the list (subscribed or pending), the call succeeds with ConfirmedOnRetry;
 // otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown.
-func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*SubscriberAddResult, error) {
+func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddParams) (*SubscriberAddResult, error) {
 	const cmd = CommandSubscriberAdd
-	if p == nil {
-		return nil, invalid(cmd, 0, "", "nil parameters")
-	}
-	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
+	if err := checkSubscriber(cmd, listID, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
 		return nil, err
 	}
 	if err := checkIP(cmd, "SubscriptionIP", p.SubscriptionIP); err != nil {
 		return nil, err
 	}
 	form := url.Values{
-		"ListID":               {strconv.Itoa(p.ListID)},
+		"ListID":               {strconv.Itoa(listID)},
 		"Fields[EmailAddress]": {p.EmailAddress},
 		"SubscriptionIP":       {p.SubscriptionIP},
 	}
@@ -109,7 +104,7 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
 		res := &SubscriberAddResult{ConfirmedOnRetry: true}
 		err = settleRetry(cmd, answer, func() error {
-			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
+			m, err := c.subscriberStatus(ctx, listID, p.EmailAddress)
 			switch {
 			case err != nil:
 				return err
@@ -140,8 +135,6 @@ func (c *Client) SubscriberAdd(ctx context.Context, p *SubscriberAddParams) (*Su
 
 // SubscriberUnsubscribeParams are the parameters of Subscriber.Unsubscribe.
 type SubscriberUnsubscribeParams struct {
-	// ListID is the list to leave (required).
-	ListID int
 	// EmailAddress is the address to unsubscribe (required).
 	EmailAddress string
 	// UnsubscriptionIP is the address the request came from (required). It is sent as
@@ -164,26 +157,23 @@ type SubscriberUnsubscribeResult struct {
 // subscriber.get: unsubscribed (or gone), the call succeeds with Status Unsubscribed and no
 // RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
 // the error matches ErrOutcomeUnknown.
-func (c *Client) SubscriberUnsubscribe(ctx context.Context, p *SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
+func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
-	if p == nil {
-		return nil, invalid(cmd, 0, "", "nil parameters")
-	}
-	if err := checkSubscriber(cmd, p.ListID, p.EmailAddress, "EmailAddress"); err != nil {
+	if err := checkSubscriber(cmd, listID, p.EmailAddress, "EmailAddress"); err != nil {
 		return nil, err
 	}
 	if err := checkIP(cmd, "UnsubscriptionIP", p.UnsubscriptionIP); err != nil {
 		return nil, err
 	}
 	form := url.Values{
-		"ListID":           {strconv.Itoa(p.ListID)},
+		"ListID":           {strconv.Itoa(listID)},
 		"EmailAddress":     {p.EmailAddress},
 		"UnsubscriptionIP": {p.UnsubscriptionIP},
 	}
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
 	if answer, ok := alreadyDone(err, ErrEmailNotInList); ok {
 		err = settleRetry(cmd, answer, func() error {
-			m, err := c.subscriberStatus(ctx, p.ListID, p.EmailAddress)
+			m, err := c.subscriberStatus(ctx, listID, p.EmailAddress)
 			if err != nil {
 				return err
 			}

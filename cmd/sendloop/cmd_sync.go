@@ -471,8 +471,7 @@ func applyUnsubscribes(ctx context.Context, a *app, lc *legacy.Client, o *syncOp
 	}
 	var mu sync.Mutex
 	forEach(ctx, o.concurrency, plan.Unsubscribes, func(u csvsync.Unsubscribe) {
-		_, err := lc.SubscriberUnsubscribe(ctx, &legacy.SubscriberUnsubscribeParams{
-			ListID: o.listID, EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
+		_, err := lc.SubscriberUnsubscribe(ctx, o.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
 		if errors.Is(err, legacy.ErrEmailNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}
