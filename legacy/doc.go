@@ -3,8 +3,8 @@
 //
 //	client, err := legacy.NewClient(os.Getenv("SENDLOOP_API_KEY"))
 //	if err != nil { … }
-//	res, err := client.SubscriberAdd(ctx, &legacy.SubscriberAddParams{
-//		ListID: 3, EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7",
+//	res, err := client.SubscriberAdd(ctx, 3, legacy.SubscriberAddParams{
+//		EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7",
 //	})
 //
 // Subscriber.Add, Subscriber.Unsubscribe, Chart.ListActivity, Media.Upload and
