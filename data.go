@@ -2,12 +2,10 @@ package sendloop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
 	"math"
-	"slices"
 
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -267,51 +265,17 @@ func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command 
 	return out, nil
 }
 
-// errPageRepeated stops an iterator whose next page starts where the previous one did: the
-// service ignored Page, and walking on would never end.
-var errPageRepeated = errors.New("the page repeats the previous one")
-
-// iterData walks pages from p.Page (default 1) on its own copy of p. It yields each record, an
-// error once (and stops), and stops after a short or empty page or, with an error, a page
-// that starts with the previous page's first record.
+// iterData walks the pages of a data.campaign.* command from p.Page (default 1), on its own
+// copy of p (see pages).
 func iterData[T comparable](ctx context.Context, command string, campaignID int, p CampaignDataParams,
 	fetch func(context.Context, int, CampaignDataParams) ([]T, error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		params := p // each walk starts afresh from the caller's copy
-		if params.Page == 0 {
-			params.Page = 1
-		}
-		limit := params.Limit
-		if limit == 0 {
-			limit = DefaultDataLimit
-		}
-		// Records carry no unique ID and may repeat (two views in the same second), so a
-		// page repeats only when all of it does.
-		var prev []T
-		for first := true; ; first = false {
-			records, err := fetch(ctx, campaignID, params)
-			if err != nil {
-				yield(zero, err)
-				return
-			}
-			if len(records) == 0 {
-				return
-			}
-			if !first && slices.Equal(records, prev) {
-				yield(zero, fmt.Errorf("sendloop: %s: page %d: %w", command, params.Page, errPageRepeated))
-				return
-			}
-			for _, r := range records {
-				if !yield(r, nil) {
-					return
-				}
-			}
-			if len(records) < limit {
-				return
-			}
-			prev = records
-			params.Page++
-		}
+	first, size := max(p.Page, 1), p.Limit
+	if size == 0 {
+		size = DefaultDataLimit
 	}
+	return pages(command, first, size, func(r T) T { return r }, func(page int) ([]T, error) {
+		q := p
+		q.Page = page
+		return fetch(ctx, campaignID, q)
+	})
 }

@@ -410,34 +410,12 @@ func (s *SubscribersService) Browse(ctx context.Context, listID int, p Subscribe
 // it stops after a short or empty page, and with an error on a page that repeats the
 // previous one.
 func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p SubscriberBrowseParams) iter.Seq2[Subscriber, error] {
-	return func(yield func(Subscriber, error) bool) {
-		page := p
-		prevFirst := -1
-		for {
-			subs, err := s.Browse(ctx, listID, page)
-			if err != nil {
-				yield(Subscriber{}, err)
-				return
-			}
-			if len(subs) == 0 {
-				return
-			}
-			if subs[0].SubscriberID == prevFirst {
-				yield(Subscriber{}, fmt.Errorf("sendloop: subscriber.browse: page %d repeats page %d", page.StartIndex, page.StartIndex-1))
-				return
-			}
-			prevFirst = subs[0].SubscriberID
-			for _, sub := range subs {
-				if !yield(sub, nil) {
-					return
-				}
-			}
-			if len(subs) < BrowsePageSize {
-				return
-			}
-			page.StartIndex++
-		}
-	}
+	return pages("subscriber.browse", p.StartIndex, BrowsePageSize, func(sub Subscriber) int { return sub.SubscriberID },
+		func(page int) ([]Subscriber, error) {
+			q := p
+			q.StartIndex = page
+			return s.Browse(ctx, listID, q)
+		})
 }
 
 // ImportSubscriber is one row of an import.
