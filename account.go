@@ -116,6 +116,19 @@ type AccountUpdateParams struct {
 	Fax         string `url:"Fax,omitempty"`
 }
 
+// validate requires something to change and a well-formed Email.
+func (u AccountUpdateParams) validate(command string) error {
+	if u == (AccountUpdateParams{}) {
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
+	}
+	if u.Email != "" {
+		if err := checkEmail(command, "Email", u.Email); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Update changes the account's details (account.info.update).
 //
 // Before sending, it refuses an Email that is not an address (ErrInvalidEmailFormat). The
@@ -128,13 +141,8 @@ type AccountUpdateParams struct {
 // certainly a mistake; use Call to send one anyway.
 func (s *AccountService) Update(ctx context.Context, u AccountUpdateParams) error {
 	const command = "account.info.update"
-	if u == (AccountUpdateParams{}) {
-		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "nothing to change: no field is set"}
-	}
-	if u.Email != "" {
-		if err := checkEmail(command, "Email", u.Email); err != nil {
-			return err
-		}
+	if err := u.validate(command); err != nil {
+		return err
 	}
 	form, err := wire.Values(u)
 	if err != nil {

@@ -280,6 +280,37 @@ type CampaignUpdateParams struct {
 	Subject          string `url:"Subject,omitempty"`
 }
 
+// validate refuses, in this order, what the service would: missing fields, no content, an address in a name, a malformed address, no target, bad IDs.
+func (p CampaignCreateParams) validate(command string) error {
+	if err := requireParams(command, []string{"CampaignName", p.CampaignName, "FromName", p.FromName,
+		"FromEmail", p.FromEmail, "ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
+		return err
+	}
+	if err := checkCampaignContent(command, p.PlainContent, p.HTMLContent); err != nil {
+		return err
+	}
+	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
+		return err
+	}
+	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
+		return err
+	}
+	if len(p.TargetListIDs) == 0 && len(p.TargetSegmentIDs) == 0 {
+		return &ValidationError{Code: ErrNoTargets, Command: command, Fields: []string{"TargetListIDs", "TargetSegmentIDs"},
+			Reason: "at least one target list or segment is required"}
+	}
+	if err := checkIDs(command, "TargetListIDs", p.TargetListIDs); err != nil {
+		return err
+	}
+	if err := checkIDs(command, "TargetSegmentIDs", p.TargetSegmentIDs); err != nil {
+		return err
+	}
+	if err := checkIDs(command, "CustomerIDs", p.CustomerIDs); err != nil {
+		return err
+	}
+	return nil
+}
+
 // Create makes a campaign from the version 1 shape (campaign.create) and returns its ID.
 // The service stores it as a Draft.
 //
@@ -293,30 +324,7 @@ type CampaignUpdateParams struct {
 // reach the service, so a retry never makes a second campaign.
 func (s *CampaignsService) Create(ctx context.Context, p CampaignCreateParams) (int, error) {
 	const command = "campaign.create"
-	if err := requireParams(command, []string{"CampaignName", p.CampaignName, "FromName", p.FromName,
-		"FromEmail", p.FromEmail, "ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
-		return 0, err
-	}
-	if err := checkCampaignContent(command, p.PlainContent, p.HTMLContent); err != nil {
-		return 0, err
-	}
-	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
-		return 0, err
-	}
-	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
-		return 0, err
-	}
-	if len(p.TargetListIDs) == 0 && len(p.TargetSegmentIDs) == 0 {
-		return 0, &ValidationError{Code: ErrNoTargets, Command: command, Fields: []string{"TargetListIDs", "TargetSegmentIDs"},
-			Reason: "at least one target list or segment is required"}
-	}
-	if err := checkIDs(command, "TargetListIDs", p.TargetListIDs); err != nil {
-		return 0, err
-	}
-	if err := checkIDs(command, "TargetSegmentIDs", p.TargetSegmentIDs); err != nil {
-		return 0, err
-	}
-	if err := checkIDs(command, "CustomerIDs", p.CustomerIDs); err != nil {
+	if err := p.validate(command); err != nil {
 		return 0, err
 	}
 	form, err := wire.Values(p)
@@ -326,33 +334,41 @@ func (s *CampaignsService) Create(ctx context.Context, p CampaignCreateParams) (
 	return s.create(ctx, command, form)
 }
 
+// validate refuses what Create's params refuse, in the version 2 shape.
+func (p CampaignCreateV2Params) validate(command string) error {
+	if err := requireParams(command, []string{"Name", p.Name, "FromName", p.FromName, "FromEmail", p.FromEmail,
+		"ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
+		return err
+	}
+	if err := checkCampaignContent(command, p.PlainContent, p.HTMLContent); err != nil {
+		return err
+	}
+	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
+		return err
+	}
+	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
+		return err
+	}
+	if len(p.Recipients) == 0 {
+		return invalid(command, ErrNoTargets, "Recipients", "at least one recipient list or segment is required")
+	}
+	for _, r := range p.Recipients {
+		if check.ID(r.ListID) != check.IDValid || check.ID(r.SegmentID) == check.IDOutOfRange {
+			return invalid(command, ErrInvalidParameterValue, "Recipients",
+				fmt.Sprintf("recipient %q: list IDs are positive and segment IDs not negative 32-bit integers", r))
+		}
+	}
+	return nil
+}
+
 // CreateV2 makes a campaign from the version 2 shape (campaign.create with Version=2) and
 // returns its ID. It checks what Create checks, with Name for CampaignName and Recipients
 // for the targets (no recipient: ErrNoTargets; a ListID that is not positive or a negative
 // SegmentID: ErrInvalidParameterValue), and is likewise a one-shot write.
 func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2Params) (int, error) {
 	const command = "campaign.create"
-	if err := requireParams(command, []string{"Name", p.Name, "FromName", p.FromName, "FromEmail", p.FromEmail,
-		"ReplyToName", p.ReplyToName, "ReplyToEmail", p.ReplyToEmail, "Subject", p.Subject}); err != nil {
+	if err := p.validate(command); err != nil {
 		return 0, err
-	}
-	if err := checkCampaignContent(command, p.PlainContent, p.HTMLContent); err != nil {
-		return 0, err
-	}
-	if err := checkCampaignNames(command, p.FromName, p.ReplyToName); err != nil {
-		return 0, err
-	}
-	if err := checkCampaignEmails(command, p.FromEmail, p.ReplyToEmail); err != nil {
-		return 0, err
-	}
-	if len(p.Recipients) == 0 {
-		return 0, invalid(command, ErrNoTargets, "Recipients", "at least one recipient list or segment is required")
-	}
-	for _, r := range p.Recipients {
-		if check.ID(r.ListID) != check.IDValid || check.ID(r.SegmentID) == check.IDOutOfRange {
-			return 0, invalid(command, ErrInvalidParameterValue, "Recipients",
-				fmt.Sprintf("recipient %q: list IDs are positive and segment IDs not negative 32-bit integers", r))
-		}
 	}
 	form, err := wire.Values(p)
 	if err != nil {
@@ -391,17 +407,8 @@ func (s *CampaignsService) Get(ctx context.Context, campaignID int) (*Campaign, 
 	return c, nil
 }
 
-// Update changes a campaign (campaign.update). Before sending it refuses an email address
-// inside FromName or ReplyToName (ErrEmailInNameField) and IDs that are not positive 32-bit
-// integers (ErrInvalidParameterValue).//
-// Nothing to change: an update with no field set is refused before sending with
-// ErrMissingParameters, the rule of every Update method of this package.
-func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdateParams) error {
-	const command = "campaign.update"
-	form, err := idForm(command, "CampaignID", campaignID)
-	if err != nil {
-		return err
-	}
+// validate requires something to change, refusing an address in a name, a malformed address and bad IDs.
+func (u CampaignUpdateParams) validate(command string) error {
 	if isEmptyCampaignUpdate(u) {
 		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "no field to update"}
 	}
@@ -418,6 +425,23 @@ func (s *CampaignsService) Update(ctx context.Context, campaignID int, u Campaig
 		if err := checkIDs(command, ids.field, ids.ids); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// Update changes a campaign (campaign.update). Before sending it refuses an email address
+// inside FromName or ReplyToName (ErrEmailInNameField) and IDs that are not positive 32-bit
+// integers (ErrInvalidParameterValue).//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package.
+func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdateParams) error {
+	const command = "campaign.update"
+	form, err := idForm(command, "CampaignID", campaignID)
+	if err != nil {
+		return err
+	}
+	if err := u.validate(command); err != nil {
+		return err
 	}
 	changes, err := wire.Values(u)
 	if err != nil {

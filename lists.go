@@ -210,6 +210,22 @@ type ListUpdateParams struct {
 	OptInMode OptInMode `url:"OptInMode,omitempty"`
 }
 
+// validate requires something to change and a known opt-in mode, which it writes as the
+// specification does.
+func (u *ListUpdateParams) validate(command string) error {
+	if *u == (ListUpdateParams{}) {
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
+	}
+	if u.OptInMode != "" {
+		mode, err := canonicalOptInMode(command, u.OptInMode)
+		if err != nil {
+			return err
+		}
+		u.OptInMode = mode
+	}
+	return nil
+}
+
 // Update renames a list or changes its opt-in mode (list.update).
 //
 // Nothing to change: an update with no field set is refused before sending with
@@ -219,15 +235,8 @@ func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdateParam
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}
-	if u == (ListUpdateParams{}) {
-		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Name", "OptInMode"}, Reason: "nothing to update"}
-	}
-	if u.OptInMode != "" {
-		mode, err := canonicalOptInMode(command, u.OptInMode)
-		if err != nil {
-			return err
-		}
-		u.OptInMode = mode
+	if err := u.validate(command); err != nil {
+		return err
 	}
 	form, err := wire.Values(u)
 	if err != nil {
@@ -397,16 +406,8 @@ type ListSettingsUpdateParams struct {
 // String returns a pointer to v, for the optional fields of update parameters.
 func String(v string) *string { return &v }
 
-// UpdateSettings changes a list's settings (list.settings.update). It refuses, before
-// sending, a SubscriptionFinalAction other than "Nothing" or "Send Email" and a webhook URL
-// that is not http(s).//
-// Nothing to change: an update with no field set is refused before sending with
-// ErrMissingParameters, the rule of every Update method of this package.
-func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdateParams) error {
-	const command = "list.settings.update"
-	if err := checkListID(command, listID); err != nil {
-		return err
-	}
+// validate requires a setting to change, a known final action, http(s) webhook URLs and well-formed addresses.
+func (u ListSettingsUpdateParams) validate(command string) error {
 	if u == (ListSettingsUpdateParams{}) {
 		return &ValidationError{Code: ErrMissingParameters, Command: command, Reason: "no setting to update"}
 	}
@@ -434,6 +435,22 @@ func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSet
 		if parsed, err := url.Parse(*f.value); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			return invalid(command, ErrInvalidParameterValue, f.name, "a webhook URL must be an absolute http(s) URL")
 		}
+	}
+	return nil
+}
+
+// UpdateSettings changes a list's settings (list.settings.update). It refuses, before
+// sending, a SubscriptionFinalAction other than "Nothing" or "Send Email" and a webhook URL
+// that is not http(s).//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package.
+func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdateParams) error {
+	const command = "list.settings.update"
+	if err := checkListID(command, listID); err != nil {
+		return err
+	}
+	if err := u.validate(command); err != nil {
+		return err
 	}
 	form, err := wire.Values(u)
 	if err != nil {

@@ -159,6 +159,23 @@ type SubscriberSubscribeResult struct {
 	ConfirmedOnRetry bool
 }
 
+// validate refuses what the service would: the address, SubscriptionIP and custom field IDs.
+func (p SubscriberSubscribeParams) validate(command string) error {
+	if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.SubscriptionIP) == "" {
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
+	}
+	if hasControl(p.SubscriptionIP) {
+		return invalid(command, ErrInvalidParameterValue, "SubscriptionIP", "SubscriptionIP holds control characters")
+	}
+	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
+		return err
+	}
+	return nil
+}
+
 // Subscribe adds an address to a list (subscriber.subscribe). On a double opt-in list the
 // subscriber stays Confirmation Pending until the address owner confirms.
 //
@@ -173,16 +190,7 @@ func (s *SubscribersService) Subscribe(ctx context.Context, listID int, p Subscr
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
-	if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(p.SubscriptionIP) == "" {
-		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"SubscriptionIP"}, Reason: "SubscriptionIP is empty"}
-	}
-	if hasControl(p.SubscriptionIP) {
-		return nil, invalid(command, ErrInvalidParameterValue, "SubscriptionIP", "SubscriptionIP holds control characters")
-	}
-	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
+	if err := p.validate(command); err != nil {
 		return nil, err
 	}
 	form, err := wire.Values(p)
@@ -278,25 +286,33 @@ type SubscriberGetParams struct {
 	EmailAddress string `url:"EmailAddress,omitempty"`
 }
 
+// validate requires exactly one of SubscriberID and EmailAddress, each well formed.
+func (p SubscriberGetParams) validate(command string) error {
+	switch {
+	case p.SubscriberID == 0 && p.EmailAddress == "":
+		return &ValidationError{Code: ErrMissingParameters, Command: command,
+			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
+	case p.SubscriberID != 0 && p.EmailAddress != "":
+		return &ValidationError{Code: ErrInvalidParameterValue, Command: command,
+			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
+	case checkOptionalID(command, "SubscriberID", p.SubscriberID) != nil:
+		return checkOptionalID(command, "SubscriberID", p.SubscriberID)
+	case p.EmailAddress != "":
+		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Get returns one subscriber of a list, with its score (subscriber.get).
 func (s *SubscribersService) Get(ctx context.Context, listID int, p SubscriberGetParams) (*Subscriber, error) {
 	const command = "subscriber.get"
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
-	switch {
-	case p.SubscriberID == 0 && p.EmailAddress == "":
-		return nil, &ValidationError{Code: ErrMissingParameters, Command: command,
-			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
-	case p.SubscriberID != 0 && p.EmailAddress != "":
-		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command,
-			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress, not both"}
-	case checkOptionalID(command, "SubscriberID", p.SubscriberID) != nil:
-		return nil, checkOptionalID(command, "SubscriberID", p.SubscriberID)
-	case p.EmailAddress != "":
-		if err := checkEmail(command, "EmailAddress", p.EmailAddress); err != nil {
-			return nil, err
-		}
+	if err := p.validate(command); err != nil {
+		return nil, err
 	}
 	form, err := wire.Values(p)
 	if err != nil {
@@ -325,18 +341,8 @@ type SubscriberUpdateParams struct {
 	Fields       CustomFields `url:"Fields,omitempty"`
 }
 
-// Update changes a subscriber's custom fields, or its address (subscriber.update). The
-// subscriber is named by SubscriberID or EmailAddress; with both, EmailAddress is the new
-// address.
-//
-// Nothing to change: an update with no field set is refused before sending with
-// ErrMissingParameters, the rule of every Update method of this package. Here that is an
-// update without Fields that names the subscriber only.
-func (s *SubscribersService) Update(ctx context.Context, listID int, p SubscriberUpdateParams) error {
-	const command = "subscriber.update"
-	if err := checkListID(command, listID); err != nil {
-		return err
-	}
+// validate names the subscriber and requires something to change.
+func (p SubscriberUpdateParams) validate(command string) error {
 	if p.SubscriberID == 0 && p.EmailAddress == "" {
 		return &ValidationError{Code: ErrMissingParameters, Command: command,
 			Fields: []string{"SubscriberID", "EmailAddress"}, Reason: "give SubscriberID or EmailAddress"}
@@ -354,6 +360,24 @@ func (s *SubscribersService) Update(ctx context.Context, listID int, p Subscribe
 			Reason: "nothing to change: no custom field and no new address"}
 	}
 	if err := checkFieldIDs(command, "Fields", p.Fields); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Update changes a subscriber's custom fields, or its address (subscriber.update). The
+// subscriber is named by SubscriberID or EmailAddress; with both, EmailAddress is the new
+// address.
+//
+// Nothing to change: an update with no field set is refused before sending with
+// ErrMissingParameters, the rule of every Update method of this package. Here that is an
+// update without Fields that names the subscriber only.
+func (s *SubscribersService) Update(ctx context.Context, listID int, p SubscriberUpdateParams) error {
+	const command = "subscriber.update"
+	if err := checkListID(command, listID); err != nil {
+		return err
+	}
+	if err := p.validate(command); err != nil {
 		return err
 	}
 	form, err := wire.Values(p)
@@ -375,16 +399,24 @@ type SubscriberBrowseParams struct {
 	StartIndex int `url:"StartIndex,omitempty"`
 }
 
+// validate refuses an impossible StartIndex or SegmentID.
+func (p SubscriberBrowseParams) validate(command string) error {
+	if p.StartIndex < 0 || p.StartIndex > math.MaxInt32 {
+		return invalid(command, ErrInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
+	}
+	if err := idError(command, "SegmentID", p.SegmentID, true, ErrInvalidSegmentID); err != nil {
+		return err
+	}
+	return nil
+}
+
 // Browse returns one page of up to BrowsePageSize subscribers (subscriber.browse).
 func (s *SubscribersService) Browse(ctx context.Context, listID int, p SubscriberBrowseParams) ([]Subscriber, error) {
 	const command = "subscriber.browse"
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
-	if p.StartIndex < 0 || p.StartIndex > math.MaxInt32 {
-		return nil, invalid(command, ErrInvalidParameterValue, "StartIndex", "StartIndex cannot be negative")
-	}
-	if err := idError(command, "SegmentID", p.SegmentID, true, ErrInvalidSegmentID); err != nil {
+	if err := p.validate(command); err != nil {
 		return nil, err
 	}
 	form, err := wire.Values(p)

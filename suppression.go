@@ -99,20 +99,24 @@ type SuppressionAddParams struct {
 	EmailAddress string
 }
 
+// validate requires a well-formed address.
+func (p SuppressionAddParams) validate(command string) error {
+	return checkEmail(command, "EmailAddress", p.EmailAddress)
+}
+
 // Add suppresses an address in a list, or everywhere with GlobalSuppression, and returns
 // the new entry's ID (suppression.list.add). An answer without NewSuppressionID is a
 // success with ID 0: the address is suppressed (an address suppressed before may be
 // answered so), and unlike a create nothing depends on the ID.
 func (s *SuppressionService) Add(ctx context.Context, listID int, p SuppressionAddParams) (int, error) {
 	const command = "suppression.list.add"
-	email := p.EmailAddress
 	if err := checkSuppressionListID(command, listID); err != nil {
 		return 0, err
 	}
-	if err := checkEmail(command, "EmailAddress", email); err != nil {
+	if err := p.validate(command); err != nil {
 		return 0, err
 	}
-	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
+	form := url.Values{"ListID": {strconv.Itoa(listID)}, "EmailAddress": {p.EmailAddress}}
 	id := 0
 	err := s.client.do(ctx, &apiCall{command: command, form: form}, func(key, v []byte) (err error) {
 		if string(key) == "NewSuppressionID" {
