@@ -1,4 +1,4 @@
-// The body formats a callback may come in: XML (the real one), JSON, forms and multipart.
+// The body formats a callback may come in: XML, JSON, forms and multipart.
 
 package webhook
 
