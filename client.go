@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -63,101 +61,61 @@ type service struct{ client *Client }
 
 // RetryPolicy tunes retries. Zero fields take the defaults: 3 retries, waits from 250ms to
 // 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
-// disables retries. Which failures are retried depends on the command (see the package doc).
-type RetryPolicy struct {
-	// MaxRetries is how many times a request may be sent again after its first attempt.
-	MaxRetries int
-	// MinWait and MaxWait bound the exponential backoff between attempts.
-	MinWait, MaxWait time.Duration
-	// MaxRetryAfter caps the wait a Retry-After header may impose; a longer wait fails the
-	// call at once with an *HTTPError carrying the requested wait.
-	MaxRetryAfter time.Duration
-}
+// disables retries. Which failures are retried depends on the command (see the package
+// doc). It is the same type as legacy.RetryPolicy.
+type RetryPolicy = transport.Policy
 
 // Option configures a Client in NewClient.
 type Option func(*config)
 
-type config struct {
-	baseURL       string
-	httpClient    *http.Client
-	logger        *slog.Logger
-	retry         RetryPolicy
-	userAgent     string
-	allowInsecure bool
-}
+type config struct{ transport.Settings }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server. A path prefix is kept. Plain http is refused unless the host is
 // loopback or WithInsecureHTTP is given: the API key travels in every request.
-func WithBaseURL(baseURL string) Option { return func(c *config) { c.baseURL = baseURL } }
+func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.HTTPClient = hc } }
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL query or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.Logger = l } }
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return func(c *config) { c.userAgent = product } }
+func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return func(c *config) { c.allowInsecure = true } }
+func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
 
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
-	cfg := config{baseURL: DefaultBaseURL}
+	var cfg config
+	cfg.BaseURL = DefaultBaseURL
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
 		}
 	}
-	apiKey = strings.TrimSpace(apiKey)
-	if apiKey == "" {
-		return nil, errors.New("sendloop: the API key is empty")
-	}
-	if strings.ContainsFunc(apiKey, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, errors.New("sendloop: the API key holds control characters")
-	}
-	base, err := transport.CheckBaseURL(cfg.baseURL, cfg.allowInsecure)
+	// The key travels as itself, and as the person GETs' Basic credential.
+	ch, err := transport.Build("sendloop", apiKey, cfg.Settings, "sendloop-go/"+Version, func(key string) []string {
+		return []string{base64.StdEncoding.EncodeToString([]byte(key + ":"))}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("sendloop: %w", err)
+		return nil, err
 	}
-	var hc *http.Client
-	if cfg.httpClient != nil {
-		copied := *cfg.httpClient
-		hc = &copied
-	}
-	ua := "sendloop-go/" + Version
-	if strings.ContainsFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, errors.New("sendloop: the user agent holds control characters")
-	}
-	if p := strings.TrimSpace(cfg.userAgent); p != "" {
-		ua = p + " " + ua
-	}
+	key := ch.Key
 	c := &Client{
-		baseURL: base,
-		key:     func() string { return apiKey },
-		transport: transport.New(transport.Config{
-			HTTPClient: hc,
-			Logger:     cfg.logger,
-			Policy: transport.Policy{
-				MaxRetries:    cfg.retry.MaxRetries,
-				MinWait:       cfg.retry.MinWait,
-				MaxWait:       cfg.retry.MaxWait,
-				MaxRetryAfter: cfg.retry.MaxRetryAfter,
-			},
-			UserAgent: ua,
-			// The key travels as itself, and as the person GETs' Basic credential.
-			Secrets: []string{apiKey, base64.StdEncoding.EncodeToString([]byte(apiKey + ":"))},
-		}),
+		baseURL:   ch.BaseURL,
+		key:       func() string { return key },
+		transport: ch.Transport,
 	}
 	c.common.client = c
 	c.Account = (*AccountService)(&c.common)

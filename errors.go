@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/outcome"
@@ -172,43 +171,10 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 }
 
 // HTTPError is a response that is not a service envelope: a non-2xx status without an error
-// envelope, or a body that is not the JSON the command answers with (an HTML error page, a
-// truncated body). Excerpt is a short beginning of the body with the API key removed.
-type HTTPError struct {
-	// Command is the API command that failed.
-	Command string
-	// HTTPStatus is the HTTP status of the final response.
-	HTTPStatus int
-	// Attempts is how many times the request was sent.
-	Attempts int
-	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
-	// RetryPolicy.MaxRetryAfter the request is not retried and this error carries the wait.
-	RetryAfter time.Duration
-	// Excerpt is at most the first 200 bytes of the body, redacted and made printable.
-	Excerpt string
-	// Reason says what was wrong with the response.
-	Reason string
-}
-
-// Error describes the response: command, status, reason, wait and excerpt.
-func (e *HTTPError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.HTTPStatus)
-	if e.Reason != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Reason)
-	}
-	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, " (server asks to retry after %s)", e.RetryAfter)
-	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
-	}
-	if e.Excerpt != "" {
-		fmt.Fprintf(&b, ": %q", e.Excerpt)
-	}
-	return b.String()
-}
+// envelope, a body that is not the JSON the command answers with (an HTML error page, a
+// truncated body), or a redirect that was not followed. Excerpt is a short beginning of the
+// body with the API key removed. It is the same type as legacy.HTTPError.
+type HTTPError = transport.HTTPError
 
 // alreadyDone reports whether err is an answer with one of codes to a call of which an
 // earlier attempt may have run: "already exists" or "not found" may then be that attempt's

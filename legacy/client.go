@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
@@ -69,58 +68,44 @@ func (f InputForm) String() string {
 	return "form(" + strconv.Itoa(int(f)) + ")"
 }
 
-// RetryPolicy tunes retries. Zero fields take the defaults: 3 retries, waits from 250ms to
-// 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
-// disables retries. Which failures are retried depends on the command (see the package doc).
-type RetryPolicy struct {
-	// MaxRetries is how many times a request may be sent again after its first attempt.
-	MaxRetries int
-	// MinWait and MaxWait bound the exponential backoff between attempts.
-	MinWait, MaxWait time.Duration
-	// MaxRetryAfter caps the wait a Retry-After header may impose; a longer wait fails the
-	// call at once with an *HTTPError carrying the requested wait.
-	MaxRetryAfter time.Duration
-}
+// RetryPolicy tunes retries: the same type as sendloop.RetryPolicy, with the same
+// defaults.
+type RetryPolicy = transport.Policy
 
 // Option configures a Client in NewClient.
 type Option func(*config)
 
 type config struct {
-	baseURL       string
-	httpClient    *http.Client
-	logger        *slog.Logger
-	retry         RetryPolicy
-	userAgent     string
-	allowInsecure bool
-	form          InputForm
-	maxMediaSize  int64
-	maxChartDays  int
+	transport.Settings
+	form         InputForm
+	maxMediaSize int64
+	maxChartDays int
 }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server; requests go to its /api/index.php. A path prefix is kept. Plain
 // http is refused unless the host is loopback or WithInsecureHTTP is given: the API key
 // travels in every request.
-func WithBaseURL(baseURL string) Option { return func(c *config) { c.baseURL = baseURL } }
+func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.HTTPClient = hc } }
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.Logger = l } }
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return func(c *config) { c.userAgent = product } }
+func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return func(c *config) { c.allowInsecure = true } }
+func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
 
 // WithInputForm selects how requests carry their parameters; the default is PostForm.
 // GetForm and MessageGetForm put the API key in the URL: see their documentation.
@@ -151,62 +136,39 @@ type Client struct {
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
-	cfg := config{baseURL: DefaultBaseURL}
+	var cfg config
+	cfg.BaseURL = DefaultBaseURL
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
 		}
 	}
-	apiKey = strings.TrimSpace(apiKey)
-	if apiKey == "" {
-		return nil, errors.New("legacy: the API key is empty")
-	}
-	if strings.ContainsFunc(apiKey, func(r rune) bool { return r < 0x20 || r == 0x7f }) || !utf8.ValidString(apiKey) {
-		return nil, errors.New("legacy: the API key holds control characters or invalid UTF-8")
-	}
 	if cfg.form < PostForm || cfg.form > MessageGetForm {
 		return nil, fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
-	}
-	base, err := transport.CheckBaseURL(cfg.baseURL, cfg.allowInsecure)
-	if err != nil {
-		return nil, fmt.Errorf("legacy: %w", err)
-	}
-	var hc *http.Client
-	if cfg.httpClient != nil {
-		copied := *cfg.httpClient
-		hc = &copied
-	}
-	ua := userAgent
-	if p := strings.TrimSpace(cfg.userAgent); p != "" {
-		ua = p + " " + ua
-	}
-	maxMedia := cfg.maxMediaSize
-	if maxMedia == 0 {
-		maxMedia = DefaultMaxMediaSize
 	}
 	// The key travels as itself (form fields), query-escaped (the GET forms; the transport
 	// adds that spelling of every secret) and XML-escaped inside the message document. A
 	// server echoing that document in its XML answer escapes it once more: every spelling
 	// is a secret.
-	xmlKey := escapeXML(apiKey)
+	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, func(key string) []string {
+		xmlKey := escapeXML(key)
+		return []string{xmlKey, escapeXML(xmlKey)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	maxMedia := cfg.maxMediaSize
+	if maxMedia == 0 {
+		maxMedia = DefaultMaxMediaSize
+	}
+	key := ch.Key
 	return &Client{
-		baseURL:      base,
-		key:          func() string { return apiKey },
+		baseURL:      ch.BaseURL,
+		key:          func() string { return key },
 		form:         cfg.form,
 		maxMediaSize: maxMedia,
 		maxChartDays: cmp.Or(cfg.maxChartDays, DefaultMaxChartDays),
-		transport: transport.New(transport.Config{
-			HTTPClient: hc,
-			Logger:     cfg.logger,
-			Policy: transport.Policy{
-				MaxRetries:    cfg.retry.MaxRetries,
-				MinWait:       cfg.retry.MinWait,
-				MaxWait:       cfg.retry.MaxWait,
-				MaxRetryAfter: cfg.retry.MaxRetryAfter,
-			},
-			UserAgent: ua,
-			Secrets:   []string{apiKey, xmlKey, escapeXML(xmlKey)},
-		}),
+		transport:    ch.Transport,
 	}, nil
 }
 

@@ -201,7 +201,7 @@ func TestAnswers(t *testing.T) {
 			nil, "legacy: Subscriber.Get: error 0: odd"},
 		{"success struct with an error status", 503, structBody(member("Status", "Completed")),
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "legacy: Subscriber.Get: HTTP 503: unexpected status"},
+			nil, "sendloop: Subscriber.Get: HTTP 503: unexpected status"},
 		{"HTML page", 502, "<html><body>Bad Gateway</body></html>",
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
 			nil, `HTTP 502: unexpected status; the body is not an XML-RPC answer: "<html><body>Bad Gateway</body></html>"`},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -216,41 +215,6 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 }
 
 // HTTPError is a response that is no legacy answer: a body that is not XML-RPC (an HTML
-// error page, a truncated body), or a non-2xx status without a failure struct. Excerpt is a
-// short beginning of the body with the API key removed.
-type HTTPError struct {
-	// Command is the legacy command that failed.
-	Command string
-	// HTTPStatus is the HTTP status of the final response.
-	HTTPStatus int
-	// Attempts is how many times the request was sent.
-	Attempts int
-	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
-	// RetryPolicy.MaxRetryAfter the request is not retried and this error carries the wait.
-	RetryAfter time.Duration
-	// Excerpt is at most the first 200 bytes of the body, redacted and made printable.
-	Excerpt string
-	// Reason says what was wrong with the response.
-	Reason string
-}
-
-// Error returns the command, the status, the reason, the wait asked for, the attempts and
-// the body excerpt.
-func (e *HTTPError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "legacy: %s: HTTP %d", e.Command, e.HTTPStatus)
-	if e.Reason != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Reason)
-	}
-	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, " (server asks to retry after %s)", e.RetryAfter)
-	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
-	}
-	if e.Excerpt != "" {
-		fmt.Fprintf(&b, ": %q", e.Excerpt)
-	}
-	return b.String()
-}
+// error page, a truncated body), a non-2xx status without a failure struct, or a redirect
+// that was not followed. It is the same type as sendloop.HTTPError.
+type HTTPError = transport.HTTPError

@@ -79,7 +79,7 @@ func TestErrorTexts(t *testing.T) {
 			"legacy: invalid parameters: nil parameters"},
 		{"HTTP error", &legacy.HTTPError{Command: "Media.Browse", HTTPStatus: 503, Attempts: 4, RetryAfter: time.Minute,
 			Excerpt: "<html>", Reason: "unexpected status"},
-			`legacy: Media.Browse: HTTP 503: unexpected status (server asks to retry after 1m0s) after 4 attempts: "<html>"`},
+			`sendloop: Media.Browse: HTTP 503: unexpected status (server asks to retry after 1m0s) after 4 attempts: "<html>"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,11 +51,19 @@ func (c Class) String() string {
 	return "class(" + strconv.Itoa(int(c)) + ")"
 }
 
-// Policy holds the retry settings. Zero fields take the defaults.
+// Policy holds the retry settings, exported by the root and legacy packages as RetryPolicy.
+// Zero fields take the defaults.
 type Policy struct {
-	MaxRetries    int // retries after the first attempt; negative disables retries
-	MinWait       time.Duration
-	MaxWait       time.Duration
+	// MaxRetries is how many times a request may be sent again after its first attempt:
+	// 0 for the default (3), negative for none.
+	MaxRetries int
+	// MinWait and MaxWait bound the jittered exponential backoff between attempts
+	// (defaults 250ms and 10s).
+	MinWait time.Duration
+	// MaxWait is the longest wait between attempts.
+	MaxWait time.Duration
+	// MaxRetryAfter caps the wait a Retry-After header may impose (default one minute); a
+	// longer wait fails the call at once with an *HTTPError carrying the requested wait.
 	MaxRetryAfter time.Duration
 }
 
@@ -587,4 +595,44 @@ func ClassFor(def Class, opts []CallOption) (Class, error) {
 		return def, fmt.Errorf("unknown retry class %d", int(o.Class))
 	}
 	return o.Class, nil
+}
+
+// HTTPError is a response that is not an answer of the service's: a non-2xx status without
+// an error envelope or failure struct, a body that is not what the command answers with (an
+// HTML error page, a truncated body), or a redirect that was not followed. Excerpt is a short
+// beginning of the body with the API key removed. The root and legacy packages export it.
+type HTTPError struct {
+	// Command is the command that failed.
+	Command string
+	// HTTPStatus is the HTTP status of the final response.
+	HTTPStatus int
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// RetryAfter is the wait the server asked for (Retry-After), if any. When it exceeds
+	// RetryPolicy.MaxRetryAfter the request is not retried and this error carries the wait.
+	RetryAfter time.Duration
+	// Excerpt is at most the first 200 bytes of the body, redacted and made printable.
+	Excerpt string
+	// Reason says what was wrong with the response.
+	Reason string
+}
+
+// Error describes the response: command, status, reason, wait and excerpt.
+func (e *HTTPError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.HTTPStatus)
+	if e.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Reason)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (server asks to retry after %s)", e.RetryAfter)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	if e.Excerpt != "" {
+		fmt.Fprintf(&b, ": %q", e.Excerpt)
+	}
+	return b.String()
 }
