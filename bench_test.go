@@ -3,6 +3,7 @@ package sendloop_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -58,6 +59,30 @@ func BenchmarkCall(b *testing.B) {
 			if err != nil || info.Username != "demo" {
 				b.Fatal(err)
 			}
+		}
+	})
+
+	// bare is the floor: the same POST, its body read, nothing decoded.
+	b.Run("bare", func(b *testing.B) {
+		hc := newHTTPClient()
+		endpoint := hs.URL + "/api/v3/account.info.get/json"
+		body := url.Values{"APIKey": {"bench-key"}}.Encode()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
 		}
 	})
 
