@@ -92,8 +92,8 @@
 //     WithInsecureHTTP is given.
 //   - system.timezones.Get's response is not specified: SystemService.TimeZones reads the
 //     first list in the answer, whatever its member name, as names, name → label pairs or
-//     objects. AccountService.Update checks a TimeZone against that list, fetched once per
-//     Client; when the list is empty the service has the last word.
+//     objects. AccountService.Update does not consult it: the service judges a TimeZone
+//     itself (116).
 //   - A success response that lacks Success is accepted when the HTTP status is 2xx and no
 //     ErrorCode is present.
 //   - Nothing to change: every Update method (Account, Lists, Lists.UpdateSettings,
