@@ -407,19 +407,3 @@ func FuzzDateTime(f *testing.F) {
 		}
 	})
 }
-
-// unnest inverts Nest's renaming of one key: prefix[name]rest back to name+rest.
-func unnest(prefix, nestedKey string) (string, bool) {
-	s, ok := strings.CutPrefix(nestedKey, prefix+"[")
-	if !ok {
-		return "", false
-	}
-	if i := strings.IndexByte(s, '['); i >= 0 {
-		// The source key's first '[' follows the inserted ']'.
-		if i == 0 || s[i-1] != ']' {
-			return "", false
-		}
-		return s[:i-1] + s[i:], true
-	}
-	return strings.CutSuffix(s, "]")
-}
