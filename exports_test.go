@@ -45,7 +45,9 @@ func TestExportUnsubscriptions(t *testing.T) {
 	assert.Equal(t, []sendloop.Unsubscription{
 		{CampaignID: id, ListID: 1, SubscriberID: 1, EmailAddress: w.emails[0], UnsubscriptionDate: sendloop.NewDate(campaignClock.Add(oneDay)),
 			UnsubscriptionIP: "203.0.113.9"},
-		{CampaignID: 0, ListID: 1, SubscriberID: 3, EmailAddress: w.emails[2], UnsubscriptionDate: sendloop.NewDate(campaignClock),
+		// The simulated activity moved the fake's clock to its last event (the complaint,
+		// three days after the delivery): the API unsubscription comes after it.
+		{CampaignID: 0, ListID: 1, SubscriberID: 3, EmailAddress: w.emails[2], UnsubscriptionDate: sendloop.NewDate(campaignClock.Add(3 * oneDay)),
 			UnsubscriptionIP: "127.0.0.1"},
 	}, all)
 

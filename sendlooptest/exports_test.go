@@ -29,7 +29,8 @@ func TestExports(t *testing.T) {
 
 	assert.Equal(t, `{"Success":true,"Unsubscriptions":[`+
 		`{"CampaignID":"1","ListID":"1","SubscriberID":"1","EmailAddress":"news0@example.com","UnsubscriptionDate":"2026-03-03","UnsubscriptionIP":"198.51.100.7"},`+
-		`{"CampaignID":"0","ListID":"2","SubscriberID":"4","EmailAddress":"club0@example.com","UnsubscriptionDate":"2026-03-02","UnsubscriptionIP":"127.0.0.1"}]}`,
+		// after the simulated complaint, three days on: the clock moved with it
+		`{"CampaignID":"0","ListID":"2","SubscriberID":"4","EmailAddress":"club0@example.com","UnsubscriptionDate":"2026-03-05","UnsubscriptionIP":"127.0.0.1"}]}`,
 		v3Command(t, srv, "export.unsubscriptions"))
 	assert.Contains(t, v3Command(t, srv, "export.unsubscriptions", "ListID", "2"), `"Unsubscriptions":[{"CampaignID":"0","ListID":"2"`)
 	assert.Contains(t, v3Command(t, srv, "export.unsubscriptions", "ListID", "9"), `"ErrorCode":118`)

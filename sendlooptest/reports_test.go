@@ -266,3 +266,22 @@ func TestListOverallCountsTheListsRecipientsOnly(t *testing.T) {
 	require.Equal(t, `{"Success":true}`, v3Command(t, srv, "campaign.delete", "CampaignID", "1"))
 	assert.Contains(t, v3Command(t, srv, "report.list.overall", "ListID", "2"), `"OpenPerformance":0,`)
 }
+
+// TestSimulatedEventsAreNeverInTheFuture: the fake's clock moves on to the last simulated
+// event, so that nothing it reports is dated after its now.
+func TestSimulatedEventsAreNeverInTheFuture(t *testing.T) {
+	t.Parallel()
+	srv := newCampaignFake(t)
+	_, news := fakeList(t, srv, "news", 1)
+	sentFakeCampaign(t, srv)
+	before := srv.now()
+	require.NoError(t, srv.SimulateEvents(1, CampaignEvent{Kind: EventOpen, Email: news[0], After: 2 * oneDay}))
+	assert.False(t, srv.now().Before(before.Add(2*oneDay)), "the clock moved on to the event")
+	date := v3Command(t, srv, "System.SystemDate.Get")
+	assert.Contains(t, date, before.Add(2*oneDay).UTC().Format("2006-01-02"))
+
+	// Events already in the past leave the clock alone.
+	now := srv.now()
+	require.NoError(t, srv.SimulateEvents(1, CampaignEvent{Kind: EventOpen, Email: news[0], After: time.Hour}))
+	assert.Equal(t, now, srv.now())
+}

@@ -127,46 +127,58 @@ func (st *state) campaignTargets(camp *campaign) []*subscriber {
 // list's unsubscription webhook is posted before SimulateEvents returns), a hard or soft
 // bounce sets the subscriber's BounceType (a soft bounce never overrides a hard one), and a
 // spam complaint adds the address to the global suppression list with the type 'FBL Report'.
+//
+// No event is dated after the fake's now: when the last event falls later, the fake's clock
+// moves on to it, as time would have passed for the activity to happen.
 func (s *Server) SimulateEvents(campaignID int, events ...CampaignEvent) error {
 	s.mu.Lock()
-	err := s.state.simulate(campaignID, events)
+	latest, err := s.state.simulate(campaignID, events)
+	if late := latest.Sub(s.now()); err == nil && late > 0 {
+		earlier := s.now
+		s.now = func() time.Time { return earlier().Add(late) }
+	}
 	s.mu.Unlock()
 	s.deliverWebhooks()
 	return err
 }
 
-func (st *state) simulate(campaignID int, events []CampaignEvent) error {
+// simulate records events and returns the time of the latest.
+func (st *state) simulate(campaignID int, events []CampaignEvent) (time.Time, error) {
 	camp := st.campaigns.byID[campaignID]
 	switch {
 	case camp == nil:
-		return fmt.Errorf("sendlooptest: no campaign %d", campaignID)
+		return time.Time{}, fmt.Errorf("sendlooptest: no campaign %d", campaignID)
 	case camp.deliveredAt.IsZero():
-		return fmt.Errorf("sendlooptest: campaign %d has not been sent: call SimulateSend first", campaignID)
+		return time.Time{}, fmt.Errorf("sendlooptest: campaign %d has not been sent: call SimulateSend first", campaignID)
 	}
 	subs := make([]*subscriber, len(events))
 	leaving := map[*subscriber]bool{}
 	for i, e := range events {
 		if !slices.Contains(knownEventKinds, e.Kind) {
-			return fmt.Errorf("sendlooptest: event %d: unknown kind %q", i, e.Kind)
+			return time.Time{}, fmt.Errorf("sendlooptest: event %d: unknown kind %q", i, e.Kind)
 		}
 		if e.After < 0 {
-			return fmt.Errorf("sendlooptest: event %d: After %v is before the delivery", i, e.After)
+			return time.Time{}, fmt.Errorf("sendlooptest: event %d: After %v is before the delivery", i, e.After)
 		}
 		idx := slices.IndexFunc(camp.recipients, func(sub *subscriber) bool { return strings.EqualFold(sub.Email, strings.TrimSpace(e.Email)) })
 		if idx < 0 {
-			return fmt.Errorf("sendlooptest: event %d: %q did not receive campaign %d", i, e.Email, campaignID)
+			return time.Time{}, fmt.Errorf("sendlooptest: event %d: %q did not receive campaign %d", i, e.Email, campaignID)
 		}
 		subs[i] = camp.recipients[idx]
 		if e.Kind == EventUnsubscription {
 			if subs[i].Status != statusSubscribed || leaving[subs[i]] {
-				return fmt.Errorf("sendlooptest: event %d: %s is not subscribed to list %d", i, e.Email, subs[i].list.ID)
+				return time.Time{}, fmt.Errorf("sendlooptest: event %d: %s is not subscribed to list %d", i, e.Email, subs[i].list.ID)
 			}
 			leaving[subs[i]] = true
 		}
 	}
+	var latest time.Time
 	for i, e := range events {
 		sub := subs[i]
 		at := camp.deliveredAt.Add(e.After)
+		if at.After(latest) {
+			latest = at
+		}
 		switch e.Kind {
 		case EventUnsubscription:
 			if e.Channel == "" {
@@ -176,7 +188,7 @@ func (st *state) simulate(campaignID int, events []CampaignEvent) error {
 				e.IP = "0.0.0.0"
 			}
 			if _, f := st.unsubscribe(sub.list, sub.Email, e.IP, at); f != ok {
-				return errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
+				return time.Time{}, errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
 			}
 		case EventHardBounce:
 			sub.BounceType = "Hard"
@@ -190,7 +202,7 @@ func (st *state) simulate(campaignID int, events []CampaignEvent) error {
 		st.activity = append(st.activity, &activity{CampaignEvent: e, CampaignID: campaignID, sub: sub,
 			listID: sub.list.ID, at: at, seq: len(st.activity)})
 	}
-	return nil
+	return latest, nil
 }
 
 // activityOf returns a campaign's (or with campaignID 0 every campaign's) events of the
