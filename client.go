@@ -90,6 +90,16 @@ func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
 func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
 
+// RateLimiter paces requests: Wait blocks until one may be sent, or returns an error when
+// the context ends first. *rate.Limiter of golang.org/x/time/rate fits, without this module
+// depending on it.
+type RateLimiter = transport.Limiter
+
+// WithRateLimiter makes the client wait on l before every attempt, retries included, so that
+// it keeps to a rate the account allows. The service's request rate limits are not
+// published; the SMTP relay is not paced by this.
+func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter = l } }
+
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
 func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }

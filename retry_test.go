@@ -3,8 +3,10 @@ package sendloop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -248,4 +251,64 @@ func TestCallTakesARetryClass(t *testing.T) {
 	err = c.Call(ctx, "list.getlist", nil, nil, sendloop.WithRetryClass(sendloop.RetryClass(9)))
 	var ve *sendloop.ValidationError
 	require.ErrorAs(t, err, &ve)
+}
+
+// countingLimiter counts its waits and fails once told to.
+type countingLimiter struct {
+	mu    sync.Mutex
+	waits int
+	err   error
+}
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.waits++
+	if l.err != nil {
+		return l.err
+	}
+	return ctx.Err()
+}
+
+func (l *countingLimiter) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waits
+}
+
+func TestRateLimiterIsWaitedOnBeforeEveryAttempt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	limiter := &countingLimiter{}
+	c, srv := newTestClient(t, sendloop.WithRateLimiter(limiter))
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Status: 503})
+	_, err := c.Account.Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, limiter.count(), "the retry waited too")
+
+	listID, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
+	require.NoError(t, err)
+	before, requests := limiter.count(), len(srv.Requests())
+	_, err = c.Subscribers.ImportAll(ctx, listID, func(yield func(sendloop.ImportSubscriber) bool) {
+		for i := range 25 {
+			if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("r%d@example.com", i)}) {
+				return
+			}
+		}
+	}, sendloop.ImportOptions{BatchSize: 10})
+	require.NoError(t, err)
+	assert.Equal(t, len(srv.Requests())-requests, limiter.count()-before, "ImportAll waits before each request")
+
+	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL), legacy.WithRateLimiter(limiter))
+	require.NoError(t, err)
+	before = limiter.count()
+	_, err = lc.MediaBrowse(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, before+1, limiter.count(), "the legacy client waits too")
+
+	refused := &countingLimiter{err: errors.New("over the budget")}
+	c2, srv2 := newTestClient(t, sendloop.WithRateLimiter(refused))
+	_, err = c2.Account.Get(ctx)
+	require.ErrorContains(t, err, "over the budget")
+	assert.Empty(t, srv2.Requests(), "nothing is sent when the limiter refuses")
 }

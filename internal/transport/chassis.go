@@ -18,6 +18,7 @@ type Settings struct {
 	Policy        Policy
 	UserAgent     string // the caller's product token, put before the SDK's
 	AllowInsecure bool
+	Limiter       Limiter
 }
 
 // Chassis is what a client is built on: its checked base URL and key, and its transport.
@@ -61,6 +62,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 			Policy:     s.Policy,
 			UserAgent:  agent,
 			Secrets:    secrets,
+			Limiter:    s.Limiter,
 		}),
 	}, nil
 }

@@ -101,8 +101,16 @@ func (p Policy) WithDefaults() Policy {
 // MaxBodySize bounds what is read of a response.
 const MaxBodySize = 64 << 20
 
+// Limiter paces requests: Wait blocks until one may be sent, or fails when the context ends
+// first. *rate.Limiter of golang.org/x/time/rate fits.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
 // Config configures a Client.
 type Config struct {
+	// Limiter, when set, is waited on before every attempt, retries included.
+	Limiter    Limiter
 	HTTPClient *http.Client // used as given; nil for a default client
 	Logger     *slog.Logger // nil for silence
 	Policy     Policy
@@ -134,7 +142,7 @@ func New(cfg Config) *Client {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	hc.Transport = &attemptTransport{base: base}
+	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter}
 	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
@@ -326,9 +334,17 @@ func RedirectReason(resp *Response) string {
 // attemptTransport reads each response's body within its attempt, so that a body that
 // stalls, breaks or comes short is a failure of that attempt, retried by the command's class
 // like a reset, rather than a failure after the retry loop has ended.
-type attemptTransport struct{ base http.RoundTripper }
+type attemptTransport struct {
+	base    http.RoundTripper
+	limiter Limiter // waited on before every attempt, retries included; may be nil
+}
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.limiter != nil {
+		if err := t.limiter.Wait(req.Context()); err != nil {
+			return nil, fmt.Errorf("waiting for the rate limiter: %w", err)
+		}
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
