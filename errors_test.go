@@ -2,6 +2,7 @@ package sendloop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -110,4 +111,24 @@ func TestAPIErrorCountsAttempts(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, sendloop.ErrListNotFound, apiErr.Code)
 	assert.Equal(t, 2, apiErr.Attempts)
+}
+
+func TestTolerantScalars(t *testing.T) {
+	t.Parallel()
+	var v struct {
+		A, B, C sendloop.Int
+		F, G    sendloop.Float
+		T, U, W sendloop.Bool
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"A":"12","B":7,"C":"","F":"12.5%","G":3.25,"T":"1","U":true,"W":null}`), &v))
+	assert.Equal(t, sendloop.Int(12), v.A)
+	assert.Equal(t, sendloop.Int(7), v.B)
+	assert.Zero(t, v.C)
+	assert.Equal(t, sendloop.Float(12.5), v.F)
+	assert.Equal(t, sendloop.Float(3.25), v.G)
+	assert.True(t, bool(v.T) && bool(v.U) && !bool(v.W))
+	out, err := json.Marshal(v)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"A":12,"B":7,"C":0,"F":12.5,"G":3.25,"T":true,"U":true,"W":false}`, string(out))
+	require.Error(t, json.Unmarshal([]byte(`{"A":"twelve"}`), &v))
 }

@@ -125,3 +125,36 @@ func ExampleDate() {
 	// true 0000-00-00
 	// Saturday 2026-11-21
 }
+
+// ExampleInt decodes, with Call, an answer whose numbers come as strings or as numbers:
+// the tolerant scalars read both.
+func ExampleInt() {
+	srv := sendlooptest.NewServer(nil)
+	defer srv.Close()
+	client, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	if _, err := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInSingle}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var out struct {
+		Success sendloop.Bool
+		Lists   []struct {
+			ListID            sendloop.Int
+			Name              string
+			ActiveSubscribers sendloop.Int
+		}
+	}
+	if err := client.Call(ctx, "list.getlist", nil, &out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, l := range out.Lists {
+		fmt.Println(out.Success, l.ListID, l.Name, l.ActiveSubscribers)
+	}
+	// Output: true 1 News 0
+}

@@ -2,6 +2,7 @@ package sendloop
 
 import (
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -151,3 +152,47 @@ func quote(s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// Int is an integer as the service sends it, for decoding with Call: a JSON number or a
+// numeric string; "", null and false are 0, true is 1.
+type Int int
+
+// UnmarshalJSON accepts a number, a numeric string, "" and null.
+func (n *Int) UnmarshalJSON(data []byte) error {
+	v, err := wire.Int(data)
+	*n = Int(v)
+	return err
+}
+
+// MarshalJSON writes a JSON number.
+func (n Int) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, int64(n), 10), nil }
+
+// Float is a number as the service sends it, for decoding with Call: a JSON number or a
+// numeric string ("12.5%" too); "" and null are 0.
+type Float float64
+
+// UnmarshalJSON accepts a number, a numeric string, "" and null.
+func (f *Float) UnmarshalJSON(data []byte) error {
+	v, err := wire.Float(data)
+	*f = Float(v)
+	return err
+}
+
+// MarshalJSON writes a JSON number.
+func (f Float) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// Bool is a boolean as the service sends it, for decoding with Call: true, false, 1, 0,
+// "1", "0", "true", "false"; "" and null are false.
+type Bool bool
+
+// UnmarshalJSON accepts the service's spellings of a boolean.
+func (b *Bool) UnmarshalJSON(data []byte) error {
+	v, err := wire.Bool(data)
+	*b = Bool(v)
+	return err
+}
+
+// MarshalJSON writes true or false.
+func (b Bool) MarshalJSON() ([]byte, error) { return strconv.AppendBool(nil, bool(b)), nil }
