@@ -1,6 +1,7 @@
 package sendloop
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -126,12 +127,30 @@ type Campaign struct {
 	GoogleAnalyticsEnable  string
 	GoogleAnalyticsDomains string
 	PublicTinyContentLink  string
+
+	// Lists are the IDs of the target lists. The specification does not show this member;
+	// the real service sends it (IDs as strings or numbers, [] when none).
+	Lists []int
+	// SendProcessFinishedOn is when the delivery finished, zero while it has not. Seen on
+	// the real service, not in the specification.
+	SendProcessFinishedOn DateTime
+	// ThumbnailURL is the address of the campaign's thumbnail, "" when there is none (the
+	// service then sends false). Seen on the real service, not in the specification.
+	ThumbnailURL string
 }
 
 // UnmarshalJSON decodes the service's Campaign object; unknown keys are ignored.
 func (c *Campaign) UnmarshalJSON(data []byte) error {
 	return wire.ScanObject(data, func(key, v []byte) (err error) {
 		switch string(key) {
+		case "Lists":
+			c.Lists, err = decodeIDs(v)
+		case "SendProcessFinishedOn":
+			err = c.SendProcessFinishedOn.UnmarshalJSON(v)
+		case "ThumbnailURL":
+			if t := bytes.TrimSpace(v); string(t) != "false" {
+				c.ThumbnailURL, err = wire.String(t)
+			}
 		case "CampaignID":
 			c.CampaignID, err = wire.Int(v)
 		case "CampaignStatus":
@@ -483,6 +502,18 @@ func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 		})
 	}
 	return err
+}
+
+// decodeIDs reads a list of IDs sent as numbers or strings, in an array or (PHP's habit
+// with gaps) an object; [] and null are none.
+func decodeIDs(v []byte) ([]int, error) {
+	var ids []int
+	err := wire.ScanObject(v, func(_, elem []byte) error {
+		id, err := wire.Int(elem)
+		ids = append(ids, id)
+		return err
+	})
+	return ids, err
 }
 
 // idForm checks a required int32 ID parameter and returns the form holding it: 0 is a

@@ -495,3 +495,52 @@ func TestCampaignStatusesKeepTheirText(t *testing.T) {
 		assert.Equal(t, s, string(c.CampaignStatus))
 	}
 }
+
+// TestCampaignMembersBeyondTheSpec reads what the real service sends in campaign.get beyond
+// the specification's table: Lists, SendProcessFinishedOn and ThumbnailURL.
+func TestCampaignMembersBeyondTheSpec(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, members string
+		lists         []int
+		finished      string
+		thumbnail     string
+	}{
+		{"strings", `"Lists":["3","7"],"SendProcessFinishedOn":"2026-03-02 10:00:00","ThumbnailURL":"https://t.example/1.png"`,
+			[]int{3, 7}, "2026-03-02 10:00:00", "https://t.example/1.png"},
+		{"numbers, no thumbnail", `"Lists":[3],"SendProcessFinishedOn":"0000-00-00 00:00:00","ThumbnailURL":false`, []int{3}, "0000-00-00 00:00:00", ""},
+		{"empty", `"Lists":[],"ThumbnailURL":null`, nil, "0000-00-00 00:00:00", ""},
+		{"object of lists", `"Lists":{"0":"4","1":5}`, []int{4, 5}, "0000-00-00 00:00:00", ""},
+		{"absent", ``, nil, "0000-00-00 00:00:00", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body := `{"Success":true,"Campaign":{"CampaignID":"1"` + map[bool]string{true: "", false: ","}[tt.members == ""] + tt.members + `}}`
+			c := cannedClient(t, 200, body)
+			camp, err := c.Campaigns.Get(context.Background(), 1)
+			require.NoError(t, err)
+			assert.Equal(t, tt.lists, camp.Lists)
+			assert.Equal(t, tt.finished, camp.SendProcessFinishedOn.String())
+			assert.Equal(t, tt.thumbnail, camp.ThumbnailURL)
+		})
+	}
+}
+
+func TestCampaignMembersBeyondTheSpecFromTheFake(t *testing.T) {
+	t.Parallel()
+	w := newCampaignWorld(t, 2)
+	ctx := context.Background()
+	id, err := w.c.Campaigns.Create(ctx, validCampaign(w.listID))
+	require.NoError(t, err)
+	camp, err := w.c.Campaigns.Get(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, []int{w.listID}, camp.Lists)
+	assert.True(t, camp.SendProcessFinishedOn.IsZero(), "not sent yet")
+	assert.Empty(t, camp.ThumbnailURL)
+	_, err = w.srv.SimulateSend(id)
+	require.NoError(t, err)
+	camp, err = w.c.Campaigns.Get(ctx, id)
+	require.NoError(t, err)
+	assert.False(t, camp.SendProcessFinishedOn.IsZero(), "sent")
+}

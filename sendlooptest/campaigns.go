@@ -384,7 +384,26 @@ func (st *state) campaignObject(camp *campaign) object {
 		{"TotalHardBounces", itoa(n.unique[EventHardBounce])}, {"TotalSoftBounces", itoa(n.unique[EventSoftBounce])},
 		{"GoogleAnalyticsEnable", ga}, {"GoogleAnalyticsDomains", strings.Join(camp.GoogleAnalyticsDomains, ",")},
 		{"PublicTinyContentLink", fmt.Sprintf("https://sendloop.test/c/%d", camp.ID)},
+		// Members the real service sends beyond the specification's table: the target lists
+		// (IDs as strings), the end of the delivery, and false for a missing thumbnail.
+		{"Lists", idStrings(camp.Lists)}, {"SendProcessFinishedOn", finishedOn(camp.deliveredAt)},
+		{"ThumbnailURL", false},
 	}
+}
+
+func idStrings(ids []int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.Itoa(id)
+	}
+	return out
+}
+
+func finishedOn(delivered time.Time) string {
+	if delivered.IsZero() {
+		return zeroDateTime
+	}
+	return delivered.UTC().Format(dateTimeLayout)
 }
 
 // campaignUpdate changes the parameters present, all or nothing.
