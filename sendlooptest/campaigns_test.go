@@ -201,7 +201,7 @@ func TestCampaignGetUpdateDelete(t *testing.T) {
 		`"TotalOpens":"0","UniqueOpens":"0","TotalClicks":"0","UniqueClicks":"0","TotalForwards":"0","UniqueForwards":"0",`+
 		`"TotalViewsOnBrowser":"0","UniqueViewsOnBrowser":"0","TotalUnsubscriptions":"0","TotalHardBounces":"0","TotalSoftBounces":"0",`+
 		`"GoogleAnalyticsEnable":"Enabled","GoogleAnalyticsDomains":"example.com,shop.example.com",`+
-		`"PublicTinyContentLink":"https:\/\/sendloop.test\/c\/1"}}`, v3Command(t, srv, "campaign.get", "CampaignID", "1"))
+		`"PublicTinyContentLink":"https:\/\/sendloop.test\/c\/1","Lists":["1"],"SendProcessFinishedOn":"0000-00-00 00:00:00","ThumbnailURL":false}}`, v3Command(t, srv, "campaign.get", "CampaignID", "1"))
 
 	_, xmlBody := post(t, srv, "/api/v3/campaign.get/xml", url.Values{"APIKey": {"k"}, "CampaignID": {"1"}})
 	assert.Contains(t, xmlBody, "<CampaignStatus>Draft</CampaignStatus>")
