@@ -138,6 +138,14 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		_, err := w.c.CampaignData.BrowserViews(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err
 	},
+	"data.campaign.emailopens": func(ctx context.Context, w *writeWorld) error {
+		_, err := w.c.CampaignData.EmailOpens(ctx, w.campaign, sendloop.CampaignDataParams{})
+		return err
+	},
+	"data.campaign.linkclicks": func(ctx context.Context, w *writeWorld) error {
+		_, err := w.c.CampaignData.LinkClicks(ctx, w.campaign, sendloop.CampaignDataParams{})
+		return err
+	},
 	"data.campaign.bounces": func(ctx context.Context, w *writeWorld) error {
 		_, err := w.c.CampaignData.Bounces(ctx, w.campaign, sendloop.CampaignDataParams{})
 		return err

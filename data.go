@@ -13,7 +13,8 @@ import (
 // CampaignDataService pages through a campaign's activity records (data.campaign.*).
 //
 // Each command returns one page of records (CampaignDataParams.Limit, at most 50); each
-// method has an …Iter twin that walks every page.
+// method has an …Iter twin that walks every page. EmailOpens and LinkClicks reach two commands
+// the real service answers though the specification does not list them.
 type CampaignDataService service
 
 // Page sizes of the data.campaign.* commands.
@@ -269,11 +270,17 @@ func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command 
 // copy of p (see pages).
 func iterData[T comparable](ctx context.Context, command string, campaignID int, p CampaignDataParams,
 	fetch func(context.Context, int, CampaignDataParams) ([]T, error)) iter.Seq2[T, error] {
+	return iterDataBy(ctx, command, campaignID, p, fetch, func(r T) T { return r })
+}
+
+// iterDataBy is iterData for records that are not comparable, compared by key.
+func iterDataBy[T any, K comparable](ctx context.Context, command string, campaignID int, p CampaignDataParams,
+	fetch func(context.Context, int, CampaignDataParams) ([]T, error), key func(T) K) iter.Seq2[T, error] {
 	first, size := max(p.Page, 1), p.Limit
 	if size == 0 {
 		size = DefaultDataLimit
 	}
-	return pages(command, first, size, func(r T) T { return r }, func(page int) ([]T, error) {
+	return pages(command, first, size, key, func(page int) ([]T, error) {
 		q := p
 		q.Page = page
 		return fetch(ctx, campaignID, q)

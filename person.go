@@ -78,16 +78,7 @@ func (p *Person) UnmarshalJSON(data []byte) error {
 		case "Sessions":
 			p.Sessions, err = wire.Int(v)
 		default:
-			var s string
-			if isContainer(v) {
-				s = string(bytes.TrimSpace(v))
-			} else if s, err = wire.String(v); err != nil {
-				return err
-			}
-			if p.Extra == nil {
-				p.Extra = map[string]string{}
-			}
-			p.Extra[string(key)] = s
+			p.Extra, err = keepExtra(p.Extra, key, v)
 		}
 		return err
 	})

@@ -117,6 +117,8 @@ func FuzzCampaignDataRecordsUnmarshal(f *testing.F) {
 		stable(t, data, decoder[CampaignForward](), marshal[CampaignForward])
 		stable(t, data, decoder[CampaignBrowserView](), marshal[CampaignBrowserView])
 		stable(t, data, decoder[Campaign](), marshal[Campaign])
+		stable(t, data, decoder[CampaignEmailOpen](), wireAs[CampaignEmailOpen](nil))
+		stable(t, data, decoder[CampaignLinkClick](), wireAs[CampaignLinkClick](nil))
 		stable(t, data, decoder[Person](), wireAs[Person](map[string]string{"UserID": "User ID", "EmailAddress": "Email Address",
 			"EntryDate": "Entry Date", "LastSeenDate": "Last Seen Date", "IPAddress": "IP Address"}))
 	})

@@ -185,6 +185,16 @@ var reportsHandlers = map[string]handler{
 			{"Longtitude", strconv.FormatFloat(a.Longitude, 'f', -1, 64)}, // the service's spelling
 			{"ContentCode", a.ContentCode}}
 	}),
+	// data.campaign.emailopens and data.campaign.linkclicks exist on the real service, not
+	// in the specification's tables; their keys are not published: these are the fake's.
+	"data.campaign.emailopens": campaignData(EventOpen, func(a *activity) object {
+		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
+			{"OpenDate", a.at.UTC().Format(dateTimeLayout)}}
+	}),
+	"data.campaign.linkclicks": campaignData(EventClick, func(a *activity) object {
+		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
+			{"ClickDate", a.at.UTC().Format(dateTimeLayout)}, {"Link", a.Link}}
+	}),
 	"data.campaign.forwards": campaignData(EventForward, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ForwardDate", a.at.UTC().Format(dateTimeLayout)}}

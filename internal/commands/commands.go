@@ -82,7 +82,10 @@ var table = map[string]Spec{
 	"data.campaign.openlocations":   {Name: "data.campaign.openlocations", Class: transport.Read, Required: []string{"CampaignID"}},
 	"data.campaign.forwards":        {Name: "data.campaign.forwards", Class: transport.Read, Required: []string{"CampaignID"}},
 	"data.campaign.browserviews":    {Name: "data.campaign.browserviews", Class: transport.Read, Required: []string{"CampaignID"}},
-	"data.campaign.bounces":         {Name: "data.campaign.bounces", Class: transport.Read, Required: []string{"CampaignID"}},
+	// Seen on the real service, not in the specification's tables.
+	"data.campaign.emailopens": {Name: "data.campaign.emailopens", Class: transport.Read, Required: []string{"CampaignID"}},
+	"data.campaign.linkclicks": {Name: "data.campaign.linkclicks", Class: transport.Read, Required: []string{"CampaignID"}},
+	"data.campaign.bounces":    {Name: "data.campaign.bounces", Class: transport.Read, Required: []string{"CampaignID"}},
 
 	"export.unsubscriptions": {Name: "export.unsubscriptions", Class: transport.Read},
 	"export.suppressionlist": {Name: "export.suppressionlist", Class: transport.Read},
