@@ -99,9 +99,10 @@ func TestCommandsInEveryForm(t *testing.T) {
 			up, err = c.MediaUpload(ctx, legacy.MediaUploadParams{Data: jpeg, MediaType: "image/jpeg"})
 			require.NoError(t, err)
 			assert.Equal(t, 2, up.MediaID)
-			urls, err := c.MediaBrowse(ctx)
+			library, err := c.MediaBrowse(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, []string{srv.URL + "/media/1.gif", srv.URL + "/media/2.jpg"}, urls)
+			assert.Equal(t, legacy.StatusCompleted, library.Status, "the answer's Status is returned")
+			assert.Equal(t, []string{srv.URL + "/media/1.gif", srv.URL + "/media/2.jpg"}, library.URLs)
 			items := srv.MediaItems()
 			require.Len(t, items, 2)
 			assert.Equal(t, gif, items[0].Data)
@@ -219,10 +220,10 @@ func TestAnswers(t *testing.T) {
 			structBody(member("Status", "Completed") + member("MediaURL10", "j") + member("MediaURL2", "b") +
 				member("MediaURL1", "a") + member("MediaURLx", "no") + member("MediaURL-3", "no") + member("Other", "no")),
 			func(c *legacy.Client) (any, error) { return c.MediaBrowse(ctx) },
-			[]string{"a", "b", "j"}, ""},
+			&legacy.MediaBrowseResult{Status: legacy.StatusCompleted, URLs: []string{"a", "b", "j"}}, ""},
 		{"empty media library", 200, structBody(member("Status", "Completed")),
 			func(c *legacy.Client) (any, error) { return c.MediaBrowse(ctx) },
-			[]string{}, ""},
+			&legacy.MediaBrowseResult{Status: legacy.StatusCompleted, URLs: []string{}}, ""},
 		{"MediaID that is no number", 200, structBody(member("Status", "Completed") + member("MediaID", "abc")),
 			func(c *legacy.Client) (any, error) {
 				return c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif})

@@ -101,8 +101,8 @@ func ExampleClient_MediaUpload() {
 	}
 	fmt.Println(res.Status, res.MediaID)
 
-	urls, _ := client.MediaBrowse(ctx)
-	for _, u := range urls {
+	library, _ := client.MediaBrowse(ctx)
+	for _, u := range library.URLs {
 		fmt.Println(strings.TrimPrefix(u, srv.URL))
 	}
 

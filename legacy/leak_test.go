@@ -140,7 +140,11 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 					ctx, cancel = context.WithTimeout(ctx, tt.timeout)
 					defer cancel()
 				}
-				urls, err := c.MediaBrowse(ctx)
+				library, err := c.MediaBrowse(ctx)
+				var urls []string
+				if library != nil {
+					urls = library.URLs
+				}
 				for _, u := range urls {
 					assert.NotContains(t, u, "zq7k", "a success value")
 				}

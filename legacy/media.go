@@ -86,15 +86,23 @@ func IsImageType(mediaType string) bool {
 	return err == nil && strings.HasPrefix(mt, "image/") && len(mt) > len("image/")
 }
 
-// MediaBrowse returns the URLs of the images in the account's media library
-// (Media.Browse), in the order of their members MediaURL1 … MediaURL<n> (by number, gaps
-// allowed). The command is a read.
-func (c *Client) MediaBrowse(ctx context.Context) ([]string, error) {
+// MediaBrowseResult is the answer of Media.Browse.
+type MediaBrowseResult struct {
+	// Status is StatusCompleted, as the service sends it.
+	Status Status
+	// URLs are the images' addresses, in the order of their members MediaURL1 …
+	// MediaURL<n> (by number, gaps allowed).
+	URLs []string
+}
+
+// MediaBrowse returns the images of the account's media library (Media.Browse) and the
+// answer's Status. The command is a read.
+func (c *Client) MediaBrowse(ctx context.Context) (*MediaBrowseResult, error) {
 	st, err := c.call(ctx, CommandMediaBrowse, transport.Read, nil)
 	if err != nil {
 		return nil, err
 	}
-	return mediaURLs(st), nil
+	return &MediaBrowseResult{Status: Status(st.Text("Status")), URLs: mediaURLs(st)}, nil
 }
 
 // mediaURLs collects the MediaURL<n> members by ascending n.
