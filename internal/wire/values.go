@@ -67,14 +67,21 @@ func String(v []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return stringText(text, isString), nil
+}
+
+// stringText is String for a scalar's text.
+func stringText(text []byte, isString bool) string {
 	if !isString && string(text) == "null" {
-		return "", nil
+		return ""
 	}
 	if !utf8.Valid(text) {
-		return string(AppendValidUTF8(nil, text)), nil
+		return string(AppendValidUTF8(nil, text))
 	}
-	return string(text), nil
+	return string(text)
 }
+
+func validUTF8(b []byte) bool { return utf8.Valid(b) }
 
 // AppendValidUTF8 appends s to dst with each byte that is not part of valid UTF-8 replaced
 // by U+FFFD, as encoding/json does. This is the sendloop packages' one rule for invalid
@@ -101,18 +108,17 @@ func Interned(v []byte, common ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !isString && string(text) == "null" {
-		return "", nil
-	}
+	return internedText(text, isString, common), nil
+}
+
+// internedText is Interned for a scalar's text.
+func internedText(text []byte, isString bool, common []string) string {
 	for _, c := range common {
-		if string(text) == c {
-			return c, nil
+		if string(text) == c && (isString || c != "null") {
+			return c
 		}
 	}
-	if !utf8.Valid(text) {
-		return string(AppendValidUTF8(nil, text)), nil
-	}
-	return string(text), nil
+	return stringText(text, isString)
 }
 
 // Int decodes an integer sent as a number or a numeric string. "", null and false are 0;
@@ -204,6 +210,11 @@ func Float(v []byte) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return floatText(text)
+}
+
+// floatText is Float for a scalar's text.
+func floatText(text []byte) (float64, error) {
 	text = trimSpace(text)
 	switch string(text) {
 	case "", "null", "false":

@@ -1,0 +1,320 @@
+package wire
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Decoder reads one JSON document in a single pass. Object and Array walk a container and
+// hand each member (or element) to a callback, which reads the value in place with one of
+// the Decoder's readers (String, Int, Date, …: the tolerant conversions of this package) or
+// leaves it, and then the Decoder skips it. Nothing is scanned twice, unlike ScanObject,
+// which finds the end of every value before a converter reads it again.
+//
+// The tolerances are ScanObject's and ScanArray's: an object accepts `[]`, `null`, `""`,
+// `false` and `{}` as empty and an array as an object keyed by index; an array accepts the
+// same empty forms and an object as the array of its member values.
+type Decoder struct {
+	data   []byte
+	pos    int
+	depth  int
+	keyBuf []byte // unescaped keys
+	strBuf []byte // unescaped string values
+}
+
+// Decode runs fn on the one value of data and checks that only space follows it.
+func Decode(data []byte, fn func(d *Decoder) error) error {
+	d := &Decoder{data: data}
+	if err := fn(d); err != nil {
+		return err
+	}
+	return trailing(data, d.pos)
+}
+
+// Object calls fn with the key of each member of the object at the cursor, in document
+// order; fn may read the member's value, which is otherwise skipped. An error from fn stops
+// the walk and is returned wrapped with the key.
+func (d *Decoder) Object(fn func(key []byte) error) error {
+	pos := skipSpace(d.data, d.pos)
+	if pos >= len(d.data) {
+		return &SyntaxError{pos, "expected an object"}
+	}
+	if end, ok := emptyAt(d.data, pos); ok {
+		d.pos = end
+		return nil
+	}
+	switch d.data[pos] {
+	case '[':
+		var idx [20]byte
+		return d.walkArray(pos, func(i int) error { return fn(strconv.AppendInt(idx[:0], int64(i), 10)) })
+	case '{':
+	default:
+		return &SyntaxError{pos, "expected an object"}
+	}
+	if d.depth >= maxDepth {
+		return &SyntaxError{pos, "nesting too deep"}
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	pos = skipSpace(d.data, pos+1)
+	if pos < len(d.data) && d.data[pos] == '}' {
+		d.pos = pos + 1
+		return nil
+	}
+	for {
+		pos = skipSpace(d.data, pos)
+		if pos >= len(d.data) || d.data[pos] != '"' {
+			return &SyntaxError{pos, "expected a member name"}
+		}
+		end, escaped, err := scanString(d.data, pos)
+		if err != nil {
+			return err
+		}
+		key := d.data[pos+1 : end-1]
+		if escaped {
+			if key, err = appendUnquoted(d.keyBuf[:0], key); err != nil {
+				return &SyntaxError{pos, err.Error()}
+			}
+			d.keyBuf = key
+		}
+		if !validUTF8(key) {
+			d.keyBuf = AppendValidUTF8(nil, key)
+			key = d.keyBuf
+		}
+		pos = skipSpace(d.data, end)
+		if pos >= len(d.data) || d.data[pos] != ':' {
+			return &SyntaxError{pos, "expected ':'"}
+		}
+		if pos, err = d.member(skipSpace(d.data, pos+1), func() error { return fn(key) }); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		pos = skipSpace(d.data, pos)
+		if pos >= len(d.data) {
+			return &SyntaxError{pos, "unterminated object"}
+		}
+		switch d.data[pos] {
+		case ',':
+			pos++
+		case '}':
+			d.pos = pos + 1
+			return nil
+		default:
+			return &SyntaxError{pos, "expected ',' or '}'"}
+		}
+	}
+}
+
+// Array calls fn for each element of the array at the cursor; fn may read the element,
+// which is otherwise skipped. An error from fn stops the walk and is returned wrapped with
+// the index.
+func (d *Decoder) Array(fn func() error) error {
+	pos := skipSpace(d.data, d.pos)
+	if pos >= len(d.data) {
+		return &SyntaxError{pos, "expected an array"}
+	}
+	if end, ok := emptyAt(d.data, pos); ok {
+		d.pos = end
+		return nil
+	}
+	switch d.data[pos] {
+	case '{':
+		return d.Object(func([]byte) error { return fn() })
+	case '[':
+		return d.walkArray(pos, func(int) error { return fn() })
+	}
+	return &SyntaxError{pos, "expected an array"}
+}
+
+// walkArray walks the array starting at pos ('[').
+func (d *Decoder) walkArray(pos int, fn func(i int) error) error {
+	if d.depth >= maxDepth {
+		return &SyntaxError{pos, "nesting too deep"}
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	pos = skipSpace(d.data, pos+1)
+	if pos < len(d.data) && d.data[pos] == ']' {
+		d.pos = pos + 1
+		return nil
+	}
+	for i := 0; ; i++ {
+		var err error
+		if pos, err = d.member(skipSpace(d.data, pos), func() error { return fn(i) }); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		pos = skipSpace(d.data, pos)
+		if pos >= len(d.data) {
+			return &SyntaxError{pos, "unterminated array"}
+		}
+		switch d.data[pos] {
+		case ',':
+			pos++
+		case ']':
+			d.pos = pos + 1
+			return nil
+		default:
+			return &SyntaxError{pos, "expected ',' or ']'"}
+		}
+	}
+}
+
+// member runs read on the value at pos and returns the offset past the value: where read
+// left the cursor, or, when read did not move it, the end of the skipped value.
+func (d *Decoder) member(pos int, read func() error) (int, error) {
+	d.pos = pos
+	if err := read(); err != nil {
+		return d.pos, err
+	}
+	if d.pos != pos {
+		return d.pos, nil
+	}
+	end, err := skipValue(d.data, pos, d.depth)
+	d.pos = end
+	return end, err
+}
+
+// emptyAt reports a value at pos that stands for an empty container (null, "", false, [],
+// {}) and returns the offset past it.
+func emptyAt(data []byte, pos int) (int, bool) {
+	for _, word := range [...]string{"null", `""`, "false", "[]", "{}"} {
+		if len(data)-pos >= len(word) && string(data[pos:pos+len(word)]) == word {
+			return pos + len(word), true
+		}
+	}
+	return pos, false
+}
+
+// Skip moves the cursor past the value at it.
+func (d *Decoder) Skip() error {
+	pos := skipSpace(d.data, d.pos)
+	end, err := skipValue(d.data, pos, d.depth)
+	d.pos = end
+	return err
+}
+
+// Raw returns the value at the cursor as it is in the document, and moves past it: for a
+// value read by a decoder that takes bytes.
+func (d *Decoder) Raw() ([]byte, error) {
+	pos := skipSpace(d.data, d.pos)
+	end, err := skipValue(d.data, pos, d.depth)
+	d.pos = end
+	return d.data[pos:end], err
+}
+
+// scalar reads the scalar at the cursor, as the package's scalar does for a value alone.
+func (d *Decoder) scalar() (text []byte, isString bool, err error) {
+	pos := skipSpace(d.data, d.pos)
+	if pos >= len(d.data) {
+		return nil, false, &SyntaxError{pos, "unexpected end of input"}
+	}
+	switch c := d.data[pos]; {
+	case c == '"':
+		end, escaped, err := scanString(d.data, pos)
+		if err != nil {
+			return nil, false, err
+		}
+		d.pos = end
+		body := d.data[pos+1 : end-1]
+		if escaped {
+			if body, err = appendUnquoted(d.strBuf[:0], body); err != nil {
+				return nil, false, &SyntaxError{pos, err.Error()}
+			}
+			d.strBuf = body
+		}
+		return body, true, nil
+	case c == '{' || c == '[':
+		end, err := skipValue(d.data, pos, d.depth)
+		if err != nil {
+			return nil, false, err
+		}
+		d.pos = end
+		// PHP writes an empty value as [] or {} where a scalar belongs.
+		if v := d.data[pos:end]; string(v) == "[]" || string(v) == "{}" {
+			return nil, true, nil
+		}
+		return nil, false, errNotScalar
+	default:
+		end, err := skipValue(d.data, pos, d.depth)
+		if err != nil {
+			return nil, false, err
+		}
+		d.pos = end
+		return d.data[pos:end], false, nil
+	}
+}
+
+// String reads a value as String does.
+func (d *Decoder) String() (string, error) {
+	text, isString, err := d.scalar()
+	if err != nil {
+		return "", err
+	}
+	return stringText(text, isString), nil
+}
+
+// Interned reads a value as Interned does.
+func (d *Decoder) Interned(common ...string) (string, error) {
+	text, isString, err := d.scalar()
+	if err != nil {
+		return "", err
+	}
+	return internedText(text, isString, common), nil
+}
+
+// Int reads a value as Int does.
+func (d *Decoder) Int() (int, error) {
+	n, err := d.Int64()
+	if err != nil {
+		return 0, err
+	}
+	if n != int64(int(n)) {
+		return 0, fmt.Errorf("integer %d overflows int", n)
+	}
+	return int(n), nil
+}
+
+// Int64 reads a value as Int64 does.
+func (d *Decoder) Int64() (int64, error) {
+	text, _, err := d.scalar()
+	if err != nil {
+		return 0, err
+	}
+	return parseInt(trimSpace(text))
+}
+
+// Float reads a value as Float does.
+func (d *Decoder) Float() (float64, error) {
+	text, _, err := d.scalar()
+	if err != nil {
+		return 0, err
+	}
+	return floatText(text)
+}
+
+// Bool reads a value as Bool does.
+func (d *Decoder) Bool() (bool, error) {
+	text, _, err := d.scalar()
+	if err != nil {
+		return false, err
+	}
+	return ParseBool(string(trimSpace(text)))
+}
+
+// Date reads a value as Date does.
+func (d *Decoder) Date() (time.Time, error) {
+	text, _, err := d.scalar()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return parseDate(trimSpace(text), false)
+}
+
+// DateTime reads a value as DateTime does.
+func (d *Decoder) DateTime() (time.Time, error) {
+	text, _, err := d.scalar()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return parseDate(trimSpace(text), true)
+}
