@@ -10,6 +10,8 @@ import (
 type AccountService service
 
 // AccountInfo is the account's details as account.info.get returns them.
+//
+//sendloop:decode
 type AccountInfo struct {
 	Username                string
 	Subdomain               string
@@ -32,62 +34,10 @@ type AccountInfo struct {
 	EmailVerificationStatus string // e.g. "Confirmed"; other values are kept as they come
 }
 
-// UnmarshalJSON decodes the service's AccountInfo object; unknown keys are ignored.
-func (a *AccountInfo) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "Username":
-			a.Username, err = wire.String(v)
-		case "Subdomain":
-			a.Subdomain, err = wire.String(v)
-		case "MemberSince":
-			err = a.MemberSince.UnmarshalJSON(v)
-		case "FirstName":
-			a.FirstName, err = wire.String(v)
-		case "LastName":
-			a.LastName, err = wire.String(v)
-		case "Email":
-			a.Email, err = wire.String(v)
-		case "CompanyName":
-			a.CompanyName, err = wire.String(v)
-		case "Website":
-			a.Website, err = wire.String(v)
-		case "Street":
-			a.Street, err = wire.String(v)
-		case "City":
-			a.City, err = wire.String(v)
-		case "State":
-			a.State, err = wire.String(v)
-		case "Country":
-			a.Country, err = wire.String(v)
-		case "Phone":
-			a.Phone, err = wire.String(v)
-		case "Fax":
-			a.Fax, err = wire.String(v)
-		case "TimeZone":
-			a.TimeZone, err = wire.String(v)
-		case "SignUpIP":
-			a.SignUpIP, err = wire.String(v)
-		case "LastActivityDateTime":
-			err = a.LastActivityDateTime.UnmarshalJSON(v)
-		case "LastAccountUpdateDate":
-			err = a.LastAccountUpdateDate.UnmarshalJSON(v)
-		case "EmailVerificationStatus":
-			a.EmailVerificationStatus, err = wire.String(v)
-		}
-		return err
-	})
-}
-
 // Get returns the account's details (account.info.get).
 func (s *AccountService) Get(ctx context.Context) (*AccountInfo, error) {
 	info := new(AccountInfo)
-	err := s.client.do(ctx, &apiCall{command: "account.info.get"}, func(key, value []byte) error {
-		if string(key) == "AccountInfo" {
-			return info.UnmarshalJSON(value)
-		}
-		return nil
-	})
+	err := s.client.doWire(ctx, &apiCall{command: "account.info.get"}, member("AccountInfo", info.decodeWire))
 	if err != nil {
 		return nil, err
 	}

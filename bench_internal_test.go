@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // BenchmarkDecodeBrowsePage decodes a 100-subscriber page with 5 custom fields into the
@@ -24,12 +25,12 @@ func BenchmarkDecodeBrowsePage(b *testing.B) {
 		b.SetBytes(int64(len(page)))
 		for i := 0; i < b.N; i++ {
 			var subs []Subscriber
-			err := c.decodeEnvelope("subscriber.browse", resp, func(key, value []byte) (err error) {
-				if string(key) == "Subscribers" {
-					subs, err = decodeSubscribers(value)
-				}
-				return err
-			})
+			// The path Browse takes: one pass over the answer, the records read in place.
+			err := c.readAnswer(resp, answer{command: "subscriber.browse", red: c.transport.Redactor(),
+				read: member("Subscribers", func(d *wire.Decoder) (err error) {
+					subs, err = decodeRecords[Subscriber](d)
+					return err
+				})})
 			if err != nil || len(subs) != 100 || subs[99].CustomFields[5] != "value 5/99" {
 				b.Fatal(err, len(subs))
 			}

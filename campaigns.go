@@ -57,7 +57,8 @@ func (t *TimeOfDay) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// UnmarshalJSON accepts 'HH:MM:SS', 'HH:MM', "" and null.
+// UnmarshalJSON accepts 'HH:MM:SS', 'HH:MM', "" and null. Hand-written: a scalar with a
+// format of its own, not a record.
 func (t *TimeOfDay) UnmarshalJSON(data []byte) error {
 	s, err := wire.String(data)
 	if err != nil {
@@ -88,6 +89,8 @@ func parseTimeOfDay(s string) (TimeOfDay, error) {
 }
 
 // Campaign is an email campaign as the service returns it.
+//
+//sendloop:decode
 type Campaign struct {
 	CampaignID     int
 	CampaignStatus CampaignStatus
@@ -130,96 +133,12 @@ type Campaign struct {
 
 	// Lists are the IDs of the target lists. The specification does not show this member;
 	// the real service sends it (IDs as strings or numbers, [] when none).
-	Lists []int
-	// SendProcessFinishedOn is when the delivery finished, zero while it has not. Seen on
+	Lists []int `wire:",func=decodeIDs"` // SendProcessFinishedOn is when the delivery finished, zero while it has not. Seen on
 	// the real service, not in the specification.
 	SendProcessFinishedOn DateTime
 	// ThumbnailURL is the address of the campaign's thumbnail, "" when there is none (the
 	// service then sends false). Seen on the real service, not in the specification.
-	ThumbnailURL string
-}
-
-// UnmarshalJSON decodes the service's Campaign object; unknown keys are ignored.
-func (c *Campaign) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "Lists":
-			c.Lists, err = decodeIDs(v)
-		case "SendProcessFinishedOn":
-			err = c.SendProcessFinishedOn.UnmarshalJSON(v)
-		case "ThumbnailURL":
-			if t := bytes.TrimSpace(v); string(t) != "false" {
-				c.ThumbnailURL, err = wire.String(t)
-			}
-		case "CampaignID":
-			c.CampaignID, err = wire.Int(v)
-		case "CampaignStatus":
-			var s string
-			s, err = wire.Interned(v, string(CampaignDraft), string(CampaignSent))
-			c.CampaignStatus = CampaignStatus(s)
-		case "CampaignName":
-			c.CampaignName, err = wire.String(v)
-		case "FromName":
-			c.FromName, err = wire.String(v)
-		case "FromEmail":
-			c.FromEmail, err = wire.String(v)
-		case "ReplyToName":
-			c.ReplyToName, err = wire.String(v)
-		case "ReplyToEmail":
-			c.ReplyToEmail, err = wire.String(v)
-		case "FetchURL":
-			c.FetchURL, err = wire.String(v)
-		case "Subject":
-			c.Subject, err = wire.String(v)
-		case "PlainContent":
-			c.PlainContent, err = wire.String(v)
-		case "HTMLContent":
-			c.HTMLContent, err = wire.String(v)
-		case "ScheduleType":
-			c.ScheduleType, err = wire.Interned(v, "Not Scheduled")
-		case "SendDate":
-			err = c.SendDate.UnmarshalJSON(v)
-		case "SendTime":
-			err = c.SendTime.UnmarshalJSON(v)
-		case "SendTimeZone":
-			c.SendTimeZone, err = wire.String(v)
-		case "TotalRecipients":
-			c.TotalRecipients, err = wire.Int(v)
-		case "TotalSent":
-			c.TotalSent, err = wire.Int(v)
-		case "TotalFailed":
-			c.TotalFailed, err = wire.Int(v)
-		case "TotalOpens":
-			c.TotalOpens, err = wire.Int(v)
-		case "UniqueOpens":
-			c.UniqueOpens, err = wire.Int(v)
-		case "TotalClicks":
-			c.TotalClicks, err = wire.Int(v)
-		case "UniqueClicks":
-			c.UniqueClicks, err = wire.Int(v)
-		case "TotalForwards":
-			c.TotalForwards, err = wire.Int(v)
-		case "UniqueForwards":
-			c.UniqueForwards, err = wire.Int(v)
-		case "TotalViewsOnBrowser":
-			c.TotalViewsOnBrowser, err = wire.Int(v)
-		case "UniqueViewsOnBrowser":
-			c.UniqueViewsOnBrowser, err = wire.Int(v)
-		case "TotalUnsubscriptions":
-			c.TotalUnsubscriptions, err = wire.Int(v)
-		case "TotalHardBounces":
-			c.TotalHardBounces, err = wire.Int(v)
-		case "TotalSoftBounces":
-			c.TotalSoftBounces, err = wire.Int(v)
-		case "GoogleAnalyticsEnable":
-			c.GoogleAnalyticsEnable, err = wire.Interned(v, "Disabled", "Enabled")
-		case "GoogleAnalyticsDomains":
-			c.GoogleAnalyticsDomains, err = wire.String(v)
-		case "PublicTinyContentLink":
-			c.PublicTinyContentLink, err = wire.String(v)
-		}
-		return err
-	})
+	ThumbnailURL string `wire:",func=thumbnailText"`
 }
 
 // CampaignCreateParams holds a new campaign in campaign.create's version 1 shape, for
@@ -502,6 +421,14 @@ func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 		})
 	}
 	return err
+}
+
+// thumbnailText reads ThumbnailURL, which the service sends as false when there is none.
+func thumbnailText(v []byte) (string, error) {
+	if t := bytes.TrimSpace(v); string(t) == "false" {
+		return "", nil
+	}
+	return wire.String(v)
 }
 
 // decodeIDs reads a list of IDs sent as numbers or strings, in an array or (PHP's habit

@@ -45,31 +45,18 @@ func (p CampaignDataParams) validate(command string) error {
 }
 
 // CampaignUnsubscription is a record of data.campaign.unsubscriptions.
+//
+//sendloop:decode
 type CampaignUnsubscription struct {
 	SubscriberID       int
 	ListID             int
 	UnsubscriptionDate DateTime // a bare date is accepted
-	Channel            string   // how the recipient unsubscribed, as the service names it
-}
-
-// UnmarshalJSON decodes the record; unknown keys are ignored.
-func (r *CampaignUnsubscription) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "UnsubscriptionDate":
-			err = r.UnsubscriptionDate.UnmarshalJSON(v)
-		case "Channel":
-			r.Channel, err = wire.Interned(v, "Link")
-		}
-		return err
-	})
+	Channel            string   `wire:",common=Link"` // how the recipient unsubscribed, as the service names it
 }
 
 // CampaignOpenLocation is a record of data.campaign.openlocations: where an open came from.
+//
+//sendloop:decode
 type CampaignOpenLocation struct {
 	SubscriberID  int
 	DetectionDate DateTime
@@ -77,103 +64,37 @@ type CampaignOpenLocation struct {
 	City          string
 	Latitude      float64
 	// Longitude is the wire's Longtitude (spelled so by the service); both spellings are read.
-	Longitude   float64
+	Longitude   float64 `wire:"Longtitude|Longitude"`
 	ContentCode string
 }
 
-// UnmarshalJSON decodes the record; unknown keys are ignored.
-func (r *CampaignOpenLocation) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "DetectionDate":
-			err = r.DetectionDate.UnmarshalJSON(v)
-		case "CountryCode":
-			r.CountryCode, err = wire.String(v)
-		case "City":
-			r.City, err = wire.String(v)
-		case "Latitude":
-			r.Latitude, err = wire.Float(v)
-		case "Longtitude", "Longitude":
-			r.Longitude, err = wire.Float(v)
-		case "ContentCode":
-			r.ContentCode, err = wire.String(v)
-		}
-		return err
-	})
-}
-
 // CampaignForward is a record of data.campaign.forwards.
+//
+//sendloop:decode
 type CampaignForward struct {
 	SubscriberID int
 	ListID       int
 	ForwardDate  DateTime
 }
 
-// UnmarshalJSON decodes the record; unknown keys are ignored.
-func (r *CampaignForward) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "ForwardDate":
-			err = r.ForwardDate.UnmarshalJSON(v)
-		}
-		return err
-	})
-}
-
 // CampaignBrowserView is a record of data.campaign.browserviews: a view of the campaign in
 // a web browser.
+//
+//sendloop:decode
 type CampaignBrowserView struct {
 	SubscriberID int
 	ListID       int
 	ViewDate     DateTime
 }
 
-// UnmarshalJSON decodes the record; unknown keys are ignored.
-func (r *CampaignBrowserView) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "ViewDate":
-			err = r.ViewDate.UnmarshalJSON(v)
-		}
-		return err
-	})
-}
-
 // CampaignBounce is a record of data.campaign.bounces.
+//
+//sendloop:decode
 type CampaignBounce struct {
 	SubscriberID int
 	ListID       int
 	BounceType   BounceType
 	BounceDate   DateTime
-}
-
-// UnmarshalJSON decodes the record; unknown keys are ignored.
-func (r *CampaignBounce) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "BounceType":
-			var t string
-			t, err = wire.Interned(v, string(BounceHard), string(BounceSoft), string(BounceNone))
-			r.BounceType = BounceType(t)
-		case "BounceDate":
-			err = r.BounceDate.UnmarshalJSON(v)
-		}
-		return err
-	})
 }
 
 // Unsubscriptions returns one page of the campaign's unsubscriptions
@@ -229,15 +150,9 @@ func (s *CampaignDataService) BouncesIter(ctx context.Context, campaignID int, p
 	return iterData(ctx, "data.campaign.bounces", campaignID, p, s.Bounces)
 }
 
-// wireRecord is a record type decoded in place: a data.campaign.* record or an export item.
-type wireRecord[T any] interface {
-	*T
-	UnmarshalJSON([]byte) error
-}
-
 // fetchData sends one data.campaign.* command and decodes its Data array (an object of
 // records is accepted too).
-func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, campaignID int, p CampaignDataParams) ([]T, error) {
+func fetchData[T any, PT record[T]](ctx context.Context, c *Client, command string, campaignID int, p CampaignDataParams) ([]T, error) {
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
 		return nil, err
@@ -251,15 +166,10 @@ func fetchData[T any, PT wireRecord[T]](ctx context.Context, c *Client, command 
 	}
 	maps.Copy(form, page)
 	var out []T
-	err = c.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
-		if string(key) != "Data" {
-			return nil
-		}
-		return wire.ScanArray(value, func(elem []byte) error {
-			out = append(out, *new(T))
-			return PT(&out[len(out)-1]).UnmarshalJSON(elem)
-		})
-	})
+	err = c.doWire(ctx, &apiCall{command: command, form: form}, member("Data", func(d *wire.Decoder) (err error) {
+		out, err = decodeRecords[T, PT](d)
+		return err
+	}))
 	if err != nil {
 		return nil, err
 	}

@@ -14,80 +14,36 @@ import (
 // every other key is kept in Extra (a structured value as its JSON text).
 
 // CampaignEmailOpen is a record of data.campaign.emailopens: one open of the campaign.
+//
+//sendloop:decode
 type CampaignEmailOpen struct {
 	SubscriberID int
 	ListID       int
 	// OpenDate is read from OpenDate, Date or OpenedOn.
-	OpenDate DateTime
-	// Extra holds the keys not named above.
-	Extra map[string]string
-}
-
-// UnmarshalJSON decodes the record, keeping unknown keys in Extra.
-func (r *CampaignEmailOpen) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "OpenDate", "Date", "OpenedOn":
-			err = r.OpenDate.UnmarshalJSON(v)
-		default:
-			r.Extra, err = keepExtra(r.Extra, key, v)
-		}
-		return err
-	})
+	OpenDate DateTime          `wire:"OpenDate|Date|OpenedOn"` // Extra holds the keys not named above.
+	Extra    map[string]string `wire:",extra=extraText"`
 }
 
 // CampaignLinkClick is a record of data.campaign.linkclicks: one click on a link of the
 // campaign.
+//
+//sendloop:decode
 type CampaignLinkClick struct {
 	SubscriberID int
 	ListID       int
 	// ClickDate is read from ClickDate, Date or ClickedOn.
-	ClickDate DateTime
-	// Link is the address clicked, read from Link, URL or LinkURL.
-	Link string
-	// Extra holds the keys not named above.
-	Extra map[string]string
+	ClickDate DateTime          `wire:"ClickDate|Date|ClickedOn"` // Link is the address clicked, read from Link, URL or LinkURL.
+	Link      string            `wire:"Link|URL|LinkURL"`         // Extra holds the keys not named above.
+	Extra     map[string]string `wire:",extra=extraText"`
 }
 
-// UnmarshalJSON decodes the record, keeping unknown keys in Extra.
-func (r *CampaignLinkClick) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SubscriberID":
-			r.SubscriberID, err = wire.Int(v)
-		case "ListID":
-			r.ListID, err = wire.Int(v)
-		case "ClickDate", "Date", "ClickedOn":
-			err = r.ClickDate.UnmarshalJSON(v)
-		case "Link", "URL", "LinkURL":
-			r.Link, err = wire.String(v)
-		default:
-			r.Extra, err = keepExtra(r.Extra, key, v)
-		}
-		return err
-	})
-}
-
-// keepExtra stores an unknown member: a scalar as its text, a structured value as its JSON.
-func keepExtra(extra map[string]string, key, v []byte) (map[string]string, error) {
-	var s string
+// extraText turns an unknown member's value into the text kept in Extra: a scalar as its
+// text, a structured value as its JSON.
+func extraText(v []byte) (string, error) {
 	if isContainer(v) {
-		s = string(bytes.TrimSpace(v))
-	} else {
-		var err error
-		if s, err = wire.String(v); err != nil {
-			return extra, err
-		}
+		return string(bytes.TrimSpace(v)), nil
 	}
-	if extra == nil {
-		extra = map[string]string{}
-	}
-	extra[string(key)] = s
-	return extra, nil
+	return wire.String(v)
 }
 
 // EmailOpens returns one page of the campaign's opens (data.campaign.emailopens, a

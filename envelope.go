@@ -21,6 +21,9 @@ type answer struct {
 	command string
 	// decode receives every member other than the envelope's own; it may be nil.
 	decode func(key, value []byte) error
+	// read, when set instead of decode, reads every member other than the envelope's own in
+	// place, in the one pass over the answer (it may leave a member, which is skipped).
+	read func(key []byte, d *wire.Decoder) error
 	// red removes the client's secrets, and the call's own (a new password), from errors.
 	red transport.Redactor
 	// status reads a person answer, whose envelope is Status ('Okay') rather than Success.
@@ -74,30 +77,48 @@ func (c *Client) readAnswerBody(resp *transport.Response, a answer) error {
 			EarlierAttemptMayHaveRun: resp.EarlierAttemptMayHaveRun, earlierFailure: resp.EarlierFailure}
 		decodeErr error
 	)
-	scanErr := wire.ScanObject(resp.Body, func(key, value []byte) (err error) {
-		switch k := string(key); {
-		case k == "Success":
-			hasSuccess = true
-			success, err = wire.Bool(value)
-		case k == "Status" && a.status:
-			hasStatus = true
-			status, err = wire.String(value)
-		case k == "ErrorCode":
-			var code int
-			code, err = wire.Int(value)
-			apiErr.Code = ErrorCode(code)
-		case k == "ErrorMessage", k == "ErrorText", k == "Message" && a.status:
-			apiErr.Message, err = wire.String(value)
-		case k == "ErrorFields":
-			apiErr.Fields, err = decodeStrings(value)
-		default:
-			if a.decode != nil && decodeErr == nil {
-				if err := a.decode(key, value); err != nil {
-					decodeErr = fmt.Errorf("%s: %w", key, err)
+	// One pass over the answer: the envelope's members and the command's own are read in
+	// place (a.read), or as raw values (a.decode) for the decoders that take bytes.
+	scanErr := wire.Decode(resp.Body, func(d *wire.Decoder) error {
+		return d.Object(func(key []byte) (err error) {
+			switch k := string(key); {
+			case k == "Success":
+				hasSuccess = true
+				success, err = d.Bool()
+			case k == "Status" && a.status:
+				hasStatus = true
+				status, err = d.String()
+			case k == "ErrorCode":
+				var code int
+				code, err = d.Int()
+				apiErr.Code = ErrorCode(code)
+			case k == "ErrorMessage", k == "ErrorText", k == "Message" && a.status:
+				apiErr.Message, err = d.String()
+			case k == "ErrorFields":
+				var raw []byte
+				if raw, err = d.Raw(); err == nil {
+					apiErr.Fields, err = decodeStrings(raw)
+				}
+			case decodeErr != nil:
+			case a.read != nil:
+				// A value the reader cannot take is skipped, so that the envelope's own
+				// members are still read.
+				mark := d.Offset()
+				if rerr := a.read(key, d); rerr != nil {
+					decodeErr = fmt.Errorf("%s: %w", key, rerr)
+					d.Seek(mark)
+					err = d.Skip()
+				}
+			case a.decode != nil:
+				var raw []byte
+				if raw, err = d.Raw(); err == nil {
+					if derr := a.decode(key, raw); derr != nil {
+						decodeErr = fmt.Errorf("%s: %w", key, derr)
+					}
 				}
 			}
-		}
-		return err
+			return err
+		})
 	})
 	failed := (hasSuccess && !success) || apiErr.Code != 0 ||
 		(hasStatus && !strings.EqualFold(strings.TrimSpace(status), "Okay"))

@@ -15,34 +15,15 @@ import (
 type ExportsService service
 
 // Unsubscription is an item of export.unsubscriptions: an address that left a list.
+//
+//sendloop:decode
 type Unsubscription struct {
 	CampaignID         int // 0 when the unsubscription came from no campaign
 	ListID             int
 	SubscriberID       int
 	EmailAddress       string
 	UnsubscriptionDate Date
-	UnsubscriptionIP   string // "0.0.0.0" when unset, as the service sends it
-}
-
-// UnmarshalJSON decodes the item; unknown keys are ignored.
-func (u *Unsubscription) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "CampaignID":
-			u.CampaignID, err = wire.Int(v)
-		case "ListID":
-			u.ListID, err = wire.Int(v)
-		case "SubscriberID":
-			u.SubscriberID, err = wire.Int(v)
-		case "EmailAddress":
-			u.EmailAddress, err = wire.String(v)
-		case "UnsubscriptionDate":
-			err = u.UnsubscriptionDate.UnmarshalJSON(v)
-		case "UnsubscriptionIP":
-			u.UnsubscriptionIP, err = wire.Interned(v, unsetIP)
-		}
-		return err
-	})
+	UnsubscriptionIP   string `wire:",common=0.0.0.0"` // "0.0.0.0" when unset, as the service sends it
 }
 
 // SuppressedAddress is an item of export.suppressionlist.
@@ -52,7 +33,7 @@ type SuppressedAddress struct {
 }
 
 // UnmarshalJSON decodes an [email address, type] pair, or an object with EmailAddress and
-// Type members.
+// Type members. Hand-written: a pair is no record the generator reads.
 func (a *SuppressedAddress) UnmarshalJSON(data []byte) error {
 	return decodePair(data, "Type", &a.EmailAddress, func(v []byte) (err error) {
 		a.Type, err = wire.Interned(v, "FBL Report", "Manual")
@@ -67,7 +48,8 @@ type SpamComplaint struct {
 }
 
 // UnmarshalJSON decodes an [email address, date-time] pair, or an object with EmailAddress
-// and Date (or ComplaintDate) members.
+// and Date (or ComplaintDate) members. Hand-written: a pair is no record the generator
+// reads.
 func (c *SpamComplaint) UnmarshalJSON(data []byte) error {
 	return decodePair(data, "Date", &c.EmailAddress, c.Date.UnmarshalJSON, "ComplaintDate")
 }
@@ -107,36 +89,15 @@ func decodePair(data []byte, second string, addr *string, decodeSecond func([]by
 }
 
 // Bounce is an item of export.bounces.
+//
+//sendloop:decode
 type Bounce struct {
 	CampaignID    int
 	ListID        int
 	SubscriberID  int
 	EmailAddress  string
-	BounceType    BounceType // as the service writes it, e.g. "Hard"
+	BounceType    BounceType `wire:",common=hard|soft"` // as the service writes it, e.g. "Hard"
 	DetectionDate DateTime
-}
-
-// UnmarshalJSON decodes the item; unknown keys are ignored.
-func (b *Bounce) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "CampaignID":
-			b.CampaignID, err = wire.Int(v)
-		case "ListID":
-			b.ListID, err = wire.Int(v)
-		case "SubscriberID":
-			b.SubscriberID, err = wire.Int(v)
-		case "EmailAddress":
-			b.EmailAddress, err = wire.String(v)
-		case "BounceType":
-			var t string
-			t, err = wire.Interned(v, string(BounceHard), string(BounceSoft), "hard", "soft")
-			b.BounceType = BounceType(t)
-		case "DetectionDate":
-			err = b.DetectionDate.UnmarshalJSON(v)
-		}
-		return err
-	})
 }
 
 // Unsubscriptions returns the addresses unsubscribed from a list, or with listID 0 from
@@ -189,17 +150,12 @@ func (s *ExportsService) Bounces(ctx context.Context, p ExportBouncesParams) ([]
 }
 
 // exportItems sends an export command and decodes the array in its member named member.
-func exportItems[T any, PT wireRecord[T]](ctx context.Context, c *Client, command string, form url.Values, member string) ([]T, error) {
+func exportItems[T any, PT record[T]](ctx context.Context, c *Client, command string, form url.Values, name string) ([]T, error) {
 	var out []T
-	err := c.do(ctx, &apiCall{command: command, form: form}, func(key, value []byte) error {
-		if string(key) != member {
-			return nil
-		}
-		return wire.ScanArray(value, func(elem []byte) error {
-			out = append(out, *new(T))
-			return PT(&out[len(out)-1]).UnmarshalJSON(elem)
-		})
-	})
+	err := c.doWire(ctx, &apiCall{command: command, form: form}, member(name, func(d *wire.Decoder) (err error) {
+		out, err = decodeRecords[T, PT](d)
+		return err
+	}))
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ const (
 )
 
 // List is a subscriber list.
+//
+//sendloop:decode
 type List struct {
 	ListID      int
 	Name        string
@@ -35,10 +37,10 @@ type List struct {
 	CreatedOn   DateTime
 	// SubscriptionActivity and ActiveSubscribers come from Lists.List only:
 	// subscriptions per day over the last few days, oldest first.
-	SubscriptionActivity []DailyCount
+	SubscriptionActivity []DailyCount `wire:",func=decodeDailyCounts"`
 	ActiveSubscribers    int
 	// CustomFields comes from Lists.Get with custom fields requested.
-	CustomFields []CustomField
+	CustomFields []CustomField `wire:",func=decodeCustomFields"`
 }
 
 // DailyCount is a count for one day.
@@ -50,41 +52,16 @@ type DailyCount struct {
 // CustomField describes a list's custom field, as list.get returns it with GetCustomFields=1.
 // The specification does not show this record: the keys below are read when present and
 // any other key is kept in Extra.
+//
+//sendloop:decode
 type CustomField struct {
-	CustomFieldID     int
+	CustomFieldID     int `wire:"CustomFieldID|FieldID|ID"`
 	FieldName         string
 	FieldType         string
 	FieldDataType     string
 	FieldDefaultValue string
-	FieldOptions      string
-	Extra             map[string]string
-}
-
-// UnmarshalJSON decodes the service's list object.
-func (l *List) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "ListID":
-			l.ListID, err = wire.Int(v)
-		case "Name":
-			l.Name, err = wire.String(v)
-		case "OptInMode":
-			var m string
-			m, err = wire.Interned(v, string(OptInSingle), string(OptInDouble))
-			l.OptInMode = OptInMode(m)
-		case "OptOutScope":
-			l.OptOutScope, err = wire.String(v)
-		case "CreatedOn":
-			err = l.CreatedOn.UnmarshalJSON(v)
-		case "SubscriptionActivity":
-			l.SubscriptionActivity, err = decodeDailyCounts(v)
-		case "ActiveSubscribers":
-			l.ActiveSubscribers, err = wire.Int(v)
-		case "CustomFields":
-			l.CustomFields, err = decodeCustomFields(v)
-		}
-		return err
-	})
+	FieldOptions      string            `wire:",func=optionsText"`
+	Extra             map[string]string `wire:",extra=optionsText"`
 }
 
 // decodeDailyCounts reads a date → count object, oldest day first.
@@ -104,35 +81,6 @@ func decodeDailyCounts(v []byte) ([]DailyCount, error) {
 	return out, err
 }
 
-// UnmarshalJSON decodes a custom field record, keeping keys it does not know in Extra.
-func (f *CustomField) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "CustomFieldID", "FieldID", "ID":
-			f.CustomFieldID, err = wire.Int(v)
-		case "FieldName":
-			f.FieldName, err = wire.String(v)
-		case "FieldType":
-			f.FieldType, err = wire.String(v)
-		case "FieldDataType":
-			f.FieldDataType, err = wire.String(v)
-		case "FieldDefaultValue":
-			f.FieldDefaultValue, err = wire.String(v)
-		case "FieldOptions":
-			f.FieldOptions, err = optionsText(v)
-		default:
-			var s string
-			if s, err = optionsText(v); err == nil {
-				if f.Extra == nil {
-					f.Extra = map[string]string{}
-				}
-				f.Extra[string(key)] = s
-			}
-		}
-		return err
-	})
-}
-
 // optionsText keeps a scalar as its text and a structured value as its JSON, so that no
 // unexpected shape is lost.
 func optionsText(v []byte) (string, error) {
@@ -142,14 +90,7 @@ func optionsText(v []byte) (string, error) {
 	return wire.String(v)
 }
 
-func decodeCustomFields(v []byte) ([]CustomField, error) {
-	var out []CustomField
-	err := wire.ScanArray(v, func(elem []byte) error {
-		out = append(out, CustomField{})
-		return out[len(out)-1].UnmarshalJSON(elem)
-	})
-	return out, err
-}
+func decodeCustomFields(v []byte) ([]CustomField, error) { return recordsFrom[CustomField](v) }
 
 // checkListID refuses a missing or impossible list ID (checkID).
 func checkListID(command string, listID int) error { return checkID(command, "ListID", listID) }
@@ -288,15 +229,10 @@ func (s *ListsService) Get(ctx context.Context, listID int, p ListGetParams) (*L
 // count of active subscribers (list.getlist).
 func (s *ListsService) List(ctx context.Context) ([]List, error) {
 	var lists []List
-	err := s.client.do(ctx, &apiCall{command: "list.getlist"}, func(key, value []byte) error {
-		if string(key) != "Lists" {
-			return nil
-		}
-		return wire.ScanArray(value, func(elem []byte) error {
-			lists = append(lists, List{})
-			return lists[len(lists)-1].UnmarshalJSON(elem)
-		})
-	})
+	err := s.client.doWire(ctx, &apiCall{command: "list.getlist"}, member("Lists", func(d *wire.Decoder) (err error) {
+		lists, err = decodeRecords[List](d)
+		return err
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -313,6 +249,8 @@ const (
 )
 
 // ListSettings are a list's opt-in, welcome and webhook settings.
+//
+//sendloop:decode
 type ListSettings struct {
 	SubscriptionOptInFromName   string
 	SubscriptionOptInFromEmail  string
@@ -326,45 +264,6 @@ type ListSettings struct {
 	SubscriptionFinalPlainBody  string
 	WebServiceSubscriptionURL   string // posted once a subscription is confirmed
 	WebServiceUnsubscriptionURL string // posted once an unsubscription is processed
-}
-
-// UnmarshalJSON decodes the service's ListSettings object.
-func (ls *ListSettings) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		var dst *string
-		switch string(key) {
-		case "SubscriptionOptInFromName":
-			dst = &ls.SubscriptionOptInFromName
-		case "SubscriptionOptInFromEmail":
-			dst = &ls.SubscriptionOptInFromEmail
-		case "SubscriptionOptInSubject":
-			dst = &ls.SubscriptionOptInSubject
-		case "SubscriptionOptInPlainBody":
-			dst = &ls.SubscriptionOptInPlainBody
-		case "SubscriptionFinalAction":
-			var a string
-			a, err = wire.Interned(v, string(FinalActionNothing), string(FinalActionSendEmail))
-			ls.SubscriptionFinalAction = FinalAction(a)
-		case "SubscriptionFinalFromName":
-			dst = &ls.SubscriptionFinalFromName
-		case "SubscriptionFinalFromEmail":
-			dst = &ls.SubscriptionFinalFromEmail
-		case "SubscriptionFinalSubject":
-			dst = &ls.SubscriptionFinalSubject
-		case "SubscriptionFinalHTMLBody":
-			dst = &ls.SubscriptionFinalHTMLBody
-		case "SubscriptionFinalPlainBody":
-			dst = &ls.SubscriptionFinalPlainBody
-		case "WebServiceSubscriptionURL":
-			dst = &ls.WebServiceSubscriptionURL
-		case "WebServiceUnsubscriptionURL":
-			dst = &ls.WebServiceUnsubscriptionURL
-		}
-		if dst != nil {
-			*dst, err = wire.String(v)
-		}
-		return err
-	})
 }
 
 // Settings returns a list's settings (list.settings.get).

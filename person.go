@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/wire"
-
 	"github.com/go-sendloop/sendloop/internal/commands"
 )
 
@@ -43,45 +41,20 @@ type PersonTrackParams struct {
 // Person is a tracked person as People.Get returns it. The service's keys hold spaces
 // ('User ID', 'Email Address', …); the extra attributes passed to Track come back as
 // further keys and are kept in Extra.
+//
+//sendloop:decode
 type Person struct {
-	UserID       string   // 'User ID'
-	EmailAddress string   // 'Email Address'
-	EntryDate    DateTime // 'Entry Date'
-	LastSeenDate DateTime // 'Last Seen Date'
-	IPAddress    string   // 'IP Address'
+	UserID       string   `wire:"User ID"`                   // 'User ID'
+	EmailAddress string   `wire:"Email Address"`             // 'Email Address'
+	EntryDate    DateTime `wire:"Entry Date"`                // 'Entry Date'
+	LastSeenDate DateTime `wire:"Last Seen Date"`            // 'Last Seen Date'
+	IPAddress    string   `wire:"IP Address,common=0.0.0.0"` // 'IP Address'
 	City         string
 	Country      string
 	Sessions     int
 	// Extra holds every other key, e.g. signedup_date, name and plan. A value that is an
 	// object or an array is kept as its JSON text.
-	Extra map[string]string
-}
-
-// UnmarshalJSON decodes the service's Person object.
-func (p *Person) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "User ID":
-			p.UserID, err = wire.String(v)
-		case "Email Address":
-			p.EmailAddress, err = wire.String(v)
-		case "Entry Date":
-			err = p.EntryDate.UnmarshalJSON(v)
-		case "Last Seen Date":
-			err = p.LastSeenDate.UnmarshalJSON(v)
-		case "IP Address":
-			p.IPAddress, err = wire.Interned(v, unsetIP)
-		case "City":
-			p.City, err = wire.String(v)
-		case "Country":
-			p.Country, err = wire.String(v)
-		case "Sessions":
-			p.Sessions, err = wire.Int(v)
-		default:
-			p.Extra, err = keepExtra(p.Extra, key, v)
-		}
-		return err
-	})
+	Extra map[string]string `wire:",extra=extraText"`
 }
 
 // Track creates or updates the person userID (POST {base}/api/v4/person.json). userID and Email are

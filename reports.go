@@ -20,6 +20,8 @@ type ReportsService service
 // ListOverallReport is the statistics of report.list.overall. The specification names the
 // members without defining them: counts are whole numbers, the rest are kept as float64
 // (a trailing '%' is accepted), and the two days are kept as the text the service sends.
+//
+//sendloop:decode
 type ListOverallReport struct {
 	OpenPerformance     float64
 	OpenAvg             float64
@@ -32,36 +34,11 @@ type ListOverallReport struct {
 	TotalSPAMComplaints int
 }
 
-// UnmarshalJSON decodes the Statistics object; unknown keys are ignored.
-func (r *ListOverallReport) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "OpenPerformance":
-			r.OpenPerformance, err = wire.Float(v)
-		case "OpenAvg":
-			r.OpenAvg, err = wire.Float(v)
-		case "OpenPerformanceRate":
-			r.OpenPerformanceRate, err = wire.Float(v)
-		case "LinkPerformance":
-			r.LinkPerformance, err = wire.Float(v)
-		case "LinkAvg":
-			r.LinkAvg, err = wire.Float(v)
-		case "LinkPerformanceRate":
-			r.LinkPerformanceRate, err = wire.Float(v)
-		case "HighestOpenRateDay":
-			r.HighestOpenRateDay, err = wire.String(v)
-		case "HighestLinkRateDay":
-			r.HighestLinkRateDay, err = wire.String(v)
-		case "TotalSPAMComplaints":
-			r.TotalSPAMComplaints, err = wire.Int(v)
-		}
-		return err
-	})
-}
-
 // CampaignOverallReport is the statistics of report.campaign.overall: counts as integers,
 // ratios, rates and averages as float64 (a trailing '%' is accepted), and the two days as
 // the text the service sends.
+//
+//sendloop:decode
 type CampaignOverallReport struct {
 	HighestOpenRateDay  string
 	HighestLinkRateDay  string
@@ -79,47 +56,6 @@ type CampaignOverallReport struct {
 	DeliveredAvg        float64
 	DeliveredRate       float64
 	TotalSPAMComplaints int
-}
-
-// UnmarshalJSON decodes the Statistics object; unknown keys are ignored.
-func (r *CampaignOverallReport) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "HighestOpenRateDay":
-			r.HighestOpenRateDay, err = wire.String(v)
-		case "HighestLinkRateDay":
-			r.HighestLinkRateDay, err = wire.String(v)
-		case "TotalRecipients":
-			r.TotalRecipients, err = wire.Int(v)
-		case "TotalDelivered":
-			r.TotalDelivered, err = wire.Int(v)
-		case "TotalDeliveredRatio":
-			r.TotalDeliveredRatio, err = wire.Float(v)
-		case "UniqueOpens":
-			r.UniqueOpens, err = wire.Int(v)
-		case "UniqueOpensRatio":
-			r.UniqueOpensRatio, err = wire.Float(v)
-		case "UniqueClicks":
-			r.UniqueClicks, err = wire.Int(v)
-		case "UniqueClicksRatio":
-			r.UniqueClicksRatio, err = wire.Float(v)
-		case "LinkAvg":
-			r.LinkAvg, err = wire.Float(v)
-		case "OpenAvg":
-			r.OpenAvg, err = wire.Float(v)
-		case "OpenPerformanceRate":
-			r.OpenPerformanceRate, err = wire.Float(v)
-		case "LinkPerformanceRate":
-			r.LinkPerformanceRate, err = wire.Float(v)
-		case "DeliveredAvg":
-			r.DeliveredAvg, err = wire.Float(v)
-		case "DeliveredRate":
-			r.DeliveredRate, err = wire.Float(v)
-		case "TotalSPAMComplaints":
-			r.TotalSPAMComplaints, err = wire.Int(v)
-		}
-		return err
-	})
 }
 
 // DailyActivity is one day of a campaign activity report: how many events (Total) and how many
@@ -146,6 +82,7 @@ func (s DailySeries) Sum() (total, unique int) {
 // UnmarshalJSON decodes an object of date → {Total, Unique}. A member given as a bare
 // number is taken as the day's Total; a day that comes twice is summed; the result is sorted
 // by date. Keys may be dates or date-times (the time is dropped); other keys are an error.
+// Hand-written: its keys are data (dates), not field names.
 func (s *DailySeries) UnmarshalJSON(data []byte) error {
 	var days []DailyActivity
 	err := wire.ScanObject(data, func(key, v []byte) error {
@@ -231,6 +168,7 @@ func (g GroupedCounts) Total() int {
 
 // UnmarshalJSON decodes an object of objects of counts. A group given a bare count instead
 // of an object keeps it under the empty key ("" city or version); empty groups are kept.
+// Hand-written: its keys are data (countries, clients), not field names.
 func (g *GroupedCounts) UnmarshalJSON(data []byte) error {
 	out := GroupedCounts{}
 	err := wire.ScanObject(data, func(outer, v []byte) error {
@@ -259,25 +197,12 @@ func (g *GroupedCounts) UnmarshalJSON(data []byte) error {
 }
 
 // BounceCounts is the statistics of report.campaign.bounces.
+//
+//sendloop:decode
 type BounceCounts struct {
 	Hard       int
 	Soft       int
-	NotBounced int // the wire's 'Not Bounced'
-}
-
-// UnmarshalJSON decodes {Hard, Soft, 'Not Bounced'}; NotBounced is accepted too.
-func (b *BounceCounts) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "Hard":
-			b.Hard, err = wire.Int(v)
-		case "Soft":
-			b.Soft, err = wire.Int(v)
-		case "Not Bounced", "NotBounced":
-			b.NotBounced, err = wire.Int(v)
-		}
-		return err
-	})
+	NotBounced int `wire:"Not Bounced|NotBounced"` // the wire's 'Not Bounced'
 }
 
 // SpamComplaintStats is the statistics of report.campaign.spamcomplaints, whose shape the
@@ -300,6 +225,8 @@ type SpamComplaintStats struct {
 //   - an array of [email address, date-time] pairs, as export.spamcomplaints sends them:
 //     each pair is a complaint, Unique counts distinct addresses;
 //   - [], {}, "" and null as no complaints.
+//
+// Hand-written: the shape itself is not known, and several are accepted.
 func (st *SpamComplaintStats) UnmarshalJSON(data []byte) error {
 	*st = SpamComplaintStats{}
 	v := trimLeft(data)

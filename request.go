@@ -114,6 +114,17 @@ func (c *Client) do(ctx context.Context, call *apiCall, decode func(key, value [
 	return c.readAnswer(resp, answer{command: call.command, decode: decode, red: red, status: spec.Path != ""})
 }
 
+// doWire is do for a command whose members are read in place by read (see answer.read), in
+// one pass over the answer.
+func (c *Client) doWire(ctx context.Context, call *apiCall, read func(key []byte, d *wire.Decoder) error) error {
+	resp, err := c.roundTrip(ctx, call)
+	if err != nil {
+		return err
+	}
+	spec, _ := commands.Lookup(call.command)
+	return c.readAnswer(resp, answer{command: call.command, read: read, red: c.transport.Redactor(), status: spec.Path != ""})
+}
+
 // doForID sends a create whose answer carries the ID of what it made under key, and
 // refuses an answer without one: a caller told "0" could neither use it nor safely retry.
 func (c *Client) doForID(ctx context.Context, call *apiCall, key string) (int, error) {

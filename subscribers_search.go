@@ -26,7 +26,8 @@ type SearchHit struct {
 	CustomFields       CustomFields
 }
 
-// UnmarshalJSON decodes one element of SearchResults.
+// UnmarshalJSON decodes one element of SearchResults. Hand-written: it joins two objects
+// keyed by subscriber ID (Subscribers and SubscriberDetails) into one list.
 func (r *SearchResult) UnmarshalJSON(data []byte) error {
 	var details map[int]Subscriber
 	err := wire.ScanObject(data, func(key, v []byte) (err error) {
@@ -80,15 +81,10 @@ func (s *SubscribersService) Search(ctx context.Context, email string) ([]Search
 		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
 	}
 	var results []SearchResult
-	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, func(key, v []byte) error {
-		if string(key) != "SearchResults" {
-			return nil
-		}
-		return wire.ScanArray(v, func(elem []byte) error {
-			results = append(results, SearchResult{})
-			return results[len(results)-1].UnmarshalJSON(elem)
-		})
-	})
+	err := s.client.doWire(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, member("SearchResults", func(d *wire.Decoder) (err error) {
+		results, err = decodeRecords[SearchResult](d)
+		return err
+	}))
 	if err != nil {
 		return nil, err
 	}

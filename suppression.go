@@ -16,6 +16,8 @@ const GlobalSuppression = 0
 
 // SuppressionEntry is an address that may not be mailed. Suppression.List fills
 // EmailAddress, Suppression.Get fills ListID (0 for a global entry).
+//
+//sendloop:decode
 type SuppressionEntry struct {
 	SuppressionID int
 	Type          string // e.g. "FBL Report"; other values are kept as they came
@@ -23,30 +25,8 @@ type SuppressionEntry struct {
 	ListID        int
 }
 
-// UnmarshalJSON decodes a suppression entry.
-func (e *SuppressionEntry) UnmarshalJSON(data []byte) error {
-	return wire.ScanObject(data, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "SuppressionID":
-			e.SuppressionID, err = wire.Int(v)
-		case "Type":
-			e.Type, err = wire.String(v)
-		case "EmailAddress":
-			e.EmailAddress, err = wire.String(v)
-		case "ListID":
-			e.ListID, err = wire.Int(v)
-		}
-		return err
-	})
-}
-
 func decodeSuppressionEntries(v []byte) ([]SuppressionEntry, error) {
-	var out []SuppressionEntry
-	err := wire.ScanArray(v, func(elem []byte) error {
-		out = append(out, SuppressionEntry{})
-		return out[len(out)-1].UnmarshalJSON(elem)
-	})
-	return out, err
+	return recordsFrom[SuppressionEntry](v)
 }
 
 // checkSuppressionListID allows 0, GlobalSuppression; an impossible ID is 118 here.

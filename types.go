@@ -127,7 +127,8 @@ func (f CustomFields) EncodeValues(key string, v *url.Values) error {
 }
 
 // UnmarshalJSON accepts an object keyed by field ID ({"7": "x"}, as MarshalJSON writes it)
-// or by the service's CustomField<id> keys; other keys are ignored.
+// or by the service's CustomField<id> keys; other keys are ignored. Hand-written: its keys
+// are data (field IDs).
 func (f *CustomFields) UnmarshalJSON(data []byte) error {
 	return wire.ScanObject(data, func(key, v []byte) error {
 		id, ok := wire.CustomFieldID(key)

@@ -185,6 +185,13 @@ func emptyAt(data []byte, pos int) (int, bool) {
 	return pos, false
 }
 
+// Offset returns the cursor's position in the document, for Seek.
+func (d *Decoder) Offset() int { return d.pos }
+
+// Seek moves the cursor back to a position Offset returned: to skip a value a reader gave
+// up on halfway.
+func (d *Decoder) Seek(pos int) { d.pos = pos }
+
 // Skip moves the cursor past the value at it.
 func (d *Decoder) Skip() error {
 	pos := skipSpace(d.data, d.pos)
