@@ -137,16 +137,26 @@ type ExportBouncesParams struct {
 // ErrInvalidBounceType (119).
 func (s *ExportsService) Bounces(ctx context.Context, p ExportBouncesParams) ([]Bounce, error) {
 	const command = "export.bounces"
-	bounceType := p.BounceType
-	kind := strings.ToLower(strings.TrimSpace(string(bounceType)))
-	switch kind {
-	case "hard", "soft":
-	case "":
-		return nil, invalid(command, ErrMissingParameters, "BounceType", "BounceType is required")
-	default:
-		return nil, invalid(command, ErrInvalidBounceType, "BounceType", fmt.Sprintf("BounceType %q is neither hard nor soft", bounceType))
+	if err := p.validate(command); err != nil {
+		return nil, err
 	}
-	return exportItems[Bounce](ctx, s.client, command, url.Values{"BounceType": {kind}}, "BounceData")
+	return exportItems[Bounce](ctx, s.client, command, url.Values{"BounceType": {p.kind()}}, "BounceData")
+}
+
+// kind is the bounce type as the service wants it: lower case.
+func (p ExportBouncesParams) kind() string {
+	return strings.ToLower(strings.TrimSpace(string(p.BounceType)))
+}
+
+// validate requires a bounce type of hard or soft, in any case (105, 119).
+func (p ExportBouncesParams) validate(command string) error {
+	switch p.kind() {
+	case "hard", "soft":
+		return nil
+	case "":
+		return invalid(command, ErrMissingParameters, "BounceType", "BounceType is required")
+	}
+	return invalid(command, ErrInvalidBounceType, "BounceType", fmt.Sprintf("BounceType %q is neither hard nor soft", p.BounceType))
 }
 
 // exportItems sends an export command and decodes the array in its member named member.

@@ -67,15 +67,27 @@ func (s *PeopleService) Track(ctx context.Context, userID string, p PersonTrackP
 	if err := requireParams(command, []string{"user_id", userID, "email", p.Email}); err != nil {
 		return err
 	}
+	extra, err := p.validate(command)
+	if err != nil {
+		return err
+	}
 	form := url.Values{"user_id": {userID}, "email": {p.Email}}
-	if len(p.Extra) > 0 {
-		extra, err := encodeExtraInfo(p.Extra)
-		if err != nil {
-			return &ValidationError{Code: ErrInvalidParameterValue, Command: command, Fields: []string{"extrainfo"}, Reason: err.Error()}
-		}
+	if extra != "" {
 		form.Set("extrainfo", extra)
 	}
 	return s.client.do(ctx, &apiCall{command: command, form: form}, nil)
+}
+
+// validate checks that Extra encodes, and returns it encoded ("" when empty).
+func (p PersonTrackParams) validate(command string) (string, error) {
+	if len(p.Extra) == 0 {
+		return "", nil
+	}
+	extra, err := encodeExtraInfo(p.Extra)
+	if err != nil {
+		return "", &ValidationError{Code: ErrInvalidParameterValue, Command: command, Fields: []string{"extrainfo"}, Reason: err.Error()}
+	}
+	return extra, nil
 }
 
 // encodeExtraInfo writes the attributes as one JSON object with sorted keys, leaving <, >

@@ -418,20 +418,27 @@ type SubscriberImportParams struct {
 // Import adds rows to a list in one call, without opt-in emails (subscriber.import). The
 // service answers with counts only; ImportAll tells which rows failed.
 func (s *SubscribersService) Import(ctx context.Context, listID int, p SubscriberImportParams) (*SubscriberImportResult, error) {
-	rows := p.Subscribers
 	const command = "subscriber.import"
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Subscribers"}, Reason: "no row to import"}
+	if err := p.validate(command); err != nil {
+		return nil, err
 	}
-	for i, r := range rows {
+	return s.importChecked(ctx, listID, p.Subscribers)
+}
+
+// validate requires at least one row, each well formed.
+func (p SubscriberImportParams) validate(command string) error {
+	if len(p.Subscribers) == 0 {
+		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"Subscribers"}, Reason: "no row to import"}
+	}
+	for i, r := range p.Subscribers {
 		if err := checkImportRow(command, i, r); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return s.importChecked(ctx, listID, rows)
+	return nil
 }
 
 // importChecked sends rows already checked. The body is written directly, rows in order

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/transport"
 
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -108,6 +107,19 @@ func (s Series) Values() []float64 {
 	return out
 }
 
+// validate requires a Start and 1 to maxDays Days (no upper bound when maxDays is negative).
+func (p ChartListActivityParams) validate(cmd string, maxDays int) error {
+	switch {
+	case p.Start.IsZero():
+		return invalid(cmd, 0, "Start", "Start is required")
+	case p.Days < 1:
+		return invalid(cmd, 0, "Days", "Days must be at least 1")
+	case maxDays >= 0 && p.Days > maxDays:
+		return invalid(cmd, 0, "Days", fmt.Sprintf("Days must be at most %d (WithMaxChartDays)", maxDays))
+	}
+	return nil
+}
+
 // ChartListActivity returns a list's subscriptions and unsubscriptions per day as a chart
 // (Chart.ListActivity). The answer may be an XML-RPC struct whose Chart member (or, failing
 // that, first member holding a document) is the chart document, or the chart document
@@ -115,15 +127,11 @@ func (s Series) Values() []float64 {
 // anything is sent. The command is a read.
 func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListActivityParams) (*Chart, error) {
 	const cmd = CommandChartListActivity
-	switch {
-	case check.ID(listID) != check.IDValid:
-		return nil, invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
-	case p.Start.IsZero():
-		return nil, invalid(cmd, 0, "Start", "Start is required")
-	case p.Days < 1:
-		return nil, invalid(cmd, 0, "Days", "Days must be at least 1")
-	case c.maxChartDays >= 0 && p.Days > c.maxChartDays:
-		return nil, invalid(cmd, 0, "Days", fmt.Sprintf("Days must be at most %d (WithMaxChartDays)", c.maxChartDays))
+	if err := checkListID(cmd, listID); err != nil {
+		return nil, err
+	}
+	if err := p.validate(cmd, c.maxChartDays); err != nil {
+		return nil, err
 	}
 	form := url.Values{
 		"ListID": {strconv.Itoa(listID)},

@@ -35,6 +35,35 @@ type MediaUploadResult struct {
 	MediaID int
 }
 
+// mediaType is the MediaType given, or the one detected from Data.
+func (p MediaUploadParams) mediaType() string {
+	if t := strings.TrimSpace(p.MediaType); t != "" {
+		return t
+	}
+	return http.DetectContentType(p.Data)
+}
+
+// validate refuses empty media, media over maxSize (9; no bound when negative), a type that
+// is not an image type and a tag holding a comma.
+func (p MediaUploadParams) validate(cmd string, maxSize int64) error {
+	if len(p.Data) == 0 {
+		return invalid(cmd, 0, "MediaData", "the media is empty")
+	}
+	if maxSize >= 0 && int64(len(p.Data)) > maxSize {
+		return invalid(cmd, ErrMediaTooLarge, "MediaData",
+			fmt.Sprintf("the media is %d bytes, over the maximum of %d", len(p.Data), maxSize))
+	}
+	if t := p.mediaType(); !IsImageType(t) {
+		return invalid(cmd, 0, "MediaType", fmt.Sprintf("%q is not an image media type", excerpt(t)))
+	}
+	for _, tag := range p.Tags {
+		if strings.Contains(tag, ",") {
+			return invalid(cmd, 0, "Tags", fmt.Sprintf("tag %q holds a comma, the separator of Tags", excerpt(tag)))
+		}
+	}
+	return nil
+}
+
 // MediaUpload adds an image to the account's media library (Media.Upload).
 //
 // Media over the client's maximum size (WithMaxMediaSize; DefaultMaxMediaSize) fails
@@ -44,25 +73,10 @@ type MediaUploadResult struct {
 // (a dial error, 429, 503), so that a retry never stores the image twice.
 func (c *Client) MediaUpload(ctx context.Context, p MediaUploadParams) (*MediaUploadResult, error) {
 	const cmd = CommandMediaUpload
-	if len(p.Data) == 0 {
-		return nil, invalid(cmd, 0, "MediaData", "the media is empty")
+	if err := p.validate(cmd, c.maxMediaSize); err != nil {
+		return nil, err
 	}
-	if c.maxMediaSize >= 0 && int64(len(p.Data)) > c.maxMediaSize {
-		return nil, invalid(cmd, ErrMediaTooLarge, "MediaData",
-			fmt.Sprintf("the media is %d bytes, over the maximum of %d", len(p.Data), c.maxMediaSize))
-	}
-	mediaType := strings.TrimSpace(p.MediaType)
-	if mediaType == "" {
-		mediaType = http.DetectContentType(p.Data)
-	}
-	if !IsImageType(mediaType) {
-		return nil, invalid(cmd, 0, "MediaType", fmt.Sprintf("%q is not an image media type", excerpt(mediaType)))
-	}
-	for _, tag := range p.Tags {
-		if strings.Contains(tag, ",") {
-			return nil, invalid(cmd, 0, "Tags", fmt.Sprintf("tag %q holds a comma, the separator of Tags", excerpt(tag)))
-		}
-	}
+	mediaType := p.mediaType()
 	form := url.Values{
 		"MediaData": {base64.StdEncoding.EncodeToString(p.Data)},
 		"MediaType": {mediaType},

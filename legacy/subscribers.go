@@ -83,21 +83,16 @@ type SubscriberAddResult struct {
 // otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown.
 func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddParams) (*SubscriberAddResult, error) {
 	const cmd = CommandSubscriberAdd
-	if err := checkSubscriber(cmd, listID, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
+	if err := checkListID(cmd, listID); err != nil {
 		return nil, err
 	}
-	if err := checkIP(cmd, "SubscriptionIP", p.SubscriptionIP); err != nil {
+	if err := p.validate(cmd); err != nil {
 		return nil, err
 	}
 	form := url.Values{
 		"ListID":               {strconv.Itoa(listID)},
 		"Fields[EmailAddress]": {p.EmailAddress},
 		"SubscriptionIP":       {p.SubscriptionIP},
-	}
-	for id := range p.CustomFields {
-		if check.ID(id) != check.IDValid {
-			return nil, invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
-		}
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
 	st, err := c.call(ctx, cmd, transport.Idempotent, form)
@@ -159,10 +154,10 @@ type SubscriberUnsubscribeResult struct {
 // the error matches ErrOutcomeUnknown.
 func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
-	if err := checkSubscriber(cmd, listID, p.EmailAddress, "EmailAddress"); err != nil {
+	if err := checkListID(cmd, listID); err != nil {
 		return nil, err
 	}
-	if err := checkIP(cmd, "UnsubscriptionIP", p.UnsubscriptionIP); err != nil {
+	if err := p.validate(cmd); err != nil {
 		return nil, err
 	}
 	form := url.Values{
@@ -205,18 +200,48 @@ func checkIP(cmd, field, ip string) error {
 	return nil
 }
 
-// checkSubscriber refuses what the service would answer with codes 3, 4 and 5.
-func checkSubscriber(cmd string, listID int, email, emailField string) error {
+// checkListID refuses a list ID that cannot exist (3).
+func checkListID(cmd string, listID int) error {
 	if check.ID(listID) != check.IDValid {
 		return invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
 	}
+	return nil
+}
+
+// checkAddress refuses what the service would answer with codes 4 and 5.
+func checkAddress(cmd, email, field string) error {
 	if strings.TrimSpace(email) == "" {
-		return invalid(cmd, ErrEmailMissing, emailField, "the email address is missing")
+		return invalid(cmd, ErrEmailMissing, field, "the email address is missing")
 	}
 	if !address.Valid(email) {
-		return invalid(cmd, ErrEmailFormat, emailField, "the email address is not a bare address such as name@example.com")
+		return invalid(cmd, ErrEmailFormat, field, "the email address is not a bare address such as name@example.com")
 	}
 	return nil
+}
+
+// validate refuses a missing or malformed address (4, 5), a missing SubscriptionIP and an
+// impossible custom field ID.
+func (p SubscriberAddParams) validate(cmd string) error {
+	if err := checkAddress(cmd, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
+		return err
+	}
+	if err := checkIP(cmd, "SubscriptionIP", p.SubscriptionIP); err != nil {
+		return err
+	}
+	for id := range p.CustomFields {
+		if check.ID(id) != check.IDValid {
+			return invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
+		}
+	}
+	return nil
+}
+
+// validate refuses a missing or malformed address (4, 5) and a missing UnsubscriptionIP.
+func (p SubscriberUnsubscribeParams) validate(cmd string) error {
+	if err := checkAddress(cmd, p.EmailAddress, "EmailAddress"); err != nil {
+		return err
+	}
+	return checkIP(cmd, "UnsubscriptionIP", p.UnsubscriptionIP)
 }
 
 // intMember decodes an integer member of an answer; an absent member is 0.
