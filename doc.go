@@ -100,7 +100,7 @@
 //     Subscribers, Campaigns) refuses an update with no field set before sending, with
 //     ErrMissingParameters. The service may accept one (account.info.update's fields are
 //     all optional) but it changes nothing, so such a call is taken for a mistake; Call
-//     sends one anyway. In ListSettingsUpdate a nil field is left alone and a pointer to ""
+//     sends one anyway. In ListSettingsUpdateParams a nil field is left alone and a pointer to ""
 //     clears the setting (a webhook URL, say).
 //   - Invalid UTF-8 in anything decoded (a JSON string or key, an XML document in UTF-8, a
 //     webhook field) is replaced by U+FFFD byte by byte, as encoding/json does, in every
