@@ -310,5 +310,9 @@ func TestRateLimiterIsWaitedOnBeforeEveryAttempt(t *testing.T) {
 	c2, srv2 := newTestClient(t, sendloop.WithRateLimiter(refused))
 	_, err = c2.Account.Get(ctx)
 	require.ErrorContains(t, err, "over the budget")
+	assert.Equal(t, 1, refused.count(), "a refusal of the limiter is final, not retried")
+	_, err = c2.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
+	require.ErrorContains(t, err, "over the budget")
+	assert.NotErrorIs(t, err, sendloop.ErrOutcomeUnknown, "nothing was sent: the outcome is known")
 	assert.Empty(t, srv2.Requests(), "nothing is sent when the limiter refuses")
 }

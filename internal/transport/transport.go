@@ -258,7 +258,13 @@ func mayHaveRun(err error) bool {
 	var certErr *tls.CertificateVerificationError
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostnameErr x509.HostnameError
-	return !isDialError(err) && !errors.As(err, &certErr) && !errors.As(err, &unknownAuthority) && !errors.As(err, &hostnameErr)
+	return !isDialError(err) && !isLimiterError(err) &&
+		!errors.As(err, &certErr) && !errors.As(err, &unknownAuthority) && !errors.As(err, &hostnameErr)
+}
+
+func isLimiterError(err error) bool {
+	var le *limiterError
+	return errors.As(err, &le)
 }
 
 // mayHaveRun records a failed attempt that the service may have processed.
@@ -342,7 +348,7 @@ type attemptTransport struct {
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.limiter != nil {
 		if err := t.limiter.Wait(req.Context()); err != nil {
-			return nil, fmt.Errorf("waiting for the rate limiter: %w", err)
+			return nil, &limiterError{err}
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
@@ -358,6 +364,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	resp.ContentLength = int64(len(data))
 	return resp, nil
 }
+
+// limiterError is a refusal of the rate limiter: nothing was sent, and it is final.
+type limiterError struct{ err error }
+
+func (e *limiterError) Error() string { return "waiting for the rate limiter: " + e.err.Error() }
+func (e *limiterError) Unwrap() error { return e.err }
 
 // bufferedBody is a body already read whole.
 type bufferedBody struct {
@@ -472,7 +484,7 @@ func retryableError(err error, class Class) bool {
 	switch {
 	// The caller's own deadline and cancellation are handled before this: a deadline error
 	// seen here is a per-attempt timeout (http.Client.Timeout), which may be retried.
-	case errors.Is(err, context.Canceled), errors.Is(err, errBodyTooLarge),
+	case errors.Is(err, context.Canceled), errors.Is(err, errBodyTooLarge), isLimiterError(err),
 		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
 		return false
 	}
