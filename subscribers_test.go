@@ -69,7 +69,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, ev)
 		return nil
-	}, webhook.WithToken("s3cret")))
+	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list")))
 	defer hooks.Close()
 
 	c, srv := newTestClient(t)
@@ -79,8 +79,9 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	welcome := sendloop.FinalActionSendEmail
 	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{
 		SubscriptionFinalAction:     &welcome,
-		WebServiceSubscriptionURL:   sendloop.String(hooks.URL + "/subscribed?token=s3cret"),
-		WebServiceUnsubscriptionURL: sendloop.String(hooks.URL + "/unsubscribed?token=s3cret"),
+		// The callback names no list: each list's URLs carry its ID.
+		WebServiceSubscriptionURL:   sendloop.String(fmt.Sprintf("%s/subscribed?token=s3cret&list=%d", hooks.URL, id)),
+		WebServiceUnsubscriptionURL: sendloop.String(fmt.Sprintf("%s/unsubscribed?token=s3cret&list=%d", hooks.URL, id)),
 	}))
 
 	res, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "bo@example.com", SubscriptionIP: "192.0.2.8", Fields: sendloop.CustomFields{field: "pro"}})

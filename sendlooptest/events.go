@@ -83,14 +83,14 @@ func (s *Server) Webhooks() []WebhookDelivery {
 	return slices.Clone(s.webhooks)
 }
 
-// webhookDoc is the XML the fake posts; the service's body is not specified, and this is the
-// shape real deployments receive (see package webhook).
+// webhookDoc is the XML the fake posts, in the shape the real service posts: a
+// sendloop_webservice root holding action, action_timestamp (Unix seconds) and subscriber,
+// whose children are the keys of the subscriber record. The callback names no list.
 type webhookDoc struct {
-	XMLName    xml.Name `xml:"Webhook"`
-	Action     string
-	Timestamp  int64
-	ListID     int
-	Subscriber webhookSubscriber
+	XMLName    xml.Name          `xml:"sendloop_webservice"`
+	Action     string            `xml:"action"`
+	Timestamp  int64             `xml:"action_timestamp"`
+	Subscriber webhookSubscriber `xml:"subscriber"`
 }
 
 type webhookSubscriber struct {
@@ -107,7 +107,7 @@ func (st *state) hook(url, action string, s *subscriber, now time.Time) {
 	if url == "" {
 		return
 	}
-	doc := webhookDoc{Action: action, Timestamp: now.Unix(), ListID: s.list.ID}
+	doc := webhookDoc{Action: action, Timestamp: now.Unix()}
 	for _, m := range s.object() {
 		doc.Subscriber.Fields = append(doc.Subscriber.Fields, webhookField{XMLName: xml.Name{Local: m.Key}, Value: fmt.Sprint(m.Value)})
 	}
@@ -169,7 +169,8 @@ func (s *Server) deliverWebhooks() {
 				d.Err = err.Error()
 				break
 			}
-			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+			// The XML string goes out labelled as a form, as PHP's curl labels a string body.
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("User-Agent", "sendlooptest-webhook/1")
 			resp, err := client.Do(req)
 			if err != nil {

@@ -13,41 +13,49 @@
 //
 // # Body formats
 //
-// The expected body is an XML document whose root element, of any name,
-// holds an Action, a Unix Timestamp, optionally a ListID, and a Subscriber
-// element with the subscriber record's keys:
+// The service posts an XML document whose root element is sendloop_webservice, holding the
+// event (action: Subscription or Unsubscription), its time (action_timestamp, Unix seconds)
+// and the subscriber, whose children are the keys of the subscriber record (subscriber.get's
+// keys, custom fields included):
 //
 //	<?xml version="1.0" encoding="UTF-8"?>
-//	<Webhook>
-//	  <Action>Subscription</Action>
-//	  <Timestamp>1763700000</Timestamp>
-//	  <ListID>3</ListID>
-//	  <Subscriber>
+//	<sendloop_webservice>
+//	  <action>Subscription</action>
+//	  <action_timestamp>1763700000</action_timestamp>
+//	  <subscriber>
 //	    <SubscriberID>12</SubscriberID>
 //	    <EmailAddress>ann@example.com</EmailAddress>
 //	    <SubscriptionDate>2026-11-21</SubscriptionDate>
 //	    <CustomField7>Ann</CustomField7>
 //	    ...
-//	  </Subscriber>
-//	</Webhook>
+//	  </subscriber>
+//	</sendloop_webservice>
 //
-// The same data is accepted form-encoded, with subscriber keys written as
-// Subscriber[EmailAddress] (also as a multipart/form-data body), and as a
-// JSON object with a nested "Subscriber" object whose values may be strings
-// or numbers. ParseBody describes how the format is chosen.
+// The body decides the format, not the Content-Type, which the service does not publish (a
+// PHP sender labels an XML string application/x-www-form-urlencoded): after an optional BOM
+// and white space, '<' is XML, '{' is JSON and anything else a form; only a
+// multipart/form-data body is recognised by its header, for its boundary. The same members
+// are read in every format: a form writes them action=…&action_timestamp=…&subscriber[Key]=…
+// (Subscriber[Key] too), and JSON as {"action": …, "action_timestamp": …, "subscriber": {…}}
+// with string or number values.
 //
-// Parsing is tolerant: element and key names match without regard to case,
-// subscriber keys may also appear unprefixed at the top level (the
-// Subscriber container wins on conflict), keys the package does not know
-// are kept in Subscriber.Extra, and XML attributes and deeper nesting are
-// ignored. Dates are 'YYYY-MM-DD' (date-times are accepted too), with
-// '0000-00-00' or empty meaning unset, which gives the zero time.Time; the
-// unset IP address '0.0.0.0' gives the empty string. Values that do not
-// convert, such as a non-numeric SubscriberID, are errors.
+// Parsing is tolerant: names match without regard to case, Action and Timestamp are read
+// too (older shapes), subscriber keys may also appear at the top level (the subscriber
+// element wins on conflict), any other top-level member (the custom arguments the service
+// may return) is kept in Event.Extra, and keys of the subscriber that the package does not
+// know in Subscriber.Extra; XML attributes and deeper nesting are ignored. Dates are
+// 'YYYY-MM-DD' (date-times are accepted too), '0000-00-00' or empty meaning unset, which
+// gives the zero time.Time; the unset IP address '0.0.0.0' gives the empty string. A
+// missing action_timestamp gives the zero Time; a value that does not convert (a
+// non-numeric timestamp or SubscriberID) is an error, answered 400, and nothing is passed
+// on.
 //
-// An Action must be present and known (see ParseKind), unless the Handler
-// is given WithDefaultKind, and the subscriber record must carry an
-// EmailAddress.
+// The callback names no list: give each list its own callback URLs carrying its ID
+// (https://hooks.example.com/sendloop?list=12) and the Handler's WithListIDParam("list")
+// fills Event.ListID.
+//
+// An action must be present and known (see ParseKind), unless the Handler is given
+// WithDefaultKind, and the subscriber record must carry an EmailAddress.
 //
 // # Authentication
 //

@@ -62,16 +62,21 @@ const (
 
 // Event is one webhook delivery.
 type Event struct {
-	// Kind is the reported event, from the Action field.
+	// Kind is the reported event, from the action member.
 	Kind Kind
-	// Time is the Unix Timestamp field in UTC; zero when the field is absent.
+	// Time is the action_timestamp member (Unix seconds; Timestamp is read too) in UTC;
+	// zero when the member is absent.
 	Time time.Time
-	// ListID identifies the list; zero when the delivery does not carry it.
-	// It is read from the top level, or from the subscriber record when the
-	// top level lacks it.
+	// ListID identifies the list. The service's callback names none: it comes from the
+	// query parameter given to WithListIDParam (each list's callback URL can carry it, as
+	// ?list=ID), or from a ListID member when a body carries one; zero otherwise.
 	ListID int
 	// Subscriber is the subscriber record.
 	Subscriber Subscriber
+	// Extra holds the top-level members other than action, action_timestamp, subscriber
+	// and the subscriber's own keys: the custom arguments the service may return; nil
+	// when there are none.
+	Extra map[string]string
 }
 
 // Subscriber is the subscriber record carried by an Event.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 )
 
 // TokenHeader is the request header that may carry the shared token.
@@ -27,6 +28,7 @@ type Handler struct {
 	hasToken    bool
 	defaultKind Kind
 	logger      *slog.Logger
+	listParam   string
 }
 
 // Option configures a Handler.
@@ -71,6 +73,15 @@ func WithDefaultKind(k Kind) Option {
 	}
 }
 
+// WithListIDParam names the query parameter that carries the list ID. The service's callback
+// names no list, so give each list its own callback URL (its WebServiceSubscriptionURL and
+// WebServiceUnsubscriptionURL) with the list's ID in it, e.g. https://hooks.example.com/
+// sendloop?list=12, and the Handler fills Event.ListID from it when the body has none. A
+// value that is not a list ID is answered with 400.
+func WithListIDParam(name string) Option {
+	return func(h *Handler) { h.listParam = name }
+}
+
 // WithLogger makes the Handler log each rejected or failed delivery at
 // Warn or Error and each accepted one at Debug. Records hold the method,
 // the URL path (never the query, which may hold the token), the remote
@@ -93,6 +104,10 @@ func WithLogger(l *slog.Logger) Option {
 //	413 body over the limit
 //	500 fn returned an error, which is logged but not sent, so that the
 //	    sender may retry
+//
+// The service's retry and delivery guarantees are not published: a callback may come twice
+// (after a lost answer, say), so fn must tolerate the same event posted again, e.g. by
+// making its effect idempotent on the subscriber ID, kind and time.
 func NewHandler(fn func(ctx context.Context, ev *Event) error, opts ...Option) *Handler {
 	if fn == nil {
 		panic("webhook: NewHandler with nil callback")
@@ -140,6 +155,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The message names format and field only, never values.
 		h.reject(w, r, http.StatusBadRequest, err.Error())
 		return
+	}
+	if h.listParam != "" && ev.ListID == 0 {
+		if v := r.URL.Query().Get(h.listParam); v != "" {
+			id, err := strconv.Atoi(v)
+			if err != nil || id <= 0 {
+				h.reject(w, r, http.StatusBadRequest, "invalid list ID in the "+h.listParam+" query parameter")
+				return
+			}
+			ev.ListID = id
+		}
 	}
 
 	if err := h.fn(r.Context(), ev); err != nil {

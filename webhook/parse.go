@@ -153,20 +153,13 @@ func parseBody(contentType string, body []byte, defaultKind Kind) (*Event, error
 	return ev, nil
 }
 
-// detectFormat returns the body format, and for multipart the boundary.
+// detectFormat returns the body format, and for multipart the boundary. The body decides,
+// not the Content-Type: the service's label for these posts is not published, and PHP
+// senders label an XML string application/x-www-form-urlencoded. Only a multipart body
+// needs its header, for the boundary.
 func detectFormat(contentType string, first byte) (format, boundary string) {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err == nil {
-		switch {
-		case mt == "text/xml" || mt == "application/xml" || strings.HasSuffix(mt, "+xml"):
-			return "xml", ""
-		case mt == "application/json" || mt == "text/json" || strings.HasSuffix(mt, "+json"):
-			return "json", ""
-		case mt == "application/x-www-form-urlencoded":
-			return "form", ""
-		case mt == "multipart/form-data" && params["boundary"] != "":
-			return "multipart", params["boundary"]
-		}
+	if mt, params, err := mime.ParseMediaType(contentType); err == nil && mt == "multipart/form-data" && params["boundary"] != "" {
+		return "multipart", params["boundary"]
 	}
 	switch first {
 	case '<':
@@ -223,10 +216,25 @@ type record struct {
 	hasSub bool // a subscriber container was present, even if empty
 }
 
-// Top-level keys with a meaning of their own; every other top-level key is
-// taken for an unprefixed subscriber key.
+// Top-level keys with a meaning of their own. A top-level key of the subscriber record
+// (a flat body) is taken for the subscriber's; any other one is kept in Event.Extra.
 func reservedTop(lowerKey string) bool {
-	return lowerKey == "action" || lowerKey == "timestamp" || lowerKey == "listid"
+	switch lowerKey {
+	case "action", "action_timestamp", "timestamp", "listid":
+		return true
+	}
+	return false
+}
+
+// subscriberKey reports a key of the subscriber record (subscriber.get's keys).
+func subscriberKey(lowerKey string) bool {
+	switch lowerKey {
+	case "subscriberid", "emailaddress", "bouncetype", "subscriptionstatus", "subscriptiondate",
+		"subscriptionip", "unsubscriptiondate", "unsubscriptionip", "optindate", "score", "scorelastupdate":
+		return true
+	}
+	_, ok := customFieldID(lowerKey)
+	return ok
 }
 
 // event converts the record; errors are *ParseError without Format.
@@ -243,21 +251,34 @@ func (rec *record) event(defaultKind Kind) (*Event, error) {
 	}
 	ev.Kind = kind
 
-	if ts, ok := rec.top.get("timestamp"); ok && strings.TrimSpace(ts) != "" {
+	tsKey := "action_timestamp"
+	ts, ok := rec.top.get(tsKey)
+	if !ok {
+		tsKey = "timestamp"
+		ts, ok = rec.top.get(tsKey)
+	}
+	if ok && strings.TrimSpace(ts) != "" {
 		sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
 		if err != nil {
-			return nil, &ParseError{Field: rec.top.name("timestamp", "Timestamp"), Err: ErrInvalidValue}
+			return nil, &ParseError{Field: rec.top.name(tsKey, "action_timestamp"), Err: ErrInvalidValue}
 		}
 		ev.Time = time.Unix(sec, 0).UTC()
 	}
 
-	// Unprefixed subscriber keys at the top level fill in what the
-	// subscriber container lacks.
+	// Subscriber keys at the top level (a flat body) fill in what the subscriber container
+	// lacks; other top-level members (custom arguments, say) are the event's Extra.
 	sub := &rec.sub
 	for _, k := range rec.top.keys {
 		lk := strings.ToLower(k)
-		if !reservedTop(lk) {
+		switch {
+		case reservedTop(lk):
+		case subscriberKey(lk):
 			sub.add(k, rec.top.vals[lk])
+		default:
+			if ev.Extra == nil {
+				ev.Extra = map[string]string{}
+			}
+			ev.Extra[k] = rec.top.vals[lk]
 		}
 	}
 	if !rec.hasSub && len(sub.keys) == 0 {

@@ -190,10 +190,11 @@ func TestParseBodyFields(t *testing.T) {
 				ev.Subscriber = webhook.Subscriber{
 					EmailAddress:       "c@example.com",
 					CustomFields:       map[int]string{1: " spaced ", 22: "x"},
-					Extra:              map[string]string{"CustomFieldName": "n", "Referrer": "ad", "Source": "api"},
+					Extra:              map[string]string{"CustomFieldName": "n", "Referrer": "ad"},
 					SubscriptionStatus: "On Hold",
 					BounceType:         webhook.BounceHard,
 				}
+				ev.Extra = map[string]string{"Source": "api"} // a top-level member: the event's, not the subscriber's
 			},
 		},
 		{
@@ -254,8 +255,9 @@ func TestParseBodyErrors(t *testing.T) {
 		{"invalid date", "text/xml", `<W><Action>Subscription</Action><Subscriber><EmailAddress>a@b</EmailAddress><OptInDate>21/11/2026</OptInDate></Subscriber></W>`, webhook.ErrInvalidValue, "xml", "OptInDate"},
 		{"invalid timestamp", "application/json", `{"Action":"Subscription","Timestamp":1.5,"Subscriber":{"EmailAddress":"a@b"}}`, webhook.ErrInvalidValue, "json", "Timestamp"},
 		{"json subscriber not an object", "application/json", `{"Action":"Subscription","Subscriber":"a@b"}`, webhook.ErrInvalidValue, "json", "Subscriber"},
-		{"json array", "application/json", `[1,2]`, nil, "json", ""},
-		{"json null", "application/json", `null`, nil, "json", ""},
+		// The body decides the format: neither starts with '{', so both are read as forms.
+		{"json array", "application/json", `[1,2]`, webhook.ErrMissingAction, "form", "Action"},
+		{"json null", "application/json", `null`, webhook.ErrMissingAction, "form", "Action"},
 		{"json trailing garbage", "", `{"a":1} x`, nil, "json", ""},
 		{"json trailing data", "application/json", `{"Action":"Subscription"}{}`, nil, "json", ""},
 		{"xml syntax", "text/xml", `<W><Action>Subscription</W>`, nil, "xml", ""},
