@@ -78,7 +78,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	field, _ := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "Plan"})
 	welcome := sendloop.FinalActionSendEmail
 	require.NoError(t, c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{
-		SubscriptionFinalAction:     &welcome,
+		SubscriptionFinalAction: &welcome,
 		// The callback names no list: each list's URLs carry its ID.
 		WebServiceSubscriptionURL:   sendloop.String(fmt.Sprintf("%s/subscribed?token=s3cret&list=%d", hooks.URL, id)),
 		WebServiceUnsubscriptionURL: sendloop.String(fmt.Sprintf("%s/unsubscribed?token=s3cret&list=%d", hooks.URL, id)),
