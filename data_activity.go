@@ -41,7 +41,7 @@ type CampaignLinkClick struct {
 // text, a structured value as its JSON.
 func extraText(v []byte) (string, error) {
 	if isContainer(v) {
-		return string(bytes.TrimSpace(v)), nil
+		return string(wire.AppendValidUTF8(nil, bytes.TrimSpace(v))), nil
 	}
 	return wire.String(v)
 }

@@ -245,7 +245,7 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 
 // xmlEnvelope collects the text of the root element's scalar children.
 func xmlEnvelope(body []byte) (map[string]string, bool) {
-	dec := xml.NewDecoder(bytes.NewReader(body))
+	dec := xml.NewDecoder(bytes.NewReader(wire.ValidXML(body)))
 	fields := map[string]string{}
 	depth, sawRoot := 0, false
 	var name string
@@ -297,7 +297,7 @@ func phpEnvelope(body []byte) (map[string]string, bool) {
 	if loc := phpMessage.FindSubmatchIndex(body); loc != nil {
 		n, _ := strconv.Atoi(string(body[loc[2]:loc[3]]))
 		if start := loc[1]; n >= 0 && start+n <= len(body) {
-			fields["ErrorMessage"] = string(body[start : start+n])
+			fields["ErrorMessage"] = string(wire.AppendValidUTF8(nil, body[start:start+n]))
 		}
 	}
 	return fields, true

@@ -132,3 +132,20 @@ func TestTolerantScalars(t *testing.T) {
 	assert.JSONEq(t, `{"A":12,"B":7,"C":0,"F":12.5,"G":3.25,"T":true,"U":true,"W":false}`, string(out))
 	require.Error(t, json.Unmarshal([]byte(`{"A":"twelve"}`), &v))
 }
+
+// TestForeignEnvelopesReplaceInvalidUTF8: the one rule for invalid UTF-8 holds for the xml
+// and php formats of CallRaw too.
+func TestForeignEnvelopesReplaceInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	for format, body := range map[sendloop.Format]string{
+		sendloop.FormatXML: "<?xml version=\"1.0\"?><response><Success>false</Success><ErrorCode>116</ErrorCode><ErrorMessage>bad \xff value</ErrorMessage></response>",
+		sendloop.FormatPHP: "a:3:{s:7:\"Success\";b:0;s:9:\"ErrorCode\";i:116;s:12:\"ErrorMessage\";s:11:\"bad \xff value\";}",
+	} {
+		c := cannedClient(t, 200, body)
+		_, err := c.CallRaw(context.Background(), "list.get", nil, format)
+		var apiErr *sendloop.APIError
+		require.ErrorAs(t, err, &apiErr, string(format))
+		assert.Equal(t, sendloop.ErrInvalidParameterValue, apiErr.Code, string(format))
+		assert.Equal(t, "bad \uFFFD value", apiErr.Message, string(format))
+	}
+}

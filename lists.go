@@ -85,7 +85,7 @@ func decodeDailyCounts(v []byte) ([]DailyCount, error) {
 // unexpected shape is lost.
 func optionsText(v []byte) (string, error) {
 	if isContainer(v) {
-		return string(trimLeft(v)), nil
+		return string(wire.AppendValidUTF8(nil, trimLeft(v))), nil
 	}
 	return wire.String(v)
 }

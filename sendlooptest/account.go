@@ -1,7 +1,6 @@
 package sendlooptest
 
 import (
-	"net/mail"
 	"time"
 )
 
@@ -61,7 +60,7 @@ func accountInfoUpdate(c *call) (object, *apiError) {
 		return nil, &apiError{code: 113, message: "Invalid username", fields: []string{"Username"}}
 	}
 	if _, ok := c.form["Email"]; ok {
-		if addr, err := mail.ParseAddress(a.Email); err != nil || addr.Address != a.Email {
+		if !validEmail(a.Email) {
 			return nil, &apiError{code: 111, message: "Invalid email address format", fields: []string{"Email"}}
 		}
 	}

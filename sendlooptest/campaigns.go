@@ -154,7 +154,7 @@ func checkNames(form map[string][]string) *apiError {
 // checkAddresses refuses a malformed FromEmail or ReplyToEmail (111).
 func checkAddresses(form map[string][]string) *apiError {
 	for _, name := range []string{"FromEmail", "ReplyToEmail"} {
-		if v, ok := form[name]; ok && !validEmail(strings.TrimSpace(v[0])) {
+		if v, ok := form[name]; ok && !validEmail(v[0]) {
 			return &apiError{code: 111, message: "Invalid email address format", fields: []string{name}}
 		}
 	}

@@ -204,3 +204,17 @@ func TestAccountUpdateWithNothingSet(t *testing.T) {
 	assert.Equal(t, before, v3Command(t, srv, "account.info.get"))
 	require.Contains(t, v3Command(t, srv, "account.info.update", "TimeZone", "Mars/Olympus_Mons"), `"ErrorCode":116`)
 }
+
+// TestFakeAddressesFollowTheSDKRule: the fake refuses what the SDK's one address rule
+// refuses, so that a raw call cannot get past it.
+func TestFakeAddressesFollowTheSDKRule(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t)
+	require.Contains(t, v3Command(t, srv, "account.info.update", "Email", "ann@localhost"), `"ErrorCode":111`)
+	require.Contains(t, v3Command(t, srv, "account.info.update", "Email", "ann@example.com"), `"Success":true`)
+	require.Contains(t, v3Command(t, srv, "list.create", "Name", "L", "OptInMode", "Single"), `"ListID":1`)
+	pairs := []string{"CampaignName", "C", "FromName", "Dana", "FromEmail", "dana@example.com\r\n", "ReplyToName", "Dana",
+		"ReplyToEmail", "dana@example.com", "Subject", "S", "TargetListIDs[]", "1",
+		"HTMLContent", `<a href="%Link:Unsubscribe%">Unsubscribe</a>`}
+	require.Contains(t, v3Command(t, srv, "campaign.create", pairs...), `"ErrorCode":111`)
+}
