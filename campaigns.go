@@ -133,7 +133,8 @@ type Campaign struct {
 
 	// Lists are the IDs of the target lists. The specification does not show this member;
 	// the real service sends it (IDs as strings or numbers, [] when none).
-	Lists []int `wire:",func=decodeIDs"` // SendProcessFinishedOn is when the delivery finished, zero while it has not. Seen on
+	Lists []int `wire:",func=decodeIDs"`
+	// SendProcessFinishedOn is when the delivery finished, zero while it has not. Seen on
 	// the real service, not in the specification.
 	SendProcessFinishedOn DateTime
 	// ThumbnailURL is the address of the campaign's thumbnail, "" when there is none (the

@@ -20,8 +20,9 @@ type CampaignEmailOpen struct {
 	SubscriberID int
 	ListID       int
 	// OpenDate is read from OpenDate, Date or OpenedOn.
-	OpenDate DateTime          `wire:"OpenDate|Date|OpenedOn"` // Extra holds the keys not named above.
-	Extra    map[string]string `wire:",extra=extraText"`
+	OpenDate DateTime `wire:"OpenDate|Date|OpenedOn"`
+	// Extra holds the keys not named above.
+	Extra map[string]string `wire:",extra=extraText"`
 }
 
 // CampaignLinkClick is a record of data.campaign.linkclicks: one click on a link of the
@@ -32,9 +33,10 @@ type CampaignLinkClick struct {
 	SubscriberID int
 	ListID       int
 	// ClickDate is read from ClickDate, Date or ClickedOn.
-	ClickDate DateTime          `wire:"ClickDate|Date|ClickedOn"` // Link is the address clicked, read from Link, URL or LinkURL.
-	Link      string            `wire:"Link|URL|LinkURL"`         // Extra holds the keys not named above.
-	Extra     map[string]string `wire:",extra=extraText"`
+	ClickDate DateTime `wire:"ClickDate|Date|ClickedOn"`
+	// Link is the address clicked, read from Link, URL or LinkURL.
+	Link  string            `wire:"Link|URL|LinkURL"` // Extra holds the keys not named above.
+	Extra map[string]string `wire:",extra=extraText"`
 }
 
 // extraText turns an unknown member's value into the text kept in Extra: a scalar as its

@@ -53,7 +53,8 @@ type Subscriber struct {
 	UnsubscriptionIP   string `wire:",common=0.0.0.0"`
 	OptInDate          Date
 	// CustomFields holds the CustomField<id> keys by field ID.
-	CustomFields    CustomFields `wire:",customfields"` // Score and ScoreLastUpdate come with a single subscriber (subscriber.get) only.
+	CustomFields CustomFields `wire:",customfields"`
+	// Score and ScoreLastUpdate come with a single subscriber (subscriber.get) only.
 	Score           float64
 	ScoreLastUpdate DateTime
 }
