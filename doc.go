@@ -102,6 +102,10 @@
 //     all optional) but it changes nothing, so such a call is taken for a mistake; Call
 //     sends one anyway. In ListSettingsUpdateParams a nil field is left alone and a pointer to ""
 //     clears the setting (a webhook URL, say).
+//   - One vocabulary for the subscriber record, here and in the webhook package (whose
+//     Event carries a Subscriber): an unset date ('0000-00-00') is the zero Date, the unset
+//     IP '0.0.0.0' is kept as sent (string fields are opaque), unknown keys are kept in
+//     Subscriber.Extra.
 //   - Invalid UTF-8 in anything decoded (a JSON string or key, an XML document in UTF-8, a
 //     webhook field) is replaced by U+FFFD byte by byte, as encoding/json does, in every
 //     package of the module: a decoded string is valid text, and what is decoded survives

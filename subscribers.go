@@ -57,6 +57,9 @@ type Subscriber struct {
 	// Score and ScoreLastUpdate come with a single subscriber (subscriber.get) only.
 	Score           float64
 	ScoreLastUpdate DateTime
+	// Extra holds the keys this package does not know, as they came (a structured value as
+	// its JSON); nil when there are none. The webhook package fills it from a callback too.
+	Extra map[string]string `wire:",extra=extraText"`
 }
 
 // decodeSubscribers decodes an array of subscriber objects (an object of them is accepted

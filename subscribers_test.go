@@ -123,12 +123,12 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	for _, ev := range events {
 		assert.Equal(t, id, ev.ListID)
 		assert.Equal(t, "bo@example.com", ev.Subscriber.EmailAddress)
-		assert.Equal(t, res.SubscriberID, ev.Subscriber.ID)
+		assert.Equal(t, res.SubscriberID, ev.Subscriber.SubscriberID)
 		assert.Equal(t, "pro", ev.Subscriber.CustomFields[field])
 		assert.False(t, ev.Time.IsZero())
 	}
-	assert.Equal(t, "Subscribed", events[0].Subscriber.SubscriptionStatus)
-	assert.Equal(t, "Unsubscribed", events[1].Subscriber.SubscriptionStatus)
+	assert.Equal(t, sendloop.StatusSubscribed, events[0].Subscriber.SubscriptionStatus)
+	assert.Equal(t, sendloop.StatusUnsubscribed, events[1].Subscriber.SubscriptionStatus)
 }
 
 func TestWebhookDeliveryRetriesAndGivesUp(t *testing.T) {

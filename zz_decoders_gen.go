@@ -663,6 +663,18 @@ func (x *Subscriber) decodeWire(d *wire.Decoder) error {
 				x.CustomFields[id], err = d.String()
 				return err
 			}
+			{
+				var raw []byte
+				if raw, err = d.Raw(); err == nil {
+					var text string
+					if text, err = extraText(raw); err == nil {
+						if x.Extra == nil {
+							x.Extra = map[string]string{}
+						}
+						x.Extra[string(key)] = text
+					}
+				}
+			}
 		}
 		return err
 	})

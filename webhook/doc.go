@@ -43,9 +43,10 @@
 // too (older shapes), subscriber keys may also appear at the top level (the subscriber
 // element wins on conflict), any other top-level member (the custom arguments the service
 // may return) is kept in Event.Extra, and keys of the subscriber that the package does not
-// know in Subscriber.Extra; XML attributes and deeper nesting are ignored. Dates are
-// 'YYYY-MM-DD' (date-times are accepted too), '0000-00-00' or empty meaning unset, which
-// gives the zero time.Time; the unset IP address '0.0.0.0' gives the empty string. A
+// know in Subscriber.Extra; XML attributes and deeper nesting are ignored. The subscriber
+// is the root package's sendloop.Subscriber, read with the same decoder as subscriber.get's
+// answer: dates are 'YYYY-MM-DD' (date-times and RFC 3339 are accepted too), '0000-00-00'
+// or empty meaning unset, the zero Date; the unset IP address '0.0.0.0' is kept as sent. A
 // missing action_timestamp gives the zero Time; a value that does not convert (a
 // non-numeric timestamp or SubscriberID) is an error, answered 400, and nothing is passed
 // on.
@@ -73,6 +74,6 @@
 // when the callback fails, so that a sender that retries will try again.
 // Nothing is known about whether or how the service retries, so deliveries
 // may repeat, or never come: make the callback idempotent, for instance by
-// keying on Event.Kind, Event.ListID and Subscriber.ID or EmailAddress, and
+// keying on Event.Kind, Event.ListID and Subscriber.SubscriberID or EmailAddress, and
 // do not rely on webhooks alone to keep lists in sync.
 package webhook

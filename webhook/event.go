@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"github.com/go-sendloop/sendloop"
 	"strings"
 	"time"
 )
@@ -43,23 +44,6 @@ func (k Kind) Valid() bool {
 	return k == KindSubscription || k == KindUnsubscription
 }
 
-// Known values of Subscriber.BounceType. Values arriving in another letter
-// case are converted to these spellings; unknown values are kept as sent.
-const (
-	BounceNotBounced = "Not Bounced"
-	BounceHard       = "Hard"
-	BounceSoft       = "Soft"
-)
-
-// Known values of Subscriber.SubscriptionStatus. Values arriving in another
-// letter case are converted to these spellings; unknown values are kept as
-// sent.
-const (
-	StatusSubscribed          = "Subscribed"
-	StatusConfirmationPending = "Confirmation Pending"
-	StatusUnsubscribed        = "Unsubscribed"
-)
-
 // Event is one webhook delivery.
 type Event struct {
 	// Kind is the reported event, from the action member.
@@ -71,42 +55,14 @@ type Event struct {
 	// query parameter given to WithListIDParam (each list's callback URL can carry it, as
 	// ?list=ID), or from a ListID member when a body carries one; zero otherwise.
 	ListID int
-	// Subscriber is the subscriber record.
-	Subscriber Subscriber
+	// Subscriber is the subscriber record, the root package's type: the same typed
+	// status, bounce type, dates and custom fields as subscriber.get's, with the keys it
+	// does not know in Subscriber.Extra. Text values are trimmed of surrounding white space,
+	// status and bounce type written as the service spells them whatever their case;
+	// custom field and Extra values are kept verbatim, and the unset IP '0.0.0.0' as sent.
+	Subscriber sendloop.Subscriber
 	// Extra holds the top-level members other than action, action_timestamp, subscriber
 	// and the subscriber's own keys: the custom arguments the service may return; nil
 	// when there are none.
-	Extra map[string]string
-}
-
-// Subscriber is the subscriber record carried by an Event.
-//
-// Text fields are trimmed of surrounding white space; custom field and
-// Extra values are kept verbatim.
-type Subscriber struct {
-	// ID is the SubscriberID; zero when absent.
-	ID int
-	// EmailAddress is always non-empty in a successfully parsed Event.
-	EmailAddress string
-	// BounceType is one of the Bounce constants, or the value as sent.
-	BounceType string
-	// SubscriptionStatus is one of the Status constants, or the value as
-	// sent.
-	SubscriptionStatus string
-	// SubscriptionIP is empty when unset (sent as "0.0.0.0").
-	SubscriptionIP string
-	// UnsubscriptionIP is empty when unset (sent as "0.0.0.0").
-	UnsubscriptionIP string
-	// SubscriptionDate is zero when unset (sent as "0000-00-00" or empty).
-	SubscriptionDate time.Time
-	// UnsubscriptionDate is zero when unset.
-	UnsubscriptionDate time.Time
-	// OptInDate is zero when unset.
-	OptInDate time.Time
-	// CustomFields maps the numeric id of each CustomField<id> key to its
-	// value; nil when there are none.
-	CustomFields map[int]string
-	// Extra holds every other key of the record under its name as sent;
-	// nil when there are none.
 	Extra map[string]string
 }

@@ -210,7 +210,7 @@ func (h *Handler) log(r *http.Request, level slog.Level, msg string, ev *Event, 
 		slog.String("remote_addr", r.RemoteAddr),
 	)
 	if ev != nil {
-		all = append(all, slog.String("kind", string(ev.Kind)), slog.Int("subscriber_id", ev.Subscriber.ID))
+		all = append(all, slog.String("kind", string(ev.Kind)), slog.Int("subscriber_id", ev.Subscriber.SubscriberID))
 	}
 	all = append(all, attrs...)
 	h.logger.LogAttrs(r.Context(), level, msg, all...)

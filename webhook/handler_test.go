@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/webhook"
 )
 
@@ -74,7 +75,7 @@ func TestHandler(t *testing.T) {
 		{name: "empty body", wantCode: 400, wantBody: "empty body"},
 		{name: "missing action", body: `EmailAddress=a%40b`, wantCode: 400, wantBody: "missing action"},
 		{name: "default kind fills missing action", opts: []webhook.Option{webhook.WithDefaultKind(webhook.KindUnsubscription)}, body: `EmailAddress=a%40b`, wantCode: 200,
-			wantEvent: &webhook.Event{Kind: webhook.KindUnsubscription, Subscriber: webhook.Subscriber{EmailAddress: "a@b"}}},
+			wantEvent: &webhook.Event{Kind: webhook.KindUnsubscription, Subscriber: sendloop.Subscriber{EmailAddress: "a@b"}}},
 		{name: "default kind does not override", opts: []webhook.Option{webhook.WithDefaultKind(webhook.KindUnsubscription)}, body: canonicalXML, wantCode: 200, wantEvent: canonicalEvent()},
 		{name: "default kind does not excuse unknown action", opts: []webhook.Option{webhook.WithDefaultKind(webhook.KindSubscription)}, body: `Action=x&EmailAddress=a%40b`, wantCode: 400},
 	}

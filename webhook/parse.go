@@ -2,8 +2,10 @@ package webhook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop"
 	"io"
 	"mime"
 	"net/http"
@@ -314,49 +316,51 @@ func (f *fields) name(lowerKey, def string) string {
 	return def
 }
 
-// subscriber fills s from the subscriber keys.
-func (f *fields) subscriber(s *Subscriber) error {
+// subscriberKeys maps the lower-cased keys of the subscriber record to their spelling.
+var subscriberKeys = map[string]string{
+	"subscriberid": "SubscriberID", "emailaddress": "EmailAddress", "bouncetype": "BounceType",
+	"subscriptionstatus": "SubscriptionStatus", "subscriptiondate": "SubscriptionDate",
+	"subscriptionip": "SubscriptionIP", "unsubscriptiondate": "UnsubscriptionDate",
+	"unsubscriptionip": "UnsubscriptionIP", "optindate": "OptInDate", "score": "Score",
+	"scorelastupdate": "ScoreLastUpdate",
+}
+
+// subscriber fills s from the subscriber keys with the root package's decoder, one key at a
+// time, so that a value that does not convert names its key.
+func (f *fields) subscriber(s *sendloop.Subscriber) error {
 	for _, key := range f.keys {
 		lk := strings.ToLower(key)
 		raw := f.vals[lk]
 		v := strings.TrimSpace(raw)
-		var err error
-		switch lk {
-		case "listid":
-			// Read by event.
-		case "subscriberid":
-			s.ID, err = atoi(v)
-		case "emailaddress":
-			s.EmailAddress = v
-		case "bouncetype":
-			s.BounceType = canonical(v, BounceNotBounced, BounceHard, BounceSoft)
-		case "subscriptionstatus":
-			s.SubscriptionStatus = canonical(v, StatusSubscribed, StatusConfirmationPending, StatusUnsubscribed)
-		case "subscriptionip":
-			s.SubscriptionIP = ip(v)
-		case "unsubscriptionip":
-			s.UnsubscriptionIP = ip(v)
-		case "subscriptiondate":
-			s.SubscriptionDate, err = date(v)
-		case "unsubscriptiondate":
-			s.UnsubscriptionDate, err = date(v)
-		case "optindate":
-			s.OptInDate, err = date(v)
+		name, known := subscriberKeys[lk]
+		switch {
+		case lk == "listid":
+			continue // read by event
+		case lk == "subscriberid" && strings.HasPrefix(v, "-"):
+			return &ParseError{Field: key, Err: ErrInvalidValue}
+		case lk == "bouncetype":
+			v = canonical(v, string(sendloop.BounceNone), string(sendloop.BounceHard), string(sendloop.BounceSoft))
+		case lk == "subscriptionstatus":
+			v = canonical(v, string(sendloop.StatusSubscribed), string(sendloop.StatusConfirmationPending), string(sendloop.StatusUnsubscribed))
+		case lk == "subscriptiondate", lk == "unsubscriptiondate", lk == "optindate", lk == "scorelastupdate":
+			// RFC 3339, with its offset, is read too, as the UTC wall clock.
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				v = t.UTC().Format(time.DateTime)
+			}
+		case known:
 		default:
 			if id, ok := customFieldID(lk); ok {
-				if s.CustomFields == nil {
-					s.CustomFields = make(map[int]string)
-				}
-				s.CustomFields[id] = raw
-				break
+				name, v = "CustomField"+strconv.Itoa(id), raw
+			} else {
+				name, v = key, raw // kept in Extra, verbatim
 			}
-			if s.Extra == nil {
-				s.Extra = make(map[string]string)
-			}
-			s.Extra[key] = raw
+		}
+		member, err := json.Marshal(map[string]string{name: v})
+		if err == nil {
+			err = s.UnmarshalJSON(member)
 		}
 		if err != nil {
-			return &ParseError{Field: key, Err: err}
+			return &ParseError{Field: key, Err: ErrInvalidValue}
 		}
 	}
 	return nil
@@ -403,27 +407,4 @@ func canonical(v string, known ...string) string {
 	return v
 }
 
-// ip maps the service's "unset" address to empty.
-func ip(v string) string {
-	if v == "0.0.0.0" {
-		return ""
-	}
-	return v
-}
-
 // Date layouts accepted besides the documented 'YYYY-MM-DD', in case the
-// service sends date-times.
-var dateLayouts = []string{time.DateOnly, time.DateTime, time.RFC3339}
-
-// date parses a date in UTC; empty and all-zero dates are the zero Time.
-func date(v string) (time.Time, error) {
-	if v == "" || strings.HasPrefix(v, "0000-00-00") {
-		return time.Time{}, nil
-	}
-	for _, layout := range dateLayouts {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, ErrInvalidValue
-}

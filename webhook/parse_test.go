@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/webhook"
 )
 
@@ -56,14 +57,15 @@ func canonicalEvent() *webhook.Event {
 		Kind:   webhook.KindSubscription,
 		Time:   time.Unix(1763700000, 0).UTC(),
 		ListID: 3,
-		Subscriber: webhook.Subscriber{
-			ID:                 12,
+		Subscriber: sendloop.Subscriber{
+			SubscriberID:       12,
 			EmailAddress:       "ann@example.com",
-			BounceType:         webhook.BounceNotBounced,
-			SubscriptionStatus: webhook.StatusSubscribed,
+			BounceType:         sendloop.BounceNone,
+			SubscriptionStatus: sendloop.StatusSubscribed,
 			SubscriptionIP:     "127.0.0.1",
-			SubscriptionDate:   day(2026, time.November, 21),
-			OptInDate:          day(2026, time.November, 21),
+			UnsubscriptionIP:   "0.0.0.0", // the unset IP, kept as sent
+			SubscriptionDate:   sendloop.Date{Time: day(2026, time.November, 21)},
+			OptInDate:          sendloop.Date{Time: day(2026, time.November, 21)},
 			CustomFields:       map[int]string{7: "Ann"},
 		},
 	}
@@ -171,11 +173,12 @@ func TestParseBodyFields(t *testing.T) {
 				`<SubscriptionStatus>Unsubscribed</SubscriptionStatus></Subscriber></W>`,
 			want: func(ev *webhook.Event) {
 				ev.Kind = webhook.KindUnsubscription
-				ev.Subscriber = webhook.Subscriber{
+				ev.Subscriber = sendloop.Subscriber{
 					EmailAddress:       "bob@example.com",
-					UnsubscriptionDate: day(2026, time.November, 22),
+					UnsubscriptionDate: sendloop.Date{Time: day(2026, time.November, 22)},
+					SubscriptionIP:     "0.0.0.0", // kept as sent
 					UnsubscriptionIP:   "10.0.0.1",
-					SubscriptionStatus: webhook.StatusUnsubscribed,
+					SubscriptionStatus: sendloop.StatusUnsubscribed,
 				}
 			},
 		},
@@ -187,12 +190,12 @@ func TestParseBodyFields(t *testing.T) {
 				`<Source>api</Source></W>`,
 			want: func(ev *webhook.Event) {
 				ev.ListID = 5
-				ev.Subscriber = webhook.Subscriber{
+				ev.Subscriber = sendloop.Subscriber{
 					EmailAddress:       "c@example.com",
 					CustomFields:       map[int]string{1: " spaced ", 22: "x"},
 					Extra:              map[string]string{"CustomFieldName": "n", "Referrer": "ad"},
 					SubscriptionStatus: "On Hold",
-					BounceType:         webhook.BounceHard,
+					BounceType:         sendloop.BounceHard,
 				}
 				ev.Extra = map[string]string{"Source": "api"} // a top-level member: the event's, not the subscriber's
 			},
@@ -203,9 +206,9 @@ func TestParseBodyFields(t *testing.T) {
 				`<Subscriber><EmailAddress>sub@example.com</EmailAddress><emailaddress>dup@example.com</emailaddress>` +
 				`<SubscriptionDate>2026-11-21T10:30:00+02:00</SubscriptionDate></Subscriber></W>`,
 			want: func(ev *webhook.Event) {
-				ev.Subscriber = webhook.Subscriber{
+				ev.Subscriber = sendloop.Subscriber{
 					EmailAddress:     "sub@example.com",
-					SubscriptionDate: time.Date(2026, time.November, 21, 8, 30, 0, 0, time.UTC),
+					SubscriptionDate: sendloop.Date{Time: day(2026, time.November, 21)}, // a date-time: its date
 				}
 			},
 		},
@@ -214,7 +217,7 @@ func TestParseBodyFields(t *testing.T) {
 			body: `<Subscriber><Action>Unsubscribe</Action><EmailAddress>d@example.com</EmailAddress><SubscriberID>4</SubscriberID></Subscriber>`,
 			want: func(ev *webhook.Event) {
 				ev.Kind = webhook.KindUnsubscription
-				ev.Subscriber = webhook.Subscriber{ID: 4, EmailAddress: "d@example.com"}
+				ev.Subscriber = sendloop.Subscriber{SubscriberID: 4, EmailAddress: "d@example.com"}
 			},
 		},
 	}
@@ -441,18 +444,18 @@ func encodeEvent(ev *webhook.Event) []byte {
 			form.Set("Subscriber["+key+"]", value)
 		}
 	}
-	date := func(t time.Time) string {
-		if t.IsZero() {
+	date := func(d sendloop.Date) string {
+		if d.IsZero() {
 			return ""
 		}
-		return t.Format(time.DateTime)
+		return d.String()
 	}
-	if s.ID != 0 {
-		set("SubscriberID", strconv.Itoa(s.ID))
+	if s.SubscriberID != 0 {
+		set("SubscriberID", strconv.Itoa(s.SubscriberID))
 	}
 	set("EmailAddress", s.EmailAddress)
-	set("BounceType", s.BounceType)
-	set("SubscriptionStatus", s.SubscriptionStatus)
+	set("BounceType", string(s.BounceType))
+	set("SubscriptionStatus", string(s.SubscriptionStatus))
 	set("SubscriptionIP", s.SubscriptionIP)
 	set("UnsubscriptionIP", s.UnsubscriptionIP)
 	set("SubscriptionDate", date(s.SubscriptionDate))

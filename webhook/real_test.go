@@ -47,7 +47,7 @@ func TestRealCallback(t *testing.T) {
 					t.Errorf("kind %q, time %v, list %d", ev.Kind, ev.Time, ev.ListID)
 				}
 				s := ev.Subscriber
-				if s.ID != 12 || s.EmailAddress != "ann@example.com" || s.CustomFields[7] != "Ann" || s.SubscriptionIP != "203.0.113.7" {
+				if s.SubscriberID != 12 || s.EmailAddress != "ann@example.com" || s.CustomFields[7] != "Ann" || s.SubscriptionIP != "203.0.113.7" {
 					t.Errorf("subscriber %+v", s)
 				}
 				if ev.Extra["order_id"] != "1017" || s.Extra["order_id"] != "" {
