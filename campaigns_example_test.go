@@ -171,3 +171,41 @@ func ExampleExportsService_Bounces() {
 	// true
 	// reader1@example.com Hard 2026-03-02 10:01:00
 }
+
+// ExampleCampaignDataService_EmailOpens reads data.campaign.emailopens and
+// data.campaign.linkclicks, which the real service answers though the specification's tables
+// leave them out.
+func ExampleCampaignDataService_EmailOpens() {
+	srv, client := exampleCampaignSetup(2)
+	defer srv.Close()
+	ctx := context.Background()
+
+	c := sendloop.CampaignCreateParams{CampaignName: "Digest", Subject: "Digest", FromName: "Dana", FromEmail: "dana@example.com",
+		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
+		PlainContent: "Digest. Unsubscribe: %Link:Unsubscribe%"}
+	id, _ := client.Campaigns.Create(ctx, c)
+	readers, _ := srv.SimulateSend(id)
+	_ = srv.SimulateEvents(id,
+		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: readers[0], After: time.Hour},
+		sendlooptest.CampaignEvent{Kind: sendlooptest.EventClick, Email: readers[0], After: 2 * time.Hour, Link: "https://example.com/spring"},
+	)
+
+	opens, err := client.CampaignData.EmailOpens(ctx, id, sendloop.CampaignDataParams{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, o := range opens {
+		fmt.Println("open:", o.SubscriberID, o.OpenDate)
+	}
+	for click, err := range client.CampaignData.LinkClicksIter(ctx, id, sendloop.CampaignDataParams{}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("click:", click.SubscriberID, click.ClickDate, click.Link)
+	}
+	// Output:
+	// open: 1 2026-03-02 11:00:00
+	// click: 1 2026-03-02 12:00:00 https://example.com/spring
+}

@@ -380,6 +380,9 @@ func FuzzParseBody(f *testing.F) {
 	f.Add("application/json", []byte(canonicalJSON))
 	f.Add("", []byte(`{"action":"subscribed","subscriber":{"emailaddress":"a@b","SubscriberID":"1"}}`))
 	f.Add(mpType, mpBody)
+	f.Add("application/x-www-form-urlencoded", []byte(realCallback))
+	f.Add("", []byte(`action=Unsubscription&action_timestamp=1763700000&subscriber[EmailAddress]=a%40b&subscriber[CustomField3]=x&source=api`))
+	f.Add("", []byte(`{"action":"Subscription","action_timestamp":"1763700000","subscriber":{"EmailAddress":"a@b","SubscriberID":7},"order":9}`))
 	f.Add("text/plain", []byte("<a><b><c>d</c></b></a>"))
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		ev, err := webhook.ParseBody(contentType, body)
