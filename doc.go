@@ -1,9 +1,19 @@
 // Package sendloop is a typed client for the Sendloop email-marketing service's v3 command
 // API (and its one v4 operation).
 //
-//	client, err := sendloop.NewClient(os.Getenv("SENDLOOP_API_KEY"))
+// Install it with go get github.com/go-sendloop/sendloop (Go 1.23 or newer), then:
+//
+//	client, err := sendloop.NewClient(os.Getenv("SENDLOOP_API_KEY"),
+//		sendloop.WithBaseURL("https://acme.sendloop.com")) // the account's host; default: the generic one
 //	if err != nil { … }
 //	info, err := client.Account.Get(ctx)
+//	listID, err := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInDouble})
+//	res, err := client.Subscribers.Subscribe(ctx, listID, sendloop.SubscriberSubscribeParams{
+//		EmailAddress: "ann@example.com", SubscriptionIP: "203.0.113.7"})
+//
+// The ID that scopes a call (the list, the campaign, the person) comes after the context;
+// every other parameter is one <Resource><Verb>Params value, checked before anything is
+// sent. NewClientFromEnv reads SENDLOOP_API_KEY and SENDLOOP_BASE_URL.
 //
 // Every command of the API is a method on one of the Client's services (Account, System, …)
 // taking a context first; Client.Call reaches any other command. The companion packages are
@@ -84,6 +94,26 @@
 // naming the target's origin, never its path or query. The rule is applied on the Client's
 // copy of a client given to WithHTTPClient, whose own CheckRedirect is not used and whose
 // Transport still carries every attempt.
+//
+// # Paging
+//
+// Subscribers.BrowseIter and every CampaignData …Iter walk all pages as an iter.Seq2,
+// holding one page at a time: they start from the params they are given (a copy), yield an
+// error once and stop, stop after a short or empty page, and stop with an error on a page
+// that repeats the previous one. Subscribers.ImportAll streams any number of rows the other
+// way, in concurrent batches, and reports every row it could not import.
+//
+// # Testing with sendlooptest
+//
+// sendlooptest.NewServer(t) starts an in-memory fake of the whole service on loopback; point
+// the client at it with WithBaseURL(srv.URL) and use srv.APIKey. It follows the service's
+// behaviour where it is known, records every request, counts executions per command, and
+// injects faults (statuses with Retry-After, resets before or after the command ran,
+// delays, error codes), so that retries and outcome-unknown paths can be tested:
+//
+//	srv := sendlooptest.NewServer(t)
+//	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+//	srv.InjectFault("list.create", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
 //
 // # Decisions where the service's specification is silent
 //
