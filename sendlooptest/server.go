@@ -34,8 +34,11 @@ type Server struct {
 
 	mu         sync.Mutex
 	now        func() time.Time
-	allowedIPs []string // empty: every address
-	requests   []loggedRequest
+	allowedIPs []string        // empty: every address
+	requests   []loggedRequest // a ring of the newest logSize requests, oldest at logStart
+	logStart   int
+	logSize    int
+	onRequest  func(Request)
 	executions map[string]int
 	faults     map[string][]*Fault
 	state      *state
@@ -57,6 +60,21 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // WithListener serves on ln instead of a random loopback port, e.g. for a fixed address.
 func WithListener(ln net.Listener) Option { return func(s *Server) { s.listener = ln } }
 
+// DefaultRequestLogSize is how many requests a Server keeps for Requests and LastRequest
+// unless WithRequestLog says otherwise: the newest ones, so that a long-lived fake's memory
+// does not grow with its traffic.
+const DefaultRequestLogSize = 10000
+
+// WithRequestLog keeps the newest n requests for Requests and LastRequest (n < 0: all of
+// them; 0: none).
+func WithRequestLog(n int) Option { return func(s *Server) { s.logSize = n } }
+
+// WithRequestHook calls fn once for every request, as it arrives and before it is
+// answered, in the request's goroutine (calls may run concurrently). The Request's Form is
+// shared with the server: fn must not modify it. It sees requests whether or not the log
+// keeps them.
+func WithRequestHook(fn func(Request)) Option { return func(s *Server) { s.onRequest = fn } }
+
 // NewServer starts a fake on a loopback port. With a non-nil t it is closed when the test
 // ends; with nil (outside tests) call Close.
 func NewServer(t testing.TB, opts ...Option) *Server {
@@ -65,6 +83,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		now:        time.Now,
 		executions: map[string]int{},
 		faults:     map[string][]*Fault{},
+		logSize:    DefaultRequestLogSize,
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -131,15 +150,31 @@ type Request struct {
 	RemoteAddr string
 }
 
-// Requests returns the requests received so far, oldest first.
+// Requests returns the requests received so far, oldest first: the newest
+// DefaultRequestLogSize of them unless WithRequestLog says otherwise.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		out[i] = r.request()
+	out := make([]Request, 0, len(s.requests))
+	for _, part := range [][]loggedRequest{s.requests[s.logStart:], s.requests[:s.logStart]} {
+		for _, r := range part {
+			out = append(out, r.request())
+		}
 	}
 	return out
+}
+
+// logRequest adds r to the log, dropping the oldest request when it is full; the caller
+// holds s.mu.
+func (s *Server) logRequest(r loggedRequest) {
+	switch {
+	case s.logSize == 0:
+	case s.logSize < 0 || len(s.requests) < s.logSize:
+		s.requests = append(s.requests, r)
+	default:
+		s.requests[s.logStart] = r
+		s.logStart = (s.logStart + 1) % len(s.requests)
+	}
 }
 
 // loggedRequest is a Request as the log keeps it: its Form is parsed again when asked for,
@@ -179,7 +214,11 @@ func (s *Server) LastRequest() Request {
 	if len(s.requests) == 0 {
 		return Request{}
 	}
-	return s.requests[len(s.requests)-1].request()
+	newest := s.logStart - 1
+	if newest < 0 {
+		newest = len(s.requests) - 1
+	}
+	return s.requests[newest].request()
 }
 
 // Executions returns how many times command was executed: requests that reached the
@@ -365,11 +404,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
 
 	s.mu.Lock()
-	now := s.now()
-	s.requests = append(s.requests, loggedRequest{Request{Time: now, Method: r.Method, Path: r.URL.Path, Command: name,
-		Format: format, Body: body, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr}, r.URL.RawQuery})
+	logged := loggedRequest{Request{Time: s.now(), Method: r.Method, Path: r.URL.Path, Command: name,
+		Format: format, Body: body, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr}, r.URL.RawQuery}
+	s.logRequest(logged)
 	fault := s.takeFault(name)
 	s.mu.Unlock()
+	if s.onRequest != nil {
+		logged.Form = form
+		s.onRequest(logged.Request)
+	}
 
 	if !applyFault(w, r, fault) {
 		return

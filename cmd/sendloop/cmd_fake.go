@@ -11,13 +11,18 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// watchInterval is how often the fake command looks for new requests and messages to log.
+// watchInterval is how often the fake command looks for new relay messages to log.
 const watchInterval = 250 * time.Millisecond
+
+// defaultFakeLogSize is how many requests the fake command keeps in its request log: the
+// log serves nothing but debugging, and a request's body can be a large import.
+const defaultFakeLogSize = 1000
 
 func fakeCommand() *command {
 	return &command{
@@ -46,6 +51,7 @@ sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty`,
 			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback only)")
 			empty := fs.Bool("empty", false, "start without the demo data")
 			caFile := fs.String("ca-file", "", "write the relay's CA certificate to `FILE` and keep it (default: a temporary file)")
+			logSize := fs.Int("log-size", defaultFakeLogSize, "keep the newest `N` requests in the fake's request log (0: none)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("fake", "unexpected argument %q", args[0])
@@ -58,7 +64,10 @@ sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty`,
 						return usagef("fake", "%s: %v", f.name, err)
 					}
 				}
-				return runFake(ctx, a, *addr, *smtpAddr, *empty, *caFile)
+				if *logSize < 0 {
+					return usagef("fake", "--log-size cannot be negative")
+				}
+				return runFake(ctx, a, *addr, *smtpAddr, *empty, *caFile, *logSize)
 			}
 		},
 	}
@@ -82,12 +91,13 @@ func checkLoopback(addr string) error {
 	return fmt.Errorf("refusing %q: the fake serves loopback addresses only (127.0.0.1, ::1, localhost)", addr)
 }
 
-func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caFile string) error {
+func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caFile string, logSize int) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln))
+	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(logSize),
+		sendlooptest.WithRequestHook(requestLogger(a)))
 	defer srv.Close()
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {
@@ -139,7 +149,7 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 		}
 	}
 	a.note("fake serving the API at %s and the relay at %s; stop it with Ctrl-C", srv.URL, relay.Addr())
-	watchFake(ctx, a, srv, relay)
+	watchFake(ctx, a, relay)
 	a.note("fake stopped")
 	return nil
 }
@@ -170,12 +180,26 @@ func relayCA(relay *sendlooptest.Relay) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: chain[len(chain)-1].Raw}), nil
 }
 
-// watchFake logs the commands the fake executes and the messages its relay accepts, until
-// ctx ends.
-func watchFake(ctx context.Context, a *app, srv *sendlooptest.Server, relay *sendlooptest.Relay) {
+// requestLogger returns the hook that logs each API command the fake receives, once, as it
+// arrives (nothing with --quiet).
+func requestLogger(a *app) func(sendlooptest.Request) {
+	if a.quiet {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(r sendlooptest.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		a.note("api: %s %s", r.Method, r.Command)
+	}
+}
+
+// watchFake logs the messages the fake's relay accepts, until ctx ends. (The API's
+// requests are logged as they arrive, by requestLogger.)
+func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay) {
 	t := time.NewTicker(watchInterval)
 	defer t.Stop()
-	seenRequests, seenMessages := len(srv.Requests()), 0
+	seenMessages := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -185,11 +209,6 @@ func watchFake(ctx context.Context, a *app, srv *sendlooptest.Server, relay *sen
 		if a.quiet {
 			continue
 		}
-		reqs := srv.Requests()
-		for _, r := range reqs[seenRequests:] {
-			a.note("api: %s %s", r.Method, r.Command)
-		}
-		seenRequests = len(reqs)
 		msgs := relay.Messages()
 		for _, m := range msgs[seenMessages:] {
 			a.note("relay: message from %s to %s: %q", m.EnvelopeFrom, strings.Join(m.EnvelopeTo, ", "), m.Subject)
