@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
@@ -76,11 +80,14 @@ sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
+			g := &syncStop{}
+			fs.DurationVar(&g.grace, "grace", 10*time.Second, "on SIGINT or SIGTERM, give the calls in flight `DUR` to finish")
+			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", "10%", "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("sync", "unexpected argument %q", args[0])
 				}
-				return runSync(ctx, a, o)
+				return runSync(ctx, a, o, g)
 			}
 		},
 	}
@@ -110,22 +117,79 @@ func (o *syncOptions) check() error {
 	return nil
 }
 
-// syncResult counts what applying the plan did.
-type syncResult struct {
-	Added             int `json:"added"`
-	AlreadyPresent    int `json:"already_present"`
-	AddFailed         int `json:"add_failed"`
-	AddUntraced       int `json:"add_untraced"` // refused rows the service's answer did not let us trace
-	Updated           int `json:"updated"`
-	UpdateFailed      int `json:"update_failed"`
-	Unsubscribed      int `json:"unsubscribed"`
-	UnsubscribeFailed int `json:"unsubscribe_failed"`
-	Rejected          int `json:"rejected"`
+// syncStop holds the flags of sync's interruption and guard.
+type syncStop struct {
+	grace          time.Duration
+	maxUnsubscribe string
 }
 
-func runSync(ctx context.Context, a *app, o *syncOptions) error {
+// syncResult counts what applying the plan did, and how the file's rows ended.
+type syncResult struct {
+	Interrupted             bool `json:"interrupted"`
+	Added                   int  `json:"added"`
+	AlreadyPresent          int  `json:"already_present"`
+	AddFailed               int  `json:"add_failed"`
+	AddUntraced             int  `json:"add_untraced"` // refused rows the service's answer did not let us trace
+	AddNotAttempted         int  `json:"add_not_attempted"`
+	Updated                 int  `json:"updated"`
+	UpdateFailed            int  `json:"update_failed"`
+	UpdateNotAttempted      int  `json:"update_not_attempted"`
+	Unsubscribed            int  `json:"unsubscribed"`
+	UnsubscribeFailed       int  `json:"unsubscribe_failed"`
+	UnsubscribeNotAttempted int  `json:"unsubscribe_not_attempted"`
+	Rejected                int  `json:"rejected"`
+	// The file's rows: done (changed, or nothing to change), failed (rejected or refused),
+	// not attempted (left by an interruption); they add up to the plan's rows.
+	RowsDone         int `json:"rows_done"`
+	RowsFailed       int `json:"rows_failed"`
+	RowsNotAttempted int `json:"rows_not_attempted"`
+}
+
+// count fills in what follows from the plan: what was not attempted, and the rows' tally.
+func (res *syncResult) count(plan *csvsync.Plan, rejected int, unsubscribing bool) {
+	res.Rejected = rejected
+	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed
+	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed
+	if unsubscribing {
+		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed
+	}
+	res.RowsDone = plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus +
+		res.Added + res.AlreadyPresent + res.Updated
+	res.RowsFailed = rejected + res.AddUntraced
+	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed
+}
+
+// parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
+// (rounded up). It returns the limit for a list of members members, or -1 for none.
+func parseMaxUnsubscribe(s string, members int) (int, error) {
+	text := strings.TrimSpace(s)
+	pct, isPct := strings.CutSuffix(text, "%")
+	if isPct {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
+			return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
+		}
+		if v == 100 {
+			return -1, nil
+		}
+		return int(math.Ceil(v * float64(members) / 100)), nil
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 0 {
+		return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
+	}
+	return n, nil
+}
+
+func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err := o.check(); err != nil {
 		return err
+	}
+	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
+		return err
+	}
+	if g.grace < 0 {
+		return usagef("sync", "--grace cannot be negative")
 	}
 	// Everything written on stderr goes through the progress, which keeps the terminal's
 	// progress line apart from the messages.
@@ -177,50 +241,39 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	}
 	defer rejects.abort()
 
-	// What the plan needs: the list's members and the suppressed addresses.
-	planner := csvsync.NewPlanner(mapping, csvsync.Options{
+	// The plan: the list's members and the suppressed addresses, then the file, each read
+	// once into records on disk.
+	planner, err := csvsync.NewPlanner(mapping, csvsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Progress:           func(offset int64) { prog.set(offset) },
 	})
-	prog.start(0, func(done, _ int64) string {
-		return fmt.Sprintf("reading the members of list %d: %d", o.listID, done)
-	})
-	for sub, err := range c.Subscribers.BrowseIter(ctx, o.listID, sendloop.SubscriberBrowseParams{}) {
-		if err != nil {
-			return err
-		}
-		planner.AddMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields)
-		prog.add(1)
+	if err != nil {
+		return err
 	}
-	for _, id := range []int{o.listID, 0} {
-		entries, err := c.Suppression.List(ctx, id)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			planner.Suppress(e.EmailAddress)
-		}
-	}
-
+	defer planner.Close()
 	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath) }
-	prog.start(info.Size(), func(done, total int64) string {
-		return fmt.Sprintf("planning: read %s of %s", percent(done, total), o.csvPath)
-	})
-	plan, err := planner.Plan(open)
+	plan, err := makePlan(ctx, a, c, o, planner, open, info, prog)
 	prog.finish()
 	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedBeforeChanges(ctx, a, o.csvPath, open)
+		}
 		return err
 	}
 	if o.unsubscribeMissing && plan.Unreadable > 0 {
 		return fmt.Errorf("refusing to unsubscribe anyone: %s has %d malformed records whose addresses cannot be read (an unterminated quote?), so who is missing is unknown",
 			o.csvPath, plan.Unreadable)
 	}
-	named := plan.Adds + len(plan.Updates) + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
-	if len(plan.Unsubscribes) > 0 && named == 0 {
-		return fmt.Errorf("refusing to unsubscribe all %d members of list %d: %s names no subscriber", len(plan.Unsubscribes), o.listID, o.csvPath)
+	named := plan.Adds + plan.Updates + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
+	if plan.Unsubscribes > 0 && named == 0 {
+		return fmt.Errorf("refusing to unsubscribe all %d members of list %d: %s names no subscriber", plan.Unsubscribes, o.listID, o.csvPath)
+	}
+	if limit, _ := parseMaxUnsubscribe(g.maxUnsubscribe, plan.Members); limit >= 0 && plan.Unsubscribes > limit {
+		return usagef("sync", "refusing to unsubscribe %d of the %d members of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+			plan.Unsubscribes, plan.Members, o.listID, g.maxUnsubscribe, limit, o.csvPath)
 	}
 
-	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: mapping}
+	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: mapping, rejects: rejects}
 	if err := out.begin(); err != nil {
 		return err
 	}
@@ -238,26 +291,139 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 			o.listID, plan.Adds)
 	}
 	a.note("plan: %d to add, %d to update, %d to unsubscribe, %d unchanged, %d skipped, %d rejected",
-		plan.Adds, len(plan.Updates), len(plan.Unsubscribes), plan.Unchanged,
+		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged,
 		plan.SkippedUnsubscribed+plan.SkippedSuppressed+plan.SkippedStatus, plan.Rejected)
 
+	// ctx ends at the first signal: no more rows are read and no call is started. The calls
+	// in flight run on work, which lives on for the grace period (or until a second signal).
+	work, cancelWork := graceful(ctx, g.grace)
+	defer cancelWork()
 	res := &syncResult{}
-	total := int64(plan.Adds + len(plan.Updates) + len(plan.Unsubscribes))
+	total := int64(plan.Adds + plan.Updates + plan.Unsubscribes)
 	prog.start(total, func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%d changes", done, total)
 	})
-	applyErr := applyAdds(ctx, c, o, plan, open, rejects, res, prog)
-	if applyErr == nil {
-		applyUpdates(ctx, c, o, plan, rejects, res, prog)
-		applyUnsubscribes(ctx, a, unsubscriber, o, plan, res, prog)
-		applyErr = context.Cause(ctx)
+	applyErr := applyAdds(ctx, work, c, o, plan, open, rejects, res, prog)
+	if applyErr == nil && ctx.Err() == nil {
+		applyErr = applyUpdates(ctx, work, c, o, plan, open, rejects, res, prog)
+	}
+	if applyErr == nil && ctx.Err() == nil {
+		applyErr = applyUnsubscribes(ctx, work, a, unsubscriber, o, plan, res, prog)
 	}
 	prog.finish()
-	res.Rejected = rejects.count
+	res.count(plan, rejects.count, unsubscriber != nil)
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		if errors.Is(applyErr, context.Canceled) || errors.Is(applyErr, context.Cause(work)) {
+			applyErr = nil // the interruption says it
+		}
+		applyErr = errors.Join(fmt.Errorf("%w: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
+			context.Cause(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
+	}
 	if err := out.end(res); err != nil {
 		return err
 	}
 	return rejects.finish(errors.Join(applyErr, failures(res)))
+}
+
+// makePlan reads the list's members and the suppression lists into the planner, then plans
+// with the file. It stops with ctx.
+func makePlan(ctx context.Context, a *app, c *sendloop.Client, o *syncOptions, planner *csvsync.Planner,
+	open func() (*csvsync.Reader, error), info os.FileInfo, prog *progress) (*csvsync.Plan, error) {
+	prog.start(0, func(done, _ int64) string {
+		return fmt.Sprintf("reading the members of list %d: %d", o.listID, done)
+	})
+	for sub, err := range browseMembers(ctx, c, o.listID, o.concurrency) {
+		if err != nil {
+			return nil, err
+		}
+		if err := planner.AddMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
+			return nil, err
+		}
+		prog.add(1)
+	}
+	for _, id := range []int{o.listID, 0} {
+		entries, err := c.Suppression.List(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if err := planner.Suppress(e.EmailAddress); err != nil {
+				return nil, err
+			}
+		}
+	}
+	prog.start(info.Size(), func(done, total int64) string {
+		return fmt.Sprintf("planning: read %s of %s", percent(done, total), o.csvPath)
+	})
+	return planner.Plan(ctx, open)
+}
+
+// interruptedBeforeChanges reports a sync stopped while it planned: nothing was changed,
+// and every row of the file (counted, not read through the plan) is left to the next run.
+func interruptedBeforeChanges(ctx context.Context, a *app, path string, open func() (*csvsync.Reader, error)) error {
+	rows := 0
+	if r, err := open(); err == nil {
+		rows, _ = csvsync.CountRecords(r)
+		r.Close()
+	}
+	if a.json {
+		doc := orderedObject{{"csv", path}, {"interrupted", true}, {"changed", false}, {"rows", rows},
+			{"rows_done", 0}, {"rows_failed", 0}, {"rows_not_attempted", rows}}
+		fmt.Fprintf(a.stdout, "%s\n", indentJSON(doc, ""))
+	} else {
+		fmt.Fprintf(a.stdout, "Interrupted while planning: nothing was changed (%s of %s not attempted).\n", plural(rows, "row"), path)
+	}
+	return fmt.Errorf("%w before any change: of %s, 0 done, 0 failed, %d not attempted; run the same sync again",
+		context.Cause(ctx), plural(rows, "row"), rows)
+}
+
+// browsePages is how many pages of members are asked for ahead of the one being read.
+const browsePages = 4
+
+// browseMembers yields the members of a list, page by page in order, with up to n pages
+// asked for at once (subscriber.browse pages by index, so the next pages are known before
+// this one arrives). It yields an error once and stops; it stops after a short page.
+func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.Seq2[sendloop.Subscriber, error] {
+	n = max(1, min(n, browsePages))
+	type page struct {
+		subs []sendloop.Subscriber
+		err  error
+	}
+	return func(yield func(sendloop.Subscriber, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		fetch := func(i int) chan page {
+			ch := make(chan page, 1)
+			go func() {
+				subs, err := c.Subscribers.Browse(ctx, listID, sendloop.SubscriberBrowseParams{StartIndex: i})
+				ch <- page{subs, err}
+			}()
+			return ch
+		}
+		var ahead []chan page
+		next := 0
+		for {
+			for len(ahead) < n {
+				ahead = append(ahead, fetch(next))
+				next++
+			}
+			p := <-ahead[0]
+			ahead = ahead[1:]
+			if p.err != nil {
+				yield(sendloop.Subscriber{}, p.err)
+				return
+			}
+			for _, s := range p.subs {
+				if !yield(s, nil) {
+					return
+				}
+			}
+			if len(p.subs) < sendloop.BrowsePageSize {
+				return
+			}
+		}
+	}
 }
 
 // failures describes the changes that failed without a row to reject.
@@ -293,35 +459,45 @@ func describeMapping(path string, comma rune, bom bool, m *csvsync.Mapping) stri
 
 // dryRun lists the changes of the plan and writes the rejected rows.
 func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
-	r, err := open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for ev, err := range plan.Events(r) {
+	for _, mask := range []csvsync.EventKind{csvsync.EventAdd | csvsync.EventReject, csvsync.EventUpdate} {
+		if mask == csvsync.EventUpdate && plan.Updates == 0 {
+			continue
+		}
+		r, err := open()
 		if err != nil {
 			return err
 		}
-		if ev.Kind == csvsync.EventReject {
-			rejects.add(ev.Row.Line, ev.Row.Email, ev.Reason)
-			continue
+		for ev, err := range plan.Events(r, mask) {
+			if err == nil {
+				switch ev.Kind {
+				case csvsync.EventReject:
+					rejects.add(ev.Row.Line, rejectAddress(ev.Row), ev.Reason)
+				case csvsync.EventAdd:
+					err = out.add(ev.Row)
+				case csvsync.EventUpdate:
+					err = out.update(*ev.Update)
+				}
+			}
+			if err != nil {
+				r.Close()
+				return err
+			}
 		}
-		if err := out.add(ev.Row); err != nil {
-			return err
-		}
+		r.Close()
 	}
-	for _, u := range plan.Updates {
-		if err := out.update(u); err != nil {
-			return err
+	for u, err := range plan.ToUnsubscribe() {
+		if err == nil {
+			err = out.unsubscribe(u)
 		}
-	}
-	for _, u := range plan.Unsubscribes {
-		if err := out.unsubscribe(u); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// rejectAddress is the address a rejected row is reported with: as written.
+func rejectAddress(row csvsync.Row) string { return row.Email }
 
 // importRow is the row sent for an addition: the address and the non-empty fields (an
 // empty field of a new subscriber is empty anyway).
@@ -339,10 +515,19 @@ func importRow(m *csvsync.Mapping, row csvsync.Row) sendloop.ImportSubscriber {
 	return sub
 }
 
+// cutShort reports whether err is work's own cancellation rather than an answer.
+func cutShort(work context.Context, err error) bool {
+	return work.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)))
+}
+
 // applyAdds streams the file once more: rejected rows go to the sink, new addresses to
-// ImportAll. Rows the service refused are then traced to their lines by a last pass.
-func applyAdds(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *csvsync.Plan,
+// ImportAll, until stop ends; the calls run on work. Rows the service refused are then
+// traced to their lines by a last pass.
+func applyAdds(stop, work context.Context, c *sendloop.Client, o *syncOptions, plan *csvsync.Plan,
 	open func() (*csvsync.Reader, error), rejects *rejectSink, res *syncResult, prog *progress) error {
+	if plan.Adds == 0 && plan.Rejected == 0 {
+		return nil
+	}
 	r, err := open()
 	if err != nil {
 		return err
@@ -351,13 +536,16 @@ func applyAdds(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *cs
 	mapping := plan.Mapping()
 	var readErr error
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
-		for ev, err := range plan.Events(r) {
+		for ev, err := range plan.Events(r, csvsync.EventAdd|csvsync.EventReject) {
+			if stop.Err() != nil {
+				return // the rest of the file is not read: its rows are not attempted
+			}
 			if err != nil {
 				readErr = err
 				return
 			}
 			if ev.Kind == csvsync.EventReject {
-				rejects.add(ev.Row.Line, ev.Row.Email, ev.Reason)
+				rejects.add(ev.Row.Line, rejectAddress(ev.Row), ev.Reason)
 				continue
 			}
 			if !yield(importRow(mapping, ev.Row)) {
@@ -370,7 +558,7 @@ func applyAdds(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *cs
 		}
 		return readErr
 	}
-	report, err := c.Subscribers.ImportAll(ctx, o.listID, rows, sendloop.ImportOptions{
+	report, err := c.Subscribers.ImportAll(work, o.listID, rows, sendloop.ImportOptions{
 		BatchSize:   o.batchSize,
 		Concurrency: o.concurrency,
 		OnProgress:  func(p sendloop.ImportProgress) { prog.set(int64(p.Rows)) },
@@ -401,15 +589,12 @@ func traceFailures(plan *csvsync.Plan, open func() (*csvsync.Reader, error), fai
 	}
 	defer r.Close()
 	index, next := 0, 0
-	for ev, err := range plan.Events(r) {
+	for ev, err := range plan.Events(r, csvsync.EventAdd) {
 		if err != nil {
 			return err
 		}
-		if ev.Kind != csvsync.EventAdd {
-			continue
-		}
 		for next < len(failed) && failed[next].Index == index {
-			rejects.add(ev.Row.Line, ev.Row.Email, importFailure(failed[next].Err))
+			rejects.add(ev.Row.Line, rejectAddress(ev.Row), importFailure(failed[next].Err))
 			next++
 		}
 		if next == len(failed) {
@@ -427,16 +612,21 @@ func importFailure(err error) string {
 	return "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 }
 
-// forEach calls fn for every item, n at a time, until ctx ends.
-func forEach[T any](ctx context.Context, n int, items []T, fn func(T)) {
+// forEach calls fn for every item of seq, n at a time, until stop ends; it returns seq's
+// error after the calls started have returned.
+func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn func(T)) error {
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
-	for _, item := range items {
+	defer wg.Wait()
+	for item, err := range seq {
+		if err != nil {
+			return err
+		}
 		select {
 		case sem <- struct{}{}:
-		case <-ctx.Done():
+		case <-stop.Done():
 		}
-		if ctx.Err() != nil {
+		if stop.Err() != nil {
 			break
 		}
 		wg.Add(1)
@@ -446,67 +636,109 @@ func forEach[T any](ctx context.Context, n int, items []T, fn func(T)) {
 			fn(item)
 		}()
 	}
-	wg.Wait()
+	return nil
 }
 
-func applyUpdates(ctx context.Context, c *sendloop.Client, o *syncOptions, plan *csvsync.Plan, rejects *rejectSink, res *syncResult, prog *progress) {
+// updates yields the plan's updates in file order.
+func updates(plan *csvsync.Plan, r *csvsync.Reader) iter.Seq2[csvsync.Update, error] {
+	return func(yield func(csvsync.Update, error) bool) {
+		for ev, err := range plan.Events(r, csvsync.EventUpdate) {
+			if err != nil {
+				yield(csvsync.Update{}, err)
+				return
+			}
+			if !yield(*ev.Update, nil) {
+				return
+			}
+		}
+	}
+}
+
+func applyUpdates(stop, work context.Context, c *sendloop.Client, o *syncOptions, plan *csvsync.Plan,
+	open func() (*csvsync.Reader, error), rejects *rejectSink, res *syncResult, prog *progress) error {
+	if plan.Updates == 0 {
+		return nil
+	}
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	var mu sync.Mutex
-	forEach(ctx, o.concurrency, plan.Updates, func(u csvsync.Update) {
-		err := c.Subscribers.Update(ctx, o.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
+	return forEach(stop, o.concurrency, updates(plan, r), func(u csvsync.Update) {
+		err := c.Subscribers.Update(work, o.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
+		switch {
+		case err == nil:
+			res.Updated++
+		case cutShort(work, err):
+			// not attempted: the next run does it
+		default:
 			res.UpdateFailed++
 			rejects.add(u.Line, u.Email, "update failed: "+strings.TrimPrefix(err.Error(), "sendloop: "))
-		} else {
-			res.Updated++
 		}
 		prog.add(1)
 	})
 }
 
-func applyUnsubscribes(ctx context.Context, a *app, lc *legacy.Client, o *syncOptions, plan *csvsync.Plan, res *syncResult, prog *progress) {
-	if lc == nil || len(plan.Unsubscribes) == 0 {
-		return
+func applyUnsubscribes(stop, work context.Context, a *app, lc *legacy.Client, o *syncOptions, plan *csvsync.Plan, res *syncResult, prog *progress) error {
+	if lc == nil || plan.Unsubscribes == 0 {
+		return nil
 	}
 	var mu sync.Mutex
-	forEach(ctx, o.concurrency, plan.Unsubscribes, func(u csvsync.Unsubscribe) {
-		_, err := lc.SubscriberUnsubscribe(ctx, o.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
+	return forEach(stop, o.concurrency, plan.ToUnsubscribe(), func(u csvsync.Unsubscribe) {
+		_, err := lc.SubscriberUnsubscribe(work, o.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
 		if errors.Is(err, legacy.ErrEmailNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
+		switch {
+		case err == nil:
+			res.Unsubscribed++
+		case cutShort(work, err):
+		default:
 			res.UnsubscribeFailed++
 			fmt.Fprintf(a.stderr, "sendloop: unsubscribing %s: %v\n", u.Email, err)
-		} else {
-			res.Unsubscribed++
 		}
 		prog.add(1)
 	})
 }
 
-// rejectSink receives the rejected rows: into the --rejects file, or onto stderr.
+// rejectSink receives the rejected rows: into the --rejects file, or onto stderr; with
+// --json also into a temporary file, for the document's rejected_rows.
 type rejectSink struct {
-	a     *app
-	path  string
-	f     *os.File
-	w     *csv.Writer
-	mu    sync.Mutex
-	count int
+	a      *app
+	path   string
+	f      *os.File
+	w      *csv.Writer
+	spool  *os.File
+	spoolW *csv.Writer
+	mu     sync.Mutex
+	count  int
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
 	s := &rejectSink{a: a, path: path}
+	if a.json {
+		f, err := os.CreateTemp("", "sendloop-rejects-*.csv")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name()) // read back through f only
+		s.spool, s.spoolW = f, csv.NewWriter(f)
+	}
 	if path == "" {
 		return s, nil
 	}
 	if info, err := os.Stat(path); err == nil && os.SameFile(info, csvInfo) {
+		s.abort()
 		return nil, usagef("sync", "--rejects names the CSV file itself")
 	}
 	f, err := os.Create(path)
 	if err != nil {
+		s.abort()
 		return nil, usagef("sync", "--rejects: %v", err)
 	}
 	s.f, s.w = f, csv.NewWriter(f)
@@ -518,8 +750,12 @@ func (s *rejectSink) add(line int, email, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
+	rec := []string{strconv.Itoa(line), email, reason}
+	if s.spoolW != nil {
+		_ = s.spoolW.Write(rec)
+	}
 	if s.w != nil {
-		_ = s.w.Write([]string{strconv.Itoa(line), email, reason})
+		_ = s.w.Write(rec)
 		return
 	}
 	if s.count <= maxRejectsShown {
@@ -527,8 +763,44 @@ func (s *rejectSink) add(line int, email, reason string) {
 	}
 }
 
+// each calls fn with every rejected row so far, in the order they came (--json only).
+func (s *rejectSink) each(fn func(line int, address, reason string) error) error {
+	if s.spool == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spoolW.Flush()
+	if err := s.spoolW.Error(); err != nil {
+		return err
+	}
+	if _, err := s.spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	defer s.spool.Seek(0, io.SeekEnd)
+	r := csv.NewReader(bufio.NewReader(s.spool))
+	r.FieldsPerRecord = 3
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		line, _ := strconv.Atoi(rec[0])
+		if err := fn(line, rec[1], rec[2]); err != nil {
+			return err
+		}
+	}
+}
+
 // finish closes the file and returns the run's error: err, or one saying rows were rejected.
 func (s *rejectSink) finish(err error) error {
+	if s.spool != nil {
+		s.spool.Close()
+		s.spool, s.spoolW = nil, nil
+	}
 	if s.f != nil {
 		s.w.Flush()
 		werr := s.w.Error()
@@ -546,7 +818,9 @@ func (s *rejectSink) finish(err error) error {
 	where := "listed in " + s.path
 	if s.path == "" {
 		where = "listed above"
-		if s.count > maxRejectsShown {
+		if s.a.json {
+			where = "listed in rejected_rows"
+		} else if s.count > maxRejectsShown {
 			where = fmt.Sprintf("the first %d listed above; --rejects FILE keeps them all", maxRejectsShown)
 		}
 	}
@@ -557,11 +831,16 @@ func (s *rejectSink) finish(err error) error {
 	return errors.Join(fmt.Errorf("%s %s rejected (%s)", plural(s.count, "row"), verb, where), err)
 }
 
-// abort closes the file if finish was not reached.
+// abort closes the files if finish was not reached.
 func (s *rejectSink) abort() {
+	if s.spool != nil {
+		s.spool.Close()
+		s.spool, s.spoolW = nil, nil
+	}
 	if s.f != nil {
 		s.w.Flush()
 		s.f.Close()
+		s.f = nil
 	}
 }
 
@@ -574,13 +853,14 @@ type syncOutput struct {
 	unsubscribeMissing bool
 	plan               *csvsync.Plan
 	mapping            *csvsync.Mapping
+	rejects            *rejectSink
 	changes            int
 }
 
 func (s *syncOutput) planJSON() orderedObject {
 	p := s.plan
 	return orderedObject{
-		{"rows", p.Rows}, {"add", p.Adds}, {"update", len(p.Updates)}, {"unsubscribe", len(p.Unsubscribes)},
+		{"rows", p.Rows}, {"add", p.Adds}, {"update", p.Updates}, {"unsubscribe", p.Unsubscribes},
 		{"unchanged", p.Unchanged}, {"skipped_unsubscribed", p.SkippedUnsubscribed},
 		{"skipped_suppressed", p.SkippedSuppressed}, {"skipped_status", p.SkippedStatus},
 		{"absent", p.Absent}, {"rejected", p.Rejected},
@@ -591,7 +871,7 @@ func (s *syncOutput) planJSON() orderedObject {
 func (s *syncOutput) begin() error {
 	w := s.a.stdout
 	if s.a.json {
-		head := orderedObject{{"ListID", s.list.ListID}, {"Name", s.list.Name}}
+		head := orderedObject{{"list_id", s.list.ListID}, {"name", s.list.Name}}
 		_, err := fmt.Fprintf(w, "{\n  \"list\": %s,\n  \"csv\": %s,\n  \"dry_run\": %t,\n  \"plan\": %s",
 			indentJSON(head, "  "), jsonString(s.csvPath), s.dryRun, indentJSON(s.planJSON(), "  "))
 		if err == nil && s.dryRun {
@@ -612,19 +892,19 @@ func (s *syncOutput) begin() error {
 }
 
 type summaryRow struct {
-	name            string
-	planned         int
-	done, failed    int
-	applies         bool // done and failed apply
-	showWhenNothing bool
+	name                       string
+	planned                    int
+	done, failed, notAttempted int
+	applies                    bool // done and failed apply
+	showWhenNothing            bool
 }
 
 func (s *syncOutput) summaryRows() []summaryRow {
 	p := s.plan
 	rows := []summaryRow{
 		{name: "add", planned: p.Adds, applies: true, showWhenNothing: true},
-		{name: "update", planned: len(p.Updates), applies: true, showWhenNothing: true},
-		{name: "unsubscribe", planned: len(p.Unsubscribes), applies: true, showWhenNothing: true},
+		{name: "update", planned: p.Updates, applies: true, showWhenNothing: true},
+		{name: "unsubscribe", planned: p.Unsubscribes, applies: true, showWhenNothing: true},
 		{name: "unchanged", planned: p.Unchanged, showWhenNothing: true},
 		{name: "skipped (unsubscribed)", planned: p.SkippedUnsubscribed},
 		{name: "skipped (suppressed)", planned: p.SkippedSuppressed},
@@ -693,6 +973,33 @@ func (s *syncOutput) unsubscribe(u csvsync.Unsubscribe) error {
 		orderedObject{{"action", "unsubscribe"}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}})
 }
 
+// rejectedRowsJSON writes the document's rejected_rows member.
+func (s *syncOutput) rejectedRowsJSON() error {
+	w := s.a.stdout
+	if _, err := io.WriteString(w, ",\n  \"rejected_rows\": ["); err != nil {
+		return err
+	}
+	n := 0
+	err := s.rejects.each(func(line int, address, reason string) error {
+		sep := ","
+		if n == 0 {
+			sep = ""
+		}
+		n++
+		_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(orderedObject{{"line", line}, {"address", address}, {"reason", reason}}, "    "))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	closing := "]"
+	if n > 0 {
+		closing = "\n  ]"
+	}
+	_, err = io.WriteString(w, closing)
+	return err
+}
+
 // end writes the result (nil for a dry run) and closes the document.
 func (s *syncOutput) end(res *syncResult) error {
 	w := s.a.stdout
@@ -703,9 +1010,15 @@ func (s *syncOutput) end(res *syncResult) error {
 			if s.changes > 0 {
 				closing = "\n  ]"
 			}
-			_, err = io.WriteString(w, closing+"\n}\n")
+			_, err = io.WriteString(w, closing)
 		} else {
-			_, err = fmt.Fprintf(w, ",\n  \"result\": %s\n}\n", indentJSON(res, "  "))
+			_, err = fmt.Fprintf(w, ",\n  \"result\": %s", indentJSON(res, "  "))
+		}
+		if err == nil {
+			err = s.rejectedRowsJSON()
+		}
+		if err == nil {
+			_, err = io.WriteString(w, "\n}\n")
 		}
 		return err
 	}
@@ -716,22 +1029,32 @@ func (s *syncOutput) end(res *syncResult) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "Synced list %d %q with %s (%s).\n\n", s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
-	t := newTable(w, "ACTION", "PLANNED", "DONE", "FAILED")
+	cols := []string{"ACTION", "PLANNED", "DONE", "FAILED"}
+	if res.Interrupted {
+		fmt.Fprintf(w, "Interrupted: list %d %q partly synced with %s (%s: %d done, %d failed, %d not attempted).\nRun the same sync again to finish.\n\n",
+			s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
+		cols = append(cols, "NOT ATTEMPTED")
+	} else {
+		fmt.Fprintf(w, "Synced list %d %q with %s (%s).\n\n", s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
+	}
+	t := newTable(w, cols...)
 	for _, r := range s.summaryRows() {
 		switch r.name {
 		case "add":
-			r.done, r.failed = res.Added+res.AlreadyPresent, res.AddFailed
+			r.done, r.failed, r.notAttempted = res.Added+res.AlreadyPresent, res.AddFailed, res.AddNotAttempted
 		case "update":
-			r.done, r.failed = res.Updated, res.UpdateFailed
+			r.done, r.failed, r.notAttempted = res.Updated, res.UpdateFailed, res.UpdateNotAttempted
 		case "unsubscribe":
-			r.done, r.failed = res.Unsubscribed, res.UnsubscribeFailed
+			r.done, r.failed, r.notAttempted = res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeNotAttempted
 		}
+		cells := []string{r.name, strconv.Itoa(r.planned)}
 		if r.applies {
-			t.row(r.name, strconv.Itoa(r.planned), strconv.Itoa(r.done), strconv.Itoa(r.failed))
-		} else {
-			t.row(r.name, strconv.Itoa(r.planned))
+			cells = append(cells, strconv.Itoa(r.done), strconv.Itoa(r.failed))
+			if res.Interrupted {
+				cells = append(cells, strconv.Itoa(r.notAttempted))
+			}
 		}
+		t.row(cells...)
 	}
 	return t.flush()
 }

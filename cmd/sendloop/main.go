@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sendloop/sendloop"
@@ -23,7 +21,7 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, interrupted, stop := notifyInterrupts()
 	code := run(ctx, os.Args[1:], &env{
 		stdin:     os.Stdin,
 		stdout:    os.Stdout,
@@ -32,7 +30,7 @@ func main() {
 		stderrTTY: isCharDevice(os.Stderr),
 	})
 	stop()
-	os.Exit(code)
+	os.Exit(interrupted.exitCode(code))
 }
 
 // isCharDevice reports whether f is a character device: a terminal, for the progress line.

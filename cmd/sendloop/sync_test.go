@@ -214,11 +214,11 @@ func TestSyncIdempotent(t *testing.T) {
 	f, _ := syncFake(t)
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "clean.csv", "EmailAddress,Plan\nann@example.com,team\nnew@example.com,free\n")
-	r := f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing")
+	r := f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--max-unsubscribe", "2")
 	expect(t, r, exitOK, nil, nil)
 	checkPlan(t, r.stdout, map[string]int{"add": 1, "update": 1, "unsubscribe": 2, "rejected": 0})
 	before := writes(f.srv)
-	r = f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing")
+	r = f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--max-unsubscribe", "0")
 	expect(t, r, exitOK, nil, nil)
 	checkPlan(t, r.stdout, map[string]int{"add": 0, "update": 0, "unsubscribe": 0, "unchanged": 2, "rejected": 0})
 	if after := writes(f.srv); after != before {
@@ -369,7 +369,7 @@ func TestSyncServiceFailures(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := syncResult{Added: 1, AddFailed: 1, UpdateFailed: 1, UnsubscribeFailed: 1, Rejected: 2}
+	want := syncResult{Added: 1, AddFailed: 1, UpdateFailed: 1, UnsubscribeFailed: 1, Rejected: 2, RowsDone: 3, RowsFailed: 2}
 	if doc.Result != want {
 		t.Errorf("result %+v, want %+v", doc.Result, want)
 	}
@@ -424,7 +424,7 @@ func TestSyncLarge(t *testing.T) {
 	csvPath := writeFile(t, dir, "large.csv", b.String())
 	rejects := filepath.Join(dir, "rejects.csv")
 	r := f.sendloop(t, "--json", "sync", "--list", "1", "--csv", csvPath, "--rejects", rejects,
-		"--batch-size", "97", "--concurrency", "3", "--unsubscribe-missing")
+		"--batch-size", "97", "--concurrency", "3", "--unsubscribe-missing", "--max-unsubscribe", "100%")
 	expect(t, r, exitFailure, nil, []string{"300 rows were rejected"})
 	checkPlan(t, r.stdout, map[string]int{"rows": n + n/10, "add": n, "unsubscribe": 2, "rejected": n / 10})
 	if got := f.srv.SubscriberCount(1); got != n+3 {

@@ -1,12 +1,15 @@
 package csvsync
 
 import (
+	"bufio"
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"iter"
-	"slices"
+	"os"
 	"strings"
 )
 
@@ -20,68 +23,167 @@ const progressEvery = 1024
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of members the CSV does not name.
 	UnsubscribeMissing bool
-	// Hash hashes a lower-cased address for the duplicate check; nil means hash/maphash with
-	// a random seed. Collisions cost a further pass over the file, never a wrong answer.
-	Hash func(key string) uint64
+	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
+	TempDir string
 	// Progress, when set, is called now and then while the file is read, with the number
 	// of bytes read so far.
 	Progress func(offset int64)
 }
 
-// member is a subscriber of the list, as the plan needs it.
-type member struct {
-	id        int
-	email     string
-	status    string
-	values    []string // current values of the mapped fields
-	line      int      // first CSV line naming it; 0 when none does
-	protected bool     // named by a skipped or rejected row: never unsubscribed
-}
+// The kinds of rec.
+const (
+	kindMember       = iota + 1 // a member of the list
+	kindUnsubscribed            // a member who unsubscribed
+	kindSuppressed              // an address of a suppression list
+	kindRow                     // a row to add, update or keep
+	kindProtect                 // a skipped or rejected row naming an address: its member stays
 
-// Planner compares a CSV with a list's members.
+	decisionAdd
+	decisionUpdate
+	decisionDuplicate
+)
+
+// Planner compares a CSV with a list's members in memory that does not grow with either:
+// members, suppressed addresses and rows become fixed-size records (a 128-bit fingerprint of
+// the address, a 64-bit one of the field values) sorted on disk and merged, and the members'
+// addresses and values wait in a temporary file for the few that an update or an
+// unsubscription needs. Close removes the files.
 type Planner struct {
-	mapping    *Mapping
-	opts       Options
-	members    []member
-	index      map[string]int32 // lower-cased address → members index
-	suppressed map[string]int   // lower-cased suppressed address → first CSV line naming it
+	mapping *Mapping
+	opts    Options
+	seeds   [3]maphash.Seed
+	dir     string
+
+	members *sorter // members and suppressed addresses, by key
+	data    *os.File
+	dataW   *bufio.Writer
+	dataOff int64
+	count   int
+	scratch []byte
+	err     error
+
+	rows      *sorter // the rows naming an address, by key then line
+	decisions *sorter // what to do with each row to add, update or reject, by line
+	absent    *sorter // the members to unsubscribe, in browse order
 }
 
 // NewPlanner returns a Planner for files read through m.
-func NewPlanner(m *Mapping, opts Options) *Planner {
-	if opts.Hash == nil {
-		seed := maphash.MakeSeed()
-		opts.Hash = func(key string) uint64 { return maphash.String(seed, key) }
+func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
+	dir, err := os.MkdirTemp(opts.TempDir, "sendloop-sync-*")
+	if err != nil {
+		return nil, fmt.Errorf("the plan's temporary directory: %w", err)
 	}
-	return &Planner{mapping: m, opts: opts, index: map[string]int32{}, suppressed: map[string]int{}}
+	p := &Planner{mapping: m, opts: opts, dir: dir}
+	for i := range p.seeds {
+		p.seeds[i] = maphash.MakeSeed()
+	}
+	p.members = newSorter(dir, byKey)
+	p.rows = newSorter(dir, byKey)
+	p.decisions = newSorter(dir, bySeq)
+	p.absent = newSorter(dir, bySeq)
+	if p.data, err = os.CreateTemp(dir, "members-*"); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	p.dataW = bufio.NewWriterSize(p.data, 64<<10)
+	return p, nil
+}
+
+// Close removes the plan's temporary files; the Plan cannot be read after it.
+func (p *Planner) Close() error {
+	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
+		s.close()
+	}
+	p.data.Close()
+	return os.RemoveAll(p.dir)
+}
+
+// key returns the fingerprint of an address, compared case-insensitively.
+func (p *Planner) key(lower string) (uint64, uint64) {
+	return maphash.String(p.seeds[0], lower), maphash.String(p.seeds[1], lower)
+}
+
+// valuesHash returns the fingerprint of the mapped fields' values, in mapping order.
+func (p *Planner) valuesHash(value func(i int) string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(p.seeds[2])
+	var n [binary.MaxVarintLen64]byte
+	for i := range p.mapping.Fields {
+		v := value(i)
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))])
+		h.WriteString(v)
+	}
+	return h.Sum64()
 }
 
 // AddMember records a subscriber of the list, with its custom fields by ID; only the mapped
-// fields are kept. A second record for the same address replaces the first.
-func (p *Planner) AddMember(id int, email, status string, fields map[int]string) {
-	mem := member{id: id, email: email, status: status}
-	if len(p.mapping.Fields) > 0 {
-		mem.values = make([]string, len(p.mapping.Fields))
-		for i, f := range p.mapping.Fields {
-			mem.values[i] = fields[f.Field.ID]
-		}
+// fields are kept. A later record for the same address replaces an earlier one. An error
+// (writing the temporary files) is also returned by Plan.
+func (p *Planner) AddMember(id int, email, status string, fields map[int]string) error {
+	if p.err != nil {
+		return p.err
 	}
-	key := strings.ToLower(strings.TrimSpace(email))
-	if i, ok := p.index[key]; ok {
-		p.members[i] = mem
-		return
+	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	r := rec{k1: k1, k2: k2, id: uint32(id), seq: uint32(p.count), kind: kindMember, off: uint64(p.dataOff)}
+	if status == StatusUnsubscribed {
+		r.kind = kindUnsubscribed
 	}
-	p.index[key] = int32(len(p.members))
-	p.members = append(p.members, mem)
+	r.vals = p.valuesHash(func(i int) string { return fields[p.mapping.Fields[i].Field.ID] })
+	b := appendString(p.scratch[:0], email)
+	for _, f := range p.mapping.Fields {
+		b = appendString(b, fields[f.Field.ID])
+	}
+	p.scratch = b
+	r.n = uint32(len(b))
+	p.count++
+	if _, err := p.dataW.Write(b); err != nil {
+		p.err = err
+		return err
+	}
+	p.dataOff += int64(len(b))
+	if err := p.members.add(r); err != nil {
+		p.err = err
+	}
+	return p.err
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // Suppress records an address of the suppression list: the plan never adds it.
-func (p *Planner) Suppress(email string) {
-	p.suppressed[strings.ToLower(strings.TrimSpace(email))] = 0
+func (p *Planner) Suppress(email string) error {
+	if p.err != nil {
+		return p.err
+	}
+	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	p.err = p.members.add(rec{k1: k1, k2: k2, kind: kindSuppressed})
+	return p.err
 }
 
-// Members returns the number of members recorded.
-func (p *Planner) Members() int { return len(p.members) }
+// Members returns the number of member records added.
+func (p *Planner) Members() int { return p.count }
+
+// memberText reads a member's address and values back from the member file.
+func (p *Planner) memberText(r rec) (email string, values []string, err error) {
+	b := make([]byte, r.n)
+	if _, err := p.data.ReadAt(b, int64(r.off)); err != nil {
+		return "", nil, fmt.Errorf("reading the plan's temporary file: %w", err)
+	}
+	next := func() string {
+		n, k := binary.Uvarint(b)
+		s := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return s
+	}
+	email = next()
+	values = make([]string, len(p.mapping.Fields))
+	for i := range values {
+		values[i] = next()
+	}
+	return email, values, nil
+}
 
 // Change is a custom field an update changes.
 type Change struct {
@@ -114,10 +216,14 @@ type Plan struct {
 	Rows int
 	// Adds is the number of rows whose address is new to the list.
 	Adds int
-	// Updates are the members whose custom fields differ from their row.
-	Updates []Update
-	// Unsubscribes are the members the CSV does not name (with UnsubscribeMissing).
-	Unsubscribes []Unsubscribe
+	// Updates is the number of members whose custom fields differ from their row.
+	Updates int
+	// Unsubscribes is the number of members to unsubscribe: those the CSV does not name
+	// (with UnsubscribeMissing, and when no record is unreadable).
+	Unsubscribes int
+	// Members counts the list's members that are subscribed or pending: the base of the
+	// share of the list that Unsubscribes would remove.
+	Members int
 	// Unchanged counts the members whose row matches them.
 	Unchanged int
 	// SkippedUnsubscribed counts rows of members who unsubscribed: a sync does not
@@ -139,176 +245,165 @@ type Plan struct {
 	Unreadable int
 
 	planner *Planner
-	dup     map[int]int // line of a repeated address → line of its first row
 }
 
 // Mapping returns the mapping the plan's rows are read through.
 func (pl *Plan) Mapping() *Mapping { return pl.planner.mapping }
 
-// Plan reads the file that open opens (once, or twice when it repeats addresses that are
-// new to the list) and returns the plan. It may be called once per Planner.
-func (p *Planner) Plan(open func() (*Reader, error)) (*Plan, error) {
-	pl := &Plan{planner: p, dup: map[int]int{}}
-	var hashes []uint64 // of the rows new to the list: repeated values are checked afterwards
-	err := p.scan(open, func(row Row) {
+// Plan reads the file that open opens, once, and returns the plan. It may be called once
+// per Planner. When ctx ends it stops reading and returns ctx's error with the plan so far,
+// whose Rows counts the records read.
+func (p *Planner) Plan(ctx context.Context, open func() (*Reader, error)) (*Plan, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := p.dataW.Flush(); err != nil {
+		return nil, err
+	}
+	pl := &Plan{planner: p}
+	err := p.scan(ctx, open, func(row Row) error {
 		pl.Rows++
 		switch {
 		case row.Reject != "":
 			pl.Rejected++
-			// A member whose row is rejected is not missing from the file: a stray comma
-			// must not unsubscribe anyone.
-			if i, ok := p.index[strings.ToLower(row.Email)]; ok && row.Email != "" {
-				p.members[i].protected = true
-			}
 			if row.Malformed {
 				pl.Unreadable++
 			}
+			// A member whose row is rejected is not missing from the file: a stray comma
+			// must not unsubscribe anyone.
+			if row.Email == "" {
+				return nil
+			}
+			k1, k2 := p.key(strings.ToLower(row.Email))
+			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
 		case row.Skip:
 			pl.SkippedStatus++
-			if i, ok := p.index[row.Key]; ok {
-				p.members[i].protected = true
-			}
-		default:
-			if i, ok := p.index[row.Key]; ok {
-				p.planMember(pl, &p.members[i], row)
-				return
-			}
-			if first, ok := p.suppressed[row.Key]; ok {
-				if first != 0 {
-					pl.dup[row.Line] = first
-					pl.Rejected++
-					return
-				}
-				p.suppressed[row.Key] = row.Line
-				pl.SkippedSuppressed++
-				return
-			}
-			hashes = append(hashes, p.opts.Hash(row.Key))
-			pl.Adds++
+			k1, k2 := p.key(row.Key)
+			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
 		}
+		k1, k2 := p.key(row.Key)
+		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
+			vals: p.valuesHash(func(i int) string { return row.Values[i] })})
 	})
 	if err != nil {
+		return pl, err
+	}
+	if err := p.join(pl); err != nil {
 		return nil, err
-	}
-	slices.Sort(hashes)
-	repeated := map[uint64]bool{}
-	for i := 1; i < len(hashes); i++ {
-		if hashes[i] == hashes[i-1] {
-			repeated[hashes[i]] = true
-		}
-	}
-	hashes = nil
-	if len(repeated) > 0 {
-		if err := p.resolveRepeats(open, pl, repeated); err != nil {
-			return nil, err
-		}
-	}
-	for i := range p.members {
-		m := &p.members[i]
-		if m.line != 0 || m.protected || m.status == StatusUnsubscribed {
-			continue
-		}
-		pl.Absent++
-		if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
-			pl.Unsubscribes = append(pl.Unsubscribes, Unsubscribe{SubscriberID: m.id, Email: m.email})
-		}
 	}
 	return pl, nil
 }
 
-// planMember plans the row of a member of the list.
-func (p *Planner) planMember(pl *Plan, m *member, row Row) {
-	if m.line != 0 {
-		pl.dup[row.Line] = m.line
-		pl.Rejected++
-		return
+// join merges the members with the rows, address by address, and records the decisions.
+func (p *Planner) join(pl *Plan) error {
+	members, stopM := iter.Pull2(p.members.all())
+	defer stopM()
+	rows, stopR := iter.Pull2(p.rows.all())
+	defer stopR()
+	nextM := func() (rec, bool, error) { r, err, ok := members(); return r, ok, err }
+	nextR := func() (rec, bool, error) { r, err, ok := rows(); return r, ok, err }
+	m, okM, err := nextM()
+	if err != nil {
+		return err
 	}
-	m.line = row.Line
-	if m.status == StatusUnsubscribed {
-		pl.SkippedUnsubscribed++
-		return
+	r, okR, err := nextR()
+	if err != nil {
+		return err
 	}
-	var u *Update
-	for i, f := range p.mapping.Fields {
-		if m.values[i] == row.Values[i] {
-			continue
+	for okM || okR {
+		// The smallest key of the two heads, and every record of both that carries it.
+		var k1, k2 uint64
+		switch {
+		case !okR || okM && (m.k1 < r.k1 || m.k1 == r.k1 && m.k2 <= r.k2):
+			k1, k2 = m.k1, m.k2
+		default:
+			k1, k2 = r.k1, r.k2
 		}
-		if u == nil {
-			u = &Update{Line: row.Line, SubscriberID: m.id, Email: m.email, Fields: map[int]string{}}
-		}
-		u.Fields[f.Field.ID] = row.Values[i]
-		u.Changes = append(u.Changes, Change{Field: f.Field, Header: f.Header, From: m.values[i], To: row.Values[i]})
-	}
-	if u == nil {
-		pl.Unchanged++
-		return
-	}
-	pl.Updates = append(pl.Updates, *u)
-}
-
-// resolveRepeats reads the file again to tell, among the new rows whose hash repeats, the
-// real repetitions of an address from hash collisions.
-func (p *Planner) resolveRepeats(open func() (*Reader, error), pl *Plan, repeated map[uint64]bool) error {
-	type seen struct {
-		key  string
-		line int
-	}
-	groups := map[uint64][]seen{}
-	return p.scan(open, func(row Row) {
-		if p.kind(row) != kindNew {
-			return
-		}
-		h := p.opts.Hash(row.Key)
-		if !repeated[h] {
-			return
-		}
-		for _, s := range groups[h] {
-			if s.key == row.Key {
-				pl.dup[row.Line] = s.line
-				pl.Adds--
-				pl.Rejected++
-				return
+		var member rec
+		isMember, suppressed := false, false
+		for okM && m.k1 == k1 && m.k2 == k2 {
+			switch m.kind {
+			case kindSuppressed:
+				suppressed = true
+			default:
+				member, isMember = m, true // the last record of an address wins
+			}
+			if m, okM, err = nextM(); err != nil {
+				return err
 			}
 		}
-		groups[h] = append(groups[h], seen{key: row.Key, line: row.Line})
-	})
+		first, protected := uint32(0), false
+		for okR && r.k1 == k1 && r.k2 == k2 {
+			if err := p.decide(pl, r, &first, &protected, member, isMember, suppressed); err != nil {
+				return err
+			}
+			if r, okR, err = nextR(); err != nil {
+				return err
+			}
+		}
+		if isMember && member.kind == kindMember {
+			pl.Members++
+			if first == 0 && !protected {
+				pl.Absent++
+				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
+					pl.Unsubscribes++
+					if err := p.absent.add(member); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
-type rowKind int
-
-const (
-	kindReject rowKind = iota
-	kindSkip
-	kindMember
-	kindSuppressed
-	kindNew
-)
-
-// kind classifies a row by what it is, not by what it repeats.
-func (p *Planner) kind(row Row) rowKind {
+// decide plans a row of an address; first is the line of the address's first row to add,
+// update or keep (0 before it), and protected reports a skipped or rejected row naming it.
+func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member rec, isMember, suppressed bool) error {
+	if r.kind == kindProtect {
+		*protected = true
+		return nil
+	}
+	if *first != 0 {
+		pl.Rejected++
+		return p.decisions.add(rec{seq: r.seq, kind: decisionDuplicate, id: *first})
+	}
+	*first = r.seq
 	switch {
-	case row.Reject != "":
-		return kindReject
-	case row.Skip:
-		return kindSkip
+	case isMember && member.kind == kindUnsubscribed:
+		pl.SkippedUnsubscribed++
+	case isMember && member.vals == r.vals:
+		pl.Unchanged++
+	case isMember:
+		pl.Updates++
+		d := member
+		d.seq, d.kind = r.seq, decisionUpdate
+		return p.decisions.add(d)
+	case suppressed:
+		pl.SkippedSuppressed++
+	default:
+		pl.Adds++
+		return p.decisions.add(rec{seq: r.seq, kind: decisionAdd})
 	}
-	if _, ok := p.index[row.Key]; ok {
-		return kindMember
-	}
-	if _, ok := p.suppressed[row.Key]; ok {
-		return kindSuppressed
-	}
-	return kindNew
+	return nil
 }
 
-// scan reads the file that open opens, handing each record to fn as a Row.
-func (p *Planner) scan(open func() (*Reader, error), fn func(Row)) error {
+// scan reads the file that open opens, handing each record to fn as a Row, until ctx ends.
+func (p *Planner) scan(ctx context.Context, open func() (*Reader, error), fn func(Row) error) error {
 	r, err := open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	for n := 0; ; n++ {
+		if n%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if p.opts.Progress != nil {
+				p.opts.Progress(r.Offset())
+			}
+		}
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -316,9 +411,8 @@ func (p *Planner) scan(open func() (*Reader, error), fn func(Row)) error {
 		if err != nil {
 			return fmt.Errorf("reading the CSV: %w", err)
 		}
-		fn(p.mapping.Row(rec))
-		if p.opts.Progress != nil && n%progressEvery == 0 {
-			p.opts.Progress(r.Offset())
+		if err := fn(p.mapping.Row(rec)); err != nil {
+			return err
 		}
 	}
 	if p.opts.Progress != nil {
@@ -327,56 +421,139 @@ func (p *Planner) scan(open func() (*Reader, error), fn func(Row)) error {
 	return nil
 }
 
-// EventKind tells an Event's kind.
+// CountRecords counts the data records left in r, without reading them through a mapping:
+// the rows an interrupted sync did not reach.
+func CountRecords(r *Reader) (int, error) {
+	n := 0
+	for {
+		_, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// EventKind tells an Event's kind; kinds combine as a mask for Events.
 type EventKind int
 
 // The kinds of Event.
 const (
 	// EventAdd is a row whose address is to be added to the list.
-	EventAdd EventKind = iota + 1
+	EventAdd EventKind = 1 << iota
 	// EventReject is a rejected row.
 	EventReject
+	// EventUpdate is a row whose member's custom fields are to be updated.
+	EventUpdate
 )
 
-// Event is a row of the file that the sync adds or rejects.
+// Event is a row of the file that the sync adds, updates or rejects.
 type Event struct {
 	Kind EventKind
 	Row  Row
 	// Reason says why a rejected row is rejected.
 	Reason string
+	// Update describes an update.
+	Update *Update
 }
 
-// Events reads the file again from r and yields, in file order, the rows to add and the
-// rows rejected, with why. Rows of members, skipped rows and suppressed addresses yield
-// nothing: Updates and the counts describe them. A read error is yielded once, and ends
-// the sequence.
-func (pl *Plan) Events(r *Reader) iter.Seq2[Event, error] {
+// Events reads the file again from r and yields, in file order, the rows of the kinds that
+// mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
+// the updates. Rows of unchanged members, skipped rows and suppressed addresses yield
+// nothing. A read error is yielded once, and ends the sequence.
+func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 	p := pl.planner
 	return func(yield func(Event, error) bool) {
+		decisions, stop := iter.Pull2(p.decisions.all())
+		defer stop()
+		d, err, ok := decisions()
 		for {
-			rec, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				return
-			}
 			if err != nil {
-				yield(Event{}, fmt.Errorf("reading the CSV: %w", err))
+				yield(Event{}, err)
 				return
 			}
-			row := p.mapping.Row(rec)
+			if !ok && mask&EventReject == 0 {
+				return // no decision left, and the rows rejected as read are not wanted
+			}
+			rec, rerr := r.Read()
+			if errors.Is(rerr, io.EOF) {
+				return
+			}
+			if rerr != nil {
+				yield(Event{}, fmt.Errorf("reading the CSV: %w", rerr))
+				return
+			}
+			line := uint32(rec.Line)
 			var ev Event
-			if first, ok := pl.dup[row.Line]; ok && row.Reject == "" {
-				ev = Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", first)}
-			} else {
-				switch p.kind(row) {
-				case kindReject:
+			switch {
+			case ok && d.seq == line:
+				row := p.mapping.Row(rec)
+				ev, err = pl.event(d, row)
+				d, err, ok = decisions()
+			case mask&EventReject != 0:
+				row := p.mapping.Row(rec)
+				if row.Reject != "" {
 					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
-				case kindNew:
-					ev = Event{Kind: EventAdd, Row: row}
-				default:
-					continue
 				}
 			}
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			if ev.Kind&mask == 0 {
+				continue
+			}
 			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// event turns a decision about a row into its Event.
+func (pl *Plan) event(d rec, row Row) (Event, error) {
+	switch d.kind {
+	case decisionAdd:
+		return Event{Kind: EventAdd, Row: row}, nil
+	case decisionDuplicate:
+		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
+	}
+	email, values, err := pl.planner.memberText(d)
+	if err != nil {
+		return Event{}, err
+	}
+	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: email, Fields: map[int]string{}}
+	for i, f := range pl.planner.mapping.Fields {
+		if values[i] == row.Values[i] {
+			continue
+		}
+		u.Fields[f.Field.ID] = row.Values[i]
+		u.Changes = append(u.Changes, Change{Field: f.Field, Header: f.Header, From: values[i], To: row.Values[i]})
+	}
+	if len(u.Changes) == 0 {
+		return Event{}, nil // the fingerprints differed, the values do not
+	}
+	return Event{Kind: EventUpdate, Row: row, Update: u}, nil
+}
+
+// ToUnsubscribe yields the members to unsubscribe, in the order they were added.
+func (pl *Plan) ToUnsubscribe() iter.Seq2[Unsubscribe, error] {
+	p := pl.planner
+	return func(yield func(Unsubscribe, error) bool) {
+		for r, err := range p.absent.all() {
+			if err != nil {
+				yield(Unsubscribe{}, err)
+				return
+			}
+			email, _, err := p.memberText(r)
+			if err != nil {
+				yield(Unsubscribe{}, err)
+				return
+			}
+			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: email}, nil) {
 				return
 			}
 		}

@@ -1,0 +1,245 @@
+package csvsync
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"slices"
+)
+
+// recSize is the size of a rec on disk.
+const recSize = 48
+
+// runRecords is how many records a sorter holds in memory before it writes them out, sorted,
+// as a run: 16,384 records are 768 KiB.
+const runRecords = 16 << 10
+
+// mergeBuffer is the read buffer of each run while runs are merged.
+const mergeBuffer = 8 << 10
+
+// rec is the fixed-size record the plan sorts: a member of the list, a suppressed address,
+// a row of the file, or a decision about a row. What each field holds depends on the kind.
+type rec struct {
+	k1, k2 uint64 // fingerprint of the lower-cased address
+	vals   uint64 // fingerprint of the mapped fields' values
+	off    uint64 // member: offset of its address and values in the member file
+	id     uint32 // member: subscriber ID; duplicate decision: the first row's line
+	seq    uint32 // member: browse order; row and decision: line
+	kind   uint32
+	n      uint32 // member: length of its text in the member file
+}
+
+func (r *rec) put(b []byte) {
+	binary.LittleEndian.PutUint64(b[0:], r.k1)
+	binary.LittleEndian.PutUint64(b[8:], r.k2)
+	binary.LittleEndian.PutUint64(b[16:], r.vals)
+	binary.LittleEndian.PutUint64(b[24:], r.off)
+	binary.LittleEndian.PutUint32(b[32:], r.id)
+	binary.LittleEndian.PutUint32(b[36:], r.seq)
+	binary.LittleEndian.PutUint32(b[40:], r.kind)
+	binary.LittleEndian.PutUint32(b[44:], r.n)
+}
+
+func (r *rec) get(b []byte) {
+	r.k1 = binary.LittleEndian.Uint64(b[0:])
+	r.k2 = binary.LittleEndian.Uint64(b[8:])
+	r.vals = binary.LittleEndian.Uint64(b[16:])
+	r.off = binary.LittleEndian.Uint64(b[24:])
+	r.id = binary.LittleEndian.Uint32(b[32:])
+	r.seq = binary.LittleEndian.Uint32(b[36:])
+	r.kind = binary.LittleEndian.Uint32(b[40:])
+	r.n = binary.LittleEndian.Uint32(b[44:])
+}
+
+// byKey orders records by address fingerprint, then by seq.
+func byKey(a, b rec) int {
+	switch {
+	case a.k1 != b.k1:
+		return cmpU64(a.k1, b.k1)
+	case a.k2 != b.k2:
+		return cmpU64(a.k2, b.k2)
+	}
+	return cmpU64(uint64(a.seq), uint64(b.seq))
+}
+
+// bySeq orders records by seq alone.
+func bySeq(a, b rec) int { return cmpU64(uint64(a.seq), uint64(b.seq)) }
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sorter sorts any number of records in bounded memory: it keeps up to runRecords of them,
+// and writes each full batch, sorted, as a run of a temporary file; reading merges the runs.
+type sorter struct {
+	cmp  func(a, b rec) int
+	dir  string
+	buf  []rec
+	f    *os.File
+	w    *bufio.Writer
+	runs []int64 // end offset of each run in f
+	size int64
+	done bool
+	n    int
+}
+
+func newSorter(dir string, cmp func(a, b rec) int) *sorter {
+	return &sorter{cmp: cmp, dir: dir}
+}
+
+// add adds a record; it may not be called after all.
+func (s *sorter) add(r rec) error {
+	if s.done {
+		return errors.New("csvsync: sorter: add after read")
+	}
+	s.n++
+	s.buf = append(s.buf, r)
+	if len(s.buf) == runRecords {
+		return s.spill()
+	}
+	return nil
+}
+
+// spill writes the records held as a sorted run.
+func (s *sorter) spill() error {
+	slices.SortFunc(s.buf, s.cmp)
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "run-*")
+		if err != nil {
+			return err
+		}
+		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	var b [recSize]byte
+	for i := range s.buf {
+		s.buf[i].put(b[:])
+		if _, err := s.w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	s.size += int64(len(s.buf)) * recSize
+	s.runs = append(s.runs, s.size)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// finish sorts what is held, writing it out if earlier records were.
+func (s *sorter) finish() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	if s.f == nil {
+		slices.SortFunc(s.buf, s.cmp)
+		return nil
+	}
+	if len(s.buf) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	s.buf = nil
+	return s.w.Flush()
+}
+
+// all yields every record in order; it may be called any number of times.
+func (s *sorter) all() iter.Seq2[rec, error] {
+	return func(yield func(rec, error) bool) {
+		if err := s.finish(); err != nil {
+			yield(rec{}, err)
+			return
+		}
+		if s.f == nil {
+			for _, r := range s.buf {
+				if !yield(r, nil) {
+					return
+				}
+			}
+			return
+		}
+		m := &merger{cmp: s.cmp}
+		start := int64(0)
+		for _, end := range s.runs {
+			rd := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, start, end-start), mergeBuffer)}
+			start = end
+			ok, err := rd.next()
+			if err != nil {
+				yield(rec{}, err)
+				return
+			}
+			if ok {
+				m.runs = append(m.runs, rd)
+			}
+		}
+		heap.Init(m)
+		for m.Len() > 0 {
+			top := m.runs[0]
+			if !yield(top.head, nil) {
+				return
+			}
+			ok, err := top.next()
+			if err != nil {
+				yield(rec{}, err)
+				return
+			}
+			if ok {
+				heap.Fix(m, 0)
+			} else {
+				heap.Pop(m)
+			}
+		}
+	}
+}
+
+// close removes the temporary file.
+func (s *sorter) close() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f = nil
+	}
+}
+
+type runReader struct {
+	r    *bufio.Reader
+	head rec
+	b    [recSize]byte
+}
+
+func (rr *runReader) next() (bool, error) {
+	if _, err := io.ReadFull(rr.r, rr.b[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading the plan's temporary file: %w", err)
+	}
+	rr.head.get(rr.b[:])
+	return true, nil
+}
+
+// merger is a heap of runs by their head record.
+type merger struct {
+	cmp  func(a, b rec) int
+	runs []*runReader
+}
+
+func (m *merger) Len() int           { return len(m.runs) }
+func (m *merger) Less(i, j int) bool { return m.cmp(m.runs[i].head, m.runs[j].head) < 0 }
+func (m *merger) Swap(i, j int)      { m.runs[i], m.runs[j] = m.runs[j], m.runs[i] }
+func (m *merger) Push(x any)         { m.runs = append(m.runs, x.(*runReader)) }
+func (m *merger) Pop() any {
+	last := m.runs[len(m.runs)-1]
+	m.runs = m.runs[:len(m.runs)-1]
+	return last
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Exit codes of an interrupted run: 128 plus the signal's number, as shells report it.
+const (
+	exitInterrupt = 130 // SIGINT
+	exitTerminate = 143 // SIGTERM
+)
+
+// interruptedError is the cause of the context that the first SIGINT or SIGTERM cancels.
+type interruptedError struct{ sig os.Signal }
+
+func (e *interruptedError) Error() string {
+	return fmt.Sprintf("interrupted (%s)", signalName(e.sig))
+}
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
+// interruption follows the signals of one run: the first cancels the run's context (a
+// command stops starting work and finishes what is in flight), the second closes hard (what
+// is in flight is cancelled too).
+type interruption struct {
+	mu   sync.Mutex
+	sig  os.Signal
+	hard chan struct{}
+}
+
+type hardStopKey struct{}
+
+// notifyInterrupts starts following SIGINT and SIGTERM; stop ends it.
+func notifyInterrupts() (ctx context.Context, in *interruption, stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in = &interruption{hard: make(chan struct{})}
+	ctx = context.WithValue(ctx, hardStopKey{}, (<-chan struct{})(in.hard))
+	done := make(chan struct{})
+	go func() {
+		for n := 1; ; n++ {
+			select {
+			case sig := <-ch:
+				switch n {
+				case 1:
+					in.mu.Lock()
+					in.sig = sig
+					in.mu.Unlock()
+					cancel(&interruptedError{sig})
+				case 2:
+					close(in.hard)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, in, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// exitCode turns the code of a run that failed after a signal into 130 (SIGINT) or 143
+// (SIGTERM). A command that stops cleanly on a signal (fake) keeps its 0.
+func (in *interruption) exitCode(code int) int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if code != exitFailure || in.sig == nil {
+		return code
+	}
+	if in.sig == syscall.SIGTERM {
+		return exitTerminate
+	}
+	return exitInterrupt
+}
+
+// errGraceOver is the cause of the work context after the grace period.
+var errGraceOver = errors.New("the grace period after the interruption ended")
+
+// errSecondSignal is the cause of the work context after a second signal.
+var errSecondSignal = errors.New("interrupted a second time")
+
+// graceful returns the context for the calls a command has in flight when ctx ends: it
+// lives on for grace after ctx ends, and is cancelled at once by a second signal. Call
+// cancel when done.
+func graceful(ctx context.Context, grace time.Duration) (work context.Context, cancel func()) {
+	work, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	hard, _ := ctx.Value(hardStopKey{}).(<-chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelWork(errGraceOver)
+		case <-hard:
+			cancelWork(errSecondSignal)
+		case <-done:
+		}
+	}()
+	return work, func() {
+		close(done)
+		cancelWork(context.Canceled)
+	}
+}
