@@ -219,8 +219,12 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err != nil {
 		return err
 	}
+	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath) }
 	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedBeforeChanges(ctx, a, o.csvPath, open)
+		}
 		return err
 	}
 	mapping, err := csvsync.MapHeader(header, listFields(list))
@@ -251,7 +255,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	defer planner.Close()
-	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath) }
 	plan, err := makePlan(ctx, a, c, o, planner, open, info, prog)
 	prog.finish()
 	if err != nil {
@@ -317,8 +320,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		if errors.Is(applyErr, context.Canceled) || errors.Is(applyErr, context.Cause(work)) {
 			applyErr = nil // the interruption says it
 		}
-		applyErr = errors.Join(fmt.Errorf("%w: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
-			context.Cause(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
+		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
+			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
 	}
 	if err := out.end(res); err != nil {
 		return err
@@ -374,8 +377,21 @@ func interruptedBeforeChanges(ctx context.Context, a *app, path string, open fun
 	} else {
 		fmt.Fprintf(a.stdout, "Interrupted while planning: nothing was changed (%s of %s not attempted).\n", plural(rows, "row"), path)
 	}
-	return fmt.Errorf("%w before any change: of %s, 0 done, 0 failed, %d not attempted; run the same sync again",
-		context.Cause(ctx), plural(rows, "row"), rows)
+	return fmt.Errorf("%s before any change: of %s, 0 done, 0 failed, %d not attempted; run the same sync again",
+		stopReason(ctx), plural(rows, "row"), rows)
+}
+
+// stopReason says why ctx ended: a signal, --timeout, or a caller's cancellation.
+func stopReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	var ie *interruptedError
+	switch {
+	case errors.As(cause, &ie):
+		return ie.Error()
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "stopped by --timeout"
+	}
+	return "interrupted"
 }
 
 // browsePages is how many pages of members are asked for ahead of the one being read.
