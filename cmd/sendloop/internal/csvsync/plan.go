@@ -62,6 +62,7 @@ type Planner struct {
 	scratch []byte
 	err     error
 
+	plan      *Plan
 	rows      *sorter // the rows naming an address, by key then line
 	decisions *sorter // what to do with each row to add, update or reject, by line
 	absent    *sorter // the members to unsubscribe, in browse order
@@ -74,6 +75,7 @@ func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
 		return nil, fmt.Errorf("the plan's temporary directory: %w", err)
 	}
 	p := &Planner{mapping: m, opts: opts, dir: dir}
+	p.plan = &Plan{planner: p}
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
 	}
@@ -250,18 +252,12 @@ type Plan struct {
 // Mapping returns the mapping the plan's rows are read through.
 func (pl *Plan) Mapping() *Mapping { return pl.planner.mapping }
 
-// Plan reads the file that open opens, once, and returns the plan. It may be called once
-// per Planner. When ctx ends it stops reading and returns ctx's error with the plan so far,
-// whose Rows counts the records read.
-func (p *Planner) Plan(ctx context.Context, open func() (*Reader, error)) (*Plan, error) {
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := p.dataW.Flush(); err != nil {
-		return nil, err
-	}
-	pl := &Plan{planner: p}
-	err := p.scan(ctx, open, func(row Row) error {
+// ReadFile reads the file that open opens, once, into the plan's records. It may run while
+// members and suppressed addresses are added (in another goroutine), and is called once per
+// Planner, before Plan. When ctx ends it stops reading and returns ctx's error.
+func (p *Planner) ReadFile(ctx context.Context, open func() (*Reader, error)) error {
+	pl := p.plan
+	return p.scan(ctx, open, func(row Row) error {
 		pl.Rows++
 		switch {
 		case row.Reject != "":
@@ -285,13 +281,24 @@ func (p *Planner) Plan(ctx context.Context, open func() (*Reader, error)) (*Plan
 		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
 			vals: p.valuesHash(func(i int) string { return row.Values[i] })})
 	})
-	if err != nil {
-		return pl, err
+}
+
+// Rows returns the number of records ReadFile has read (once it has returned).
+func (p *Planner) Rows() int { return p.plan.Rows }
+
+// Plan compares the members with the file's rows, address by address, and returns the plan;
+// call it once, after ReadFile and the last AddMember.
+func (p *Planner) Plan() (*Plan, error) {
+	if p.err != nil {
+		return nil, p.err
 	}
-	if err := p.join(pl); err != nil {
+	if err := p.dataW.Flush(); err != nil {
 		return nil, err
 	}
-	return pl, nil
+	if err := p.join(p.plan); err != nil {
+		return nil, err
+	}
+	return p.plan, nil
 }
 
 // join merges the members with the rows, address by address, and records the decisions.

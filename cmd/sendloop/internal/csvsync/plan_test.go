@@ -53,6 +53,14 @@ func planner(t *testing.T, content string, opts Options) (*Planner, func() (*Rea
 	return p, open
 }
 
+// plan reads the file and plans.
+func plan(p *Planner, open func() (*Reader, error)) (*Plan, error) {
+	if err := p.ReadFile(context.Background(), open); err != nil {
+		return nil, err
+	}
+	return p.Plan()
+}
+
 // events lists a plan's events as text.
 func events(t *testing.T, pl *Plan, open func() (*Reader, error)) []string {
 	t.Helper()
@@ -95,7 +103,7 @@ func TestPlan(t *testing.T) {
 			t.Parallel()
 			var offsets []int64
 			p, open := planner(t, planCSV, Options{UnsubscribeMissing: unsubscribe, Progress: func(o int64) { offsets = append(offsets, o) }})
-			pl, err := p.Plan(context.Background(), open)
+			pl, err := plan(p, open)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +168,7 @@ func TestPlanStatusColumn(t *testing.T) {
 		"pending@example.com,Confirmation Pending,\n" + // skipped, not added
 		"ann@example.com,Unsubscribed,zzz\n" // skipped: not a duplicate, not an update
 	p, open := planner(t, content, Options{UnsubscribeMissing: true})
-	pl, err := p.Plan(context.Background(), open)
+	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +200,7 @@ func TestPlanManyRows(t *testing.T) {
 	}
 	// More rows than a sorter holds: the records spill to disk and are merged.
 	p, open := planner(t, b.String(), Options{})
-	pl, err := p.Plan(context.Background(), open)
+	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +220,7 @@ func TestAddMemberReplaces(t *testing.T) {
 	if p.Members() != before+1 {
 		t.Errorf("%d member records, want %d", p.Members(), before+1)
 	}
-	pl, err := p.Plan(context.Background(), func() (*Reader, error) { return NewReader(strings.NewReader("EmailAddress\nann@example.com\n")) })
+	pl, err := plan(p, func() (*Reader, error) { return NewReader(strings.NewReader("EmailAddress\nann@example.com\n")) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +237,7 @@ func TestPlanRejectedRowProtects(t *testing.T) {
 		"Bob@example.com,free,\xff\n" + // invalid UTF-8, but it names Bob
 		"ann@example.com,pro,Ann\n"
 	p, open := planner(t, content, Options{UnsubscribeMissing: true})
-	pl, err := p.Plan(context.Background(), open)
+	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
 	}
