@@ -252,6 +252,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	defer rejects.abort()
+	rejects.raw = &rawAddresses{path: o.csvPath, col: mapping.Email, comma: comma}
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
@@ -518,7 +519,7 @@ func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, e
 			if err == nil {
 				switch ev.Kind {
 				case csvsync.EventReject:
-					rejects.add(ev.Row.Line, rejectAddress(ev.Row), ev.Reason)
+					rejects.addRow(ev.Row, ev.Reason)
 				case csvsync.EventAdd:
 					err = out.add(ev.Row)
 				case csvsync.EventUpdate:
@@ -543,8 +544,36 @@ func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, e
 	return nil
 }
 
-// rejectAddress is the address a rejected row is reported with: as written.
-func rejectAddress(row csvsync.Row) string { return row.Email }
+// rawAddresses finds the address column's text of malformed lines, which have no fields.
+type rawAddresses struct {
+	path  string
+	col   int
+	comma rune
+	lines *csvsync.RawLines
+	err   error
+}
+
+// address is the address a rejected row is reported with: as written, and for a malformed
+// line whose fields are unknown, the text of the line where its address column would be.
+func (r *rawAddresses) address(row csvsync.Row) string {
+	if row.Email != "" || r == nil || !row.Malformed && !strings.HasPrefix(row.Reject, "malformed") {
+		return row.Email
+	}
+	if r.lines == nil && r.err == nil {
+		r.lines, r.err = csvsync.OpenRawLines(r.path)
+	}
+	if r.err != nil {
+		return ""
+	}
+	return r.lines.Field(row.Line, r.col, r.comma)
+}
+
+func (r *rawAddresses) close() {
+	if r != nil && r.lines != nil {
+		r.lines.Close()
+		r.lines = nil
+	}
+}
 
 // importRow is the row sent for an addition: the address and the non-empty fields (an
 // empty field of a new subscriber is empty anyway).
@@ -592,7 +621,7 @@ func applyAdds(stop, work context.Context, c *sendloop.Client, o *syncOptions, p
 				return
 			}
 			if ev.Kind == csvsync.EventReject {
-				rejects.add(ev.Row.Line, rejectAddress(ev.Row), ev.Reason)
+				rejects.addRow(ev.Row, ev.Reason)
 				continue
 			}
 			if !yield(importRow(mapping, ev.Row)) {
@@ -641,7 +670,7 @@ func traceFailures(plan *csvsync.Plan, open func() (*csvsync.Reader, error), fai
 			return err
 		}
 		for next < len(failed) && failed[next].Index == index {
-			rejects.add(ev.Row.Line, rejectAddress(ev.Row), importFailure(failed[next].Err))
+			rejects.add(ev.Row.Line, ev.Row.Email, importFailure(failed[next].Err))
 			next++
 		}
 		if next == len(failed) {
@@ -762,8 +791,14 @@ type rejectSink struct {
 	w      *csv.Writer
 	spool  *os.File
 	spoolW *csv.Writer
+	raw    *rawAddresses // for the rows of the planned passes, which come in line order
 	mu     sync.Mutex
 	count  int
+}
+
+// addRow rejects a row of the file, reporting its address as written.
+func (s *rejectSink) addRow(row csvsync.Row, reason string) {
+	s.add(row.Line, s.raw.address(row), reason)
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -844,6 +879,7 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 
 // finish closes the file and returns the run's error: err, or one saying rows were rejected.
 func (s *rejectSink) finish(err error) error {
+	s.raw.close()
 	if s.spool != nil {
 		s.spool.Close()
 		s.spool, s.spoolW = nil, nil
@@ -880,6 +916,7 @@ func (s *rejectSink) finish(err error) error {
 
 // abort closes the files if finish was not reached.
 func (s *rejectSink) abort() {
+	s.raw.close()
 	if s.spool != nil {
 		s.spool.Close()
 		s.spool, s.spoolW = nil, nil
