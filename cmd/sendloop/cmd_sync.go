@@ -72,7 +72,25 @@ none and would unsubscribe the address from every list. Nothing is unsubscribed 
 file names no subscriber at all (an empty or truncated export must not empty the list), and
 a member whose row is rejected but names the address is kept.
 
-Progress goes to stderr: a bar on a terminal, a line every 5 seconds otherwise.`,
+Progress goes to stderr: a bar on a terminal, a line every 5 seconds otherwise.
+
+Unsubscription guard: with --unsubscribe-missing, a plan that would unsubscribe more than
+--max-unsubscribe members (N, or N% of the list's subscribed and pending members, rounded
+up; 10% by default, 100% for no limit) is refused with exit code 2, and nothing changes.
+
+Interruption: on SIGINT or SIGTERM sync stops reading the file and starts no new call; the
+calls in flight get --grace (10s) to finish, and a second signal cancels them at once. It
+prints "Interrupted" with the rows done, failed and not attempted (they add up to the
+file's rows), and exits 130 after SIGINT, 143 after SIGTERM. A cancelled row is never
+reported as rejected: running the same sync again finishes the job.
+
+Memory does not grow with the list or the file: the plan keeps a 48-byte record per member
+and per row, sorted on disk, and the members' addresses and values, in temporary files
+(in $TMPDIR, removed at the end; about 100 bytes per member and row).
+
+With --json, stdout is one document: the list, the plan, the changes (dry run) or the
+result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_rows (line,
+address, reason).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
