@@ -497,9 +497,12 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 			var ev Event
 			switch {
 			case ok && d.seq == line:
-				row := p.mapping.Row(rec)
-				ev, err = pl.event(d, row)
-				d, err, ok = decisions()
+				if decisionEvent[d.kind]&mask != 0 {
+					ev, err = pl.event(d, p.mapping.Row(rec))
+				}
+				if err == nil {
+					d, err, ok = decisions()
+				}
 			case mask&EventReject != 0:
 				row := p.mapping.Row(rec)
 				if row.Reject != "" {
@@ -519,6 +522,9 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 		}
 	}
 }
+
+// decisionEvent is the kind of Event of each kind of decision.
+var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}
 
 // event turns a decision about a row into its Event.
 func (pl *Plan) event(d rec, row Row) (Event, error) {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRawLines(t *testing.T) {
@@ -41,3 +42,7 @@ func TestRawLines(t *testing.T) {
 		}
 	}
 }
+
+func writeTestFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
+
+func utf8Valid(s string) bool { return utf8.ValidString(s) }

@@ -1,0 +1,122 @@
+package csvsync
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// checkSorter adds recs to a sorter and checks that it yields them all, in order, twice.
+func checkSorter(t *testing.T, recs []rec, cmp func(a, b rec) int) {
+	t.Helper()
+	s := newSorter(t.TempDir(), cmp)
+	defer s.close()
+	for _, r := range recs {
+		if err := s.add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := slices.Clone(recs)
+	slices.SortStableFunc(want, cmp)
+	for pass := range 2 {
+		var got []rec
+		for r, err := range s.all() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("pass %d: %d records, want %d", pass, len(got), len(want))
+		}
+		for i := range got {
+			if cmp(got[i], want[i]) != 0 {
+				t.Fatalf("pass %d: record %d is %+v, want %+v", pass, i, got[i], want[i])
+			}
+		}
+	}
+	if err := s.add(rec{}); err == nil {
+		t.Error("add after reading succeeded")
+	}
+}
+
+func TestSorter(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 100, runRecords - 1, runRecords, runRecords + 1, 3*runRecords + 17} {
+		recs := make([]rec, n)
+		for i := range recs {
+			// Few distinct keys, so that equal keys are ordered by seq.
+			recs[i] = rec{k1: rng.Uint64N(50), k2: rng.Uint64N(3), vals: rng.Uint64(), off: rng.Uint64(),
+				id: rng.Uint32(), seq: uint32(i), kind: rng.Uint32N(8), n: rng.Uint32()}
+		}
+		checkSorter(t, recs, byKey)
+		checkSorter(t, recs, bySeq)
+	}
+}
+
+// FuzzRec: a record survives its encoding, and any 48 bytes decode to one that encodes back
+// to them.
+func FuzzRec(f *testing.F) {
+	f.Add(make([]byte, recSize))
+	seed := make([]byte, recSize)
+	for i := range seed {
+		seed[i] = byte(i * 37)
+	}
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < recSize {
+			return
+		}
+		var r rec
+		r.get(b[:recSize])
+		out := make([]byte, recSize)
+		r.put(out)
+		if string(out) != string(b[:recSize]) {
+			t.Fatalf("%x decoded and encoded again is %x", b[:recSize], out)
+		}
+	})
+}
+
+// FuzzSorter sorts records made from the fuzzer's bytes, spilling when there are many.
+func FuzzSorter(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(3))
+	f.Add(make([]byte, 64), uint16(runRecords+5))
+	f.Fuzz(func(t *testing.T, b []byte, n uint16) {
+		if len(b) < 8 {
+			return
+		}
+		recs := make([]rec, int(n)%(2*runRecords+3))
+		x := binary.LittleEndian.Uint64(b)
+		for i := range recs {
+			k := uint64(b[i%len(b)]) ^ x>>(i%64)
+			recs[i] = rec{k1: k % 97, k2: k % 5, seq: uint32(i), id: uint32(k)}
+		}
+		checkSorter(t, recs, byKey)
+	})
+}
+
+// FuzzRawLines: any file, any line and column, never a panic, never invalid UTF-8.
+func FuzzRawLines(f *testing.F) {
+	f.Add("EmailAddress,Plan\n\"bo\"b@x,y\n", 2, 0)
+	f.Add("\uFEFFa;b\n\xff\xfe;x\n", 2, 1)
+	f.Fuzz(func(t *testing.T, content string, line, col int) {
+		if line < 0 || col < 0 || line > 1000 || col > 1000 {
+			return
+		}
+		path := t.TempDir() + "/f.csv"
+		if err := writeTestFile(path, content); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenRawLines(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got := r.Field(line, col, ',')
+		if !utf8Valid(got) {
+			t.Fatalf("Field returned invalid UTF-8 %q", got)
+		}
+	})
+}
