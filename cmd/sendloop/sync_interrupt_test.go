@@ -199,7 +199,7 @@ func TestSyncInterruptedInProcess(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
-	const requests = 150 // about what a sync of interruptCSV sends
+	const requests = 110 // about what a sync of interruptCSV sends
 	for i := range 8 {
 		at := 1 + rng.IntN(requests)
 		grace := []string{"0s", "10s"}[i%2]
@@ -262,7 +262,7 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		at := 10 + rng.IntN(100)
+		at := 5 + rng.IntN(100)
 		t.Run(fmt.Sprintf("%v,at=%d", sig, at), func(t *testing.T) {
 			t.Parallel()
 			f := newHookedFake(t)
@@ -299,8 +299,11 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			if signalled && code != wantCode {
 				t.Errorf("exit code %d after %v, want %d\nstdout:\n%s\nstderr:\n%s", code, sig, wantCode, stdout.String(), stderr.String())
 			}
-			if signalled && !strings.Contains(stderr.String(), "interrupted ("+signalName(sig)+")") {
-				t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
+			// A signal that comes as the last calls end finds nothing left to stop: the
+			// run reports a complete sync (and still exits with the signal's code).
+			stopped := strings.Contains(stdout.String(), `"interrupted": true`)
+			if stopped && !strings.Contains(stderr.String(), "interrupted ("+signalName(sig)+")") {
+				t.Errorf("stderr does not say the run was interrupted (exit %d):\n%s\nstdout:\n%s", code, stderr.String(), stdout.String())
 			}
 			checkInterrupted(t, stdout.String(), rejectsPath, wantRejects)
 			r := f.sendloop(t, append(slices.Clone(interruptArgs), "--csv", csvPath)...)
