@@ -308,7 +308,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	if o.dryRun {
-		if err := dryRun(out, plan, open, rejects); err != nil {
+		if err := dryRun(ctx, out, plan, open, rejects); err != nil {
 			return err
 		}
 		if err := out.end(nil); err != nil {
@@ -468,8 +468,8 @@ func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.
 			return ch
 		}
 		var ahead []chan page
-		next := 0
-		for {
+		next, prevFirst, prevLast := 0, 0, 0
+		for index := 0; ; index++ {
 			for len(ahead) < n {
 				ahead = append(ahead, fetch(next))
 				next++
@@ -479,6 +479,15 @@ func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.
 			if p.err != nil {
 				yield(sendloop.Subscriber{}, p.err)
 				return
+			}
+			// A service that ignored StartIndex would send the first page for ever.
+			if len(p.subs) > 0 {
+				first, last := p.subs[0].SubscriberID, p.subs[len(p.subs)-1].SubscriberID
+				if index > 0 && first == prevFirst && last == prevLast {
+					yield(sendloop.Subscriber{}, fmt.Errorf("subscriber.browse answered page %d as page %d: the list cannot be read", index, index-1))
+					return
+				}
+				prevFirst, prevLast = first, last
 			}
 			for _, s := range p.subs {
 				if !yield(s, nil) {
@@ -524,7 +533,7 @@ func describeMapping(path string, comma rune, bom bool, m *csvsync.Mapping) stri
 }
 
 // dryRun lists the changes of the plan and writes the rejected rows.
-func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
+func dryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
 	for _, mask := range []csvsync.EventKind{csvsync.EventAdd | csvsync.EventReject, csvsync.EventUpdate} {
 		if mask == csvsync.EventUpdate && plan.Updates == 0 {
 			continue
@@ -534,6 +543,9 @@ func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, e
 			return err
 		}
 		for ev, err := range plan.Events(r, mask) {
+			if err == nil && ctx.Err() != nil {
+				err = errors.New(stopReason(ctx))
+			}
 			if err == nil {
 				switch ev.Kind {
 				case csvsync.EventReject:
@@ -552,6 +564,9 @@ func dryRun(out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, e
 		r.Close()
 	}
 	for u, err := range plan.ToUnsubscribe() {
+		if err == nil && ctx.Err() != nil {
+			err = errors.New(stopReason(ctx))
+		}
 		if err == nil {
 			err = out.unsubscribe(u)
 		}
