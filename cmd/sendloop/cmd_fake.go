@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -96,8 +97,9 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 	if err != nil {
 		return err
 	}
+	requests := &requestLogger{a: a}
 	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(logSize),
-		sendlooptest.WithRequestHook(requestLogger(a)))
+		sendlooptest.WithRequestHook(requests.log))
 	defer srv.Close()
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {
@@ -149,7 +151,7 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 		}
 	}
 	a.note("fake serving the API at %s and the relay at %s; stop it with Ctrl-C", srv.URL, relay.Addr())
-	watchFake(ctx, a, relay)
+	watchFake(ctx, a, relay, requests)
 	a.note("fake stopped")
 	return nil
 }
@@ -180,23 +182,28 @@ func relayCA(relay *sendlooptest.Relay) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: chain[len(chain)-1].Raw}), nil
 }
 
-// requestLogger returns the hook that logs each API command the fake receives, once, as it
-// arrives (nothing with --quiet).
-func requestLogger(a *app) func(sendlooptest.Request) {
-	if a.quiet {
-		return nil
-	}
-	var mu sync.Mutex
-	return func(r sendlooptest.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		a.note("api: %s %s", r.Method, r.Command)
-	}
+// requestLogger logs each API command the fake receives, once, as it arrives: the
+// server's request hook. It stays silent until on is set (not for the demo data's
+// requests), and with --quiet.
+type requestLogger struct {
+	a  *app
+	on atomic.Bool
+	mu sync.Mutex
 }
 
-// watchFake logs the messages the fake's relay accepts, until ctx ends. (The API's
-// requests are logged as they arrive, by requestLogger.)
-func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay) {
+func (l *requestLogger) log(r sendlooptest.Request) {
+	if !l.on.Load() || l.a.quiet {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.a.note("api: %s %s", r.Method, r.Command)
+}
+
+// watchFake starts the requests' log and logs the messages the fake's relay accepts, until
+// ctx ends.
+func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay, requests *requestLogger) {
+	requests.on.Store(true)
 	t := time.NewTicker(watchInterval)
 	defer t.Stop()
 	seenMessages := 0
