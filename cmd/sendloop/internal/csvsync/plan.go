@@ -79,10 +79,10 @@ func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
 	}
-	p.members = newSorter(dir, byKey)
-	p.rows = newSorter(dir, byKey)
-	p.decisions = newSorter(dir, bySeq)
-	p.absent = newSorter(dir, bySeq)
+	p.members = newSorter(dir, false)
+	p.rows = newSorter(dir, false)
+	p.decisions = newSorter(dir, true)
+	p.absent = newSorter(dir, true)
 	if p.data, err = os.CreateTemp(dir, "members-*"); err != nil {
 		os.RemoveAll(dir)
 		return nil, err

@@ -83,19 +83,27 @@ func cmpU64(a, b uint64) int {
 // sorter sorts any number of records in bounded memory: it keeps up to runRecords of them,
 // and writes each full batch, sorted, as a run of a temporary file; reading merges the runs.
 type sorter struct {
-	cmp  func(a, b rec) int
-	dir  string
-	buf  []rec
-	f    *os.File
-	w    *bufio.Writer
-	runs []int64 // end offset of each run in f
-	size int64
-	done bool
-	n    int
+	cmp    func(a, b rec) int
+	byLine bool // cmp is bySeq: the leading key is seq, not k1
+	dir    string
+	buf    []rec
+	tmp    []rec // the radix sort's other half
+	f      *os.File
+	w      *bufio.Writer
+	runs   []int64 // end offset of each run in f
+	size   int64
+	done   bool
+	n      int
 }
 
-func newSorter(dir string, cmp func(a, b rec) int) *sorter {
-	return &sorter{cmp: cmp, dir: dir}
+// newSorter returns a sorter by key (byKey: the address fingerprint, then seq) or, with
+// byLine, by seq alone.
+func newSorter(dir string, byLine bool) *sorter {
+	s := &sorter{cmp: byKey, dir: dir, byLine: byLine}
+	if byLine {
+		s.cmp = bySeq
+	}
+	return s
 }
 
 // add adds a record; it may not be called after all.
@@ -111,9 +119,59 @@ func (s *sorter) add(r rec) error {
 	return nil
 }
 
+// sortBuf sorts the records held: by radix on the leading key (8 bits at a time, stable),
+// then by cmp within the short stretches that share it. A third of the CPU of a comparison
+// sort at a million records.
+func (s *sorter) sortBuf() {
+	lead, passes := func(r *rec) uint64 { return r.k1 }, 8
+	if s.byLine {
+		lead, passes = func(r *rec) uint64 { return uint64(r.seq) }, 4
+	}
+	if len(s.buf) < 256 {
+		slices.SortStableFunc(s.buf, s.cmp)
+		return
+	}
+	if cap(s.tmp) < len(s.buf) {
+		s.tmp = make([]rec, len(s.buf))
+	}
+	src, dst := s.buf, s.tmp[:len(s.buf)]
+	for pass := range passes {
+		shift := uint(pass * 8)
+		var count [257]int
+		for i := range src {
+			count[int(byte(lead(&src[i])>>shift))+1]++
+		}
+		if count[int(byte(lead(&src[0])>>shift))+1] == len(src) {
+			continue // every record has this byte
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for i := range src {
+			b := byte(lead(&src[i]) >> shift)
+			dst[count[b]] = src[i]
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s.buf[0] {
+		copy(s.buf, src)
+	}
+	for i := 0; i < len(s.buf); {
+		j := i + 1
+		for j < len(s.buf) && lead(&s.buf[j]) == lead(&s.buf[i]) {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(s.buf[i:j], s.cmp)
+		}
+		i = j
+	}
+}
+
 // spill writes the records held as a sorted run.
 func (s *sorter) spill() error {
-	slices.SortFunc(s.buf, s.cmp)
+	s.sortBuf()
 	if s.f == nil {
 		f, err := os.CreateTemp(s.dir, "run-*")
 		if err != nil {
@@ -141,7 +199,8 @@ func (s *sorter) finish() error {
 	}
 	s.done = true
 	if s.f == nil {
-		slices.SortFunc(s.buf, s.cmp)
+		s.sortBuf()
+		s.tmp = nil
 		return nil
 	}
 	if len(s.buf) > 0 {
@@ -149,7 +208,7 @@ func (s *sorter) finish() error {
 			return err
 		}
 	}
-	s.buf = nil
+	s.buf, s.tmp = nil, nil
 	return s.w.Flush()
 }
 

@@ -8,9 +8,10 @@ import (
 )
 
 // checkSorter adds recs to a sorter and checks that it yields them all, in order, twice.
-func checkSorter(t *testing.T, recs []rec, cmp func(a, b rec) int) {
+func checkSorter(t *testing.T, recs []rec, byLine bool) {
 	t.Helper()
-	s := newSorter(t.TempDir(), cmp)
+	s := newSorter(t.TempDir(), byLine)
+	cmp := s.cmp
 	defer s.close()
 	for _, r := range recs {
 		if err := s.add(r); err != nil {
@@ -51,8 +52,19 @@ func TestSorter(t *testing.T) {
 			recs[i] = rec{k1: rng.Uint64N(50), k2: rng.Uint64N(3), vals: rng.Uint64(), off: rng.Uint64(),
 				id: rng.Uint32(), seq: uint32(i), kind: rng.Uint32N(8), n: rng.Uint32()}
 		}
-		checkSorter(t, recs, byKey)
-		checkSorter(t, recs, bySeq)
+		checkSorter(t, recs, false)
+		// By seq, with repeated and unordered seqs.
+		for i := range recs {
+			recs[i].seq = rng.Uint32N(uint32(n/2 + 1))
+		}
+		checkSorter(t, recs, true)
+		// Keys that differ above the low bytes only, and wide seqs.
+		for i := range recs {
+			recs[i].k1 = rng.Uint64N(4) << 56
+			recs[i].seq = rng.Uint32()
+		}
+		checkSorter(t, recs, false)
+		checkSorter(t, recs, true)
 	}
 }
 
@@ -93,7 +105,8 @@ func FuzzSorter(f *testing.F) {
 			k := uint64(b[i%len(b)]) ^ x>>(i%64)
 			recs[i] = rec{k1: k % 97, k2: k % 5, seq: uint32(i), id: uint32(k)}
 		}
-		checkSorter(t, recs, byKey)
+		checkSorter(t, recs, false)
+		checkSorter(t, recs, true)
 	})
 }
 
@@ -117,6 +130,32 @@ func FuzzRawLines(f *testing.F) {
 		got := r.Field(line, col, ',')
 		if !utf8Valid(got) {
 			t.Fatalf("Field returned invalid UTF-8 %q", got)
+		}
+	})
+}
+
+// BenchmarkSortRun sorts a run of random records as a sorter does before writing it out,
+// against slices.SortFunc, the baseline.
+func BenchmarkSortRun(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	recs := make([]rec, runRecords)
+	for i := range recs {
+		recs[i] = rec{k1: rng.Uint64(), k2: rng.Uint64(), seq: uint32(i)}
+	}
+	b.Run("radix", func(b *testing.B) {
+		b.ReportAllocs()
+		s := newSorter(b.TempDir(), false)
+		for range b.N {
+			s.buf = append(s.buf[:0], recs...)
+			s.sortBuf()
+		}
+	})
+	b.Run("baseline=slices.SortFunc", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]rec, 0, len(recs))
+		for range b.N {
+			buf = append(buf[:0], recs...)
+			slices.SortFunc(buf, byKey)
 		}
 	})
 }
