@@ -3,6 +3,7 @@ module github.com/go-sendloop/sendloop
 go 1.23
 
 require (
+	github.com/emersion/go-message v0.18.2
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
 	github.com/google/go-querystring v1.2.0

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
-	netsmtp "net/smtp"
 	"os"
 	"strconv"
 	"strings"
@@ -144,30 +142,14 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 	return nil
 }
 
-// relayCA connects to the relay, trusting it through its own pool, and returns the PEM of
-// the certificate authority that signed its certificate.
+// relayCA returns the PEM of the certificate authority of the relay, for clients in other
+// processes.
 func relayCA(relay *sendlooptest.Relay) ([]byte, error) {
-	conn, err := net.DialTimeout("tcp", relay.Addr(), 10*time.Second)
-	if err != nil {
-		return nil, err
+	ca := relay.CACertificatePEM()
+	if len(ca) == 0 {
+		return nil, errors.New("the relay has no certificate")
 	}
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := netsmtp.NewClient(conn, relay.Host())
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	defer c.Close()
-	if err := c.StartTLS(relay.ClientTLSConfig()); err != nil {
-		return nil, err
-	}
-	state, ok := c.TLSConnectionState()
-	if !ok || len(state.VerifiedChains) == 0 {
-		return nil, errors.New("no verified certificate chain")
-	}
-	chain := state.VerifiedChains[0]
-	_ = c.Quit()
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: chain[len(chain)-1].Raw}), nil
+	return ca, nil
 }
 
 // watchFake logs the commands the fake executes and the messages its relay accepts, until

@@ -13,6 +13,7 @@ func TestSendFake(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	textPath := writeFile(t, dir, "body.txt", "Hi {{NAME}},\nyour plan is %PLAN%.\n")
+	logoPath := writeFile(t, dir, "logo.png", "\x89PNG\r\n\x1a\nlogo")
 	tests := []struct {
 		golden string
 		global []string
@@ -25,9 +26,12 @@ func TestSendFake(t *testing.T) {
 			t.Parallel()
 			args := append(tt.global, "--fake", "send", "--from", "Shop <shop@example.com>", "--to", "ann@example.net",
 				"--to", "bob@example.net,carl@example.net", "--subject", "Hello %PLAN%", "--text", textPath, "--html", "-",
-				"--merge-vars", `{"NAME":"Zoë & co","%PLAN%":"pro"}`, "--custom-args", `{"order":"17"}`,
-				"--tags", "welcome, onboarding", "--track-opens", "--track-clicks", "--track-ga")
-			r := invocation{args: args, stdin: "<p>Hi {{NAME}}</p>", env: []string{}}.run(t)
+				"--merge-vars", `{"NAME":"Zoë & co","%PLAN%":"pro"}`, "--custom-args", `{"order":17,"ref":"17","vip":true,"note":null}`,
+				"--tags", "welcome, onboarding", "--track-opens", "--track-clicks", "--track-ga",
+				"--message-id", "welcome-1@example.com", "--inline", "logo@example.com="+logoPath,
+				"--header", "In-Reply-To: <order-17@example.com>", "--header", "X-Campaign: été, spring",
+				"--list-unsubscribe", "https://example.com/u?id=1", "--list-unsubscribe", "mailto:u@example.com", "--one-click")
+			r := invocation{args: args, stdin: `<p>Hi {{NAME}}</p><img src="cid:logo@example.com">`, env: []string{}}.run(t)
 			expect(t, r, exitOK, nil, nil)
 			golden(t, tt.golden, r.stdout)
 		})
