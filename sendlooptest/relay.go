@@ -56,6 +56,7 @@ type Relay struct {
 	messages     []RelayMessage
 	faults       []RelayFault
 	authAttempts int
+	open         map[*trackedConn]struct{} // client connections, for DropConnections
 }
 
 // RelayMessage is a message the fake relay accepted.
@@ -114,8 +115,8 @@ type RelayAttachment struct {
 // RelayFault makes the fake relay answer a command with an error reply, or
 // drop the connection.
 type RelayFault struct {
-	// Command is RSET, MAIL, RCPT or DATA (the reply to the final dot, after
-	// the whole message was read).
+	// Command is MAIL, RCPT or DATA (the reply to the final dot, after the
+	// whole message was read).
 	Command string
 	// Recipient, for RCPT, restricts the fault to that address
 	// (case-insensitive); empty matches every recipient.
@@ -129,7 +130,8 @@ type RelayFault struct {
 	// kept, as a server that crashes before replying may have queued it:
 	// the client cannot know.
 	Drop bool
-	// Message is the reply text.
+	// Message is the reply text; an enhanced status code may start it
+	// ("5.1.1 no such user"), else X.0.0 is sent.
 	Message string
 	// Times is how many matching commands the fault answers; less than 1
 	// means once.
@@ -145,6 +147,13 @@ type relayConfig struct {
 	mechanisms      []string
 	addr            string
 	maxMessageBytes int64
+	implicitTLS     bool
+}
+
+// RelayImplicitTLS makes the relay speak TLS from the first byte, as on port
+// 465 (RFC 8314), instead of offering STARTTLS.
+func RelayImplicitTLS() RelayOption {
+	return func(c *relayConfig) { c.implicitTLS = true }
 }
 
 // RelayMaxMessageBytes sets the SIZE the relay announces and enforces (32 MiB
@@ -224,9 +233,17 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		return nil, fmt.Errorf("sendlooptest: relay: %w", err)
 	}
 	r.server, r.listener = server, listener
+	var serving net.Listener = trackingListener{listener, r}
+	if cfg.implicitTLS {
+		if server.TLSConfig == nil {
+			_ = listener.Close()
+			return nil, errors.New("sendlooptest: RelayImplicitTLS needs TLS: drop RelayWithoutSTARTTLS")
+		}
+		serving = tls.NewListener(serving, server.TLSConfig)
+	}
 	go func() {
 		defer close(r.serveDone)
-		_ = server.Serve(countingListener{listener, &r.connections})
+		_ = server.Serve(serving)
 	}()
 	if t != nil {
 		t.Cleanup(func() { _ = r.Close() })
@@ -255,18 +272,55 @@ func (r *Relay) CACertificatePEM() []byte { return append([]byte(nil), r.caPEM..
 // Connections returns how many connections clients opened so far.
 func (r *Relay) Connections() int { return int(r.connections.Load()) }
 
-// countingListener counts the connections accepted.
-type countingListener struct {
-	net.Listener
-	n *atomic.Int64
+// DropConnections closes every client connection open now, without a reply,
+// as a server restarting or ending idle connections does. The relay keeps
+// listening.
+func (r *Relay) DropConnections() {
+	r.mu.Lock()
+	conns := make([]net.Conn, 0, len(r.open))
+	for c := range r.open {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
 }
 
-func (l countingListener) Accept() (net.Conn, error) {
+// trackingListener counts the connections accepted and keeps them for
+// DropConnections.
+type trackingListener struct {
+	net.Listener
+	relay *Relay
+}
+
+func (l trackingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	l.relay.connections.Add(1)
+	tc := &trackedConn{Conn: c, relay: l.relay}
+	l.relay.mu.Lock()
+	if l.relay.open == nil {
+		l.relay.open = make(map[*trackedConn]struct{})
+	}
+	l.relay.open[tc] = struct{}{}
+	l.relay.mu.Unlock()
+	return tc, nil
+}
+
+// trackedConn leaves the open connections when closed.
+type trackedConn struct {
+	net.Conn
+	relay *Relay
+}
+
+func (c *trackedConn) Close() error {
+	c.relay.mu.Lock()
+	delete(c.relay.open, c)
+	c.relay.mu.Unlock()
+	return c.Conn.Close()
 }
 
 // ClientTLSConfig returns a client TLS configuration trusting the relay.
@@ -300,12 +354,12 @@ func (r *Relay) AuthAttempts() int {
 
 // InjectFault adds f: the next matching commands are answered with its
 // reply (or the connection dropped) instead of being processed. Faults are
-// used in the order added. It panics if f.Command is not RSET, MAIL, RCPT or
-// DATA, or f.Code is not 4xx or 5xx without Drop.
+// used in the order added. It panics if f.Command is not MAIL, RCPT or DATA,
+// or f.Code is not 4xx or 5xx without Drop.
 func (r *Relay) InjectFault(f RelayFault) {
 	f.Command = strings.ToUpper(f.Command)
-	if f.Command != "RSET" && f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
-		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want RSET, MAIL, RCPT or DATA", f.Command))
+	if f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
+		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want MAIL, RCPT or DATA", f.Command))
 	}
 	if !f.Drop && (f.Code < 400 || f.Code > 599) {
 		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599", f.Code))
@@ -318,7 +372,7 @@ func (r *Relay) InjectFault(f RelayFault) {
 	r.faults = append(r.faults, f)
 }
 
-// FailNext answers the next command (RSET, MAIL, RCPT or DATA) with code and
+// FailNext answers the next command (MAIL, RCPT or DATA) with code and
 // message.
 func (r *Relay) FailNext(command string, code int, message string) {
 	r.InjectFault(RelayFault{Command: command, Code: code, Message: message})
@@ -376,13 +430,26 @@ func (s *relaySession) applyFault(f *RelayFault) error {
 		_ = conn.Close()
 		return errRelayDropped
 	}
+	enhanced, text := relayEnhancedCode(f.Code, f.Message)
 	if f.Code == 421 {
 		// go-smtp would keep the connection open: write the reply and close.
-		_, _ = fmt.Fprintf(conn, "421 4.0.0 %s\r\n", f.Message)
+		_, _ = fmt.Fprintf(conn, "421 %d.%d.%d %s\r\n", enhanced[0], enhanced[1], enhanced[2], text)
 		_ = conn.Close()
 		return errRelayDropped
 	}
-	return &gosmtp.SMTPError{Code: f.Code, EnhancedCode: gosmtp.EnhancedCodeNotSet, Message: f.Message}
+	return &gosmtp.SMTPError{Code: f.Code, EnhancedCode: enhanced, Message: text}
+}
+
+// relayEnhancedCode takes the enhanced status code that starts message
+// ("4.7.1 greylisted"), or makes X.0.0 from code.
+func relayEnhancedCode(code int, message string) (gosmtp.EnhancedCode, string) {
+	first, rest, _ := strings.Cut(message, " ")
+	var e gosmtp.EnhancedCode
+	if n, err := fmt.Sscanf(first, "%d.%d.%d", &e[0], &e[1], &e[2]); err == nil && n == 3 && e[0] == code/100 &&
+		first == fmt.Sprintf("%d.%d.%d", e[0], e[1], e[2]) {
+		return e, rest
+	}
+	return gosmtp.EnhancedCode{code / 100, 0, 0}, message
 }
 
 func (r *Relay) newSession(c *gosmtp.Conn) (gosmtp.Session, error) {
@@ -493,14 +560,7 @@ func (s *relaySession) Data(r io.Reader) error {
 	return nil
 }
 
-func (s *relaySession) Reset() {
-	s.from, s.to = "", nil
-	if s.relay.takeFault("RSET", "") != nil {
-		// go-smtp gives Reset no reply to return: a RSET fault drops the
-		// connection.
-		_ = s.conn.Conn().Close()
-	}
-}
+func (s *relaySession) Reset() { s.from, s.to = "", nil }
 
 func (s *relaySession) Logout() error { return nil }
 
