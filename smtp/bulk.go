@@ -26,7 +26,9 @@ func (r *Relay) SendAll(ctx context.Context, msgs iter.Seq[*Message]) iter.Seq[S
 		next, stop := iter.Pull(msgs)
 		defer stop()
 		b := &bulk{}
-		workers := r.maxConns
+		// Twice as many messages in flight as connections: the next ones are
+		// built while the current ones are on the wire.
+		workers := 2 * r.maxConns
 		window := 4 * workers // results held for ordering, at most
 		results := make(chan SendResult, workers)
 		pending := make(map[int]SendResult)

@@ -388,10 +388,12 @@ const (
 	done    outcomeKind = iota // delivered, or failed for good: no retry
 	retry                      // nothing delivered, a temporary failure: may be sent again
 	unknown                    // the final dot went out with no reply: never sent again
+	stale                      // a reused connection was found closed before anything was sent
 )
 
 // deliver sends data, retrying temporary failures, and fills res.
 func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk) {
+	staleRetried := false
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			wait := r.backoff << (attempt - 1)
@@ -408,13 +410,10 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 			res.Err = err
 			return
 		}
-		s, err := r.acquire(ctx)
+		s, err := r.acquire(ctx, b)
 		if err != nil {
 			res.Err = err
 			if !isTemporarySetup(err) || ctx.Err() != nil {
-				if !errors.Is(err, ErrRelayClosed) && ctx.Err() == nil {
-					b.fail(err)
-				}
 				return
 			}
 			if attempt >= r.maxRetries {
@@ -426,6 +425,15 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries)
 		r.release(s)
 		res.Err = err
+		if kind == stale && !staleRetried {
+			staleRetried = true
+			res.Attempts--
+			attempt--
+			continue
+		}
+		if kind == stale {
+			kind = retry
+		}
 		if kind != retry || attempt >= r.maxRetries || ctx.Err() != nil {
 			return
 		}
@@ -460,6 +468,7 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 			s.broken = true // ctx ended: the connection was closed under us
 		}
 	}()
+	reused := s.used > 0
 	s.used++
 	if s.maxSize > 0 && len(data) > s.maxSize {
 		return done, &SizeError{Size: len(data), Limit: s.maxSize, Server: true}
@@ -468,8 +477,17 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 		return done, ErrSMTPUTF8Required
 	}
 	r.log(ctx, slog.LevelDebug, "smtp: mail", slog.String("from", env.from), slog.Int("bytes", len(data)))
+	s.clean = false
 	if err := s.client.Mail(env.from, &gosmtp.MailOptions{Size: int64(len(data)), UTF8: env.utf8}); err != nil {
-		return r.replyError(ctx, s, "MAIL", "", err)
+		kind, err := r.replyError(ctx, s, "MAIL", "", err)
+		var smtpErr *SMTPError
+		if reused && s.broken && !errors.As(err, &smtpErr) && ctx.Err() == nil {
+			// The server closed the connection while it was idle: nothing
+			// was sent, and the message goes on a new one without counting
+			// an attempt.
+			return stale, err
+		}
+		return kind, err
 	}
 	var temporary bool
 	for _, rcpt := range env.rcpts {
@@ -510,11 +528,13 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 	if err != nil {
 		var goErr *gosmtp.SMTPError
 		if errors.As(err, &goErr) {
+			s.clean = true // the reply to the final dot ends the transaction
 			return r.replyError(ctx, s, "DATA", "", err)
 		}
 		s.broken = true
 		return unknown, &outcome.Error{Prefix: "sendloop/smtp: the connection was lost after the final dot", First: r.ctxError(ctx, "DATA", err)}
 	}
+	s.clean = true
 	res.Reply = parseReply(resp.StatusText, r.redactString)
 	if len(res.Refused) > 0 {
 		return done, &RecipientsError{Refused: res.Refused, Delivered: true}
@@ -552,7 +572,9 @@ func (r *Relay) reset(s *session) {
 	}
 	if err := s.client.Reset(); err != nil {
 		s.broken = true
+		return
 	}
+	s.clean = true
 }
 
 func parseReply(text string, redact func(string) string) Reply {

@@ -162,6 +162,7 @@ func TestSendAllCancelReportsNotAttempted(t *testing.T) {
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1))
 	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
 	const n = 20
 	var results []smtp.SendResult
 	for res := range client.SendAll(ctx, messages(n)) {
@@ -470,5 +471,37 @@ func TestRelayClose(t *testing.T) {
 	}
 	if _, err := client.Send(testContext(t), simpleMessage(2)); !errors.Is(err, smtp.ErrRelayClosed) {
 		t.Errorf("Send after Close = %v", err)
+	}
+}
+
+func TestRelayConnectionStaysUsableAfterARefusal(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1))
+	ctx := testContext(t)
+	for _, f := range []sendlooptest.RelayFault{
+		{Command: "MAIL", Code: 451, Message: "later"},
+		{Command: "MAIL", Code: 550, Message: "no"},
+		{Command: "RCPT", Code: 550, Message: "no"},
+		{Command: "DATA", Code: 554, Message: "spam"},
+		{Command: "DATA", Code: 452, Message: "full"},
+	} {
+		fake.InjectFault(f)
+		if _, err := client.Send(ctx, simpleMessage(0)); err == nil {
+			t.Fatalf("fault %+v: no error", f)
+		}
+		// The transaction was ended (RSET) and the next message goes on the
+		// same connection with its own envelope.
+		if _, err := client.Send(ctx, simpleMessage(1)); err != nil {
+			t.Fatalf("after %+v: %v", f, err)
+		}
+	}
+	if c := fake.Connections(); c != 1 {
+		t.Errorf("%d connections, want 1", c)
+	}
+	for _, m := range fake.Messages() {
+		if strings.Join(m.EnvelopeTo, ",") != "user1@example.net" {
+			t.Errorf("envelope %v", m.EnvelopeTo)
+		}
 	}
 }
