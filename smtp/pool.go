@@ -31,8 +31,8 @@ type session struct {
 	broken  bool      // not to be used again
 	clean   bool      // no transaction open: the last one ended with the reply to its final dot, or RSET
 	idle    time.Time // when it was last returned to the pool
-	utf8    bool // the server offers SMTPUTF8
-	maxSize int  // the server's SIZE; 0 when none
+	utf8    bool      // the server offers SMTPUTF8
+	maxSize int       // the server's SIZE; 0 when none
 }
 
 func (s *session) quit() {
