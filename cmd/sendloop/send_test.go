@@ -77,7 +77,9 @@ func TestSendRelay(t *testing.T) {
 	r = invocation{args: append([]string{"--json"}, args...), env: env, stdin: "x"}.run(t)
 	expect(t, r, exitOK, []string{`"relay": "127.0.0.1:`, `"to": [`, `"message_id": "<`, `"reply": "250 2.0.0 OK: queued"`}, nil)
 	msgs = relay.Messages()
-	var out struct{ MessageID string `json:"message_id"` }
+	var out struct {
+		MessageID string `json:"message_id"`
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.MessageID != "<"+msgs[len(msgs)-1].MessageID+">" {
 		t.Errorf("printed Message-ID %q (%v), the relay got %q", out.MessageID, err, msgs[len(msgs)-1].MessageID)
 	}
