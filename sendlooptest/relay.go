@@ -49,6 +49,7 @@ type Relay struct {
 	rootCAs            *x509.CertPool
 	caPEM              []byte
 	serveDone          chan struct{}
+	closing            chan struct{} // closed by Close: ends injected delays
 	connections        atomic.Int64
 	closeOnce          sync.Once
 
@@ -130,6 +131,10 @@ type RelayFault struct {
 	// kept, as a server that crashes before replying may have queued it:
 	// the client cannot know.
 	Drop bool
+	// Delay holds the reply (or the drop) back for that long, or until the
+	// relay closes. With Code 0 and no Drop, the command is then processed
+	// normally: a slow server.
+	Delay time.Duration
 	// Message is the reply text; an enhanced status code may start it
 	// ("5.1.1 no such user"), else X.0.0 is sent.
 	Message string
@@ -209,6 +214,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		password:   password,
 		mechanisms: cfg.mechanisms,
 		serveDone:  make(chan struct{}),
+		closing:    make(chan struct{}),
 	}
 	server := gosmtp.NewServer(gosmtp.BackendFunc(r.newSession))
 	server.Domain = "localhost"
@@ -361,8 +367,8 @@ func (r *Relay) InjectFault(f RelayFault) {
 	if f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
 		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want MAIL, RCPT or DATA", f.Command))
 	}
-	if !f.Drop && (f.Code < 400 || f.Code > 599) {
-		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599", f.Code))
+	if !f.Drop && (f.Code < 400 || f.Code > 599) && !(f.Code == 0 && f.Delay > 0) {
+		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599 (or 0 with a Delay)", f.Code))
 	}
 	if f.Times < 1 {
 		f.Times = 1
@@ -383,6 +389,7 @@ func (r *Relay) FailNext(command string, code int, message string) {
 func (r *Relay) Close() error {
 	var err error
 	r.closeOnce.Do(func() {
+		close(r.closing)
 		err = r.server.Close()
 		// Server.Close only knows the listener once Serve has started.
 		_ = r.listener.Close()
@@ -424,6 +431,17 @@ func (s *relaySession) fault(command, recipient string) error {
 func (s *relaySession) applyFault(f *RelayFault) error {
 	if f == nil {
 		return nil
+	}
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-s.relay.closing:
+			t.Stop()
+		}
+		if f.Code == 0 && !f.Drop {
+			return nil
+		}
 	}
 	conn := s.conn.Conn()
 	if f.Drop {
@@ -535,7 +553,10 @@ func (s *relaySession) Data(r io.Reader) error {
 	}
 	f := s.relay.takeFault("DATA", "")
 	if f != nil && !f.Drop {
-		return s.applyFault(f)
+		if err := s.applyFault(f); err != nil {
+			return err
+		}
+		f = nil // a delay alone: accept the message
 	}
 	_, isTLS := s.conn.TLSConnectionState()
 	msg := RelayMessage{
@@ -554,8 +575,7 @@ func (s *relaySession) Data(r io.Reader) error {
 	s.relay.mu.Unlock()
 	if f != nil {
 		// Kept, then dropped before the reply: the outcome is unknown.
-		_ = s.conn.Conn().Close()
-		return errRelayDropped
+		return s.applyFault(f)
 	}
 	return nil
 }

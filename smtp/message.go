@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -325,7 +326,7 @@ func (m *Message) buildMIME(env envelope, fields []Field) ([]byte, string, error
 		addr, _ := mail.ParseAddress(m.ReplyTo)
 		top.add("Reply-To", addr.String())
 	}
-	top.add("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
+	top.add("Subject", encodeText(m.Subject))
 	date := m.Date
 	if date.IsZero() {
 		date = time.Now()
@@ -458,11 +459,11 @@ func (m *Message) extraHeader(top *headerList, f Field) error {
 		return err
 	}
 	value := f.Value
-	if !isASCII(value) {
-		if structuredHeaders[key] {
-			return &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: a structured field must be ASCII", ErrInvalidCharacter)}
-		}
-		value = mime.QEncoding.Encode("utf-8", value)
+	if !isASCII(value) && structuredHeaders[key] {
+		return &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: a structured field must be ASCII", ErrInvalidCharacter)}
+	}
+	if !structuredHeaders[key] {
+		value = encodeText(value)
 	}
 	if key == "In-Reply-To" || key == "References" {
 		for _, id := range strings.Fields(value) {
@@ -479,6 +480,28 @@ func (m *Message) extraHeader(top *headerList, f Field) error {
 	}
 	top.add(f.Name, value)
 	return nil
+}
+
+// encodeText writes unstructured header text as RFC 2047 encoded-words when
+// it is not plain ASCII, or when it holds "=?", which a reader would take for
+// the start of an encoded-word.
+func encodeText(s string) string {
+	if !strings.Contains(s, "=?") {
+		return mime.QEncoding.Encode("utf-8", s)
+	}
+	// mime encodes only text that needs it: encode the words by hand, in
+	// base64 chunks that keep each encoded-word within 75 characters.
+	const chunk = 45 // 60 base64 characters, plus "=?utf-8?b?" and "?="
+	var words []string
+	for start := 0; start < len(s); {
+		end := min(start+chunk, len(s))
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end--
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[start:end]))+"?=")
+		start = end
+	}
+	return strings.Join(words, " ")
 }
 
 // checkHeaderText refuses CR, LF and the other control characters but tab,

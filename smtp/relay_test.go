@@ -447,6 +447,16 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 			fake.FailNext("DATA", 451, "later")
 			return newClient(t, fake, testPassword, logs)
 		}},
+		{"421 and reconnection", func(logs *bytes.Buffer) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "MAIL", Code: 421, Message: "bye " + testPassword, Times: 5})
+			return newClient(t, fake, testPassword, logs, smtp.WithRetry(2, time.Millisecond))
+		}},
+		{"dropped after the final dot", func(logs *bytes.Buffer) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
+			return newClient(t, fake, testPassword, logs)
+		}},
 		{"no TLS", func(logs *bytes.Buffer) *smtp.Relay {
 			fake := startRelay(t, sendlooptest.RelayWithoutSTARTTLS(), sendlooptest.RelayInsecureAuth())
 			r := newClient(t, fake, testPassword, logs)

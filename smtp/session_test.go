@@ -505,3 +505,48 @@ func TestRelayConnectionStaysUsableAfterARefusal(t *testing.T) {
 		}
 	}
 }
+
+func TestRelayContextAtEveryStep(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		command     string
+		cancel      bool
+		wantUnknown bool
+	}{
+		{"deadline waiting for MAIL", "MAIL", false, false},
+		{"cancel waiting for RCPT", "RCPT", true, false},
+		{"deadline waiting for the final reply", "DATA", false, true},
+		{"cancel waiting for the final reply", "DATA", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := startRelay(t)
+			client := newClient(t, fake, testPassword, nil, retrying)
+			fake.InjectFault(sendlooptest.RelayFault{Command: tt.command, Delay: time.Minute})
+			var ctx context.Context
+			var cancel context.CancelFunc
+			wantErr := context.DeadlineExceeded
+			if tt.cancel {
+				ctx, cancel = context.WithCancel(context.Background())
+				time.AfterFunc(300*time.Millisecond, cancel)
+				wantErr = context.Canceled
+			} else {
+				ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+			}
+			defer cancel()
+			start := time.Now()
+			res, err := client.Send(ctx, simpleMessage(1))
+			if !errors.Is(err, wantErr) || errors.Is(err, smtp.ErrOutcomeUnknown) != tt.wantUnknown {
+				t.Fatalf("err = %v, want %v (outcome unknown: %v)", err, wantErr, tt.wantUnknown)
+			}
+			if res.Attempts != 1 {
+				t.Errorf("%d attempts after the context ended", res.Attempts)
+			}
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("Send returned after %v", elapsed)
+			}
+		})
+	}
+}
