@@ -65,6 +65,12 @@ type RelayMessage struct {
 	// EnvelopeFrom and EnvelopeTo are the MAIL FROM and RCPT TO addresses.
 	EnvelopeFrom string
 	EnvelopeTo   []string
+	// MailBody, MailSize and MailSMTPUTF8 are the BODY= (e.g. "8BITMIME"),
+	// SIZE= and SMTPUTF8 parameters of MAIL FROM; empty, 0 and false when
+	// not given.
+	MailBody     string
+	MailSize     int64
+	MailSMTPUTF8 bool
 	// Username is the authenticated user and AuthMechanism how it
 	// authenticated (PLAIN or LOGIN).
 	Username      string
@@ -483,6 +489,7 @@ type relaySession struct {
 	mechanism string
 	from      string
 	to        []string
+	mailOpts  gosmtp.MailOptions
 }
 
 var (
@@ -527,7 +534,7 @@ func (s *relaySession) login(mech, username, password string) error {
 	return nil
 }
 
-func (s *relaySession) Mail(from string, _ *gosmtp.MailOptions) error {
+func (s *relaySession) Mail(from string, opts *gosmtp.MailOptions) error {
 	if s.username == "" {
 		return relayErrAuthRequired
 	}
@@ -535,6 +542,10 @@ func (s *relaySession) Mail(from string, _ *gosmtp.MailOptions) error {
 		return err
 	}
 	s.from, s.to = from, nil
+	s.mailOpts = gosmtp.MailOptions{}
+	if opts != nil {
+		s.mailOpts = *opts
+	}
 	return nil
 }
 
@@ -562,6 +573,9 @@ func (s *relaySession) Data(r io.Reader) error {
 	msg := RelayMessage{
 		EnvelopeFrom:  s.from,
 		EnvelopeTo:    append([]string(nil), s.to...),
+		MailBody:      string(s.mailOpts.Body),
+		MailSize:      s.mailOpts.Size,
+		MailSMTPUTF8:  s.mailOpts.UTF8,
 		Username:      s.username,
 		AuthMechanism: s.mechanism,
 		TLS:           isTLS,

@@ -442,8 +442,29 @@ func TestRelaySMTPUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := fake.Messages(); len(m) != 1 || m[0].EnvelopeTo[0] != "zoë@exämple.com" {
+	if m := fake.Messages(); len(m) != 1 || m[0].EnvelopeTo[0] != "zoë@exämple.com" || !m[0].MailSMTPUTF8 {
 		t.Errorf("captured %+v", m)
+	}
+}
+
+func TestRelayMailParameters(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil)
+	msg := simpleMessage(1)
+	data, err := msg.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Send(testContext(t), msg); err != nil {
+		t.Fatal(err)
+	}
+	m := fake.Messages()[0]
+	// go-smtp declares 8BITMIME when offered; SIZE is the message's; no
+	// SMTPUTF8 for ASCII addresses. (Bytes makes a new Message-ID and Date,
+	// of the same length.)
+	if m.MailBody != "8BITMIME" || m.MailSMTPUTF8 || m.MailSize != int64(len(data)) || int64(len(m.Raw)) != m.MailSize {
+		t.Errorf("MAIL BODY=%q SMTPUTF8=%v SIZE=%d; message of %d bytes, received %d", m.MailBody, m.MailSMTPUTF8, m.MailSize, len(data), len(m.Raw))
 	}
 }
 
