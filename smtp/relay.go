@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -659,5 +658,3 @@ func isLoopback(host string) bool {
 // errNoSTARTTLS is go-smtp's error when the server does not offer STARTTLS
 // (a plain errors.New, so it is recognised by its text).
 const errNoSTARTTLS = "doesn't support STARTTLS"
-
-var _ io.Writer = (*gosmtp.DataCommand)(nil)
