@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/emersion/go-message"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -38,7 +39,7 @@ func ExampleHeaders_Fields() {
 }
 
 func ExampleParseHeaders() {
-	msg, err := mail.ReadMessage(strings.NewReader("" +
+	msg, err := message.Read(strings.NewReader("" +
 		"From: shop@example.com\r\n" +
 		"X-SL-Tags: [\"welcome\",\"\\u00e9t\\u00e9\"]\r\n" +
 		"X-SL-Track-Opens: Yes\r\n" +
@@ -48,7 +49,7 @@ func ExampleParseHeaders() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := smtp.ParseHeaders(msg.Header)
+	h, err := smtp.ParseHeaders(msg.Header.Map())
 	if err != nil {
 		log.Fatal(err)
 	}
