@@ -20,13 +20,13 @@ type AccountInfo struct {
 	LastName                string   // the account holder's last name
 	Email                   string   // the account holder's address
 	CompanyName             string   // the company's name
-	Website                 string   // the company's website, as entered
+	Website                 string   // the company's website
 	Street                  string   // postal address: street
 	City                    string   // postal address: city
 	State                   string   // postal address: state
-	Country                 string   // postal address: country, as entered
-	Phone                   string   // phone number, as entered
-	Fax                     string   // fax number, as entered
+	Country                 string   // postal address: country
+	Phone                   string   // phone number
+	Fax                     string   // fax number
 	TimeZone                string   // one of the names System.TimeZones returns
 	SignUpIP                string   // the IP address the account signed up from, kept as text
 	LastActivityDateTime    DateTime // the account's last activity; zero when unset

@@ -115,8 +115,8 @@ type Campaign struct {
 	SendTime     TimeOfDay
 	SendTimeZone string // the zone name SendDate and SendTime are read in, kept as sent
 
-	// The counts are numeric strings on the wire; "" and null are 0. A Total count is every
-	// event, a Unique count the distinct recipients behind them.
+	// The counts are numeric strings on the wire; "" and null are 0. Where a TotalX has a
+	// UniqueX twin, TotalX counts every event and UniqueX the distinct recipients behind them.
 
 	TotalRecipients      int // recipients of the campaign
 	TotalSent            int // messages sent

@@ -19,7 +19,7 @@ type SearchResult struct {
 // SearchHit is one matching subscriber: the service's Subscribers (ID → address) and
 // SubscriberDetails (ID → status, bounce and custom fields) objects joined by ID.
 type SearchHit struct {
-	SubscriberID int    // the subscriber record in the list
+	SubscriberID int    // the subscriber's ID in the list
 	EmailAddress string // the matching address
 	// SubscriptionStatus is from SubscriberDetails, "" when the service gives no details
 	// for the subscriber.

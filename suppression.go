@@ -21,9 +21,9 @@ const GlobalSuppression = 0
 type SuppressionEntry struct {
 	SuppressionID int    // the entry's ID
 	Type          string // e.g. "FBL Report"; other values are kept as they came
-	EmailAddress  string // the suppressed address; filled by Suppression.List only
+	EmailAddress  string // the suppressed address; in Suppression.List's entries
 	// ListID is the list the entry suppresses the address in, GlobalSuppression (0) for
-	// every list; filled by Suppression.Get only.
+	// every list; in Suppression.Get's entries.
 	ListID int
 }
 

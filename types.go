@@ -54,7 +54,7 @@ func (d Date) EncodeValues(key string, v *url.Values) error {
 // carries no offset: times are the account's wall clock (see SystemDate.TimeZone), held in
 // UTC; use WallClockIn to place them in the account's zone. '0000-00-00 00:00:00' is the zero DateTime.
 type DateTime struct {
-	time.Time // the account's wall clock, held in UTC; the zero Time is the unset date-time
+	time.Time // the wall clock as sent, held in UTC; the zero Time is the unset date-time
 }
 
 // String returns the wire form, '0000-00-00 00:00:00' when unset.
