@@ -59,11 +59,11 @@ type Relay struct {
 type RelayMessage struct {
 	// EnvelopeFrom and EnvelopeTo are the MAIL FROM and RCPT TO addresses.
 	EnvelopeFrom string
-	EnvelopeTo   []string
+	EnvelopeTo   []string // every accepted RCPT TO, Bcc recipients included
 	// Username is the authenticated user and AuthMechanism how it
 	// authenticated (PLAIN or LOGIN).
 	Username      string
-	AuthMechanism string
+	AuthMechanism string // "PLAIN" or "LOGIN"; "" without AUTH
 	// TLS reports whether the message came over TLS.
 	TLS bool
 	// Raw is the message as received, with CRLF line endings.
@@ -87,9 +87,9 @@ type RelayMessage struct {
 
 // RelayAttachment is an attachment of a RelayMessage.
 type RelayAttachment struct {
-	Filename    string
-	ContentType string
-	Data        []byte
+	Filename    string // the part's filename parameter, decoded
+	ContentType string // the part's media type, without parameters
+	Data        []byte // the content, decoded from its transfer encoding
 }
 
 // RelayFault makes the fake relay answer a command with an error reply.
