@@ -3,8 +3,8 @@ package csvsync
 import (
 	"encoding/csv"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
