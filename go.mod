@@ -9,6 +9,7 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/term v0.34.0
 	golang.org/x/text v0.28.0
 )
 
