@@ -73,7 +73,7 @@ none and would unsubscribe the address from every list. Nothing is unsubscribed 
 file names no subscriber at all (an empty or truncated export must not empty the list), and
 a member whose row is rejected but names the address is kept.
 
-Progress goes to stderr: a bar on a terminal, a line every 5 seconds otherwise.`,
+Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
