@@ -221,6 +221,7 @@ func TestJSONErrors(t *testing.T) {
 		want map[string]any
 	}{
 		{[]string{"--json", "lists"}, []string{}, map[string]any{"kind": "usage", "exit_code": 2.0}},
+		{[]string{"--json"}, nil, map[string]any{"kind": "usage", "error": "no command given"}},
 		{[]string{"sync", "--list", "x", "--json"}, nil, map[string]any{"kind": "usage", "exit_code": 2.0, "help": "sendloop help sync"}},
 		{[]string{"--bogus", "--json", "lists"}, nil, map[string]any{"kind": "usage", "help": "sendloop help lists"}},
 		{[]string{"--json", "call", "list.get", "ListID=99", "GetCustomFields=0"}, nil,

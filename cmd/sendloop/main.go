@@ -155,6 +155,8 @@ func run(ctx context.Context, args []string, e *env) int {
 	case help:
 		printOverview(e.stdout)
 		return exitOK
+	case cmd == nil && a.json:
+		return a.fail(usagef("", "no command given"))
 	case cmd == nil:
 		printOverview(e.stderr)
 		return exitUsage
