@@ -28,7 +28,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]",
+		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -63,8 +63,9 @@ are counted as skipped. Members pending a double opt-in confirmation count as me
 Rejected rows, each with its line number and reason: malformed lines (a stray quote, the
 wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses already
 given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
-(line,email,reason, the address as written; the header alone when there is none); without it they are printed on
-stderr (the first 20). Any rejected row makes the exit code 1, in a dry run too.
+(line,email,reason, the address as written; the header alone when there is none);
+without it they are printed on stderr (the first 20). Any rejected row makes the exit
+code 1, in a dry run too.
 
 Applying: additions through subscriber.import in batches (--batch-size, --concurrency),
 then updates (subscriber.update, by SubscriberID), then unsubscriptions through the legacy
@@ -87,7 +88,7 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
-			fs.Var(&o.columns, "column", "map a column: `SOURCE=TARGET`, TARGET being EmailAddress, a custom field's name or CustomField<id> (repeatable)")
+			fs.Var(&o.columns, "column", "map the column SOURCE to TARGET (`SOURCE=TARGET`): EmailAddress, a custom field's name or CustomField<id> (repeatable)")
 			fs.Var(&o.ignoreColumns, "ignore-column", "ignore the column `NAME` (repeatable)")
 			fs.BoolVar(&o.header.IgnoreUnknown, "ignore-unknown-columns", false, "ignore the columns that name nothing known, instead of refusing the file")
 			fs.StringVar(&o.encoding, "encoding", "", "read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be (default: UTF-8, or UTF-16 by its byte-order mark)")
