@@ -117,6 +117,7 @@ type relayConfig struct {
 	insecureAuth bool
 	mechanisms   []string
 	addr         string
+	tlsNames     []string // more names for the certificate (RelayTLSNames)
 }
 
 // RelayAddr makes the fake relay listen on addr (a loopback "host:port") instead of a
@@ -176,7 +177,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 	server.WriteTimeout = time.Minute
 	server.ErrorLog = log.New(io.Discard, "", 0)
 	if cfg.startTLS {
-		cert, pool, err := relayCertificate()
+		cert, pool, err := relayCertificate(cfg.tlsNames)
 		if err != nil {
 			return nil, err
 		}
@@ -535,9 +536,9 @@ func relayDecode(encoding string, body io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1
-// and localhost, valid for a day.
-func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
+// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1,
+// localhost and the extra names (RelayTLSNames), valid for a day.
+func relayCertificate(extra []string) (tls.Certificate, *x509.CertPool, error) {
 	fail := func(err error) (tls.Certificate, *x509.CertPool, error) {
 		return tls.Certificate{}, nil, fmt.Errorf("sendlooptest: relay certificate: %w", err)
 	}
@@ -577,6 +578,7 @@ func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
+	addTLSNames(leafTemplate, extra)
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTemplate, ca, &leafKey.PublicKey, caKey)
 	if err != nil {
 		return fail(err)
