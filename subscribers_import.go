@@ -22,32 +22,41 @@ type ImportOptions struct {
 // ImportProgress is the state of an ImportAll run.
 type ImportProgress struct {
 	Rows      int // rows handled so far: the sum of the three counts
-	Imported  int
-	Duplicate int
-	Failed    int
+	Imported  int // rows the service added to the list
+	Duplicate int // rows already on the list, or repeated within their batch
+	Failed    int // rows refused, failed with their call, or not traced to a row
 }
 
 // FailedRow is a row ImportAll could not import, with why.
 type FailedRow struct {
 	// Index is the row's position in the sequence, from 0.
 	Index      int
-	Subscriber ImportSubscriber
+	Subscriber ImportSubscriber // the row as it was read
 	// Err is a *ValidationError for a row refused before sending, ErrRowRefused for a row
 	// the service counted as failed, or the error of the call that carried the row.
 	Err error
 }
 
 // ImportReport is the outcome of ImportAll. Every row read from the sequence is counted
-// once: Rows = Imported + Duplicate + len(Failed) + Unattributed.
+// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted.
 type ImportReport struct {
-	Rows      int
-	Imported  int
+	// Rows is the number of rows read from the sequence.
+	Rows int
+	// Imported counts the rows the service added to the list.
+	Imported int
+	// Duplicate counts rows already on the list, or repeated within their batch.
 	Duplicate int
-	Failed    []FailedRow
+	// Failed holds every row refused by the check before sending or by the service, and
+	// the rows of a call that failed, each with why.
+	Failed []FailedRow
 	// Unattributed counts rows the service did not import that could not be traced: a
 	// failure that did not recur when its batch was resent in parts, or rows an answer's
 	// totals left out.
 	Unattributed int
+	// NotAttempted counts rows read but never sent, or whose call was cut short, because
+	// the import was stopped: ctx ended, or an error that every batch would get ended the
+	// run. Nothing refused them; importing them again completes the job.
+	NotAttempted int
 }
 
 // ErrRowRefused is the error of a row that subscriber.import counted as failed; the
@@ -73,8 +82,9 @@ type indexedRow struct {
 // ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
 // and 429) and after three batches in a row fail, returning that error with the report so
-// far; rows not read stay in the sequence. Other call failures fail their batch's rows
-// and the import goes on.
+// far; rows not read stay in the sequence. Rows read but not sent, and those of calls the
+// stop cut short, are counted in NotAttempted, never in Failed: nothing refused them.
+// Other call failures fail their batch's rows and the import goes on.
 func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows iter.Seq[ImportSubscriber], opts ImportOptions) (*ImportReport, error) {
 	const command = "subscriber.import"
 	if err := checkListID(command, listID); err != nil {
@@ -110,7 +120,7 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	inBatch := make(map[string]bool, opts.BatchSize)
 	for row := range rows {
 		if ctx.Err() != nil {
-			run.fail(indexedRow{index, row}, context.Cause(ctx))
+			run.skip(1)
 			index++
 			break
 		}
@@ -172,17 +182,21 @@ func (r *importRun) queue(ctx context.Context, batches chan<- []indexedRow, batc
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
-		r.failAll(batch, context.Cause(ctx))
+		r.skip(len(batch))
 		return false
 	}
 }
 
 func (r *importRun) send(ctx context.Context, batch []indexedRow) {
 	if ctx.Err() != nil {
-		r.failAll(batch, context.Cause(ctx))
+		r.skip(len(batch))
 		return
 	}
 	res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(batch))
+	if err != nil && cutShort(ctx, err) {
+		r.skip(len(batch))
+		return
+	}
 	if err != nil {
 		r.mu.Lock()
 		r.failedInARow++
@@ -258,6 +272,23 @@ func (r *importRun) fail(row indexedRow, err error) {
 	r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: err})
 	r.mu.Unlock()
 	r.progress()
+}
+
+// skip counts rows that the stopped run never sent, or whose call the stop cut short.
+func (r *importRun) skip(n int) {
+	r.mu.Lock()
+	r.report.NotAttempted += n
+	r.mu.Unlock()
+}
+
+// cutShort reports whether err is the run's own stop rather than an answer about the batch:
+// the import is idempotent, so such rows are left to the next run, not blamed.
+func cutShort(ctx context.Context, err error) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Cause(ctx))
 }
 
 func (r *importRun) duplicate() {

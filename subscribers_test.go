@@ -3,11 +3,14 @@ package sendloop_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -506,8 +509,11 @@ func TestImportAllStopsOnAnErrorEveryBatchWouldGet(t *testing.T) {
 	report, err := c.Subscribers.ImportAll(context.Background(), 77, rowsOf(emails...), sendloop.ImportOptions{BatchSize: 10, Concurrency: 2})
 	require.ErrorIs(t, err, sendloop.ErrListNotFound)
 	assert.Less(t, len(requestsFor(srv, "subscriber.import")), 20, "it stops early")
-	assert.Equal(t, report.Rows, len(report.Failed), "every row read is accounted for")
+	assert.Equal(t, report.Rows, len(report.Failed)+report.NotAttempted, "every row read is accounted for")
 	assert.Less(t, report.Rows, 1000, "rows not read are left in the sequence")
+	for _, f := range report.Failed {
+		require.ErrorIs(t, f.Err, sendloop.ErrListNotFound, "a failed row carries its call's answer, never the stop")
+	}
 }
 
 func TestImportAllFailsABatchOnACallError(t *testing.T) {
@@ -541,11 +547,40 @@ func TestImportAllHonoursCancellation(t *testing.T) {
 	}
 	report, err := c.Subscribers.ImportAll(ctx, id, endless, sendloop.ImportOptions{BatchSize: 50, Concurrency: 2})
 	require.ErrorIs(t, err, context.Canceled, "a cut-short import says so")
-	assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+report.Unattributed)
+	assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+report.Unattributed+report.NotAttempted)
 	assert.GreaterOrEqual(t, report.Rows, 251, "the row in hand when the context ended is counted")
-	require.NotEmpty(t, report.Failed)
+	assert.Empty(t, report.Failed, "nothing refused the rows a cancellation left unsent")
+	assert.Positive(t, report.NotAttempted)
+}
+
+func TestImportAllCountsRowsAFatalErrorLeftUnsentAsNotAttempted(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			// The first batch is held until the others are queued behind the fatal answer.
+			time.Sleep(50 * time.Millisecond)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL), sendloop.WithInsecureHTTP())
+	require.NoError(t, err)
+	rows := func(yield func(sendloop.ImportSubscriber) bool) {
+		for i := range 1000 {
+			if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("f%d@example.com", i)}) {
+				return
+			}
+		}
+	}
+	report, err := c.Subscribers.ImportAll(context.Background(), 1, rows, sendloop.ImportOptions{BatchSize: 10, Concurrency: 2})
+	require.ErrorIs(t, err, sendloop.ErrInvalidAPIKey)
+	assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+report.Unattributed+report.NotAttempted)
+	assert.Less(t, report.Rows, 1000, "the import stops reading at a fatal error")
+	assert.Positive(t, report.NotAttempted)
 	for _, f := range report.Failed {
-		assert.ErrorIs(t, f.Err, context.Canceled)
+		assert.ErrorIs(t, f.Err, sendloop.ErrInvalidAPIKey, "only rows the service answered for are failed")
 	}
 }
 
@@ -595,8 +630,10 @@ func TestImportAllGivesUpWhenEveryBatchFails(t *testing.T) {
 			var httpErr *sendloop.HTTPError
 			require.ErrorAs(t, err, &httpErr)
 			assert.Equal(t, status, httpErr.HTTPStatus)
-			assert.LessOrEqual(t, len(requestsFor(srv, "subscriber.import")), 4)
-			assert.Equal(t, report.Rows, len(report.Failed))
+			calls := len(requestsFor(srv, "subscriber.import"))
+			assert.LessOrEqual(t, calls, 4)
+			assert.Equal(t, report.Rows, len(report.Failed)+report.NotAttempted)
+			assert.Len(t, report.Failed, 10*calls, "the rows of every answered call are failed, the rest not attempted")
 		})
 	}
 }

@@ -64,17 +64,14 @@ type Relay struct {
 type RelayMessage struct {
 	// EnvelopeFrom and EnvelopeTo are the MAIL FROM and RCPT TO addresses.
 	EnvelopeFrom string
-	EnvelopeTo   []string
-	// MailBody, MailSize and MailSMTPUTF8 are the BODY= (e.g. "8BITMIME"),
-	// SIZE= and SMTPUTF8 parameters of MAIL FROM; empty, 0 and false when
-	// not given.
-	MailBody     string
-	MailSize     int64
-	MailSMTPUTF8 bool
+	EnvelopeTo   []string // every accepted RCPT TO, Bcc recipients included
+	MailBody     string   // MAIL FROM's BODY= parameter, e.g. "8BITMIME"; "" without one
+	MailSize     int64    // MAIL FROM's SIZE= parameter; 0 without one
+	MailSMTPUTF8 bool     // MAIL FROM asked for SMTPUTF8
 	// Username is the authenticated user and AuthMechanism how it
 	// authenticated (PLAIN or LOGIN).
 	Username      string
-	AuthMechanism string
+	AuthMechanism string // "PLAIN" or "LOGIN"; "" without AUTH
 	// TLS reports whether the message came over TLS.
 	TLS bool
 	// Raw is the message as received, with CRLF line endings.
@@ -157,6 +154,7 @@ type relayConfig struct {
 	insecureAuth    bool
 	mechanisms      []string
 	addr            string
+	tlsNames        []string // more names for the certificate (RelayTLSNames)
 	maxMessageBytes int64
 	implicitTLS     bool
 }
@@ -232,7 +230,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 	server.WriteTimeout = time.Minute
 	server.ErrorLog = log.New(io.Discard, "", 0)
 	if cfg.startTLS {
-		cert, pool, err := relayCertificate()
+		cert, pool, err := relayCertificate(cfg.tlsNames)
 		if err != nil {
 			return nil, err
 		}
@@ -718,9 +716,9 @@ func relayWalk(msg *RelayMessage, e *message.Entity, depth int) (string, error) 
 	return mediaType, nil
 }
 
-// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1
-// and localhost, valid for a day.
-func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
+// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1,
+// localhost and the extra names (RelayTLSNames), valid for a day.
+func relayCertificate(extra []string) (tls.Certificate, *x509.CertPool, error) {
 	fail := func(err error) (tls.Certificate, *x509.CertPool, error) {
 		return tls.Certificate{}, nil, fmt.Errorf("sendlooptest: relay certificate: %w", err)
 	}
@@ -760,6 +758,7 @@ func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
+	addTLSNames(leafTemplate, extra)
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTemplate, ca, &leafKey.PublicKey, caKey)
 	if err != nil {
 		return fail(err)

@@ -28,7 +28,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]",
+		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -36,15 +36,25 @@ updates the custom fields that differ, and with --unsubscribe-missing unsubscrib
 members the file does not name. It plans first and prints the plan; --dry-run stops there
 and changes nothing. A second run with the same file plans nothing.
 
-The file: UTF-8, with or without a byte-order mark; comma-, semicolon- or tab-separated
-(detected from the header line); quoted as RFC 4180 says. The header row names the
-columns, case-insensitively: EmailAddress (or "Email Address", "Email") for the address,
-and custom fields by key (CustomField7) or by name ("First name", looked up with list.get).
-An unknown column is a usage error. The read-only columns that export writes
-(SubscriberID, SubscriptionStatus, BounceType, …) are ignored, except that with a
+The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel's "Unicode
+text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
+utf-16be): a header that is not UTF-8 is refused with the encoding it looks like. Comma-,
+semicolon- or tab-separated, detected from the header line, or from Excel's "sep=;" first
+line; --delimiter overrides both. Quoted as RFC 4180 says.
+
+The header row names the columns. The address column is EmailAddress in any common
+spelling, compared without case, spaces, '-' and '_' (Email, E-mail, "Email Address",
+email_address, Mail). Custom fields are named by key (CustomField7) or by name ("First
+name", looked up with list.get), case-insensitively. --column 'SOURCE=TARGET' maps any
+column to EmailAddress or to a custom field, whatever its name. An unknown column is a
+usage error (it catches typos): skip it with --ignore-column NAME, or skip every unknown
+and unnamed column with --ignore-unknown-columns. The read-only columns that export
+writes (SubscriberID, SubscriptionStatus, BounceType, …) are ignored, except that with a
 SubscriptionStatus column only the rows whose status is Subscribed count: the others are
-skipped (they add, update and unsubscribe no one). Values are taken as written; an empty
-cell empties the field.
+skipped (they add, update and unsubscribe no one).
+
+Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
+in custom fields (addresses are always trimmed). An empty cell empties the field.
 
 Addresses are compared case-insensitively. Members who unsubscribed are not subscribed again,
 and addresses on the suppression list (the list's or the global one) are not added: both
@@ -53,8 +63,9 @@ are counted as skipped. Members pending a double opt-in confirmation count as me
 Rejected rows, each with its line number and reason: malformed lines (a stray quote, the
 wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses already
 given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
-(line,email,reason; the header alone when there is none); without it they are printed on
-stderr (the first 20). Any rejected row makes the exit code 1, in a dry run too.
+(line,email,reason, the address as written; the header alone when there is none);
+without it they are printed on stderr (the first 20). Any rejected row makes the exit
+code 1, in a dry run too.
 
 Applying: additions through subscriber.import in batches (--batch-size, --concurrency),
 then updates (subscriber.update, by SubscriberID), then unsubscriptions through the legacy
@@ -63,10 +74,11 @@ none and would unsubscribe the address from every list. Nothing is unsubscribed 
 file names no subscriber at all (an empty or truncated export must not empty the list), and
 a member whose row is rejected but names the address is kept.
 
-Progress goes to stderr: a bar on a terminal, a line every 5 seconds otherwise.`,
+Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
-sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
+sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
+sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &syncOptions{}
 			fs.IntVar(&o.listID, "list", 0, "the `ID` of the list to sync (required)")
@@ -76,6 +88,12 @@ sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
+			fs.Var(&o.columns, "column", "map the column SOURCE to TARGET (`SOURCE=TARGET`): EmailAddress, a custom field's name or CustomField<id> (repeatable)")
+			fs.Var(&o.ignoreColumns, "ignore-column", "ignore the column `NAME` (repeatable)")
+			fs.BoolVar(&o.header.IgnoreUnknown, "ignore-unknown-columns", false, "ignore the columns that name nothing known, instead of refusing the file")
+			fs.StringVar(&o.encoding, "encoding", "", "read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be (default: UTF-8, or UTF-16 by its byte-order mark)")
+			fs.StringVar(&o.delimiter, "delimiter", "", "the delimiter `CHAR`: , ; tab | … (default: detected)")
+			fs.BoolVar(&o.header.KeepSpaces, "no-trim", false, "keep the spaces around custom-field values")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("sync", "unexpected argument %q", args[0])
@@ -94,6 +112,12 @@ type syncOptions struct {
 	rejectsPath        string
 	batchSize          int
 	concurrency        int
+
+	// How the file is read; check fills read and header from the flags' text.
+	columns, ignoreColumns repeatedFlag
+	encoding, delimiter    string
+	read                   csvsync.ReadOptions
+	header                 csvsync.HeaderOptions
 }
 
 func (o *syncOptions) check() error {
@@ -107,6 +131,24 @@ func (o *syncOptions) check() error {
 	case o.concurrency < 1:
 		return usagef("sync", "--concurrency must be at least 1")
 	}
+	var err error
+	if o.read.Encoding, err = csvsync.ParseEncoding(o.encoding); err != nil {
+		return usagef("sync", "--encoding: %v", err)
+	}
+	if o.delimiter != "" {
+		if o.read.Comma, err = csvsync.ParseDelimiter(o.delimiter); err != nil {
+			return usagef("sync", "--delimiter: %v", err)
+		}
+	}
+	o.header.Columns = nil
+	for _, c := range o.columns {
+		m, err := csvsync.ParseColumnMap(c)
+		if err != nil {
+			return usagef("sync", "--column: %v", err)
+		}
+		o.header.Columns = append(o.header.Columns, m)
+	}
+	o.header.Ignore = o.ignoreColumns
 	return nil
 }
 
@@ -144,11 +186,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	if err != nil {
 		return usagef("sync", "--csv: %v", err)
 	}
-	head, err := csvsync.Open(o.csvPath)
+	head, err := csvsync.Open(o.csvPath, o.read)
 	if err != nil {
 		return usagef("sync", "%s: %v", o.csvPath, err)
 	}
-	header, comma, hasBOM := head.Header, head.Comma, head.BOM
+	header := head.Header
 	head.Close()
 
 	c, err := a.client(ctx)
@@ -159,11 +201,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	mapping, err := csvsync.MapHeader(header, listFields(list))
+	mapping, err := csvsync.MapHeader(header, listFields(list), o.header)
 	if err != nil {
 		return usagef("sync", "%s: %v", o.csvPath, err)
 	}
-	a.note("%s", describeMapping(o.csvPath, comma, hasBOM, mapping))
+	a.note("%s", describeMapping(o.csvPath, head, mapping))
 
 	var unsubscriber *legacy.Client
 	if o.unsubscribeMissing && !o.dryRun {
@@ -202,7 +244,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions) error {
 		}
 	}
 
-	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath) }
+	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath, o.read) }
 	prog.start(info.Size(), func(done, total int64) string {
 		return fmt.Sprintf("planning: read %s of %s", percent(done, total), o.csvPath)
 	})
@@ -274,12 +316,18 @@ func failures(res *syncResult) error {
 }
 
 // describeMapping says how the file is read, for the notes.
-func describeMapping(path string, comma rune, bom bool, m *csvsync.Mapping) string {
-	sep := map[rune]string{',': "comma", ';': "semicolon", '\t': "tab"}[comma]
+func describeMapping(path string, r *csvsync.Reader, m *csvsync.Mapping) string {
+	sep := map[rune]string{',': "comma", ';': "semicolon", '\t': "tab", '|': "pipe"}[r.Comma]
+	if sep == "" {
+		sep = strconv.QuoteRune(r.Comma)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s-separated", path, sep)
-	if bom {
+	fmt.Fprintf(&b, "%s: %s, %s-separated", path, r.Encoding, sep)
+	if r.BOM {
 		b.WriteString(", with a byte-order mark")
+	}
+	if r.SepLine {
+		b.WriteString(`, after a "sep=" line`)
 	}
 	fmt.Fprintf(&b, "; address in column %d", m.Email+1)
 	for _, f := range m.Fields {
@@ -591,7 +639,7 @@ func (s *syncOutput) planJSON() orderedObject {
 func (s *syncOutput) begin() error {
 	w := s.a.stdout
 	if s.a.json {
-		head := orderedObject{{"ListID", s.list.ListID}, {"Name", s.list.Name}}
+		head := orderedObject{{"list_id", s.list.ListID}, {"name", s.list.Name}}
 		_, err := fmt.Fprintf(w, "{\n  \"list\": %s,\n  \"csv\": %s,\n  \"dry_run\": %t,\n  \"plan\": %s",
 			indentJSON(head, "  "), jsonString(s.csvPath), s.dryRun, indentJSON(s.planJSON(), "  "))
 		if err == nil && s.dryRun {

@@ -200,7 +200,7 @@ func TestSendRelayFailures(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"wrong password", replace(env, envSMTPPassword, password+"x"), exitFailure, "535"},
+		{"wrong password", replace(env, envSMTPPassword, password+"x"), exitUsage, "535"}, // relay credentials refused: exit 2
 		{"untrusted certificate", replace(env, envSMTPCAFile, ""), exitFailure, "certificate"},
 		{"missing CA file", replace(env, envSMTPCAFile, filepath.Join(t.TempDir(), "nope.pem")), exitUsage, "SENDLOOP_SMTP_CA_FILE"},
 		{"CA file without PEM", replace(env, envSMTPCAFile, writeFile(t, t.TempDir(), "x.pem", "nothing")), exitUsage, "holds no PEM certificate"},
