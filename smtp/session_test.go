@@ -218,7 +218,9 @@ func TestSendAllStopsEarly(t *testing.T) {
 			break
 		}
 	}
-	if taken > 4+2*4+1 || len(fake.Messages()) != taken {
+	// At most the 5 yielded and a window of 4 per connection (2 of them)
+	// sent or in flight; every message taken was sent.
+	if taken > 5+4*2*2 || len(fake.Messages()) != taken {
 		t.Errorf("took %d messages, relay got %d", taken, len(fake.Messages()))
 	}
 }
