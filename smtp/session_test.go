@@ -192,7 +192,9 @@ func TestSendAllCancelReportsNotAttempted(t *testing.T) {
 			t.Errorf("message %d: %v", i, res.Err)
 		}
 	}
-	if delivered < 3 || notAttempted < n-5 {
+	// Launched before the cancellation: the 3 yielded and at most the
+	// ordering window (4 per connection, 2 per connection in flight).
+	if delivered < 3 || notAttempted < n-3-8 {
 		t.Errorf("%d delivered, %d not attempted of %d", delivered, notAttempted, n)
 	}
 	if got := len(fake.Messages()); got < delivered || got > delivered+1 {
