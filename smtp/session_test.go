@@ -575,3 +575,17 @@ func TestRelayContextAtEveryStep(t *testing.T) {
 		})
 	}
 }
+
+func TestRelayMaxMessagesPerConnection(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1), smtp.WithMaxMessagesPerConnection(2))
+	for res := range client.SendAll(testContext(t), messages(6)) {
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	if c := fake.Connections(); c != 3 {
+		t.Errorf("%d connections, want 3 for 6 messages, 2 per connection", c)
+	}
+}
