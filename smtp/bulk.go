@@ -8,9 +8,9 @@ import (
 
 // SendAll sends every message of msgs and yields one result per message, in
 // the order of msgs, as the results come in. Messages go out in parallel
-// over up to WithMaxConnections connections (4 by default), many over each,
-// with RSET between them; a connection the server closes (421, or dropped)
-// is replaced.
+// over up to WithMaxConnections connections (4 by default), many over each
+// (see the package doc for when RSET is sent between them); a connection the
+// server closes (421, or dropped) is replaced.
 //
 // A failed message does not stop the others: its result carries the error.
 // A setup failure that cannot change (refused credentials, an untrusted

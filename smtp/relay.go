@@ -48,8 +48,9 @@ const redacted = "[REDACTED]"
 
 // Relay sends messages through the Sendloop SMTP relay with the credentials
 // of a sender address. It keeps up to WithMaxConnections connections open
-// and sends many messages over each (RSET between them), so a Relay should
-// be made once and closed when done. It is safe for concurrent use.
+// and sends many messages over each, so a Relay should be made once, with
+// NewRelay (the zero value is not usable), and closed when done. It is safe
+// for concurrent use.
 //
 // A Relay never prints its password: String, GoString, Format and LogValue
 // redact it, and so is every error and log line.
