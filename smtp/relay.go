@@ -481,10 +481,10 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 	if err := s.client.Mail(env.from, &gosmtp.MailOptions{Size: int64(len(data)), UTF8: env.utf8}); err != nil {
 		kind, err := r.replyError(ctx, s, "MAIL", "", err)
 		var smtpErr *SMTPError
-		if reused && s.broken && !errors.As(err, &smtpErr) && ctx.Err() == nil {
-			// The server closed the connection while it was idle: nothing
-			// was sent, and the message goes on a new one without counting
-			// an attempt.
+		if reused && s.broken && (!errors.As(err, &smtpErr) || smtpErr.Code == 421) && ctx.Err() == nil {
+			// The server closed the connection while it was idle (maybe
+			// with a 421, read now): nothing was sent, and the message goes
+			// on a new one without counting an attempt.
 			return stale, err
 		}
 		return kind, err

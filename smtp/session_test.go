@@ -235,16 +235,27 @@ func TestRelay421MidSessionReconnects(t *testing.T) {
 	if _, err := client.Send(ctx, simpleMessage(0)); err != nil {
 		t.Fatal(err)
 	}
+	// A 421 to the first command on a reused connection is a server that
+	// ended it while idle: replaced at once, without counting an attempt.
 	fake.FailNext("MAIL", 421, "4.3.2 shutting down")
 	res, err := client.Send(ctx, simpleMessage(1))
-	if err != nil || res.Attempts != 2 {
+	if err != nil || res.Attempts != 1 {
 		t.Fatalf("Send after 421: %v after %d attempts", err, res.Attempts)
 	}
 	if c := fake.Connections(); c != 2 {
 		t.Errorf("%d connections, want 2 (the relay closed the first)", c)
 	}
-	if n := len(fake.Messages()); n != 2 {
-		t.Errorf("%d messages, want 2", n)
+	// Mid-transaction, or on a new connection, a 421 costs an attempt.
+	fake.FailNext("RCPT", 421, "4.3.2 shutting down")
+	res, err = client.Send(ctx, simpleMessage(2))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("Send after 421 at RCPT: %v after %d attempts", err, res.Attempts)
+	}
+	if c := fake.Connections(); c != 3 {
+		t.Errorf("%d connections, want 3", c)
+	}
+	if n := len(fake.Messages()); n != 3 {
+		t.Errorf("%d messages, want 3", n)
 	}
 
 	// Without retries the 421 is the answer: temporary.
