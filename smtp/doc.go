@@ -70,8 +70,8 @@
 //     dot the server has cleared its state, and go-smtp follows an RSET with
 //     a new EHLO: an RSET there would double the round trips for nothing.
 //   - A connection the server closes (421, or dropped) is replaced. One
-//     found closed when reused (after idling) is replaced without counting
-//     an attempt, since nothing was sent.
+//     found closed when reused (dropped, or a 421 to its first command) is
+//     replaced without counting an attempt, since nothing was sent.
 //
 // Retries and delivery:
 //   - A temporary failure is retried, up to WithRetry's count (2 by
