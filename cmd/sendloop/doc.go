@@ -35,7 +35,9 @@
 //	export  --list ID [--segment ID] [--format csv|json] [--excel]
 //	        stream a list's (or a segment's) subscribers to stdout
 //	send    --from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-]
-//	        [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
+//	        [--cc ADDR]... [--bcc ADDR]... [--inline CID=FILE]... [--attach FILE]...
+//	        [--header 'Name: value']... [--list-unsubscribe URL|mailto] [--one-click]
+//	        [--message-id ID] [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
 //	        [--track-opens] [--track-clicks] [--track-ga]
 //	        send a message through the SMTP relay
 //	call    [--format json|xml|php] COMMAND [key=value ...]
