@@ -13,25 +13,25 @@ type AccountService service
 //
 //sendloop:decode
 type AccountInfo struct {
-	Username                string
-	Subdomain               string
-	MemberSince             DateTime
-	FirstName               string
-	LastName                string
-	Email                   string
-	CompanyName             string
-	Website                 string
-	Street                  string
-	City                    string
-	State                   string
-	Country                 string
-	Phone                   string
-	Fax                     string
-	TimeZone                string // one of the names System.TimeZones returns
-	SignUpIP                string
-	LastActivityDateTime    DateTime
-	LastAccountUpdateDate   DateTime
-	EmailVerificationStatus string // e.g. "Confirmed"; other values are kept as they come
+	Username                string   // the account's user name
+	Subdomain               string   // the account's subdomain on the service
+	MemberSince             DateTime // when the account was opened; zero when unset
+	FirstName               string   // the account holder's first name
+	LastName                string   // the account holder's last name
+	Email                   string   // the account holder's address
+	CompanyName             string   // the company's name
+	Website                 string   // the company's website
+	Street                  string   // postal address: street
+	City                    string   // postal address: city
+	State                   string   // postal address: state
+	Country                 string   // postal address: country
+	Phone                   string   // phone number
+	Fax                     string   // fax number
+	TimeZone                string   // one of the names System.TimeZones returns
+	SignUpIP                string   // the IP address the account signed up from, kept as text
+	LastActivityDateTime    DateTime // the account's last activity; zero when unset
+	LastAccountUpdateDate   DateTime // the last change of these details, a date-time; zero when unset
+	EmailVerificationStatus string   // e.g. "Confirmed"; other values are kept as they come
 }
 
 // Get returns the account's details (account.info.get).
@@ -47,23 +47,25 @@ func (s *AccountService) Get(ctx context.Context) (*AccountInfo, error) {
 // AccountUpdateParams holds the details to change with Account.Update. Every field is optional; an
 // empty field is left unchanged (the service offers no way to clear one).
 type AccountUpdateParams struct {
-	Username    string `url:"Username,omitempty"`
+	Username string `url:"Username,omitempty"` // the new user name
+	// NewPassword is the new password: write-only, sent as given but printed and logged as
+	// [REDACTED].
 	NewPassword Secret `url:"NewPassword,omitempty"`
-	FirstName   string `url:"FirstName,omitempty"`
-	LastName    string `url:"LastName,omitempty"`
-	Email       string `url:"Email,omitempty"`
+	FirstName   string `url:"FirstName,omitempty"` // the account holder's new first name
+	LastName    string `url:"LastName,omitempty"`  // the account holder's new last name
+	Email       string `url:"Email,omitempty"`     // the account holder's new address; checked before sending
 	// TimeZone must be one of the names System.TimeZones returns; the service refuses any
 	// other with ErrInvalidParameterValue.
 	TimeZone    string `url:"TimeZone,omitempty"`
-	Street      string `url:"Street,omitempty"`
-	City        string `url:"City,omitempty"`
-	State       string `url:"State,omitempty"`
-	Zip         string `url:"Zip,omitempty"`
-	Country     string `url:"Country,omitempty"`
-	CompanyName string `url:"CompanyName,omitempty"`
-	Website     string `url:"Website,omitempty"`
-	Phone       string `url:"Phone,omitempty"`
-	Fax         string `url:"Fax,omitempty"`
+	Street      string `url:"Street,omitempty"`      // postal address: street
+	City        string `url:"City,omitempty"`        // postal address: city
+	State       string `url:"State,omitempty"`       // postal address: state
+	Zip         string `url:"Zip,omitempty"`         // postal code; sent only, AccountInfo does not return it
+	Country     string `url:"Country,omitempty"`     // postal address: country
+	CompanyName string `url:"CompanyName,omitempty"` // the company's name
+	Website     string `url:"Website,omitempty"`     // the company's website
+	Phone       string `url:"Phone,omitempty"`       // phone number
+	Fax         string `url:"Fax,omitempty"`         // fax number
 }
 
 // validate requires something to change and a well-formed Email.

@@ -33,7 +33,7 @@ const (
 // TimeOfDay is a wall-clock time of day as the service writes it, 'HH:MM:SS'. The service's
 // unset time, '00:00:00', is the zero TimeOfDay.
 type TimeOfDay struct {
-	Hour, Minute, Second int
+	Hour, Minute, Second int // 0–23, 0–59 and 0–59
 }
 
 // IsZero reports whether t is the unset time, 00:00:00.
@@ -92,44 +92,55 @@ func parseTimeOfDay(s string) (TimeOfDay, error) {
 //
 //sendloop:decode
 type Campaign struct {
-	CampaignID     int
-	CampaignStatus CampaignStatus
-	CampaignName   string
-	FromName       string
-	FromEmail      string
-	ReplyToName    string
-	ReplyToEmail   string
-	FetchURL       string
-	Subject        string
-	PlainContent   string
-	HTMLContent    string
+	CampaignID     int            // the campaign's ID, a numeric string on the wire
+	CampaignStatus CampaignStatus // e.g. CampaignDraft; other values are kept as they come
+	CampaignName   string         // the campaign's name (Name in CreateV2's shape)
+	FromName       string         // the sender's name
+	FromEmail      string         // the sender's address
+	ReplyToName    string         // the name replies go to
+	ReplyToEmail   string         // the address replies go to
+	// FetchURL is kept as the service sends it: the specification gives no meaning, and no
+	// parameter of Create or Update sets it.
+	FetchURL     string
+	Subject      string // the subject line
+	PlainContent string // the plain-text body, "" when the campaign has none
+	HTMLContent  string // the HTML body, "" when the campaign has none
 	// ScheduleType is e.g. "Not Scheduled"; other values are kept as they come.
 	ScheduleType string
-	// SendDate and SendTime are when the campaign is or was sent, a wall clock in
-	// SendTimeZone; both are zero when unset.
-	SendDate     Date
+	// SendDate is the day the campaign is or was sent, a wall clock in SendTimeZone; the
+	// service's unset '0000-00-00' is the zero Date.
+	SendDate Date
+	// SendTime is the time of day of SendDate, 'HH:MM:SS' on the wire; the service's unset
+	// '00:00:00' is the zero TimeOfDay.
 	SendTime     TimeOfDay
-	SendTimeZone string
+	SendTimeZone string // the zone name SendDate and SendTime are read in, kept as sent
 
-	TotalRecipients      int
-	TotalSent            int
-	TotalFailed          int
-	TotalOpens           int
-	UniqueOpens          int
-	TotalClicks          int
-	UniqueClicks         int
-	TotalForwards        int
-	UniqueForwards       int
-	TotalViewsOnBrowser  int
-	UniqueViewsOnBrowser int
-	TotalUnsubscriptions int
-	TotalHardBounces     int
-	TotalSoftBounces     int
+	// The counts are numeric strings on the wire; "" and null are 0. Where a TotalX has a
+	// UniqueX twin, TotalX counts every event and UniqueX the distinct recipients behind them.
+
+	TotalRecipients      int // recipients of the campaign
+	TotalSent            int // messages sent
+	TotalFailed          int // messages that could not be sent
+	TotalOpens           int // opens
+	UniqueOpens          int // recipients who opened
+	TotalClicks          int // link clicks
+	UniqueClicks         int // recipients who clicked a link
+	TotalForwards        int // forwards
+	UniqueForwards       int // recipients who forwarded
+	TotalViewsOnBrowser  int // views in a web browser
+	UniqueViewsOnBrowser int // recipients who viewed it in a web browser
+	TotalUnsubscriptions int // unsubscriptions
+	TotalHardBounces     int // hard bounces
+	TotalSoftBounces     int // soft bounces
 
 	// GoogleAnalyticsEnable is e.g. "Disabled"; other values are kept as they come.
-	GoogleAnalyticsEnable  string
+	GoogleAnalyticsEnable string
+	// GoogleAnalyticsDomains is the domains tracked with analytics, as one string kept as
+	// the service sends it (the specification does not show the separator).
 	GoogleAnalyticsDomains string
-	PublicTinyContentLink  string
+	// PublicTinyContentLink is the service's short public link to the campaign's content,
+	// kept as sent.
+	PublicTinyContentLink string
 
 	// Lists are the IDs of the target lists. The specification does not show this member;
 	// the real service sends it (IDs as strings or numbers, [] when none).
@@ -146,29 +157,33 @@ type Campaign struct {
 // Campaigns.Create. The six names, addresses and the subject are required; so is at
 // least one of PlainContent and HTMLContent, and at least one target list or segment.
 type CampaignCreateParams struct {
-	CampaignName string `url:"CampaignName,omitempty"`
-	FromName     string `url:"FromName,omitempty"`
-	FromEmail    string `url:"FromEmail,omitempty"`
+	CampaignName string `url:"CampaignName,omitempty"` // the campaign's name; required
+	// FromName is the sender's name; required, and it may not hold an email address
+	// (ErrEmailInNameField).
+	FromName  string `url:"FromName,omitempty"`
+	FromEmail string `url:"FromEmail,omitempty"` // the sender's address; required
+	// ReplyToName is the name replies go to; required, and it may not hold an email
+	// address (ErrEmailInNameField).
 	ReplyToName  string `url:"ReplyToName,omitempty"`
-	ReplyToEmail string `url:"ReplyToEmail,omitempty"`
-	Subject      string `url:"Subject,omitempty"`
-	// TargetListIDs and TargetSegmentIDs are the recipients, sent as TargetListIDs[] and
-	// TargetSegmentIDs[].
-	TargetListIDs    []int `url:"TargetListIDs,brackets,omitempty"`
+	ReplyToEmail string `url:"ReplyToEmail,omitempty"` // the address replies go to; required
+	Subject      string `url:"Subject,omitempty"`      // the subject line; required
+	// TargetListIDs are the lists the campaign goes to, sent as TargetListIDs[].
+	TargetListIDs []int `url:"TargetListIDs,brackets,omitempty"`
+	// TargetSegmentIDs are the segments the campaign goes to, sent as TargetSegmentIDs[].
 	TargetSegmentIDs []int `url:"TargetSegmentIDs,brackets,omitempty"`
 	// GoogleAnalyticsDomainsToTrack lists the domains whose links get analytics tags.
 	GoogleAnalyticsDomainsToTrack []string `url:"GoogleAnalyticsDomainsToTrack,brackets,omitempty"`
 	// CustomerIDs are the customer accounts granted access to the campaign's reports.
 	CustomerIDs  []int  `url:"CustomerIDs,brackets,omitempty"`
-	PlainContent string `url:"PlainContent,omitempty"`
-	HTMLContent  string `url:"HTMLContent,omitempty"`
+	PlainContent string `url:"PlainContent,omitempty"` // the plain-text body; it or HTMLContent is required
+	HTMLContent  string `url:"HTMLContent,omitempty"`  // the HTML body; it or PlainContent is required
 }
 
 // Recipient is one target of a version 2 campaign: a whole list, or with SegmentID set a
 // segment of it. It is written <list_id> or <list_id>-<segment_id> on the wire.
 type Recipient struct {
-	ListID    int
-	SegmentID int // 0: the whole list
+	ListID    int // the target list
+	SegmentID int // a segment of ListID; 0: the whole list
 }
 
 // String returns the wire form, e.g. "3" or "3-7".
@@ -186,37 +201,50 @@ func (r Recipient) String() string {
 // The three booleans are always sent, as 1 or 0, so that the zero value means "off"
 // whatever the service's default.
 type CampaignCreateV2Params struct {
-	Name         string `url:"Name,omitempty"`
-	FromName     string `url:"FromName,omitempty"`
-	FromEmail    string `url:"FromEmail,omitempty"`
+	Name string `url:"Name,omitempty"` // the campaign's name; required
+	// FromName is the sender's name; required, and it may not hold an email address
+	// (ErrEmailInNameField).
+	FromName  string `url:"FromName,omitempty"`
+	FromEmail string `url:"FromEmail,omitempty"` // the sender's address; required
+	// ReplyToName is the name replies go to; required, and it may not hold an email
+	// address (ErrEmailInNameField).
 	ReplyToName  string `url:"ReplyToName,omitempty"`
-	ReplyToEmail string `url:"ReplyToEmail,omitempty"`
-	Subject      string `url:"Subject,omitempty"`
-	// Recipients are sent as Recipients[]=3 and Recipients[]=3-7.
+	ReplyToEmail string `url:"ReplyToEmail,omitempty"` // the address replies go to; required
+	Subject      string `url:"Subject,omitempty"`      // the subject line; required
+	// Recipients are the lists and segments the campaign goes to, sent as Recipients[]=3
+	// and Recipients[]=3-7; at least one is required.
 	Recipients   []Recipient `url:"Recipients,brackets,omitempty"`
-	PlainContent string      `url:"PlainContent,omitempty"`
-	HTMLContent  string      `url:"HTMLContent,omitempty"`
+	PlainContent string      `url:"PlainContent,omitempty"` // the plain-text body; it or HTMLContent is required
+	HTMLContent  string      `url:"HTMLContent,omitempty"`  // the HTML body; it or PlainContent is required
 	// HTMLContentWithIguana is the HTML with the drag-and-drop editor's tags.
 	HTMLContentWithIguana string `url:"HTMLContentWithIguana,omitempty"`
 	// Iguana marks a campaign made with the drag-and-drop editor.
 	Iguana                  bool `url:"Iguana,int"`
-	GoogleAnalyticsTracking bool `url:"GoogleAnalyticsTracking,int"`
-	ECommerceTracking       bool `url:"ECommerceTracking,int"`
+	GoogleAnalyticsTracking bool `url:"GoogleAnalyticsTracking,int"` // turns analytics tracking on
+	ECommerceTracking       bool `url:"ECommerceTracking,int"`       // turns e-commerce tracking on
 }
 
 // CampaignUpdateParams holds the changes for Campaigns.Update. Every field is optional and an
 // empty one is left unchanged; target lists replace the campaign's current ones. The
 // specification lists no parameter after Subject, so content cannot be changed here.
 type CampaignUpdateParams struct {
-	CampaignName     string `url:"CampaignName,omitempty"`
-	FromName         string `url:"FromName,omitempty"`
-	FromEmail        string `url:"FromEmail,omitempty"`
-	ReplyToName      string `url:"ReplyToName,omitempty"`
-	ReplyToEmail     string `url:"ReplyToEmail,omitempty"`
-	TargetListIDs    []int  `url:"TargetListIDs,brackets,omitempty"`
-	TargetSegmentIDs []int  `url:"TargetSegmentIDs,brackets,omitempty"`
-	CustomerIDs      []int  `url:"CustomerIDs,brackets,omitempty"`
-	Subject          string `url:"Subject,omitempty"`
+	CampaignName string `url:"CampaignName,omitempty"` // the new name
+	// FromName is the new sender's name; it may not hold an email address
+	// (ErrEmailInNameField).
+	FromName  string `url:"FromName,omitempty"`
+	FromEmail string `url:"FromEmail,omitempty"` // the new sender's address
+	// ReplyToName is the new name replies go to; it may not hold an email address
+	// (ErrEmailInNameField).
+	ReplyToName  string `url:"ReplyToName,omitempty"`
+	ReplyToEmail string `url:"ReplyToEmail,omitempty"` // the new address replies go to
+	// TargetListIDs are the new target lists, sent as TargetListIDs[].
+	TargetListIDs []int `url:"TargetListIDs,brackets,omitempty"`
+	// TargetSegmentIDs are the new target segments, sent as TargetSegmentIDs[].
+	TargetSegmentIDs []int `url:"TargetSegmentIDs,brackets,omitempty"`
+	// CustomerIDs are the customer accounts granted access to the campaign's reports,
+	// sent as CustomerIDs[].
+	CustomerIDs []int  `url:"CustomerIDs,brackets,omitempty"`
+	Subject     string `url:"Subject,omitempty"` // the new subject line
 }
 
 // validate refuses, in this order, what the service would: missing fields, no content, an address in a name, a malformed address, no target, bad IDs.

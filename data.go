@@ -48,9 +48,9 @@ func (p CampaignDataParams) validate(command string) error {
 //
 //sendloop:decode
 type CampaignUnsubscription struct {
-	SubscriberID       int
-	ListID             int
-	UnsubscriptionDate DateTime // a bare date is accepted
+	SubscriberID       int      // the subscriber who left
+	ListID             int      // the list they left
+	UnsubscriptionDate DateTime // when; a bare date is accepted, zero when unset
 	Channel            string   `wire:",common=Link"` // how the recipient unsubscribed, as the service names it
 }
 
@@ -58,13 +58,15 @@ type CampaignUnsubscription struct {
 //
 //sendloop:decode
 type CampaignOpenLocation struct {
-	SubscriberID  int
-	DetectionDate DateTime
-	CountryCode   string
-	City          string
-	Latitude      float64
+	SubscriberID  int      // the subscriber who opened
+	DetectionDate DateTime // when the open was detected; zero when unset
+	CountryCode   string   // the country's code, kept as sent
+	City          string   // the city's name, kept as sent
+	Latitude      float64  // the open's latitude, as sent
 	// Longitude is the wire's Longtitude (spelled so by the service); both spellings are read.
-	Longitude   float64 `wire:"Longtitude|Longitude"`
+	Longitude float64 `wire:"Longtitude|Longitude"`
+	// ContentCode is kept as the service sends it; the specification does not say what it
+	// holds.
 	ContentCode string
 }
 
@@ -72,9 +74,9 @@ type CampaignOpenLocation struct {
 //
 //sendloop:decode
 type CampaignForward struct {
-	SubscriberID int
-	ListID       int
-	ForwardDate  DateTime
+	SubscriberID int      // the subscriber who forwarded
+	ListID       int      // the subscriber's list
+	ForwardDate  DateTime // when; zero when unset
 }
 
 // CampaignBrowserView is a record of data.campaign.browserviews: a view of the campaign in
@@ -82,19 +84,19 @@ type CampaignForward struct {
 //
 //sendloop:decode
 type CampaignBrowserView struct {
-	SubscriberID int
-	ListID       int
-	ViewDate     DateTime
+	SubscriberID int      // the subscriber who viewed it
+	ListID       int      // the subscriber's list
+	ViewDate     DateTime // when; zero when unset
 }
 
 // CampaignBounce is a record of data.campaign.bounces.
 //
 //sendloop:decode
 type CampaignBounce struct {
-	SubscriberID int
-	ListID       int
-	BounceType   BounceType
-	BounceDate   DateTime
+	SubscriberID int        // the subscriber whose message bounced
+	ListID       int        // the subscriber's list
+	BounceType   BounceType // BounceHard or BounceSoft; other values are kept as they come
+	BounceDate   DateTime   // when; zero when unset
 }
 
 // Unsubscriptions returns one page of the campaign's unsubscriptions

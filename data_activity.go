@@ -17,8 +17,8 @@ import (
 //
 //sendloop:decode
 type CampaignEmailOpen struct {
-	SubscriberID int
-	ListID       int
+	SubscriberID int // the subscriber who opened
+	ListID       int // the subscriber's list
 	// OpenDate is read from OpenDate, Date or OpenedOn.
 	OpenDate DateTime `wire:"OpenDate|Date|OpenedOn"`
 	// Extra holds the keys not named above.
@@ -30,12 +30,13 @@ type CampaignEmailOpen struct {
 //
 //sendloop:decode
 type CampaignLinkClick struct {
-	SubscriberID int
-	ListID       int
+	SubscriberID int // the subscriber who clicked
+	ListID       int // the subscriber's list
 	// ClickDate is read from ClickDate, Date or ClickedOn.
 	ClickDate DateTime `wire:"ClickDate|Date|ClickedOn"`
 	// Link is the address clicked, read from Link, URL or LinkURL.
-	Link  string            `wire:"Link|URL|LinkURL"` // Extra holds the keys not named above.
+	Link string `wire:"Link|URL|LinkURL"`
+	// Extra holds the keys not named above.
 	Extra map[string]string `wire:",extra=extraText"`
 }
 

@@ -18,17 +18,17 @@ type ExportsService service
 //
 //sendloop:decode
 type Unsubscription struct {
-	CampaignID         int // 0 when the unsubscription came from no campaign
-	ListID             int
-	SubscriberID       int
-	EmailAddress       string
-	UnsubscriptionDate Date
+	CampaignID         int    // 0 when the unsubscription came from no campaign
+	ListID             int    // the list left
+	SubscriberID       int    // the subscriber's ID in that list
+	EmailAddress       string // the address that left
+	UnsubscriptionDate Date   // the day it left; the service's unset '0000-00-00' is the zero Date
 	UnsubscriptionIP   string `wire:",common=0.0.0.0"` // "0.0.0.0" when unset, as the service sends it
 }
 
 // SuppressedAddress is an item of export.suppressionlist.
 type SuppressedAddress struct {
-	EmailAddress string
+	EmailAddress string // the suppressed address: the pair's first element
 	Type         string // e.g. "FBL Report"; other values are kept as they come
 }
 
@@ -43,8 +43,10 @@ func (a *SuppressedAddress) UnmarshalJSON(data []byte) error {
 
 // SpamComplaint is an item of export.spamcomplaints.
 type SpamComplaint struct {
-	EmailAddress string
-	Date         DateTime
+	EmailAddress string // the complaining address: the pair's first element
+	// Date is when the complaint came: the pair's second element (Date or ComplaintDate in
+	// an object); zero when unset.
+	Date DateTime
 }
 
 // UnmarshalJSON decodes an [email address, date-time] pair, or an object with EmailAddress
@@ -92,12 +94,12 @@ func decodePair(data []byte, second string, addr *string, decodeSecond func([]by
 //
 //sendloop:decode
 type Bounce struct {
-	CampaignID    int
-	ListID        int
-	SubscriberID  int
-	EmailAddress  string
+	CampaignID    int        // the campaign whose message bounced
+	ListID        int        // the subscriber's list
+	SubscriberID  int        // the subscriber's ID in that list
+	EmailAddress  string     // the address that bounced
 	BounceType    BounceType `wire:",common=hard|soft"` // as the service writes it, e.g. "Hard"
-	DetectionDate DateTime
+	DetectionDate DateTime   // when the bounce was detected; zero when unset
 }
 
 // Unsubscriptions returns the addresses unsubscribed from a list, or with listID 0 from

@@ -30,23 +30,23 @@ const (
 //
 //sendloop:decode
 type List struct {
-	ListID      int
-	Name        string
-	OptInMode   OptInMode
-	OptOutScope string // e.g. "This list"; other values are kept as they came
-	CreatedOn   DateTime
+	ListID      int       // the list's ID, which scopes every subscriber command
+	Name        string    // the list's name, as the account shows it
+	OptInMode   OptInMode // OptInSingle or OptInDouble; another value is kept as sent
+	OptOutScope string    // e.g. "This list"; other values are kept as they came
+	CreatedOn   DateTime  // when the list was created; zero for the service's unset value
 	// SubscriptionActivity and ActiveSubscribers come from Lists.List only:
 	// subscriptions per day over the last few days, oldest first.
 	SubscriptionActivity []DailyCount `wire:",func=decodeDailyCounts"`
-	ActiveSubscribers    int
+	ActiveSubscribers    int          // subscribed members, sent as a numeric string
 	// CustomFields comes from Lists.Get with custom fields requested.
 	CustomFields []CustomField `wire:",func=decodeCustomFields"`
 }
 
 // DailyCount is a count for one day.
 type DailyCount struct {
-	Date  Date
-	Count int
+	Date  Date // the day
+	Count int  // how many on that day
 }
 
 // CustomField describes a list's custom field, as list.get returns it with GetCustomFields=1.
@@ -55,13 +55,17 @@ type DailyCount struct {
 //
 //sendloop:decode
 type CustomField struct {
-	CustomFieldID     int `wire:"CustomFieldID|FieldID|ID"`
-	FieldName         string
-	FieldType         string
-	FieldDataType     string
-	FieldDefaultValue string
-	FieldOptions      string            `wire:",func=optionsText"`
-	Extra             map[string]string `wire:",extra=optionsText"`
+	// CustomFieldID is the field's ID, the <id> of CustomField<id> in subscriber records
+	// and import rows; also read from FieldID or ID.
+	CustomFieldID     int    `wire:"CustomFieldID|FieldID|ID"`
+	FieldName         string // the field's name as the account shows it
+	FieldType         string // kept as sent (the specification names no values)
+	FieldDataType     string // kept as sent (the specification names no values)
+	FieldDefaultValue string // the value a subscriber without one shows; "" when none
+	// FieldOptions is the field's options as text: a structured value is kept as its JSON.
+	FieldOptions string `wire:",func=optionsText"`
+	// Extra holds any other key of the record, structured values as JSON; nil when none.
+	Extra map[string]string `wire:",extra=optionsText"`
 }
 
 // decodeDailyCounts reads a date → count object, oldest day first.
@@ -147,8 +151,8 @@ func (s *ListsService) Create(ctx context.Context, p ListCreateParams) (int, err
 
 // ListUpdateParams holds the changes for Lists.Update; empty fields are left unchanged.
 type ListUpdateParams struct {
-	Name      string    `url:"Name,omitempty"`
-	OptInMode OptInMode `url:"OptInMode,omitempty"`
+	Name      string    `url:"Name,omitempty"`      // the new name; "" keeps the current one
+	OptInMode OptInMode `url:"OptInMode,omitempty"` // the new mode; "" keeps the current one
 }
 
 // validate requires something to change and a known opt-in mode, which it writes as the
@@ -252,18 +256,18 @@ const (
 //
 //sendloop:decode
 type ListSettings struct {
-	SubscriptionOptInFromName   string
-	SubscriptionOptInFromEmail  string
-	SubscriptionOptInSubject    string
-	SubscriptionOptInPlainBody  string
-	SubscriptionFinalAction     FinalAction
-	SubscriptionFinalFromName   string
-	SubscriptionFinalFromEmail  string
-	SubscriptionFinalSubject    string
-	SubscriptionFinalHTMLBody   string
-	SubscriptionFinalPlainBody  string
-	WebServiceSubscriptionURL   string // posted once a subscription is confirmed
-	WebServiceUnsubscriptionURL string // posted once an unsubscription is processed
+	SubscriptionOptInFromName   string      // sender name of the opt-in confirmation email
+	SubscriptionOptInFromEmail  string      // sender address of the opt-in confirmation email
+	SubscriptionOptInSubject    string      // subject of the opt-in confirmation email
+	SubscriptionOptInPlainBody  string      // plain-text body of the opt-in confirmation email
+	SubscriptionFinalAction     FinalAction // what follows a confirmed subscription
+	SubscriptionFinalFromName   string      // sender name of the welcome email
+	SubscriptionFinalFromEmail  string      // sender address of the welcome email
+	SubscriptionFinalSubject    string      // subject of the welcome email
+	SubscriptionFinalHTMLBody   string      // HTML body of the welcome email
+	SubscriptionFinalPlainBody  string      // plain-text body of the welcome email
+	WebServiceSubscriptionURL   string      // posted once a subscription is confirmed
+	WebServiceUnsubscriptionURL string      // posted once an unsubscription is processed
 }
 
 // Settings returns a list's settings (list.settings.get).
@@ -288,18 +292,18 @@ func (s *ListsService) Settings(ctx context.Context, listID int) (*ListSettings,
 // ListSettingsUpdateParams holds the settings to change: nil fields are left as they are, and a
 // pointer to "" clears a setting (a webhook URL, say). String makes the pointers.
 type ListSettingsUpdateParams struct {
-	SubscriptionOptInFromName   *string      `url:"SubscriptionOptInFromName,omitempty"`
-	SubscriptionOptInFromEmail  *string      `url:"SubscriptionOptInFromEmail,omitempty"`
-	SubscriptionOptInSubject    *string      `url:"SubscriptionOptInSubject,omitempty"`
-	SubscriptionOptInPlainBody  *string      `url:"SubscriptionOptInPlainBody,omitempty"`
-	SubscriptionFinalAction     *FinalAction `url:"SubscriptionFinalAction,omitempty"`
-	SubscriptionFinalFromName   *string      `url:"SubscriptionFinalFromName,omitempty"`
-	SubscriptionFinalFromEmail  *string      `url:"SubscriptionFinalFromEmail,omitempty"`
-	SubscriptionFinalSubject    *string      `url:"SubscriptionFinalSubject,omitempty"`
-	SubscriptionFinalHTMLBody   *string      `url:"SubscriptionFinalHTMLBody,omitempty"`
-	SubscriptionFinalPlainBody  *string      `url:"SubscriptionFinalPlainBody,omitempty"`
-	WebServiceSubscriptionURL   *string      `url:"WebServiceSubscriptionURL,omitempty"`
-	WebServiceUnsubscriptionURL *string      `url:"WebServiceUnsubscriptionURL,omitempty"`
+	SubscriptionOptInFromName   *string      `url:"SubscriptionOptInFromName,omitempty"`   // sender name of the opt-in confirmation email
+	SubscriptionOptInFromEmail  *string      `url:"SubscriptionOptInFromEmail,omitempty"`  // sender address of the opt-in confirmation email
+	SubscriptionOptInSubject    *string      `url:"SubscriptionOptInSubject,omitempty"`    // subject of the opt-in confirmation email
+	SubscriptionOptInPlainBody  *string      `url:"SubscriptionOptInPlainBody,omitempty"`  // plain-text body of the opt-in confirmation email
+	SubscriptionFinalAction     *FinalAction `url:"SubscriptionFinalAction,omitempty"`     // what follows a confirmed subscription
+	SubscriptionFinalFromName   *string      `url:"SubscriptionFinalFromName,omitempty"`   // sender name of the welcome email
+	SubscriptionFinalFromEmail  *string      `url:"SubscriptionFinalFromEmail,omitempty"`  // sender address of the welcome email
+	SubscriptionFinalSubject    *string      `url:"SubscriptionFinalSubject,omitempty"`    // subject of the welcome email
+	SubscriptionFinalHTMLBody   *string      `url:"SubscriptionFinalHTMLBody,omitempty"`   // HTML body of the welcome email
+	SubscriptionFinalPlainBody  *string      `url:"SubscriptionFinalPlainBody,omitempty"`  // plain-text body of the welcome email
+	WebServiceSubscriptionURL   *string      `url:"WebServiceSubscriptionURL,omitempty"`   // posted once a subscription is confirmed
+	WebServiceUnsubscriptionURL *string      `url:"WebServiceUnsubscriptionURL,omitempty"` // posted once an unsubscription is processed
 }
 
 // String returns a pointer to v, for the optional fields of update parameters.

@@ -49,9 +49,9 @@ type Person struct {
 	EntryDate    DateTime `wire:"Entry Date"`                // 'Entry Date'
 	LastSeenDate DateTime `wire:"Last Seen Date"`            // 'Last Seen Date'
 	IPAddress    string   `wire:"IP Address,common=0.0.0.0"` // 'IP Address'
-	City         string
-	Country      string
-	Sessions     int
+	City         string   // 'City', kept as sent
+	Country      string   // 'Country', kept as sent
+	Sessions     int      // 'Sessions': the person's session count, a numeric string on the wire
 	// Extra holds every other key, e.g. signedup_date, name and plan. A value that is an
 	// object or an array is kept as its JSON text.
 	Extra map[string]string `wire:",extra=extraText"`

@@ -18,52 +18,54 @@ import (
 type ReportsService service
 
 // ListOverallReport is the statistics of report.list.overall. The specification names the
-// members without defining them: counts are whole numbers, the rest are kept as float64
-// (a trailing '%' is accepted), and the two days are kept as the text the service sends.
+// members without defining them or giving their units: counts are whole numbers, the rest
+// are kept as float64 as the service sends them (a trailing '%' is dropped, no scaling is
+// done), and the two days are kept as the text the service sends.
 //
 //sendloop:decode
 type ListOverallReport struct {
-	OpenPerformance     float64
-	OpenAvg             float64
-	OpenPerformanceRate float64
-	LinkPerformance     float64
-	LinkAvg             float64
-	LinkPerformanceRate float64
-	HighestOpenRateDay  string
-	HighestLinkRateDay  string
-	TotalSPAMComplaints int
+	OpenPerformance     float64 // the list's open performance, as the service computes it
+	OpenAvg             float64 // the list's open average, as the service computes it
+	OpenPerformanceRate float64 // the list's open performance rate; its scale is not shown
+	LinkPerformance     float64 // the list's link (click) performance, as the service computes it
+	LinkAvg             float64 // the list's link (click) average, as the service computes it
+	LinkPerformanceRate float64 // the list's link (click) performance rate; its scale is not shown
+	HighestOpenRateDay  string  // the day with the highest open rate, as sent; its format is not shown
+	HighestLinkRateDay  string  // the day with the highest click rate, as sent; its format is not shown
+	TotalSPAMComplaints int     // spam complaints about the list's campaigns
 }
 
 // CampaignOverallReport is the statistics of report.campaign.overall: counts as integers,
-// ratios, rates and averages as float64 (a trailing '%' is accepted), and the two days as
-// the text the service sends.
+// ratios, rates and averages as float64 as the service sends them (a trailing '%' is
+// dropped, no scaling is done: the specification does not say whether a ratio is a
+// fraction or a percentage), and the two days as the text the service sends.
 //
 //sendloop:decode
 type CampaignOverallReport struct {
-	HighestOpenRateDay  string
-	HighestLinkRateDay  string
-	TotalRecipients     int
-	TotalDelivered      int
-	TotalDeliveredRatio float64
-	UniqueOpens         int
-	UniqueOpensRatio    float64
-	UniqueClicks        int
-	UniqueClicksRatio   float64
-	LinkAvg             float64
-	OpenAvg             float64
-	OpenPerformanceRate float64
-	LinkPerformanceRate float64
-	DeliveredAvg        float64
-	DeliveredRate       float64
-	TotalSPAMComplaints int
+	HighestOpenRateDay  string  // the day with the highest open rate, as sent; its format is not shown
+	HighestLinkRateDay  string  // the day with the highest click rate, as sent; its format is not shown
+	TotalRecipients     int     // recipients of the campaign
+	TotalDelivered      int     // messages delivered
+	TotalDeliveredRatio float64 // TotalDelivered as a ratio; its scale is not shown
+	UniqueOpens         int     // recipients who opened
+	UniqueOpensRatio    float64 // UniqueOpens as a ratio; its scale is not shown
+	UniqueClicks        int     // recipients who clicked a link
+	UniqueClicksRatio   float64 // UniqueClicks as a ratio; its scale is not shown
+	LinkAvg             float64 // the link (click) average, as the service computes it
+	OpenAvg             float64 // the open average, as the service computes it
+	OpenPerformanceRate float64 // the open performance rate; its scale is not shown
+	LinkPerformanceRate float64 // the link (click) performance rate; its scale is not shown
+	DeliveredAvg        float64 // the delivered average, as the service computes it
+	DeliveredRate       float64 // the delivered rate; its scale is not shown
+	TotalSPAMComplaints int     // spam complaints about the campaign
 }
 
 // DailyActivity is one day of a campaign activity report: how many events (Total) and how many
 // distinct recipients (Unique) that day.
 type DailyActivity struct {
-	Date   Date
-	Total  int
-	Unique int
+	Date   Date // the day, the report's key
+	Total  int  // events that day; 0 where the report gives none (unsubscriptions)
+	Unique int  // distinct recipients active that day; 0 when the report gives none
 }
 
 // DailySeries is a date → {Total, Unique} report, in ascending date order.
@@ -200,8 +202,8 @@ func (g *GroupedCounts) UnmarshalJSON(data []byte) error {
 //
 //sendloop:decode
 type BounceCounts struct {
-	Hard       int
-	Soft       int
+	Hard       int // hard bounces
+	Soft       int // soft bounces
 	NotBounced int `wire:"Not Bounced|NotBounced"` // the wire's 'Not Bounced'
 }
 
@@ -210,9 +212,11 @@ type BounceCounts struct {
 type SpamComplaintStats struct {
 	// Days holds the complaints per date, when the service gives dates.
 	Days DailySeries
-	// Total and Unique are the complaints and complaining recipients over the window: as
-	// the service gives them, or else summed over Days.
-	Total  int
+	// Total is the complaints over the window: as the service gives it, or else summed
+	// over Days.
+	Total int
+	// Unique is the complaining recipients over the window: as the service gives it, or
+	// else summed over Days (or, from [address, date-time] pairs, the distinct addresses).
 	Unique int
 }
 

@@ -43,20 +43,20 @@ const (
 //
 //sendloop:decode
 type Subscriber struct {
-	SubscriberID       int
-	EmailAddress       string
-	BounceType         BounceType
-	SubscriptionStatus SubscriptionStatus
-	SubscriptionDate   Date
-	SubscriptionIP     string `wire:",common=0.0.0.0"` // "0.0.0.0" when unset, as the service sends it
-	UnsubscriptionDate Date
-	UnsubscriptionIP   string `wire:",common=0.0.0.0"`
-	OptInDate          Date
+	SubscriberID       int                // the subscriber's ID within the service
+	EmailAddress       string             // the address, as the service keeps it
+	BounceType         BounceType         // the address's bounce state; kept as sent
+	SubscriptionStatus SubscriptionStatus // e.g. StatusSubscribed; other values kept as sent
+	SubscriptionDate   Date               // zero for the service's 0000-00-00
+	SubscriptionIP     string             `wire:",common=0.0.0.0"` // "0.0.0.0" when unset, as the service sends it
+	UnsubscriptionDate Date               // zero while subscribed
+	UnsubscriptionIP   string             `wire:",common=0.0.0.0"` // "0.0.0.0" when unset, as the service sends it
+	OptInDate          Date               // the opt-in's confirmation; zero when none
 	// CustomFields holds the CustomField<id> keys by field ID.
 	CustomFields CustomFields `wire:",customfields"`
 	// Score and ScoreLastUpdate come with a single subscriber (subscriber.get) only.
 	Score           float64
-	ScoreLastUpdate DateTime
+	ScoreLastUpdate DateTime // when Score was last computed; zero when never
 	// Extra holds the keys this package does not know, as they came (a structured value as
 	// its JSON); nil when there are none. The webhook package fills it from a callback too.
 	Extra map[string]string `wire:",extra=extraText"`
@@ -85,7 +85,7 @@ func hasControl(s string) bool {
 
 // SubscriberSubscribeParams are the parameters of Subscribers.Subscribe.
 type SubscriberSubscribeParams struct {
-	EmailAddress string `url:"EmailAddress"`
+	EmailAddress string `url:"EmailAddress"` // required; checked before sending
 	// SubscriptionIP is the address the subscriber subscribed from; the service requires it.
 	// The specification types it as a string: it is sent as given (an IPv4 or IPv6 address,
 	// or whatever the caller records), refusing only control characters.
@@ -96,7 +96,7 @@ type SubscriberSubscribeParams struct {
 
 // SubscriberSubscribeResult is the service's answer to a subscription.
 type SubscriberSubscribeResult struct {
-	SubscriberID int
+	SubscriberID int // the new (or, after a confirmed retry, existing) subscriber's ID
 	// SubscriptionStatus is StatusSubscribed, or StatusConfirmationPending on a double
 	// opt-in list, where the address owner must confirm from an email first.
 	SubscriptionStatus SubscriptionStatus
@@ -233,8 +233,8 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) erro
 // SubscriberGetParams names a subscriber of a list: give exactly one of SubscriberID and
 // EmailAddress.
 type SubscriberGetParams struct {
-	SubscriberID int    `url:"SubscriberID,omitempty"`
-	EmailAddress string `url:"EmailAddress,omitempty"`
+	SubscriberID int    `url:"SubscriberID,omitempty"` // the subscriber's ID, or 0
+	EmailAddress string `url:"EmailAddress,omitempty"` // the subscriber's address, or ""
 }
 
 // validate requires exactly one of SubscriberID and EmailAddress, each well formed.
@@ -287,9 +287,9 @@ func (s *SubscribersService) Get(ctx context.Context, listID int, p SubscriberGe
 // EmailAddress, when given, is the subscriber's new address; without it, EmailAddress
 // names the subscriber.
 type SubscriberUpdateParams struct {
-	SubscriberID int          `url:"SubscriberID,omitempty"`
-	EmailAddress string       `url:"EmailAddress,omitempty"`
-	Fields       CustomFields `url:"Fields,omitempty"`
+	SubscriberID int          `url:"SubscriberID,omitempty"` // names the subscriber when set
+	EmailAddress string       `url:"EmailAddress,omitempty"` // the new address, or the subscriber's own without an ID
+	Fields       CustomFields `url:"Fields,omitempty"`       // custom field values to set, by field ID
 }
 
 // validate names the subscriber and requires something to change.
@@ -401,7 +401,7 @@ func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p Subsc
 
 // ImportSubscriber is one row of an import.
 type ImportSubscriber struct {
-	EmailAddress string
+	EmailAddress string // required; a malformed one fails its row before sending
 	// Fields holds custom field values by field ID, sent as Subscribers[n][CustomField<id>].
 	Fields CustomFields
 }

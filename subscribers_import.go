@@ -22,16 +22,16 @@ type ImportOptions struct {
 // ImportProgress is the state of an ImportAll run.
 type ImportProgress struct {
 	Rows      int // rows handled so far: the sum of the three counts
-	Imported  int
-	Duplicate int
-	Failed    int
+	Imported  int // rows the service added to the list
+	Duplicate int // rows already on the list, or repeated within their batch
+	Failed    int // rows refused, failed with their call, or not traced to a row
 }
 
 // FailedRow is a row ImportAll could not import, with why.
 type FailedRow struct {
 	// Index is the row's position in the sequence, from 0.
 	Index      int
-	Subscriber ImportSubscriber
+	Subscriber ImportSubscriber // the row as it was read
 	// Err is a *ValidationError for a row refused before sending, ErrRowRefused for a row
 	// the service counted as failed, or the error of the call that carried the row.
 	Err error

@@ -11,19 +11,25 @@ import (
 
 // SearchResult is the subscribers of one list whose address matched a search.
 type SearchResult struct {
-	ListID      int
-	ListName    string
-	Subscribers []SearchHit
+	ListID      int         // the list holding the matches
+	ListName    string      // the list's name
+	Subscribers []SearchHit // the matches in the list, in the order of the service's Subscribers object
 }
 
 // SearchHit is one matching subscriber: the service's Subscribers (ID → address) and
 // SubscriberDetails (ID → status, bounce and custom fields) objects joined by ID.
 type SearchHit struct {
-	SubscriberID       int
-	EmailAddress       string
+	SubscriberID int    // the subscriber's ID in the list
+	EmailAddress string // the matching address
+	// SubscriptionStatus is from SubscriberDetails, "" when the service gives no details
+	// for the subscriber.
 	SubscriptionStatus SubscriptionStatus
-	BounceType         BounceType
-	CustomFields       CustomFields
+	// BounceType is from SubscriberDetails, "" when the service gives no details for the
+	// subscriber.
+	BounceType BounceType
+	// CustomFields are the CustomField<field_id> keys of SubscriberDetails, by field ID;
+	// nil when there are none.
+	CustomFields CustomFields
 }
 
 // UnmarshalJSON decodes one element of SearchResults. Hand-written: it joins two objects

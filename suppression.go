@@ -19,10 +19,12 @@ const GlobalSuppression = 0
 //
 //sendloop:decode
 type SuppressionEntry struct {
-	SuppressionID int
+	SuppressionID int    // the entry's ID
 	Type          string // e.g. "FBL Report"; other values are kept as they came
-	EmailAddress  string
-	ListID        int
+	EmailAddress  string // the suppressed address; in Suppression.List's entries
+	// ListID is the list the entry suppresses the address in, GlobalSuppression (0) for
+	// every list; in Suppression.Get's entries.
+	ListID int
 }
 
 func decodeSuppressionEntries(v []byte) ([]SuppressionEntry, error) {

@@ -39,8 +39,8 @@ func (s *SystemService) Date(ctx context.Context) (*SystemDate, error) {
 // TimeZone is one entry of system.timezones.Get. Name is what account.info.update accepts;
 // Label is a display text when the service gives one.
 type TimeZone struct {
-	Name  string
-	Label string
+	Name  string // the zone's name, as AccountUpdateParams.TimeZone takes it
+	Label string // the display text, "" when the service gives none
 }
 
 // TimeZones returns the time zones the service knows (system.timezones.Get).

@@ -11,7 +11,9 @@ import (
 // Date is a calendar date as the service sends it, 'YYYY-MM-DD'. The service's unset date,
 // '0000-00-00', is the zero Date (IsZero reports true) and is written back the same way.
 // The embedded time is midnight UTC.
-type Date struct{ time.Time }
+type Date struct {
+	time.Time // midnight UTC of the day; the zero Time is the unset date
+}
 
 // NewDate returns the Date of t's calendar day in t's location.
 func NewDate(t time.Time) Date {
@@ -51,7 +53,9 @@ func (d Date) EncodeValues(key string, v *url.Values) error {
 // DateTime is a date and time as the service sends it, 'YYYY-MM-DD HH:MM:SS'. The wire
 // carries no offset: times are the account's wall clock (see SystemDate.TimeZone), held in
 // UTC; use WallClockIn to place them in the account's zone. '0000-00-00 00:00:00' is the zero DateTime.
-type DateTime struct{ time.Time }
+type DateTime struct {
+	time.Time // the wall clock as sent, held in UTC; the zero Time is the unset date-time
+}
 
 // String returns the wire form, '0000-00-00 00:00:00' when unset.
 func (t DateTime) String() string { return wire.FormatDateTime(t.Time) }

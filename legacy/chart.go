@@ -58,8 +58,8 @@ type Chart struct {
 // Axis is an axis of a Chart: its title (the element's own text, or its title attribute)
 // and its labels (the text of its child elements, xaxislabel for the x axis).
 type Axis struct {
-	Title  string
-	Labels []string
+	Title  string   // the title attribute, or else the element's own text; trimmed
+	Labels []string // the trimmed texts of the child elements, in document order
 }
 
 // Series is a set of a Chart: its label and its points.
@@ -72,8 +72,8 @@ type Series struct {
 
 // Point is a serie of a Chart's set: a value and its tooltip.
 type Point struct {
-	Value   float64
-	Tooltip string
+	Value   float64 // the serie's value (child, attribute or own text); an empty one is 0
+	Tooltip string  // the serie's tooltip (child or attribute), "" when it has none
 }
 
 // Set returns the series labelled label, and whether the chart has one.

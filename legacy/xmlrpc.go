@@ -60,8 +60,8 @@ type Value struct {
 
 // Member is a named member of an XML-RPC struct.
 type Member struct {
-	Name  string
-	Value Value
+	Name  string // the member's <name>, e.g. "Status" or "SubscriberID"
+	Value Value  // the member's <value>
 }
 
 // Struct is an XML-RPC struct: its members in the order they came. Names are not required

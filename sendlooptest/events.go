@@ -22,15 +22,15 @@ const (
 
 // Email is a message the service would have sent; the fake keeps it in its outbox.
 type Email struct {
-	Kind     EmailKind
-	ListID   int
-	FromName string
-	From     string
-	To       string
-	Subject  string
-	Text     string
-	HTML     string
-	Time     time.Time
+	Kind     EmailKind // OptInConfirmation or Welcome
+	ListID   int       // the list whose settings made the email
+	FromName string    // the list's SubscriptionOptInFromName or SubscriptionFinalFromName
+	From     string    // the list's SubscriptionOptInFromEmail or SubscriptionFinalFromEmail
+	To       string    // the subscriber's address
+	Subject  string    // the list's SubscriptionOptInSubject or SubscriptionFinalSubject
+	Text     string    // the list's SubscriptionOptInPlainBody or SubscriptionFinalPlainBody
+	HTML     string    // the list's SubscriptionFinalHTMLBody; "" for an opt-in confirmation
+	Time     time.Time // when the fake sent it, by its clock
 }
 
 func (st *state) mail(e Email) { st.outbox = append(st.outbox, e) }
@@ -54,10 +54,10 @@ type WebhookPolicy struct {
 
 // WebhookDelivery is a webhook the fake posted, with how it went.
 type WebhookDelivery struct {
-	URL        string
+	URL        string // the list's WebServiceSubscriptionURL or WebServiceUnsubscriptionURL
 	Action     string // "Subscription" or "Unsubscription"
 	Body       []byte // the XML document
-	Attempts   int
+	Attempts   int    // how many times it was posted, at most WebhookPolicy.Attempts
 	StatusCode int    // of the last attempt; 0 when it got no answer
 	Err        string // of the last attempt
 	Delivered  bool   // a 2xx answer came back

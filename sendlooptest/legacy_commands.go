@@ -322,12 +322,12 @@ func (s *Server) SetMaxMediaSize(n int64) {
 
 // MediaItem is an image of the media library.
 type MediaItem struct {
-	ID        int
-	URL       string // under the server's URL; the fake does not serve it
-	MediaType string
-	Data      []byte
-	Tags      []string
-	Uploaded  time.Time
+	ID        int       // the MediaID Media.Upload answered, from 1
+	URL       string    // under the server's URL; the fake does not serve it
+	MediaType string    // the MediaType sent, as a bare media type: parameters dropped, lower case
+	Data      []byte    // the image: MediaData decoded from base64
+	Tags      []string  // the Tags sent, split at commas and trimmed, empty ones dropped
+	Uploaded  time.Time // when it was uploaded, by the fake's clock
 }
 
 // MediaItems returns the media library, oldest first.

@@ -263,10 +263,10 @@ func invalidValue(field string) *apiError {
 
 // CustomField describes a custom field for DefineCustomField.
 type CustomField struct {
-	Name         string
+	Name         string // the field's name, unique within its list
 	Type         string // e.g. "Single line"; default "Single line"
 	DataType     string // e.g. "Text", "Number", "Date"; default "Text"
-	DefaultValue string
+	DefaultValue string // what a subscriber without a value shows; "" for none
 	Options      string // for choice fields, as the service writes them
 }
 

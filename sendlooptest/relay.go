@@ -9,23 +9,21 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"math/big"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net"
-	"net/mail"
-	"net/textproto"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/emersion/go-message"
+	"github.com/emersion/go-message/mail"
 	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
 
@@ -36,8 +34,11 @@ import (
 // Relay is a fake Sendloop SMTP relay for tests, listening on 127.0.0.1. Like
 // the real one it offers STARTTLS (with a certificate made at start, trusted
 // through RootCAs), requires AUTH PLAIN or LOGIN over TLS before MAIL, and
-// reads the X-SL-* headers. It keeps every accepted message, rendered with its
-// merge variables, and can answer chosen commands with an error reply.
+// reads the X-SL-* headers. It also offers 8BITMIME, SMTPUTF8 and SIZE (32
+// MiB unless RelayMaxMessageBytes). It keeps every accepted message, parsed
+// with emersion/go-message and rendered with its merge variables, and can
+// answer chosen commands with an error reply, close the connection after a
+// 421 as real servers do, or drop it without a reply (InjectFault).
 //
 // A Relay is safe for concurrent use.
 type Relay struct {
@@ -46,30 +47,44 @@ type Relay struct {
 	server             *gosmtp.Server
 	listener           net.Listener
 	rootCAs            *x509.CertPool
+	caPEM              []byte
 	serveDone          chan struct{}
+	closing            chan struct{} // closed by Close: ends injected delays
+	connections        atomic.Int64
 	closeOnce          sync.Once
 
 	mu           sync.Mutex
 	messages     []RelayMessage
 	faults       []RelayFault
 	authAttempts int
+	open         map[*trackedConn]struct{} // client connections, for DropConnections
 }
 
 // RelayMessage is a message the fake relay accepted.
 type RelayMessage struct {
 	// EnvelopeFrom and EnvelopeTo are the MAIL FROM and RCPT TO addresses.
 	EnvelopeFrom string
-	EnvelopeTo   []string
+	EnvelopeTo   []string // every accepted RCPT TO, Bcc recipients included
+	MailBody     string   // MAIL FROM's BODY= parameter, e.g. "8BITMIME"; "" without one
+	MailSize     int64    // MAIL FROM's SIZE= parameter; 0 without one
+	MailSMTPUTF8 bool     // MAIL FROM asked for SMTPUTF8
 	// Username is the authenticated user and AuthMechanism how it
 	// authenticated (PLAIN or LOGIN).
 	Username      string
-	AuthMechanism string
+	AuthMechanism string // "PLAIN" or "LOGIN"; "" without AUTH
 	// TLS reports whether the message came over TLS.
 	TLS bool
 	// Raw is the message as received, with CRLF line endings.
 	Raw []byte
-	// Header is the parsed message header.
+	// Header is the message header, parsed with go-message: Get returns a
+	// raw value, Subject, AddressList, MessageID and Text decode it.
 	Header mail.Header
+	// MessageID is the Message-ID header's identifier, without angle
+	// brackets.
+	MessageID string
+	// Structure is the MIME tree, e.g. "multipart/alternative(text/plain,
+	// text/html)".
+	Structure string
 	// SLHeaders are the parsed X-SL-* headers.
 	SLHeaders slsmtp.Headers
 	// Subject is the decoded Subject header.
@@ -78,31 +93,53 @@ type RelayMessage struct {
 	// not attachments, decoded from quoted-printable or base64. Charsets are
 	// not converted: senders are expected to use UTF-8.
 	Text, HTML string
-	// Attachments are the parts with an attachment disposition or a filename.
+	// Attachments are the parts with an attachment disposition, or a file
+	// name and no Content-ID.
 	Attachments []RelayAttachment
+	// Inline are the parts with a Content-ID (inline images of a
+	// multipart/related).
+	Inline []RelayAttachment
 	// RenderedSubject, RenderedText and RenderedHTML are Subject, Text and
 	// HTML personalized with SLHeaders.MergeVars, as the service does.
 	RenderedSubject, RenderedText, RenderedHTML string
 }
 
-// RelayAttachment is an attachment of a RelayMessage.
+// RelayAttachment is an attachment or inline part of a RelayMessage.
 type RelayAttachment struct {
-	Filename    string
+	// Filename is the decoded file name, if any.
+	Filename string
+	// ContentType is the media type, without parameters.
 	ContentType string
-	Data        []byte
+	// ContentID is the Content-ID without angle brackets (inline parts).
+	ContentID string
+	// Data is the content, decoded from its transfer encoding.
+	Data []byte
 }
 
-// RelayFault makes the fake relay answer a command with an error reply.
+// RelayFault makes the fake relay answer a command with an error reply, or
+// drop the connection.
 type RelayFault struct {
-	// Command is MAIL, RCPT or DATA (the reply to the end of the data).
+	// Command is MAIL, RCPT or DATA (the reply to the final dot, after the
+	// whole message was read).
 	Command string
 	// Recipient, for RCPT, restricts the fault to that address
 	// (case-insensitive); empty matches every recipient.
 	Recipient string
 	// Code is the reply code, 400 to 599; 4xx are temporary failures, 5xx
-	// permanent ones.
+	// permanent ones. After a 421 the relay closes the connection, as
+	// servers do.
 	Code int
-	// Message is the reply text.
+	// Drop closes the connection instead of replying (Code is then
+	// ignored). For DATA the message was read through the final dot and is
+	// kept, as a server that crashes before replying may have queued it:
+	// the client cannot know.
+	Drop bool
+	// Delay holds the reply (or the drop) back for that long, or until the
+	// relay closes. With Code 0 and no Drop, the command is then processed
+	// normally: a slow server.
+	Delay time.Duration
+	// Message is the reply text; an enhanced status code may start it
+	// ("5.1.1 no such user"), else X.0.0 is sent.
 	Message string
 	// Times is how many matching commands the fault answers; less than 1
 	// means once.
@@ -113,10 +150,25 @@ type RelayFault struct {
 type RelayOption func(*relayConfig)
 
 type relayConfig struct {
-	startTLS     bool
-	insecureAuth bool
-	mechanisms   []string
-	addr         string
+	startTLS        bool
+	insecureAuth    bool
+	mechanisms      []string
+	addr            string
+	tlsNames        []string // more names for the certificate (RelayTLSNames)
+	maxMessageBytes int64
+	implicitTLS     bool
+}
+
+// RelayImplicitTLS makes the relay speak TLS from the first byte, as on port
+// 465 (RFC 8314), instead of offering STARTTLS.
+func RelayImplicitTLS() RelayOption {
+	return func(c *relayConfig) { c.implicitTLS = true }
+}
+
+// RelayMaxMessageBytes sets the SIZE the relay announces and enforces (32 MiB
+// by default).
+func RelayMaxMessageBytes(n int64) RelayOption {
+	return func(c *relayConfig) { c.maxMessageBytes = n }
 }
 
 // RelayAddr makes the fake relay listen on addr (a loopback "host:port") instead of a
@@ -151,7 +203,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 	if t != nil {
 		t.Helper()
 	}
-	cfg := relayConfig{startTLS: true, mechanisms: []string{sasl.Plain, sasl.Login}, addr: "127.0.0.1:0"}
+	cfg := relayConfig{startTLS: true, mechanisms: []string{sasl.Plain, sasl.Login}, addr: "127.0.0.1:0", maxMessageBytes: 32 << 20}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
@@ -166,31 +218,42 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		password:   password,
 		mechanisms: cfg.mechanisms,
 		serveDone:  make(chan struct{}),
+		closing:    make(chan struct{}),
 	}
 	server := gosmtp.NewServer(gosmtp.BackendFunc(r.newSession))
 	server.Domain = "localhost"
 	server.AllowInsecureAuth = cfg.insecureAuth
-	server.MaxMessageBytes = 32 << 20
+	server.MaxMessageBytes = cfg.maxMessageBytes
+	server.EnableSMTPUTF8 = true
 	server.MaxRecipients = 1000
 	server.ReadTimeout = time.Minute
 	server.WriteTimeout = time.Minute
 	server.ErrorLog = log.New(io.Discard, "", 0)
 	if cfg.startTLS {
-		cert, pool, err := relayCertificate()
+		cert, pool, err := relayCertificate(cfg.tlsNames)
 		if err != nil {
 			return nil, err
 		}
 		server.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		r.rootCAs = pool
+		r.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[len(cert.Certificate)-1]})
 	}
 	listener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return nil, fmt.Errorf("sendlooptest: relay: %w", err)
 	}
 	r.server, r.listener = server, listener
+	var serving net.Listener = trackingListener{listener, r}
+	if cfg.implicitTLS {
+		if server.TLSConfig == nil {
+			_ = listener.Close()
+			return nil, errors.New("sendlooptest: RelayImplicitTLS needs TLS: drop RelayWithoutSTARTTLS")
+		}
+		serving = tls.NewListener(serving, server.TLSConfig)
+	}
 	go func() {
 		defer close(r.serveDone)
-		_ = server.Serve(listener)
+		_ = server.Serve(serving)
 	}()
 	if t != nil {
 		t.Cleanup(func() { _ = r.Close() })
@@ -210,6 +273,65 @@ func (r *Relay) Port() int { return r.listener.Addr().(*net.TCPAddr).Port }
 // RootCAs returns a pool trusting the certificate of the relay, for the
 // RootCAs of a client tls.Config; nil with RelayWithoutSTARTTLS.
 func (r *Relay) RootCAs() *x509.CertPool { return r.rootCAs }
+
+// CACertificatePEM returns the certificate of the authority that signed the
+// relay's certificate, PEM-encoded, for clients in other processes; nil with
+// RelayWithoutSTARTTLS.
+func (r *Relay) CACertificatePEM() []byte { return append([]byte(nil), r.caPEM...) }
+
+// Connections returns how many connections clients opened so far.
+func (r *Relay) Connections() int { return int(r.connections.Load()) }
+
+// DropConnections closes every client connection open now, without a reply,
+// as a server restarting or ending idle connections does. The relay keeps
+// listening.
+func (r *Relay) DropConnections() {
+	r.mu.Lock()
+	conns := make([]net.Conn, 0, len(r.open))
+	for c := range r.open {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// trackingListener counts the connections accepted and keeps them for
+// DropConnections.
+type trackingListener struct {
+	net.Listener
+	relay *Relay
+}
+
+func (l trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.relay.connections.Add(1)
+	tc := &trackedConn{Conn: c, relay: l.relay}
+	l.relay.mu.Lock()
+	if l.relay.open == nil {
+		l.relay.open = make(map[*trackedConn]struct{})
+	}
+	l.relay.open[tc] = struct{}{}
+	l.relay.mu.Unlock()
+	return tc, nil
+}
+
+// trackedConn leaves the open connections when closed.
+type trackedConn struct {
+	net.Conn
+	relay *Relay
+}
+
+func (c *trackedConn) Close() error {
+	c.relay.mu.Lock()
+	delete(c.relay.open, c)
+	c.relay.mu.Unlock()
+	return c.Conn.Close()
+}
 
 // ClientTLSConfig returns a client TLS configuration trusting the relay.
 func (r *Relay) ClientTLSConfig() *tls.Config {
@@ -241,15 +363,16 @@ func (r *Relay) AuthAttempts() int {
 }
 
 // InjectFault adds f: the next matching commands are answered with its
-// reply instead of being processed. Faults are used in the order added. It
-// panics if f.Command is not MAIL, RCPT or DATA or f.Code is not 4xx or 5xx.
+// reply (or the connection dropped) instead of being processed. Faults are
+// used in the order added. It panics if f.Command is not MAIL, RCPT or DATA,
+// or f.Code is not 4xx or 5xx without Drop.
 func (r *Relay) InjectFault(f RelayFault) {
 	f.Command = strings.ToUpper(f.Command)
 	if f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
 		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want MAIL, RCPT or DATA", f.Command))
 	}
-	if f.Code < 400 || f.Code > 599 {
-		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599", f.Code))
+	if !f.Drop && (f.Code < 400 || f.Code > 599) && !(f.Code == 0 && f.Delay > 0) {
+		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599 (or 0 with a Delay)", f.Code))
 	}
 	if f.Times < 1 {
 		f.Times = 1
@@ -270,6 +393,7 @@ func (r *Relay) FailNext(command string, code int, message string) {
 func (r *Relay) Close() error {
 	var err error
 	r.closeOnce.Do(func() {
+		close(r.closing)
 		err = r.server.Close()
 		// Server.Close only knows the listener once Serve has started.
 		_ = r.listener.Close()
@@ -278,23 +402,76 @@ func (r *Relay) Close() error {
 	return err
 }
 
-// takeFault returns the reply of the first fault matching command and
-// recipient, using it up.
-func (r *Relay) takeFault(command, recipient string) error {
+// takeFault returns the first fault matching command and recipient, using
+// it up.
+func (r *Relay) takeFault(command, recipient string) *RelayFault {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.faults {
-		f := &r.faults[i]
+		f := r.faults[i]
 		if f.Command != command || (f.Recipient != "" && !strings.EqualFold(f.Recipient, recipient)) {
 			continue
 		}
-		f.Times--
-		if f.Times == 0 {
+		r.faults[i].Times--
+		if r.faults[i].Times == 0 {
 			r.faults = append(r.faults[:i], r.faults[i+1:]...)
 		}
-		return &gosmtp.SMTPError{Code: f.Code, EnhancedCode: gosmtp.EnhancedCodeNotSet, Message: f.Message}
+		return &f
 	}
 	return nil
+}
+
+// errRelayDropped is returned to go-smtp after the fake closed the
+// connection; it cannot reach the client.
+var errRelayDropped = errors.New("sendlooptest: connection dropped by an injected fault")
+
+// fault applies the fault matching command and recipient, if any: it
+// returns the reply to send, or closes the connection.
+func (s *relaySession) fault(command, recipient string) error {
+	return s.applyFault(s.relay.takeFault(command, recipient))
+}
+
+// applyFault returns the reply f asks for, or closes the connection.
+func (s *relaySession) applyFault(f *RelayFault) error {
+	if f == nil {
+		return nil
+	}
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-s.relay.closing:
+			t.Stop()
+		}
+		if f.Code == 0 && !f.Drop {
+			return nil
+		}
+	}
+	conn := s.conn.Conn()
+	if f.Drop {
+		_ = conn.Close()
+		return errRelayDropped
+	}
+	enhanced, text := relayEnhancedCode(f.Code, f.Message)
+	if f.Code == 421 {
+		// go-smtp would keep the connection open: write the reply and close.
+		_, _ = fmt.Fprintf(conn, "421 %d.%d.%d %s\r\n", enhanced[0], enhanced[1], enhanced[2], text)
+		_ = conn.Close()
+		return errRelayDropped
+	}
+	return &gosmtp.SMTPError{Code: f.Code, EnhancedCode: enhanced, Message: text}
+}
+
+// relayEnhancedCode takes the enhanced status code that starts message
+// ("4.7.1 greylisted"), or makes X.0.0 from code.
+func relayEnhancedCode(code int, message string) (gosmtp.EnhancedCode, string) {
+	first, rest, _ := strings.Cut(message, " ")
+	var e gosmtp.EnhancedCode
+	if n, err := fmt.Sscanf(first, "%d.%d.%d", &e[0], &e[1], &e[2]); err == nil && n == 3 && e[0] == code/100 &&
+		first == fmt.Sprintf("%d.%d.%d", e[0], e[1], e[2]) {
+		return e, rest
+	}
+	return gosmtp.EnhancedCode{code / 100, 0, 0}, message
 }
 
 func (r *Relay) newSession(c *gosmtp.Conn) (gosmtp.Session, error) {
@@ -310,6 +487,7 @@ type relaySession struct {
 	mechanism string
 	from      string
 	to        []string
+	mailOpts  gosmtp.MailOptions
 }
 
 var (
@@ -354,19 +532,23 @@ func (s *relaySession) login(mech, username, password string) error {
 	return nil
 }
 
-func (s *relaySession) Mail(from string, _ *gosmtp.MailOptions) error {
+func (s *relaySession) Mail(from string, opts *gosmtp.MailOptions) error {
 	if s.username == "" {
 		return relayErrAuthRequired
 	}
-	if err := s.relay.takeFault("MAIL", ""); err != nil {
+	if err := s.fault("MAIL", ""); err != nil {
 		return err
 	}
 	s.from, s.to = from, nil
+	s.mailOpts = gosmtp.MailOptions{}
+	if opts != nil {
+		s.mailOpts = *opts
+	}
 	return nil
 }
 
 func (s *relaySession) Rcpt(to string, _ *gosmtp.RcptOptions) error {
-	if err := s.relay.takeFault("RCPT", to); err != nil {
+	if err := s.fault("RCPT", to); err != nil {
 		return err
 	}
 	s.to = append(s.to, to)
@@ -378,13 +560,20 @@ func (s *relaySession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if err := s.relay.takeFault("DATA", ""); err != nil {
-		return err
+	f := s.relay.takeFault("DATA", "")
+	if f != nil && !f.Drop {
+		if err := s.applyFault(f); err != nil {
+			return err
+		}
+		f = nil // a delay alone: accept the message
 	}
 	_, isTLS := s.conn.TLSConnectionState()
 	msg := RelayMessage{
 		EnvelopeFrom:  s.from,
 		EnvelopeTo:    append([]string(nil), s.to...),
+		MailBody:      string(s.mailOpts.Body),
+		MailSize:      s.mailOpts.Size,
+		MailSMTPUTF8:  s.mailOpts.UTF8,
 		Username:      s.username,
 		AuthMechanism: s.mechanism,
 		TLS:           isTLS,
@@ -396,6 +585,10 @@ func (s *relaySession) Data(r io.Reader) error {
 	s.relay.mu.Lock()
 	s.relay.messages = append(s.relay.messages, msg)
 	s.relay.mu.Unlock()
+	if f != nil {
+		// Kept, then dropped before the reply: the outcome is unknown.
+		return s.applyFault(f)
+	}
 	return nil
 }
 
@@ -429,22 +622,24 @@ func (s *relayLoginServer) Next(response []byte) (challenge []byte, done bool, e
 	return nil, false, sasl.ErrUnexpectedClientResponse
 }
 
-// relayParse fills the parsed fields of msg from msg.Raw, and personalizes
-// the subject and bodies.
+// relayParse fills the parsed fields of msg from msg.Raw with go-message,
+// and personalizes the subject and bodies.
 func relayParse(msg *RelayMessage) error {
-	parsed, err := mail.ReadMessage(bytes.NewReader(msg.Raw))
-	if err != nil {
+	entity, err := message.Read(bytes.NewReader(msg.Raw))
+	if err != nil && !message.IsUnknownCharset(err) {
 		return fmt.Errorf("malformed message: %w", err)
 	}
-	msg.Header = parsed.Header
-	if msg.SLHeaders, err = slsmtp.ParseHeaders(parsed.Header); err != nil {
+	msg.Header = mail.Header{Header: entity.Header}
+	if msg.SLHeaders, err = slsmtp.ParseHeaders(entity.Header.Map()); err != nil {
 		return err
 	}
-	decoder := new(mime.WordDecoder)
-	if msg.Subject, err = decoder.DecodeHeader(parsed.Header.Get("Subject")); err != nil {
+	if msg.Subject, err = msg.Header.Subject(); err != nil {
 		return fmt.Errorf("malformed Subject: %w", err)
 	}
-	if err := relayWalkPart(msg, textproto.MIMEHeader(parsed.Header), parsed.Body, 0); err != nil {
+	if msg.MessageID, err = msg.Header.MessageID(); err != nil {
+		return fmt.Errorf("malformed Message-ID: %w", err)
+	}
+	if msg.Structure, err = relayWalk(msg, entity, 0); err != nil {
 		return err
 	}
 	vars := msg.SLHeaders.MergeVars
@@ -467,77 +662,63 @@ func relayParse(msg *RelayMessage) error {
 // relayMaxDepth bounds multipart nesting, which real messages keep to 3 or 4.
 const relayMaxDepth = 10
 
-func relayWalkPart(msg *RelayMessage, header textproto.MIMEHeader, body io.Reader, depth int) error {
+// relayWalk collects the parts of e and returns its MIME structure.
+func relayWalk(msg *RelayMessage, e *message.Entity, depth int) (string, error) {
 	if depth > relayMaxDepth {
-		return errors.New("multipart nested too deep")
+		return "", errors.New("multipart nested too deep")
 	}
-	mediaType, params := "text/plain", map[string]string{}
-	if ct := header.Get("Content-Type"); ct != "" {
-		var err error
-		if mediaType, params, err = mime.ParseMediaType(ct); err != nil {
-			return fmt.Errorf("malformed Content-Type %q: %w", ct, err)
-		}
-	}
-	if strings.HasPrefix(mediaType, "multipart/") {
-		// NextRawPart, unlike NextPart, leaves the transfer encoding to
-		// relayDecode, so every part is handled the same way.
-		reader := multipart.NewReader(body, params["boundary"])
-		for {
-			part, err := reader.NextRawPart()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("malformed %s: %w", mediaType, err)
-			}
-			if err := relayWalkPart(msg, part.Header, part, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	data, err := relayDecode(header.Get("Content-Transfer-Encoding"), body)
+	mediaType, params, err := e.Header.ContentType()
 	if err != nil {
-		return err
+		if e.Header.Get("Content-Type") != "" {
+			return "", fmt.Errorf("malformed Content-Type %q: %w", e.Header.Get("Content-Type"), err)
+		}
+		mediaType = "text/plain"
 	}
-	disposition, dispParams, _ := mime.ParseMediaType(header.Get("Content-Disposition"))
+	if mr := e.MultipartReader(); mr != nil {
+		var children []string
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil && !message.IsUnknownCharset(err) {
+				return "", fmt.Errorf("malformed %s: %w", mediaType, err)
+			}
+			child, err := relayWalk(msg, part, depth+1)
+			if err != nil {
+				return "", err
+			}
+			children = append(children, child)
+		}
+		return mediaType + "(" + strings.Join(children, ", ") + ")", nil
+	}
+	data, err := io.ReadAll(e.Body)
+	if err != nil {
+		return "", fmt.Errorf("malformed %s body: %w", mediaType, err)
+	}
+	disposition, dispParams, _ := e.Header.ContentDisposition()
 	filename := dispParams["filename"]
 	if filename == "" {
 		filename = params["name"]
 	}
-	if decoded, err := new(mime.WordDecoder).DecodeHeader(filename); err == nil {
-		filename = decoded
-	}
+	contentID := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(e.Header.Get("Content-Id")), "<"), ">")
+	part := RelayAttachment{Filename: filename, ContentType: mediaType, ContentID: contentID, Data: data}
 	switch {
-	case disposition == "attachment" || filename != "":
-		msg.Attachments = append(msg.Attachments, RelayAttachment{Filename: filename, ContentType: mediaType, Data: data})
+	case disposition == "attachment" || (filename != "" && contentID == ""):
+		msg.Attachments = append(msg.Attachments, part)
+	case contentID != "":
+		msg.Inline = append(msg.Inline, part)
 	case mediaType == "text/plain" && msg.Text == "":
 		msg.Text = string(data)
 	case mediaType == "text/html" && msg.HTML == "":
 		msg.HTML = string(data)
 	}
-	return nil
+	return mediaType, nil
 }
 
-func relayDecode(encoding string, body io.Reader) ([]byte, error) {
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "quoted-printable":
-		body = quotedprintable.NewReader(body)
-	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, body)
-	case "", "7bit", "8bit", "binary":
-	default:
-		return nil, fmt.Errorf("unknown Content-Transfer-Encoding %q", encoding)
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return nil, fmt.Errorf("malformed %s body: %w", encoding, err)
-	}
-	return data, nil
-}
-
-// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1
-// and localhost, valid for a day.
-func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
+// relayCertificate makes a CA and a certificate it signs for 127.0.0.1, ::1,
+// localhost and the extra names (RelayTLSNames), valid for a day.
+func relayCertificate(extra []string) (tls.Certificate, *x509.CertPool, error) {
 	fail := func(err error) (tls.Certificate, *x509.CertPool, error) {
 		return tls.Certificate{}, nil, fmt.Errorf("sendlooptest: relay certificate: %w", err)
 	}
@@ -577,6 +758,7 @@ func relayCertificate() (tls.Certificate, *x509.CertPool, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
+	addTLSNames(leafTemplate, extra)
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTemplate, ca, &leafKey.PublicKey, caKey)
 	if err != nil {
 		return fail(err)

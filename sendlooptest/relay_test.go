@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"log"
 	"net"
-	netsmtp "net/smtp"
 	"net/textproto"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/emersion/go-sasl"
+	gosmtp "github.com/emersion/go-smtp"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -64,16 +66,18 @@ func relayTestCmd(t *testing.T, tp *textproto.Conn, format string, args ...any) 
 	return code, msg
 }
 
-func relayTestClient(t *testing.T, relay *sendlooptest.Relay) *netsmtp.Client {
+func relayTestClient(t *testing.T, relay *sendlooptest.Relay) *gosmtp.Client {
 	t.Helper()
-	client, err := netsmtp.Dial(relay.Addr())
+	conn, err := net.DialTimeout("tcp", relay.Addr(), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { client.Close() })
-	if err := client.StartTLS(relay.ClientTLSConfig()); err != nil {
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	client, err := gosmtp.NewClientStartTLS(conn, relay.ClientTLSConfig())
+	if err != nil {
 		t.Fatalf("STARTTLS: %v", err)
 	}
+	t.Cleanup(func() { client.Close() })
 	return client
 }
 
@@ -132,9 +136,9 @@ func TestRelayRefusesMailBeforeAuth(t *testing.T) {
 	t.Parallel()
 	relay := relayTestStart(t)
 	client := relayTestClient(t, relay)
-	err := client.Mail("a@example.com")
-	var tpErr *textproto.Error
-	if !errors.As(err, &tpErr) || tpErr.Code != 530 {
+	err := client.Mail("a@example.com", nil)
+	var smtpErr *gosmtp.SMTPError
+	if !errors.As(err, &smtpErr) || smtpErr.Code != 530 {
 		t.Fatalf("MAIL before AUTH = %v, want 530", err)
 	}
 	// Plain-text sessions get the same answer.
@@ -150,18 +154,18 @@ func TestRelayAuth(t *testing.T) {
 	tests := []struct {
 		name     string
 		mechs    []string
-		auth     netsmtp.Auth
+		auth     sasl.Client
 		wantCode int
 	}{
-		{"PLAIN", nil, netsmtp.PlainAuth("", relayTestUser, relayTestPassword, "127.0.0.1"), 0},
-		{"PLAIN with identity", nil, netsmtp.PlainAuth(relayTestUser, relayTestUser, relayTestPassword, "127.0.0.1"), 0},
-		{"PLAIN other identity", nil, netsmtp.PlainAuth("admin", relayTestUser, relayTestPassword, "127.0.0.1"), 535},
-		{"PLAIN wrong password", nil, netsmtp.PlainAuth("", relayTestUser, "nope", "127.0.0.1"), 535},
-		{"PLAIN wrong user", nil, netsmtp.PlainAuth("", "nobody", relayTestPassword, "127.0.0.1"), 535},
-		{"PLAIN not offered", []string{"LOGIN"}, netsmtp.PlainAuth("", relayTestUser, relayTestPassword, "127.0.0.1"), 504},
-		{"LOGIN", []string{"LOGIN"}, relayTestLogin{relayTestUser, relayTestPassword, false}, 0},
-		{"LOGIN initial response", []string{"LOGIN"}, relayTestLogin{relayTestUser, relayTestPassword, true}, 0},
-		{"LOGIN wrong password", []string{"LOGIN"}, relayTestLogin{relayTestUser, "nope", false}, 535},
+		{"PLAIN", nil, sasl.NewPlainClient("", relayTestUser, relayTestPassword), 0},
+		{"PLAIN with identity", nil, sasl.NewPlainClient(relayTestUser, relayTestUser, relayTestPassword), 0},
+		{"PLAIN other identity", nil, sasl.NewPlainClient("admin", relayTestUser, relayTestPassword), 535},
+		{"PLAIN wrong password", nil, sasl.NewPlainClient("", relayTestUser, "nope"), 535},
+		{"PLAIN wrong user", nil, sasl.NewPlainClient("", "nobody", relayTestPassword), 535},
+		{"PLAIN not offered", []string{"LOGIN"}, sasl.NewPlainClient("", relayTestUser, relayTestPassword), 504},
+		{"LOGIN", []string{"LOGIN"}, &relayTestLogin{username: relayTestUser, password: relayTestPassword}, 0},
+		{"LOGIN initial response", []string{"LOGIN"}, sasl.NewLoginClient(relayTestUser, relayTestPassword), 0},
+		{"LOGIN wrong password", []string{"LOGIN"}, &relayTestLogin{username: relayTestUser, password: "nope"}, 535},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,40 +181,32 @@ func TestRelayAuth(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Auth: %v", err)
 				}
-				if err := client.Mail("a@example.com"); err != nil {
+				if err := client.Mail("a@example.com", nil); err != nil {
 					t.Errorf("MAIL after AUTH: %v", err)
 				}
 				return
 			}
-			var tpErr *textproto.Error
-			if !errors.As(err, &tpErr) || tpErr.Code != tt.wantCode {
+			var smtpErr *gosmtp.SMTPError
+			if !errors.As(err, &smtpErr) || smtpErr.Code != tt.wantCode {
 				t.Errorf("Auth = %v, want %d", err, tt.wantCode)
 			}
 		})
 	}
 }
 
-// relayTestLogin is a minimal AUTH LOGIN client, independent of the one in
-// package smtp.
+// relayTestLogin is a minimal AUTH LOGIN client without an initial
+// response, independent of the one in package smtp.
 type relayTestLogin struct {
 	username, password string
-	initialResponse    bool
 }
 
-func (a relayTestLogin) Start(*netsmtp.ServerInfo) (string, []byte, error) {
-	if a.initialResponse {
-		return "LOGIN", []byte(a.username), nil
-	}
-	return "LOGIN", nil, nil
-}
+func (a *relayTestLogin) Start() (string, []byte, error) { return "LOGIN", nil, nil }
 
-func (a relayTestLogin) Next(challenge []byte, more bool) ([]byte, error) {
-	switch {
-	case !more:
-		return nil, nil
-	case string(challenge) == "Username:":
+func (a *relayTestLogin) Next(challenge []byte) ([]byte, error) {
+	switch string(challenge) {
+	case "Username:":
 		return []byte(a.username), nil
-	case string(challenge) == "Password:":
+	case "Password:":
 		return []byte(a.password), nil
 	}
 	return nil, fmt.Errorf("unexpected challenge %q", challenge)
@@ -218,11 +214,12 @@ func (a relayTestLogin) Next(challenge []byte, more bool) ([]byte, error) {
 
 func relayTestSender(t *testing.T, relay *sendlooptest.Relay) *smtp.Relay {
 	t.Helper()
-	sender, err := smtp.NewRelay(relay.Host(), relay.Port(), relayTestUser, relayTestPassword,
-		smtp.WithTLSConfig(&tls.Config{RootCAs: relay.RootCAs()}))
+	sender, err := smtp.NewRelay(relay.Addr(), smtp.Auth{Username: relayTestUser, Password: relayTestPassword},
+		smtp.WithTLSConfig(&tls.Config{RootCAs: relay.RootCAs()}), smtp.WithRetry(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { sender.Close() })
 	return sender
 }
 
@@ -255,7 +252,7 @@ func TestRelayCapturesAndRenders(t *testing.T) {
 			TrackGA:     true,
 		},
 	}
-	if err := relayTestSender(t, relay).Send(relayTestContext(t), msg); err != nil {
+	if _, err := relayTestSender(t, relay).Send(relayTestContext(t), msg); err != nil {
 		t.Fatal(err)
 	}
 	got := relay.Messages()
@@ -306,7 +303,7 @@ func TestRelayRejectsMalformedMessages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			relay := relayTestStart(t)
-			err := relayTestSender(t, relay).Send(relayTestContext(t), &smtp.Message{
+			_, err := relayTestSender(t, relay).Send(relayTestContext(t), &smtp.Message{
 				From: "a@example.com", To: []string{"b@example.com"}, Raw: []byte(tt.raw),
 			})
 			var smtpErr *smtp.SMTPError
@@ -326,7 +323,8 @@ func TestRelayFaults(t *testing.T) {
 	sender := relayTestSender(t, relay)
 	ctx := relayTestContext(t)
 	send := func(to ...string) error {
-		return sender.Send(ctx, &smtp.Message{From: "a@example.com", To: to, Text: "x"})
+		_, err := sender.Send(ctx, &smtp.Message{From: "a@example.com", To: to, Text: "x"})
+		return err
 	}
 	relay.InjectFault(sendlooptest.RelayFault{Command: "rcpt", Recipient: "bad@example.com", Code: 550, Message: "no such user", Times: 2})
 	relay.FailNext("MAIL", 421, "busy")
@@ -355,8 +353,9 @@ func TestRelayFaults(t *testing.T) {
 			t.Errorf("step %d: err = %v, want %d for %q", i, err, step.wantCode, step.wantRecipient)
 		}
 	}
-	if n := len(relay.Messages()); n != 2 {
-		t.Errorf("%d messages delivered, want 2", n)
+	// The second step delivered to ok@ and refused bad@.
+	if n := len(relay.Messages()); n != 3 {
+		t.Errorf("%d messages delivered, want 3", n)
 	}
 	for _, bad := range []sendlooptest.RelayFault{{Command: "QUIT", Code: 500}, {Command: "RCPT", Code: 250}} {
 		func() {
@@ -381,7 +380,7 @@ func TestRelayConcurrentUse(t *testing.T) {
 		wg.Add(2)
 		go func(i int) {
 			defer wg.Done()
-			err := sender.Send(ctx, &smtp.Message{From: "a@example.com", To: []string{"b@example.com"}, Text: fmt.Sprint(i)})
+			_, err := sender.Send(ctx, &smtp.Message{From: "a@example.com", To: []string{"b@example.com"}, Text: fmt.Sprint(i)})
 			if err != nil {
 				t.Error(err)
 			}
@@ -405,12 +404,13 @@ func ExampleStartRelay() {
 	}
 	defer relay.Close()
 
-	sender, err := smtp.NewRelay(relay.Host(), relay.Port(), "user", "secret",
+	sender, err := smtp.NewRelay(relay.Addr(), smtp.Auth{Username: "user", Password: "secret"},
 		smtp.WithTLSConfig(relay.ClientTLSConfig()))
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = sender.Send(context.Background(), &smtp.Message{
+	defer sender.Close()
+	_, err = sender.Send(context.Background(), &smtp.Message{
 		From:    "shop@example.com",
 		To:      []string{"ann@example.net"},
 		Subject: "Hi %NAME%",

@@ -139,15 +139,15 @@ func (s *Server) AllowIPs(ips ...string) {
 
 // Request is a request the server received, as it received it.
 type Request struct {
-	Time       time.Time
-	Method     string
-	Path       string
-	Command    string // as written in the path
-	Format     string
-	Body       []byte
-	Form       url.Values // body and query parameters together
-	Header     http.Header
-	RemoteAddr string
+	Time       time.Time   // when it arrived, by the server's clock
+	Method     string      // the HTTP method
+	Path       string      // the URL path, without the query
+	Command    string      // as written in the path
+	Format     string      // the format the path names ("json", "xml", "php"); "" for none
+	Body       []byte      // the body, byte for byte
+	Form       url.Values  // body and query parameters together
+	Header     http.Header // the request's headers, as received
+	RemoteAddr string      // the client's address, host:port
 }
 
 // Requests returns the requests received so far, oldest first: the newest

@@ -25,6 +25,7 @@ const (
 
 // CampaignEvent is one recipient activity for SimulateEvents.
 type CampaignEvent struct {
+	// Kind is what the recipient did, one of the Event constants (EventOpen, …).
 	Kind CampaignEventKind
 	// Email is the recipient, one of the addresses SimulateSend returned.
 	Email string
@@ -32,13 +33,17 @@ type CampaignEvent struct {
 	// events whose date is within the first 20 days from the delivery date.
 	After time.Duration
 
-	// Opens: where and with what they were read. Opens without a Country stay out of the
-	// open locations, opens without an EmailClient out of the email clients.
-	Country, City       string
+	// Country and City are where an open was read: the country code and city of the open
+	// locations report and records. Opens without a Country stay out of both.
+	Country, City string
+	// Latitude and Longitude are where an open was read, in data.campaign.openlocations
+	// (Longitude under the service's spelling, Longtitude).
 	Latitude, Longitude float64
-	EmailClient         string
-	ClientVersion       string
-	ContentCode         string
+	// EmailClient is the client an open was read with, a key of
+	// report.campaign.emailclients. Opens without one stay out of that report.
+	EmailClient   string
+	ClientVersion string // the EmailClient's version, the inner key of that report
+	ContentCode   string // an open's ContentCode in data.campaign.openlocations
 
 	// Link is the address a click followed.
 	Link string

@@ -3,56 +3,81 @@ package smtp
 import (
 	"errors"
 	"fmt"
-	netsmtp "net/smtp"
+	"log/slog"
 	"strings"
+
+	"github.com/emersion/go-sasl"
 )
 
-// plainAuth is AUTH PLAIN (RFC 4616). net/smtp has one, but it allows clear
-// text only for "localhost", "127.0.0.1" and "::1"; Relay applies its own
-// rule, checked again here.
-type plainAuth struct {
-	username, password string
-	insecureOK         bool
+// Auth holds the relay credentials: the SMTP username and password of the
+// delivery settings of a Sendloop sender address.
+//
+// Auth never prints its password: String, GoString, Format and LogValue
+// redact it.
+type Auth struct {
+	// Username is the SMTP username.
+	Username string
+	// Password is the SMTP password; it is sent only over TLS (or to a
+	// loopback host, or WithAllowPlaintext).
+	Password string
+	// Mechanism is "PLAIN" or "LOGIN"; empty means PLAIN when the server
+	// offers it, else LOGIN.
+	Mechanism string
 }
 
-func (a *plainAuth) Start(server *netsmtp.ServerInfo) (string, []byte, error) {
-	if !server.TLS && !a.insecureOK {
-		return "", nil, ErrInsecureAuth
+// String describes the credentials with the password redacted.
+func (a Auth) String() string {
+	mech := ""
+	if a.Mechanism != "" {
+		mech = " mechanism=" + a.Mechanism
 	}
-	return "PLAIN", []byte("\x00" + a.username + "\x00" + a.password), nil
+	return fmt.Sprintf("smtp.Auth{username=%q password=%s%s}", a.Username, redacted, mech)
 }
 
-func (a *plainAuth) Next(fromServer []byte, more bool) ([]byte, error) {
-	if more {
-		return nil, errors.New("sendloop/smtp: unexpected AUTH PLAIN challenge")
+// GoString is String: %#v must not print the password either.
+func (a Auth) GoString() string { return a.String() }
+
+// Format makes every fmt verb print String, since verbs such as %d or %x
+// would otherwise print the fields, the password included.
+func (a Auth) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(a.String())) }
+
+// LogValue logs the credentials without the password.
+func (a Auth) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("username", a.Username), slog.String("password", redacted))
+}
+
+func (a Auth) validate() error {
+	switch {
+	case a.Username == "" || a.Password == "":
+		return errors.New("sendloop/smtp: the relay needs a username and a password")
+	case strings.ContainsAny(a.Username, "\x00\r\n") || strings.ContainsAny(a.Password, "\x00\r\n"):
+		// NUL separates PLAIN fields; CR and LF would end an AUTH LOGIN line.
+		return errors.New("sendloop/smtp: the username or password contains NUL, CR or LF")
 	}
-	return nil, nil
+	switch strings.ToUpper(a.Mechanism) {
+	case "", sasl.Plain, sasl.Login:
+		return nil
+	}
+	return fmt.Errorf("sendloop/smtp: unsupported AUTH mechanism %q: want PLAIN or LOGIN", a.Mechanism)
 }
 
-// loginAuth is the AUTH LOGIN mechanism, which net/smtp lacks: the server
-// asks for the username, then the password, each base64-encoded.
-type loginAuth struct {
+// loginClient is the AUTH LOGIN mechanism. go-sasl has one, but it sends the
+// username as an initial response and expects the exact prompt "Password:";
+// servers vary, so this one waits for the prompts and goes by their text
+// when it is known, by their order otherwise.
+type loginClient struct {
 	username, password string
-	insecureOK         bool
 	step               int
 }
 
-func (a *loginAuth) Start(server *netsmtp.ServerInfo) (string, []byte, error) {
-	if !server.TLS && !a.insecureOK {
-		return "", nil, ErrInsecureAuth
-	}
+func (a *loginClient) Start() (string, []byte, error) {
 	a.step = 0
-	return "LOGIN", nil, nil
+	return sasl.Login, nil, nil
 }
 
-func (a *loginAuth) Next(fromServer []byte, more bool) ([]byte, error) {
-	if !more {
-		return nil, nil
-	}
+func (a *loginClient) Next(challenge []byte) ([]byte, error) {
 	a.step++
-	// Servers prompt "Username:" and "Password:"; go by the prompt when it is
-	// one of those and by the order otherwise.
-	prompt := strings.ToLower(strings.TrimSpace(string(fromServer)))
+	prompt := strings.ToLower(strings.TrimSpace(string(challenge)))
 	switch {
 	case strings.HasPrefix(prompt, "username") || strings.HasPrefix(prompt, "user name"):
 		return []byte(a.username), nil
@@ -66,23 +91,24 @@ func (a *loginAuth) Next(fromServer []byte, more bool) ([]byte, error) {
 	return nil, fmt.Errorf("sendloop/smtp: unexpected AUTH LOGIN challenge number %d", a.step)
 }
 
-// chooseAuth picks PLAIN, else LOGIN, from the mechanisms of the EHLO AUTH
-// line.
-func chooseAuth(offered, username, password string, insecureOK bool) (netsmtp.Auth, string, error) {
+// chooseAuth picks the mechanism: the one a asks for if offered, else PLAIN,
+// else LOGIN, from the mechanisms of the EHLO AUTH line.
+func chooseAuth(offered string, a Auth) (sasl.Client, string, error) {
 	var hasPlain, hasLogin bool
 	for _, mech := range strings.Fields(offered) {
 		switch strings.ToUpper(mech) {
-		case "PLAIN":
+		case sasl.Plain:
 			hasPlain = true
-		case "LOGIN":
+		case sasl.Login:
 			hasLogin = true
 		}
 	}
+	want := strings.ToUpper(a.Mechanism)
 	switch {
-	case hasPlain:
-		return &plainAuth{username: username, password: password, insecureOK: insecureOK}, "PLAIN", nil
-	case hasLogin:
-		return &loginAuth{username: username, password: password, insecureOK: insecureOK}, "LOGIN", nil
+	case hasPlain && (want == "" || want == sasl.Plain):
+		return sasl.NewPlainClient("", a.Username, a.Password), sasl.Plain, nil
+	case hasLogin && (want == "" || want == sasl.Login):
+		return &loginClient{username: a.Username, password: a.Password}, sasl.Login, nil
 	}
 	return nil, "", fmt.Errorf("%w; it offers %q", ErrNoAuthMechanism, offered)
 }

@@ -1,16 +1,19 @@
 // Package smtp sends email through the Sendloop SMTP relay and reads and
-// writes the X-SL-* headers that carry per-message options. It uses only the
-// standard library.
+// writes the X-SL-* headers that carry per-message options. The client runs
+// on emersion/go-smtp with go-sasl; messages are built with
+// emersion/go-message.
 //
 // # The relay
 //
 // The relay listens on ports 25 and 587 (PortSMTP, PortSubmission) of the
 // host given in the Sendloop settings, with the username and password of the
-// delivery settings of a sender address:
+// delivery settings of a sender address. Make one Relay and close it when
+// done: it keeps its connections open and sends many messages over each.
 //
-//	relay, err := smtp.NewRelay(host, smtp.PortSubmission, username, password)
+//	relay, err := smtp.NewRelay(host+":587", smtp.Auth{Username: user, Password: password})
 //	...
-//	err = relay.Send(ctx, &smtp.Message{
+//	defer relay.Close()
+//	res, err := relay.Send(ctx, &smtp.Message{
 //		From:    "Ann <ann@example.com>",
 //		To:      []string{"bob@example.net"},
 //		Subject: "Hello %FIRSTNAME%",
@@ -21,30 +24,82 @@
 //			TrackOpens: true,
 //		},
 //	})
+//	// res.MessageID: "<...@example.com>"; res.Reply: "250 2.0.0 Ok: queued as ..."
+//
+// SendAll sends a sequence (iter.Seq[*Message]) and yields one SendResult per
+// message, in input order.
 //
 // # Decisions where the service is silent
 //
 // Transport and authentication:
-//   - Any port is accepted; only 25 and 587 are documented. There is no
-//     implicit TLS (port 465): the connection is upgraded with STARTTLS
-//     whenever the server offers it.
-//   - Credentials are required, and are sent only over TLS, or in clear text
-//     to a loopback host ("localhost", 127.0.0.0/8, ::1), for local test
-//     relays. Otherwise Send fails with ErrInsecureAuth before AUTH.
+//   - Any port is accepted; only 25 and 587 are documented. The connection is
+//     upgraded with STARTTLS whenever the server offers it. Implicit TLS
+//     (RFC 8314) is used WithImplicitTLS, or for port 465. go-smtp says its
+//     first EHLO, before STARTTLS, as "localhost"; the one after STARTTLS
+//     uses WithLocalName.
+//   - Credentials are required. Without TLS (the server offers no
+//     STARTTLS), neither the credentials nor a message are sent, on any port
+//     (ErrInsecureAuth, before AUTH), unless the host is a loopback address
+//     ("localhost", 127.0.0.0/8, ::1: local test relays) or the Relay is made
+//     WithAllowPlaintext.
 //   - AUTH PLAIN is preferred, AUTH LOGIN used when it is the only one
-//     offered; anything else is ErrNoAuthMechanism.
-//   - The context given to Send bounds the dial and the whole session
-//     (deadline on the connection, closed on cancellation); WithDialTimeout
-//     bounds the dial alone (30 seconds by default).
-//   - To, Cc and Bcc all become recipients (duplicates sent once); Bcc never
-//     appears in the header. If the server rejects any recipient the send is
-//     aborted (RSET, QUIT) before DATA, so nobody receives the message, and
-//     the *SMTPError names that recipient.
-//   - Server replies that end a send are *SMTPError, with the command, the
-//     code (Temporary for 4xx, Permanent for 5xx) and the enhanced status.
+//     offered (or Auth.Mechanism asks for it); anything else is
+//     ErrNoAuthMechanism.
+//   - 8BITMIME is declared when offered (go-smtp does; bodies are 7-bit
+//     quoted-printable and base64 anyway). SMTPUTF8 is asked for when an
+//     envelope address is not ASCII; a server without it gets nothing
+//     (ErrSMTPUTF8Required). The SIZE the server announces is checked before
+//     MAIL and sent with it (*SizeError, matching ErrMessageTooLarge, with
+//     Server set); WithMaxMessageSize refuses larger messages before
+//     connecting.
+//   - The context bounds every step: the dial, each command and the wait for
+//     each reply (go-smtp's own timeouts never pass its deadline), and its
+//     cancellation closes the connection in use. Its error is returned,
+//     wrapped for errors.Is. WithDialTimeout bounds the dial alone (30
+//     seconds by default).
+//
+// Connections:
+//   - A Relay keeps at most WithMaxConnections connections open at once (4,
+//     DefaultMaxConnections); concurrent Sends and SendAll share them, so
+//     that many messages go in parallel and each connection carries many
+//     messages. WithMaxMessagesPerConnection closes a connection after n
+//     messages (no limit by default).
+//   - Between messages on a connection, RSET is sent where a transaction may
+//     be open (the previous one was aborted) and, as a check, after two
+//     seconds idle. After a transaction that reached the reply to its final
+//     dot the server has cleared its state, and go-smtp follows an RSET with
+//     a new EHLO: an RSET there would double the round trips for nothing.
+//   - A connection the server closes (421, or dropped) is replaced. One
+//     found closed when reused (dropped, or a 421 to its first command) is
+//     replaced without counting an attempt, since nothing was sent.
+//
+// Retries and delivery:
+//   - A temporary failure is retried, up to WithRetry's count (2 by
+//     default) with a doubling wait (1 second first): a 4xx reply to MAIL,
+//     RCPT, DATA or the final dot (421 included), a dial failure, a
+//     connection lost before the final dot. A 5xx reply is final.
+//   - A message is never delivered twice by a retry: once its final dot is
+//     out, a lost connection or an ended context before the reply is
+//     ErrOutcomeUnknown (the sentinel shared with the API packages), never
+//     sent again. The result keeps the Message-ID to look it up by.
+//   - To, Cc and Bcc all become recipients (duplicates, compared without
+//     case, sent once); Bcc never appears in the header. When the server
+//     refuses some recipients the message goes to the others: the result
+//     lists Accepted and Refused (each with the server's reply), and the
+//     error is a *RecipientsError matching ErrSomeRecipientsRefused. A 4xx
+//     refusal is retried first, with the whole message (nothing was sent).
+//     When every recipient is refused, nothing is sent.
+//   - Server replies are *SMTPError: the command, the recipient for RCPT,
+//     the code, the enhanced status and the text; errors.Is tells
+//     ErrTemporary (4xx) from ErrPermanent (5xx).
+//   - SendAll does not stop at a failed message. A setup failure that cannot
+//     change (refused credentials, an untrusted certificate, no TLS) fails
+//     the remaining messages without connecting again, so that a wrong
+//     password is tried once, not once per message. Once its context ends,
+//     every message not yet sent is still yielded, with ErrNotAttempted.
 //   - The password never appears in an error, a log line (WithLogger; silent
-//     by default) or the printed form of a Relay (String, GoString, Format,
-//     LogValue). A reply echoing it is redacted.
+//     by default) or the printed form of a Relay or an Auth (String,
+//     GoString, Format, LogValue). A reply echoing it is redacted.
 //
 // X-SL headers (Headers.Fields, ParseHeaders):
 //   - Empty CustomArgs, MergeVars and Tags produce no header; when present,
@@ -73,17 +128,37 @@
 //     for empty objects and arrays, and ignores unknown X-SL-* headers.
 //     A header present twice is ErrDuplicateHeader.
 //
-// Messages (Message):
+// Messages (Message), built with go-message:
 //   - Text only is text/plain, HTML only text/html, both
-//     multipart/alternative; attachments wrap that in multipart/mixed.
-//     Bodies are UTF-8 quoted-printable and attachments base64, in lines of
-//     at most 76 characters; headers are folded to 78 characters where
-//     possible and never pass 998; line endings are CRLF. Subjects and
-//     display names that need it are RFC 2047 encoded-words; attachment
-//     names, RFC 2231 parameters.
-//   - Addresses are checked with net/mail before anything is sent, and must
-//     be ASCII (no SMTPUTF8): *AddressError.
-//   - A Raw message is sent as is after the X-SL-* fields of Headers; if it
-//     already carries one of those fields it is refused (ErrDuplicateHeader)
-//     rather than silently sending two.
+//     multipart/alternative (plain text first). Inline parts make the HTML a
+//     multipart/related (type text/html) with them, each with its
+//     Content-ID: alternative(text, related(html, images)). Attachments wrap
+//     that in multipart/mixed. Bodies are UTF-8 quoted-printable, inline
+//     parts and attachments base64; line endings are CRLF; header lines are
+//     folded before spaces to 78 characters where the words allow and never
+//     pass 998.
+//   - Subjects, display names and extra header values with non-ASCII text
+//     are RFC 2047 encoded-words; file names, RFC 2231 parameters.
+//     Structured extra headers (In-Reply-To, References, List-*) must be
+//     ASCII; In-Reply-To and References must hold <id@host> message IDs.
+//   - ListUnsubscribe writes List-Unsubscribe (RFC 2369): http(s) URLs and
+//     mailto: addresses, ASCII, in angle brackets. ListUnsubscribeOneClick
+//     adds "List-Unsubscribe-Post: List-Unsubscribe=One-Click" (RFC 8058)
+//     and needs an https URL.
+//   - ExtraHeaders may not set what the builder writes (From, To, Cc, Bcc,
+//     Reply-To, Subject, Date, Message-ID, MIME-Version, Content-*, X-SL-*):
+//     ErrReservedHeader.
+//   - A Message-ID is generated when none is given: 128 random bits at the
+//     domain of From. Send returns it, with angle brackets.
+//   - Everything is checked before connecting, each with a typed error
+//     naming the part: addresses with the shared rule of the sendloop
+//     packages (*AddressError), CR, LF or other controls in any header value
+//     (*HeaderError), a content type that does not parse, a multipart type
+//     or a charset other than UTF-8 for an inline part or attachment, an
+//     inline part without an HTML body or with a Content-ID not of the
+//     id@host form (*PartError).
+//   - A Raw message is sent as is after the X-SL-* fields of Headers (and a
+//     Message-ID when it has none); if it already carries one of those X-SL
+//     fields it is refused (ErrDuplicateHeader) rather than silently sending
+//     two.
 package smtp

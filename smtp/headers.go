@@ -57,8 +57,8 @@ type Headers struct {
 
 // Field is one header line: its name and its unfolded value.
 type Field struct {
-	Name  string
-	Value string
+	Name  string // the header's name, e.g. "X-SL-MergeVars"
+	Value string // the value, unfolded: no CR or LF
 }
 
 // IsZero reports whether h produces no header at all.

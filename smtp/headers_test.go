@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/emersion/go-message"
+
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -277,7 +279,12 @@ func TestParseHeadersFromMailHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, header := range []map[string][]string{msg.Header, textproto.MIMEHeader(msg.Header)} {
+	// go-message's header, as the fake relay reads it.
+	entity, err := message.Read(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, header := range []map[string][]string{msg.Header, textproto.MIMEHeader(msg.Header), entity.Header.Map()} {
 		got, err := smtp.ParseHeaders(header)
 		if err != nil {
 			t.Fatal(err)

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/textproto"
 	"reflect"
 	"strings"
 	"testing"
 
-	netsmtp "net/smtp"
+	gosmtp "github.com/emersion/go-smtp"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -29,34 +28,25 @@ func TestIsLoopback(t *testing.T) {
 func TestChooseAuth(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		offered, want string
+		offered, mech, want string
 	}{
-		{"PLAIN LOGIN", "PLAIN"},
-		{"LOGIN PLAIN", "PLAIN"},
-		{"CRAM-MD5 login", "LOGIN"},
-		{"plain", "PLAIN"},
-		{"CRAM-MD5 XOAUTH2", ""},
-		{"", ""},
+		{"PLAIN LOGIN", "", "PLAIN"},
+		{"LOGIN PLAIN", "", "PLAIN"},
+		{"CRAM-MD5 login", "", "LOGIN"},
+		{"plain", "", "PLAIN"},
+		{"PLAIN LOGIN", "login", "LOGIN"},
+		{"PLAIN", "LOGIN", ""},
+		{"CRAM-MD5 XOAUTH2", "", ""},
+		{"", "", ""},
 	}
 	for _, tt := range tests {
-		_, mech, err := chooseAuth(tt.offered, "u", "p", false)
+		_, mech, err := chooseAuth(tt.offered, Auth{Username: "u", Password: "p", Mechanism: tt.mech})
 		if mech != tt.want || (tt.want == "") != (err != nil) {
-			t.Errorf("chooseAuth(%q) = %q, %v; want %q", tt.offered, mech, err, tt.want)
+			t.Errorf("chooseAuth(%q, %q) = %q, %v; want %q", tt.offered, tt.mech, mech, err, tt.want)
 		}
-	}
-}
-
-func TestAuthRefusesClearText(t *testing.T) {
-	t.Parallel()
-	clearText := &netsmtp.ServerInfo{Name: "relay.example.com", TLS: false, Auth: []string{"PLAIN", "LOGIN"}}
-	for _, a := range []netsmtp.Auth{&plainAuth{username: "u", password: "p"}, &loginAuth{username: "u", password: "p"}} {
-		if _, _, err := a.Start(clearText); err != ErrInsecureAuth {
-			t.Errorf("%T.Start without TLS = %v, want ErrInsecureAuth", a, err)
+		if err != nil && !errors.Is(err, ErrNoAuthMechanism) {
+			t.Errorf("chooseAuth(%q) error %v does not match ErrNoAuthMechanism", tt.offered, err)
 		}
-	}
-	local := &plainAuth{username: "u", password: "p", insecureOK: true}
-	if mech, resp, err := local.Start(clearText); err != nil || mech != "PLAIN" || string(resp) != "\x00u\x00p" {
-		t.Errorf("plainAuth.Start = %q %q %v", mech, resp, err)
 	}
 }
 
@@ -72,15 +62,14 @@ func TestLoginAuthDialogue(t *testing.T) {
 		{"prompts in reverse", []string{"Password:", "Username:"}, []string{"p", "u"}},
 		{"unknown prompts by order", []string{"who?", "secret?"}, []string{"u", "p"}},
 	}
-	tlsInfo := &netsmtp.ServerInfo{TLS: true}
 	for _, tt := range tests {
-		a := &loginAuth{username: "u", password: "p"}
-		if mech, ir, err := a.Start(tlsInfo); mech != "LOGIN" || ir != nil || err != nil {
+		a := &loginClient{username: "u", password: "p"}
+		if mech, ir, err := a.Start(); mech != "LOGIN" || ir != nil || err != nil {
 			t.Fatalf("Start = %q %q %v", mech, ir, err)
 		}
 		var got []string
 		for _, c := range tt.challenges {
-			resp, err := a.Next([]byte(c), true)
+			resp, err := a.Next([]byte(c))
 			if err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
@@ -89,11 +78,8 @@ func TestLoginAuthDialogue(t *testing.T) {
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: answers %q, want %q", tt.name, got, tt.want)
 		}
-		if _, err := a.Next([]byte("more?"), true); err == nil {
+		if _, err := a.Next([]byte("more?")); err == nil {
 			t.Errorf("%s: a third challenge was answered", tt.name)
-		}
-		if resp, err := a.Next([]byte("2.7.0 ok"), false); resp != nil || err != nil {
-			t.Errorf("%s: final Next = %q %v", tt.name, resp, err)
 		}
 	}
 }
@@ -102,31 +88,32 @@ func TestNewSMTPError(t *testing.T) {
 	t.Parallel()
 	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
 	tests := []struct {
-		name      string
-		in        textproto.Error
-		recipient string
-		want      SMTPError
-		wantText  string
+		name          string
+		in            gosmtp.SMTPError
+		recipient     string
+		want          SMTPError
+		wantText      string
+		wantTemporary bool
 	}{
 		{
-			"enhanced code", textproto.Error{Code: 550, Msg: "5.1.1 no such user"}, "bob@example.com",
+			"enhanced code", gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 1, 1}, Message: "no such user"}, "bob@example.com",
 			SMTPError{Command: "RCPT", Recipient: "bob@example.com", Code: 550, EnhancedCode: "5.1.1", Message: "no such user"},
-			"sendloop/smtp: RCPT TO:<bob@example.com> rejected: 550 5.1.1 no such user",
+			"sendloop/smtp: RCPT TO:<bob@example.com> rejected: 550 5.1.1 no such user", false,
 		},
 		{
-			"no enhanced code", textproto.Error{Code: 451, Msg: "try later"}, "",
+			"no enhanced code", gosmtp.SMTPError{Code: 451, Message: "try later"}, "",
 			SMTPError{Command: "RCPT", Code: 451, Message: "try later"},
-			"sendloop/smtp: RCPT rejected: 451 try later",
+			"sendloop/smtp: RCPT rejected: 451 try later", true,
 		},
 		{
-			"multi-line and redaction", textproto.Error{Code: 535, Msg: "5.7.8 bad\n5.7.8 password hunter2"}, "",
+			"code left in the text, multi-line and redaction", gosmtp.SMTPError{Code: 535, Message: "5.7.8 bad\n5.7.8 password hunter2"}, "",
 			SMTPError{Command: "RCPT", Code: 535, EnhancedCode: "5.7.8", Message: "bad\npassword [REDACTED]"},
-			"sendloop/smtp: RCPT rejected: 535 5.7.8 bad; password [REDACTED]",
+			"sendloop/smtp: RCPT rejected: 535 5.7.8 bad; password [REDACTED]", false,
 		},
 		{
-			"not an enhanced code", textproto.Error{Code: 554, Msg: "1.2.3 nope"}, "",
+			"not an enhanced code", gosmtp.SMTPError{Code: 554, Message: "1.2.3 nope"}, "",
 			SMTPError{Command: "RCPT", Code: 554, Message: "1.2.3 nope"},
-			"sendloop/smtp: RCPT rejected: 554 1.2.3 nope",
+			"sendloop/smtp: RCPT rejected: 554 1.2.3 nope", false,
 		},
 	}
 	for _, tt := range tests {
@@ -134,17 +121,30 @@ func TestNewSMTPError(t *testing.T) {
 		if *got != tt.want || got.Error() != tt.wantText {
 			t.Errorf("%s: got %+v %q, want %+v %q", tt.name, *got, got.Error(), tt.want, tt.wantText)
 		}
+		var err error = got
+		if errors.Is(err, ErrTemporary) != tt.wantTemporary || errors.Is(err, ErrPermanent) == tt.wantTemporary {
+			t.Errorf("%s: Is(ErrTemporary) = %v, Is(ErrPermanent) = %v", tt.name, errors.Is(err, ErrTemporary), errors.Is(err, ErrPermanent))
+		}
 	}
 }
 
 func TestRedactedErrorKeepsTheCauseForIs(t *testing.T) {
 	t.Parallel()
-	r := &Relay{username: "u", password: "pa55word"}
+	r := &Relay{auth: Auth{Username: "u", Password: "pa55word"}}
 	err := r.redact(fmt.Errorf("server said pa55word: %w", context.DeadlineExceeded))
 	if strings.Contains(err.Error(), "pa55word") {
 		t.Fatalf("password in %q", err)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cause lost: %v", err)
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	t.Parallel()
+	got := parseReply("2.0.0 Ok: queued as 4Bc9X", func(s string) string { return s })
+	want := Reply{Code: 250, EnhancedCode: "2.0.0", Message: "Ok: queued as 4Bc9X"}
+	if got != want || got.String() != "250 2.0.0 Ok: queued as 4Bc9X" {
+		t.Errorf("parseReply = %+v %q", got, got)
 	}
 }

@@ -10,25 +10,28 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
-	"net/mail"
-	"net/textproto"
+	stdtextproto "net/textproto"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/emersion/go-message"
+	"github.com/emersion/go-message/mail"
+	"github.com/emersion/go-message/textproto"
+
 	"github.com/go-sendloop/sendloop/internal/address"
 )
 
 // Message is an email to send through the relay: either built from its parts
-// (Subject, Text, HTML, Attachments) or given whole as Raw.
+// (Subject, Text, HTML, Inline, Attachments, ExtraHeaders) or given whole as
+// Raw. It is built with emersion/go-message.
 //
-// Addresses are parsed with net/mail.ParseAddress: "ann@example.com" and
-// "Ann Lee <ann@example.com>" both work. The addresses themselves must be
-// ASCII (use punycode for internationalized domains); display names may be
-// any text.
+// Addresses are "ann@example.com" or "Ann Lee <ann@example.com>"; display
+// names may be any text. The addresses themselves follow the shared rule of
+// the sendloop packages (internal/address); a non-ASCII one needs a server
+// offering SMTPUTF8.
 type Message struct {
 	// From is the author, also used as the envelope sender (MAIL FROM).
 	From string
@@ -43,22 +46,46 @@ type Message struct {
 	// Text is the plain-text body, HTML the HTML body; with both, the message
 	// is multipart/alternative. Both are sent as UTF-8 quoted-printable.
 	Text, HTML string
+	// Inline are parts the HTML body refers to by "cid:" URLs, typically
+	// images: with them the HTML part and the inline parts form a
+	// multipart/related. They need an HTML body.
+	Inline []Inline
 	// Attachments, if any, make the message multipart/mixed.
 	Attachments []Attachment
+	// ListUnsubscribe are the unsubscribe URIs of the List-Unsubscribe
+	// header (RFC 2369): https: or http: URLs and mailto: addresses, in order
+	// of preference. Large mailbox providers require it of bulk senders.
+	ListUnsubscribe []string
+	// ListUnsubscribeOneClick adds "List-Unsubscribe-Post:
+	// List-Unsubscribe=One-Click" (RFC 8058): the https URL of
+	// ListUnsubscribe then unsubscribes on a POST, with no further step. It
+	// needs an https URL in ListUnsubscribe.
+	ListUnsubscribeOneClick bool
+	// ExtraHeaders are further header fields, written in order after the
+	// standard ones: In-Reply-To, References, X- headers of your own, ... A
+	// value with non-ASCII text is written as RFC 2047 encoded-words (except
+	// in structured fields such as In-Reply-To, where it is refused). The
+	// fields the builder writes itself (From, To, Cc, Bcc, Reply-To,
+	// Subject, Date, Message-ID, MIME-Version, Content-*, X-SL-*) are refused
+	// with ErrReservedHeader: use the Message fields and Headers.
+	ExtraHeaders []Field
 	// Headers are the X-SL-* options of the Sendloop relay.
 	Headers Headers
 	// Date is written as the Date header; the zero value means the time of
-	// sending.
+	// building.
 	Date time.Time
 	// MessageID is written as the Message-ID header, with or without angle
-	// brackets; empty means a random one at the domain of From.
+	// brackets; empty means a random one at the domain of From. Send returns
+	// the one used.
 	MessageID string
 	// Raw, when not nil, is a complete RFC 5322 message built elsewhere: it is
-	// sent as is, after the X-SL-* header fields of Headers, and Subject,
-	// Text, HTML, Attachments, ReplyTo, Date and MessageID must be left
-	// empty. Raw must not already carry an X-SL-* field that Headers adds
-	// (that is an ErrDuplicateHeader); the X-SL-* fields it carries otherwise
-	// are sent unchanged. From, To, Cc and Bcc still give the envelope.
+	// sent as is, after the X-SL-* header fields of Headers (and a generated
+	// Message-ID when it has none), and Subject, Text, HTML, Inline,
+	// Attachments, ListUnsubscribe, ExtraHeaders, ReplyTo, Date and MessageID
+	// must be left empty. Raw must not already carry an X-SL-* field that
+	// Headers adds (that is an ErrDuplicateHeader); the X-SL-* fields it
+	// carries otherwise are sent unchanged. From, To, Cc and Bcc still give
+	// the envelope.
 	Raw []byte
 }
 
@@ -66,27 +93,52 @@ type Message struct {
 type Attachment struct {
 	// Filename is the name shown to the recipient; it may be any text.
 	Filename string
-	// ContentType is the MIME type; empty means guessed from the extension
-	// of Filename, else application/octet-stream.
+	// ContentType is the MIME type, e.g. "application/pdf"; empty means
+	// guessed from the extension of Filename, else application/octet-stream.
+	ContentType string
+	// Data is the content.
+	Data []byte
+}
+
+// Inline is a part of a multipart/related message, shown inside the HTML
+// body, which refers to it as "cid:" + ContentID.
+type Inline struct {
+	// ContentID identifies the part, with or without angle brackets, e.g.
+	// "logo@example.com"; the HTML refers to it as src="cid:logo@example.com".
+	ContentID string
+	// Filename is the name offered if the recipient saves the part; optional.
+	Filename string
+	// ContentType is the MIME type, e.g. "image/png"; empty means guessed
+	// from the extension of Filename.
 	ContentType string
 	// Data is the content.
 	Data []byte
 }
 
 // maxLineLength is the RFC 5322 limit, CRLF excluded; foldAt is the
-// recommended one, which the builder keeps to where it can.
+// recommended one, which the X-SL builder keeps to where it can.
 const (
 	maxLineLength = 998
 	foldAt        = 78
 )
 
+// envelope is the SMTP envelope of a message.
+type envelope struct {
+	from  string
+	rcpts []string
+	utf8  bool // an address is not ASCII: SMTPUTF8 is needed
+}
+
 // envelope returns the envelope sender and the recipients of m: To, Cc and
 // Bcc, without duplicates.
-func (m *Message) envelope() (from string, rcpts []string, err error) {
+func (m *Message) envelope() (envelope, error) {
+	var env envelope
 	sender, err := parseAddress("From", m.From)
 	if err != nil {
-		return "", nil, err
+		return env, err
 	}
+	env.from = sender.Address
+	env.utf8 = !isASCII(sender.Address)
 	seen := make(map[string]bool)
 	for _, list := range []struct {
 		field string
@@ -95,28 +147,33 @@ func (m *Message) envelope() (from string, rcpts []string, err error) {
 		for _, a := range list.addrs {
 			addr, err := parseAddress(list.field, a)
 			if err != nil {
-				return "", nil, err
+				return env, err
 			}
-			if !seen[addr.Address] {
-				seen[addr.Address] = true
-				rcpts = append(rcpts, addr.Address)
+			key := strings.ToLower(addr.Address)
+			if !seen[key] {
+				seen[key] = true
+				env.rcpts = append(env.rcpts, addr.Address)
+				env.utf8 = env.utf8 || !isASCII(addr.Address)
 			}
 		}
 	}
-	if len(rcpts) == 0 {
-		return "", nil, ErrNoRecipients
+	if len(env.rcpts) == 0 {
+		return env, ErrNoRecipients
 	}
 	if m.ReplyTo != "" {
 		if _, err := parseAddress("ReplyTo", m.ReplyTo); err != nil {
-			return "", nil, err
+			return env, err
 		}
 	}
-	return sender.Address, rcpts, nil
+	return env, nil
 }
 
 func parseAddress(field, s string) (*mail.Address, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, &AddressError{Field: field, Address: s, Err: errors.New("empty address")}
+	}
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, &AddressError{Field: field, Address: s, Err: fmt.Errorf("%w: CR or LF", ErrInvalidCharacter)}
 	}
 	addr, err := mail.ParseAddress(s)
 	if err != nil {
@@ -125,386 +182,113 @@ func parseAddress(field, s string) (*mail.Address, error) {
 	if !address.Valid(addr.Address) {
 		return nil, &AddressError{Field: field, Address: s, Err: errors.New("not an address mail systems accept (a host name with a dot, labels without leading or trailing hyphens, RFC 5321 lengths)")}
 	}
-	for i := 0; i < len(addr.Address); i++ {
-		// Non-ASCII addresses need SMTPUTF8, which this client does not do;
-		// controls and spaces would break the SMTP command line.
-		if c := addr.Address[i]; c <= ' ' || c >= 0x7f {
-			return nil, &AddressError{Field: field, Address: s, Err: errors.New("address must be printable ASCII")}
-		}
-	}
 	return addr, nil
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // Bytes returns the message as sent, with CRLF line endings: the built
-// message, or Raw preceded by the X-SL-* fields. It checks the addresses as
-// Send does.
+// message, or Raw preceded by the X-SL-* fields. It checks the message as
+// Send does. Each call generates a new Message-ID when MessageID is empty.
 func (m *Message) Bytes() ([]byte, error) {
-	if _, _, err := m.envelope(); err != nil {
-		return nil, err
+	data, _, err := m.build()
+	return data, err
+}
+
+// build checks m and returns the message as sent and its Message-ID, with
+// angle brackets.
+func (m *Message) build() (data []byte, messageID string, err error) {
+	env, err := m.envelope()
+	if err != nil {
+		return nil, "", err
 	}
 	fields, err := m.Headers.Fields()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if m.Raw != nil {
-		return m.rawBytes(fields)
+		return m.rawBytes(env, fields)
 	}
-	return m.build(fields)
+	return m.buildMIME(env, fields)
 }
 
-func (m *Message) rawBytes(fields []Field) ([]byte, error) {
-	if m.Subject != "" || m.Text != "" || m.HTML != "" || len(m.Attachments) > 0 ||
+func (m *Message) rawBytes(env envelope, fields []Field) ([]byte, string, error) {
+	if m.Subject != "" || m.Text != "" || m.HTML != "" || len(m.Attachments) > 0 || len(m.Inline) > 0 ||
+		len(m.ListUnsubscribe) > 0 || m.ListUnsubscribeOneClick || len(m.ExtraHeaders) > 0 ||
 		m.ReplyTo != "" || !m.Date.IsZero() || m.MessageID != "" {
-		return nil, errors.New("sendloop/smtp: a Message with Raw must leave Subject, Text, HTML, Attachments, ReplyTo, Date and MessageID empty")
+		return nil, "", errors.New("sendloop/smtp: a Message with Raw must leave Subject, Text, HTML, Inline, Attachments, ListUnsubscribe, ExtraHeaders, ReplyTo, Date and MessageID empty")
 	}
-	existing, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(m.Raw))).ReadMIMEHeader()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("sendloop/smtp: raw message header: %w", err)
+	existing, err := textproto.ReadHeader(bufio.NewReader(bytes.NewReader(m.Raw)))
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, "", fmt.Errorf("sendloop/smtp: raw message header: %w", err)
 	}
 	var buf bytes.Buffer
 	for _, f := range fields {
-		if _, ok := existing[textproto.CanonicalMIMEHeaderKey(f.Name)]; ok {
-			return nil, &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: the raw message already has it", ErrDuplicateHeader)}
+		if existing.Has(f.Name) {
+			return nil, "", &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: the raw message already has it", ErrDuplicateHeader)}
 		}
-		if err := writeJSONHeader(&buf, f.Name, f.Value); err != nil {
-			return nil, err
+		raw, err := jsonHeaderField(f.Name, f.Value)
+		if err != nil {
+			return nil, "", err
 		}
+		buf.Write(raw)
+	}
+	msgID := strings.TrimSpace(existing.Get("Message-Id"))
+	if msgID == "" {
+		msgID = newMessageID(env.from)
+		buf.WriteString("Message-ID: " + msgID + "\r\n")
 	}
 	buf.Write(m.Raw)
-	return buf.Bytes(), nil
+	return buf.Bytes(), msgID, nil
 }
 
-func (m *Message) build(fields []Field) ([]byte, error) {
-	if strings.ContainsAny(m.Subject, "\r\n") {
-		return nil, &HeaderError{Header: "Subject", Err: fmt.Errorf("%w: CR or LF", ErrInvalidCharacter)}
-	}
-	from, _ := mail.ParseAddress(m.From) // checked by envelope
-	var buf bytes.Buffer
-	write := func(name, value string) error { return writeTextHeader(&buf, name, value) }
-
-	if err := write("From", from.String()); err != nil {
-		return nil, err
-	}
-	for _, list := range []struct {
-		name  string
-		addrs []string
-	}{{"To", m.To}, {"Cc", m.Cc}} {
-		if len(list.addrs) == 0 {
-			continue
-		}
-		formatted := make([]string, len(list.addrs))
-		for i, a := range list.addrs {
-			addr, _ := mail.ParseAddress(a)
-			formatted[i] = addr.String()
-		}
-		if err := write(list.name, strings.Join(formatted, ", ")); err != nil {
-			return nil, err
-		}
-	}
-	if m.ReplyTo != "" {
-		addr, _ := mail.ParseAddress(m.ReplyTo)
-		if err := write("Reply-To", addr.String()); err != nil {
-			return nil, err
-		}
-	}
-	if err := write("Subject", encodeSubject(m.Subject)); err != nil {
-		return nil, err
-	}
-	date := m.Date
-	if date.IsZero() {
-		date = time.Now()
-	}
-	if err := write("Date", date.Format(time.RFC1123Z)); err != nil {
-		return nil, err
-	}
-	msgID, err := m.messageID(from.Address)
-	if err != nil {
-		return nil, err
-	}
-	if err := write("Message-ID", msgID); err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		if err := writeJSONHeader(&buf, f.Name, f.Value); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteString("MIME-Version: 1.0\r\n")
-
-	var body bytes.Buffer
-	contentType, err := m.writeBody(&body)
-	if err != nil {
-		return nil, err
-	}
-	if err := write("Content-Type", contentType); err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(contentType, "multipart/") {
-		buf.WriteString("Content-Transfer-Encoding: quoted-printable\r\n")
-		// End with CRLF like every other line; a soft line break adds
-		// nothing to the decoded text. (In a multipart body the CRLF before
-		// a boundary belongs to the boundary.)
-		if body.Len() > 0 && !bytes.HasSuffix(body.Bytes(), []byte("\r\n")) {
-			body.WriteString("=\r\n")
-		}
-	}
-	buf.WriteString("\r\n")
-	buf.Write(body.Bytes())
-	return buf.Bytes(), nil
+// headerList collects header fields in the order they are to be written:
+// go-message writes a Header's fields in the reverse order of their addition.
+type headerList struct {
+	fields []headerItem
 }
 
-func (m *Message) messageID(fromAddr string) (string, error) {
-	if m.MessageID != "" {
-		id := strings.Trim(m.MessageID, "<>")
-		if id == "" || strings.ContainsAny(id, "<>\r\n\t ") {
-			return "", &HeaderError{Header: "Message-ID", Err: fmt.Errorf("%w in %q", ErrInvalidCharacter, m.MessageID)}
-		}
-		return "<" + id + ">", nil
-	}
-	var random [16]byte
-	if _, err := rand.Read(random[:]); err != nil {
-		return "", err
-	}
-	domain := "localhost"
-	if at := strings.LastIndexByte(fromAddr, '@'); at >= 0 {
-		domain = strings.ToLower(fromAddr[at+1:])
-	}
-	return "<" + hex.EncodeToString(random[:]) + "@" + domain + ">", nil
+type headerItem struct {
+	key, value string
+	raw        []byte
 }
 
-// writeBody writes the body below the top-level header and returns the
-// top-level Content-Type. Single-part messages are quoted-printable text.
-func (m *Message) writeBody(w io.Writer) (string, error) {
-	if len(m.Attachments) == 0 {
-		return m.writeAlternative(w)
-	}
-	mixed, err := newMultipartWriter(w)
-	if err != nil {
-		return "", err
-	}
-	var inner bytes.Buffer
-	innerType, err := m.writeAlternative(&inner)
-	if err != nil {
-		return "", err
-	}
-	innerType, err = foldValue("Content-Type", innerType)
-	if err != nil {
-		return "", err
-	}
-	partHeader := textproto.MIMEHeader{"Content-Type": {innerType}}
-	if !strings.HasPrefix(innerType, "multipart/") {
-		partHeader.Set("Content-Transfer-Encoding", "quoted-printable")
-	}
-	part, err := mixed.CreatePart(partHeader)
-	if err != nil {
-		return "", err
-	}
-	if _, err := part.Write(inner.Bytes()); err != nil {
-		return "", err
-	}
-	for i, a := range m.Attachments {
-		if err := writeAttachment(mixed, a); err != nil {
-			return "", fmt.Errorf("sendloop/smtp: attachment %d (%q): %w", i, a.Filename, err)
-		}
-	}
-	if err := mixed.Close(); err != nil {
-		return "", err
-	}
-	return mime.FormatMediaType("multipart/mixed", map[string]string{"boundary": mixed.Boundary()}), nil
+func (l *headerList) add(key, value string) {
+	l.fields = append(l.fields, headerItem{key: key, value: value})
 }
 
-// writeAlternative writes the text part, the HTML part, or both as
-// multipart/alternative (plain text first, as RFC 2046 orders by preference).
-func (m *Message) writeAlternative(w io.Writer) (string, error) {
-	const textType, htmlType = "text/plain; charset=utf-8", "text/html; charset=utf-8"
-	switch {
-	case m.HTML == "":
-		return textType, writeQuotedPrintable(w, m.Text)
-	case m.Text == "":
-		return htmlType, writeQuotedPrintable(w, m.HTML)
-	}
-	alt, err := newMultipartWriter(w)
-	if err != nil {
-		return "", err
-	}
-	for _, p := range []struct{ contentType, content string }{{textType, m.Text}, {htmlType, m.HTML}} {
-		part, err := alt.CreatePart(textproto.MIMEHeader{
-			"Content-Type":              {p.contentType},
-			"Content-Transfer-Encoding": {"quoted-printable"},
-		})
-		if err != nil {
-			return "", err
-		}
-		if err := writeQuotedPrintable(part, p.content); err != nil {
-			return "", err
-		}
-	}
-	if err := alt.Close(); err != nil {
-		return "", err
-	}
-	return mime.FormatMediaType("multipart/alternative", map[string]string{"boundary": alt.Boundary()}), nil
-}
+func (l *headerList) addRaw(raw []byte) { l.fields = append(l.fields, headerItem{raw: raw}) }
 
-// newMultipartWriter uses boundaries short enough for the Content-Type line
-// to keep within 78 characters. "=_" never occurs in quoted-printable or
-// base64 text, so the boundary cannot collide with a part.
-func newMultipartWriter(w io.Writer) (*multipart.Writer, error) {
-	var random [12]byte
-	if _, err := rand.Read(random[:]); err != nil {
-		return nil, err
-	}
-	mw := multipart.NewWriter(w)
-	if err := mw.SetBoundary("=_" + hex.EncodeToString(random[:])); err != nil {
-		return nil, err
-	}
-	return mw, nil
-}
-
-func writeQuotedPrintable(w io.Writer, content string) error {
-	qp := quotedprintable.NewWriter(w)
-	if _, err := io.WriteString(qp, content); err != nil {
-		return err
-	}
-	return qp.Close()
-}
-
-func writeAttachment(mw *multipart.Writer, a Attachment) error {
-	contentType := a.ContentType
-	if contentType == "" {
-		contentType = mime.TypeByExtension(filepath.Ext(a.Filename))
-	}
-	if contentType == "" {
-		contentType = "application/octet-stream"
-	}
-	mediaType, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return fmt.Errorf("content type %q: %w", contentType, err)
-	}
-	disposition := "attachment"
-	if a.Filename != "" {
-		if strings.ContainsAny(a.Filename, "\r\n") {
-			return fmt.Errorf("filename: %w: CR or LF", ErrInvalidCharacter)
-		}
-		params["name"] = a.Filename
-		// FormatMediaType writes non-ASCII names as RFC 2231 parameters.
-		disposition = mime.FormatMediaType("attachment", map[string]string{"filename": a.Filename})
-	}
-	contentType = mime.FormatMediaType(mediaType, params)
-	if contentType == "" || disposition == "" {
-		return fmt.Errorf("filename %q or content type cannot be encoded", a.Filename)
-	}
-	header := textproto.MIMEHeader{"Content-Transfer-Encoding": {"base64"}}
-	// multipart.Writer does not fold: the values are given folded.
-	for name, value := range map[string]string{"Content-Type": contentType, "Content-Disposition": disposition} {
-		folded, err := foldValue(name, value)
-		if err != nil {
-			return err
-		}
-		header.Set(name, folded)
-	}
-	part, err := mw.CreatePart(header)
-	if err != nil {
-		return err
-	}
-	return writeBase64(part, a.Data)
-}
-
-func writeBase64(w io.Writer, data []byte) error {
-	const lineLen = 76 // RFC 2045 limit for base64 lines
-	encoded := base64.StdEncoding.EncodeToString(data)
-	for len(encoded) > 0 {
-		n := min(lineLen, len(encoded))
-		if _, err := io.WriteString(w, encoded[:n]+"\r\n"); err != nil {
-			return err
-		}
-		encoded = encoded[n:]
-	}
-	return nil
-}
-
-// encodedWordLen keeps "Subject: " and one encoded-word within 78
-// characters.
-const encodedWordLen = foldAt - len("Subject: ") - 3
-
-// encodeSubject writes a subject that is not plain printable ASCII as
-// encoded-words: Q when the text is mostly ASCII (readable), B otherwise
-// (shorter). Unlike mime.WordEncoder it makes words short enough for the
-// first line to keep within 78 characters.
-func encodeSubject(s string) string {
-	nonASCII, plain := 0, true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf {
-			nonASCII++
-			plain = false
-		} else if c < ' ' || c == 0x7f {
-			plain = false
-		}
-	}
-	if plain && !strings.Contains(s, "=?") {
-		return s
-	}
-	encode := qEncodeWord
-	if nonASCII*3 > len(s) {
-		encode = bEncodeWord
-	}
-	var words []string
-	start := 0
-	// Cut between runes only, so that every word holds valid UTF-8.
-	for start < len(s) {
-		end := start
-		for end < len(s) {
-			_, size := utf8.DecodeRuneInString(s[end:])
-			if end > start && len(encode(s[start:end+size])) > encodedWordLen {
-				break
+// header returns the fields as a go-message header. Values are folded here
+// before spaces, so that lines keep within 78 characters where the words
+// allow: go-message puts a whole value on one line when its first word is
+// longer than the first line allows, as an encoded-word often is.
+func (l *headerList) header() (message.Header, error) {
+	var h message.Header
+	for i := len(l.fields) - 1; i >= 0; i-- {
+		f := l.fields[i]
+		if f.raw == nil {
+			folded, err := foldText(f.key, f.value)
+			if err != nil {
+				return h, err
 			}
-			end += size
+			f.raw = []byte(f.key + ": " + folded + "\r\n")
 		}
-		words = append(words, encode(s[start:end]))
-		start = end
+		h.AddRaw(f.raw)
 	}
-	return strings.Join(words, " ")
+	return h, nil
 }
 
-func bEncodeWord(s string) string {
-	return "=?utf-8?b?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
-}
-
-// qEncodeWord encodes s as a Q encoded-word for unstructured text (RFC 2047
-// section 5(1)): printable ASCII but "=", "?" and "_" stays as is, and a
-// space becomes "_".
-func qEncodeWord(s string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	b.WriteString("=?utf-8?q?")
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == ' ':
-			b.WriteByte('_')
-		case c > ' ' && c < 0x7f && c != '=' && c != '?' && c != '_':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('=')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&0x0f])
-		}
-	}
-	b.WriteString("?=")
-	return b.String()
-}
-
-// writeTextHeader writes an unstructured or address header, folded.
-func writeTextHeader(w *bytes.Buffer, name, value string) error {
-	folded, err := foldValue(name, value)
-	if err != nil {
-		return err
-	}
-	w.WriteString(name + ": " + folded + "\r\n")
-	return nil
-}
-
-// foldValue folds value before spaces so that lines stay within 78
+// foldText folds value before spaces so that lines stay within 78
 // characters where possible; the result goes after "name: ".
-func foldValue(name, value string) (string, error) {
+func foldText(name, value string) (string, error) {
 	var segments []string
 	start := 0
 	for i := 1; i < len(value); i++ {
@@ -517,10 +301,438 @@ func foldValue(name, value string) (string, error) {
 	return fold(name, segments, "")
 }
 
-// writeJSONHeader writes an X-SL JSON header, folding after commas outside
-// JSON strings: the space starting each continuation line is whitespace
-// between JSON tokens, so the unfolded value parses the same.
-func writeJSONHeader(w *bytes.Buffer, name, value string) error {
+func (m *Message) buildMIME(env envelope, fields []Field) ([]byte, string, error) {
+	if err := checkHeaderText("Subject", m.Subject); err != nil {
+		return nil, "", err
+	}
+	var top headerList
+	from, _ := mail.ParseAddress(m.From) // checked by envelope
+	top.add("From", from.String())
+	for _, list := range []struct {
+		name  string
+		addrs []string
+	}{{"To", m.To}, {"Cc", m.Cc}} {
+		if len(list.addrs) == 0 {
+			continue
+		}
+		formatted := make([]string, len(list.addrs))
+		for i, a := range list.addrs {
+			addr, _ := mail.ParseAddress(a)
+			formatted[i] = addr.String()
+		}
+		top.add(list.name, strings.Join(formatted, ", "))
+	}
+	if m.ReplyTo != "" {
+		addr, _ := mail.ParseAddress(m.ReplyTo)
+		top.add("Reply-To", addr.String())
+	}
+	top.add("Subject", encodeText(m.Subject))
+	date := m.Date
+	if date.IsZero() {
+		date = time.Now()
+	}
+	top.add("Date", date.Format("Mon, 02 Jan 2006 15:04:05 -0700"))
+	msgID := newMessageID(env.from)
+	if m.MessageID != "" {
+		id, err := checkMessageID("Message-ID", m.MessageID)
+		if err != nil {
+			return nil, "", err
+		}
+		msgID = id
+	}
+	top.add("Message-ID", msgID)
+	if err := m.listUnsubscribe(&top); err != nil {
+		return nil, "", err
+	}
+	for _, f := range m.ExtraHeaders {
+		if err := m.extraHeader(&top, f); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, f := range fields {
+		raw, err := jsonHeaderField(f.Name, f.Value)
+		if err != nil {
+			return nil, "", err
+		}
+		top.addRaw(raw)
+	}
+	top.add("MIME-Version", "1.0")
+
+	root, err := m.body()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, f := range root.header {
+		top.add(f.key, f.value)
+	}
+	header, err := top.header()
+	if err != nil {
+		return nil, "", err
+	}
+	var buf bytes.Buffer
+	w, err := message.CreateWriter(&buf, header)
+	if err != nil {
+		return nil, "", fmt.Errorf("sendloop/smtp: building the message: %w", err)
+	}
+	if err := root.writeBody(w); err != nil {
+		return nil, "", fmt.Errorf("sendloop/smtp: building the message: %w", err)
+	}
+	if root.children == nil && !bytes.HasSuffix(buf.Bytes(), []byte("\r\n")) {
+		// End with CRLF like every other line, with a quoted-printable soft
+		// line break, which adds nothing to the decoded text. (In a
+		// multipart body the CRLF before a boundary belongs to the boundary.)
+		buf.WriteString("=\r\n")
+	}
+	return buf.Bytes(), msgID, nil
+}
+
+// listUnsubscribe adds List-Unsubscribe and List-Unsubscribe-Post.
+func (m *Message) listUnsubscribe(top *headerList) error {
+	const name, postName = "List-Unsubscribe", "List-Unsubscribe-Post"
+	if len(m.ListUnsubscribe) == 0 {
+		if m.ListUnsubscribeOneClick {
+			return &HeaderError{Header: postName, Err: errors.New("one-click unsubscription needs an https URL in ListUnsubscribe")}
+		}
+		return nil
+	}
+	for _, f := range m.ExtraHeaders {
+		if strings.EqualFold(f.Name, name) || strings.EqualFold(f.Name, postName) {
+			return &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: set by ListUnsubscribe and in ExtraHeaders", ErrDuplicateHeader)}
+		}
+	}
+	uris := make([]string, len(m.ListUnsubscribe))
+	hasHTTPS := false
+	for i, s := range m.ListUnsubscribe {
+		if err := checkHeaderText(name, s); err != nil {
+			return err
+		}
+		u, err := url.Parse(s)
+		bad := err != nil || !isASCII(s) || strings.ContainsAny(s, " \t<>,")
+		switch {
+		case bad:
+		case strings.EqualFold(u.Scheme, "mailto"):
+			bad = u.Opaque == "" || !address.Valid(strings.SplitN(u.Opaque, "?", 2)[0])
+		case strings.EqualFold(u.Scheme, "https"), strings.EqualFold(u.Scheme, "http"):
+			bad = u.Host == ""
+			hasHTTPS = hasHTTPS || strings.EqualFold(u.Scheme, "https") && !bad
+		default:
+			bad = true
+		}
+		if bad {
+			return &HeaderError{Header: name, Key: s, Err: errors.New("want an http(s) URL or a mailto: address, ASCII, without spaces, < > or commas")}
+		}
+		uris[i] = "<" + s + ">"
+	}
+	top.add(name, strings.Join(uris, ", "))
+	if m.ListUnsubscribeOneClick {
+		if !hasHTTPS {
+			return &HeaderError{Header: postName, Err: errors.New("one-click unsubscription (RFC 8058) needs an https URL in ListUnsubscribe")}
+		}
+		top.add(postName, "List-Unsubscribe=One-Click")
+	}
+	return nil
+}
+
+// reservedHeaders are written by the builder; ExtraHeaders cannot set them.
+var reservedHeaders = map[string]bool{
+	"From": true, "To": true, "Cc": true, "Bcc": true, "Reply-To": true, "Subject": true,
+	"Date": true, "Message-Id": true, "Mime-Version": true,
+}
+
+// structuredHeaders must be ASCII: encoded-words would break their syntax.
+var structuredHeaders = map[string]bool{
+	"In-Reply-To": true, "References": true, "List-Unsubscribe": true, "List-Unsubscribe-Post": true,
+	"List-Id": true, "List-Post": true, "List-Help": true, "List-Subscribe": true, "List-Owner": true,
+	"List-Archive": true, "Return-Path": true, "Sender": true, "Resent-Message-Id": true,
+	"Feedback-Id": true, "Auto-Submitted": true, "Precedence": true,
+}
+
+func (m *Message) extraHeader(top *headerList, f Field) error {
+	if f.Name == "" || strings.IndexFunc(f.Name, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == ':' }) >= 0 {
+		return &HeaderError{Header: f.Name, Err: fmt.Errorf("%w in the header name: want printable ASCII without spaces or colons", ErrInvalidCharacter)}
+	}
+	key := stdtextproto.CanonicalMIMEHeaderKey(f.Name)
+	if reservedHeaders[key] || strings.HasPrefix(key, "Content-") || strings.HasPrefix(key, "X-Sl-") {
+		return &HeaderError{Header: f.Name, Err: ErrReservedHeader}
+	}
+	if err := checkHeaderText(f.Name, f.Value); err != nil {
+		return err
+	}
+	value := f.Value
+	if !isASCII(value) && structuredHeaders[key] {
+		return &HeaderError{Header: f.Name, Err: fmt.Errorf("%w: a structured field must be ASCII", ErrInvalidCharacter)}
+	}
+	if !structuredHeaders[key] {
+		value = encodeText(value)
+	}
+	if key == "In-Reply-To" || key == "References" {
+		for _, id := range strings.Fields(value) {
+			if _, err := checkMessageID(f.Name, id); err != nil || !strings.HasPrefix(id, "<") {
+				return &HeaderError{Header: f.Name, Key: id, Err: errors.New("want message IDs in angle brackets, <id@host>, separated by spaces")}
+			}
+		}
+	}
+	for _, word := range strings.Fields(value) {
+		// go-message folds at spaces; a longer word would have to be cut.
+		if len(word) > maxLineLength-len(f.Name)-2 {
+			return &HeaderError{Header: f.Name, Err: ErrLineTooLong}
+		}
+	}
+	top.add(f.Name, value)
+	return nil
+}
+
+// encodeText writes unstructured header text as RFC 2047 encoded-words when
+// it is not plain ASCII, or when it holds "=?", which a reader would take for
+// the start of an encoded-word.
+func encodeText(s string) string {
+	if !strings.Contains(s, "=?") {
+		return mime.QEncoding.Encode("utf-8", s)
+	}
+	// mime encodes only text that needs it: encode the words by hand, in
+	// base64 chunks that keep each encoded-word within 75 characters.
+	const chunk = 45 // 60 base64 characters, plus "=?utf-8?b?" and "?="
+	var words []string
+	for start := 0; start < len(s); {
+		end := min(start+chunk, len(s))
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end--
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[start:end]))+"?=")
+		start = end
+	}
+	return strings.Join(words, " ")
+}
+
+// checkHeaderText refuses CR, LF and the other control characters but tab,
+// and invalid UTF-8, in a header value.
+func checkHeaderText(name, value string) error {
+	if strings.ContainsAny(value, "\r\n") {
+		return &HeaderError{Header: name, Err: fmt.Errorf("%w: CR or LF", ErrInvalidCharacter)}
+	}
+	if !utf8.ValidString(value) || strings.IndexFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
+		return &HeaderError{Header: name, Err: fmt.Errorf("%w: a control character or invalid UTF-8", ErrInvalidCharacter)}
+	}
+	return nil
+}
+
+// checkMessageID checks a message ID given with or without angle brackets
+// and returns it with them.
+func checkMessageID(header, s string) (string, error) {
+	id := strings.TrimSuffix(strings.TrimPrefix(s, "<"), ">")
+	left, right, ok := strings.Cut(id, "@")
+	if !ok || left == "" || right == "" || strings.Contains(right, "@") ||
+		strings.IndexFunc(id, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`<>()[]\",;:`, r) }) >= 0 {
+		return "", &HeaderError{Header: header, Key: s, Err: fmt.Errorf("%w: want id-left@id-right in printable ASCII", ErrInvalidCharacter)}
+	}
+	return "<" + id + ">", nil
+}
+
+// newMessageID returns a random message ID at the domain of from.
+func newMessageID(from string) string {
+	var random [16]byte
+	_, _ = rand.Read(random[:]) // crypto/rand.Read does not fail (Go 1.24 documents it; before, only on a broken system)
+	domain := "localhost"
+	if at := strings.LastIndexByte(from, '@'); at >= 0 && isASCII(from[at+1:]) {
+		domain = strings.ToLower(from[at+1:])
+	}
+	return "<" + hex.EncodeToString(random[:]) + "@" + domain + ">"
+}
+
+// part is a node of the MIME tree: a leaf with a body, or a multipart with
+// children.
+type part struct {
+	header   []headerItem
+	body     []byte
+	children []*part
+}
+
+func textPart(mediaType, content string) *part {
+	return &part{
+		header: []headerItem{
+			{key: "Content-Type", value: mediaType + "; charset=utf-8"},
+			{key: "Content-Transfer-Encoding", value: "quoted-printable"},
+		},
+		body: []byte(content),
+	}
+}
+
+func multipartPart(mediaType string, params map[string]string, children ...*part) *part {
+	if params == nil {
+		params = map[string]string{}
+	}
+	params["boundary"] = newBoundary()
+	return &part{header: []headerItem{{key: "Content-Type", value: mime.FormatMediaType(mediaType, params)}}, children: children}
+}
+
+// newBoundary makes a boundary that cannot occur in quoted-printable or
+// base64 text ("=_" never does).
+func newBoundary() string {
+	var random [12]byte
+	_, _ = rand.Read(random[:])
+	return "=_" + hex.EncodeToString(random[:])
+}
+
+// body builds the MIME tree:
+//
+//	mixed(alternative(text, related(html, inline...)), attachment...)
+//
+// each level present only when needed.
+func (m *Message) body() (*part, error) {
+	if len(m.Inline) > 0 && m.HTML == "" {
+		return nil, &PartError{Part: "inline", Index: 0, Name: m.Inline[0].ContentID, Err: errors.New("inline parts need an HTML body that refers to them")}
+	}
+	var html *part
+	if m.HTML != "" {
+		html = textPart("text/html", m.HTML)
+		if len(m.Inline) > 0 {
+			related := multipartPart("multipart/related", map[string]string{"type": "text/html"}, html)
+			for i, in := range m.Inline {
+				p, err := inlinePart(i, in)
+				if err != nil {
+					return nil, err
+				}
+				related.children = append(related.children, p)
+			}
+			html = related
+		}
+	}
+	var root *part
+	switch {
+	case html == nil:
+		root = textPart("text/plain", m.Text)
+	case m.Text == "":
+		root = html
+	default:
+		// Plain text first: RFC 2046 orders alternatives by preference.
+		root = multipartPart("multipart/alternative", nil, textPart("text/plain", m.Text), html)
+	}
+	if len(m.Attachments) > 0 {
+		mixed := multipartPart("multipart/mixed", nil, root)
+		for i, a := range m.Attachments {
+			p, err := attachmentPart(i, a)
+			if err != nil {
+				return nil, err
+			}
+			mixed.children = append(mixed.children, p)
+		}
+		root = mixed
+	}
+	return root, nil
+}
+
+// mediaType parses contentType (guessed from filename when empty, else
+// fallback) for a base64 part.
+func mediaType(contentType, filename, fallback string) (string, map[string]string, error) {
+	if contentType == "" {
+		contentType = mime.TypeByExtension(filepath.Ext(filename))
+	}
+	if contentType == "" {
+		if fallback == "" {
+			return "", nil, errors.New("no content type, and none known for the file name's extension")
+		}
+		contentType = fallback
+	}
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return "", nil, fmt.Errorf("content type %q: %w", contentType, err)
+	}
+	if strings.HasPrefix(mt, "multipart/") || strings.HasPrefix(mt, "message/") {
+		return "", nil, fmt.Errorf("content type %q: a part with data cannot be %s", contentType, mt)
+	}
+	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" {
+		return "", nil, fmt.Errorf("content type %q: go-message writes only utf-8 or us-ascii parts", contentType)
+	}
+	return mt, params, nil
+}
+
+func attachmentPart(i int, a Attachment) (*part, error) {
+	fail := func(err error) (*part, error) {
+		return nil, &PartError{Part: "attachment", Index: i, Name: a.Filename, Err: err}
+	}
+	mt, params, err := mediaType(a.ContentType, a.Filename, "application/octet-stream")
+	if err != nil {
+		return fail(err)
+	}
+	disposition := "attachment"
+	if a.Filename != "" {
+		if err := checkHeaderText("filename", a.Filename); err != nil {
+			return fail(err)
+		}
+		params["name"] = a.Filename
+		disposition = formatParams("attachment", map[string]string{"filename": a.Filename})
+	}
+	return &part{header: []headerItem{
+		{key: "Content-Type", value: formatParams(mt, params)},
+		{key: "Content-Disposition", value: disposition},
+		{key: "Content-Transfer-Encoding", value: "base64"},
+	}, body: a.Data}, nil
+}
+
+func inlinePart(i int, in Inline) (*part, error) {
+	fail := func(err error) (*part, error) {
+		return nil, &PartError{Part: "inline", Index: i, Name: in.ContentID, Err: err}
+	}
+	cid, err := checkMessageID("Content-ID", in.ContentID)
+	if err != nil {
+		return fail(errors.New("Content-ID: want id@host in printable ASCII, e.g. logo@example.com"))
+	}
+	mt, params, err := mediaType(in.ContentType, in.Filename, "")
+	if err != nil {
+		return fail(err)
+	}
+	disposition := "inline"
+	if in.Filename != "" {
+		if err := checkHeaderText("filename", in.Filename); err != nil {
+			return fail(err)
+		}
+		params["name"] = in.Filename
+		disposition = formatParams("inline", map[string]string{"filename": in.Filename})
+	}
+	return &part{header: []headerItem{
+		{key: "Content-Type", value: formatParams(mt, params)},
+		{key: "Content-Disposition", value: disposition},
+		{key: "Content-ID", value: cid},
+		{key: "Content-Transfer-Encoding", value: "base64"},
+	}, body: in.Data}, nil
+}
+
+// formatParams formats a media type or disposition with parameters:
+// non-ASCII values are RFC 2231 (mime.FormatMediaType).
+func formatParams(value string, params map[string]string) string {
+	return mime.FormatMediaType(value, params)
+}
+
+// writeBody writes p's body (and its children) to w, a go-message Writer made
+// with p's header.
+func (p *part) writeBody(w *message.Writer) error {
+	if p.children == nil {
+		if _, err := w.Write(p.body); err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	for _, c := range p.children {
+		header, err := (&headerList{fields: c.header}).header()
+		if err != nil {
+			return err
+		}
+		cw, err := w.CreatePart(header)
+		if err != nil {
+			return err
+		}
+		if err := c.writeBody(cw); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// jsonHeaderField formats an X-SL JSON header as a raw field, folded after
+// commas outside JSON strings: the space starting each continuation line is
+// whitespace between JSON tokens, so the unfolded value parses the same.
+// (go-message would fold inside a JSON string, adding a space to it.)
+func jsonHeaderField(name, value string) ([]byte, error) {
 	var segments []string
 	start, inString, escaped := 0, false, false
 	for i := 0; i < len(value); i++ {
@@ -540,16 +752,14 @@ func writeJSONHeader(w *bytes.Buffer, name, value string) error {
 	segments = append(segments, value[start:])
 	folded, err := fold(name, segments, " ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.WriteString(name + ": " + folded + "\r\n")
-	return nil
+	return []byte(name + ": " + folded + "\r\n"), nil
 }
 
 // fold joins the segments, starting a new line before a segment when the
 // line, "name: " included, would pass foldAt. A continuation line starts
-// with indent then the segment: segments of text begin with their own
-// space, JSON segments need one. A line longer than the RFC 5322 limit is an
+// with indent then the segment. A line longer than the RFC 5322 limit is an
 // error.
 func fold(name string, segments []string, indent string) (string, error) {
 	var out strings.Builder

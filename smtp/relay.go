@@ -8,58 +8,99 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	netsmtp "net/smtp"
-	"net/textproto"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	gosmtp "github.com/emersion/go-smtp"
+
+	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
-// Ports of the Sendloop relay. Any port is accepted; these are the
-// documented ones, both plain SMTP upgraded with STARTTLS.
+// Ports of the Sendloop relay. Any port is accepted; 25 and 587 are the
+// documented ones, plain SMTP upgraded with STARTTLS. 465 is the port of
+// implicit TLS (RFC 8314), used when the Relay is made WithImplicitTLS or
+// for port 465.
 const (
-	PortSMTP       = 25
-	PortSubmission = 587
+	PortSMTP        = 25
+	PortSubmission  = 587
+	PortSubmissions = 465
 )
 
+// Defaults of a Relay.
 const (
-	defaultDialTimeout = 30 * time.Second
-	redacted           = "[REDACTED]"
+	// DefaultMaxConnections bounds the connections a Relay keeps open at
+	// once, and so how many messages it sends in parallel.
+	DefaultMaxConnections = 4
+	// DefaultMaxRetries is how many times a message is sent again after a
+	// temporary failure (a 4xx reply, a connection lost before the final dot).
+	DefaultMaxRetries = 2
+	// DefaultRetryBackoff is the wait before the first retry; it doubles for
+	// each next one.
+	DefaultRetryBackoff = time.Second
+	// DefaultDialTimeout bounds the time to connect.
+	DefaultDialTimeout = 30 * time.Second
 )
+
+const redacted = "[REDACTED]"
 
 // Relay sends messages through the Sendloop SMTP relay with the credentials
-// of a sender address. A Relay is immutable and safe for concurrent use; each
-// Send opens its own connection.
+// of a sender address. It keeps up to WithMaxConnections connections open
+// and sends many messages over each, so a Relay should be made once, with
+// NewRelay (the zero value is not usable), and closed when done. It is safe
+// for concurrent use.
 //
 // A Relay never prints its password: String, GoString, Format and LogValue
 // redact it, and so is every error and log line.
 type Relay struct {
-	host        string
-	port        int
-	username    string
-	password    string
-	tlsConfig   *tls.Config
-	dialTimeout time.Duration
-	localName   string
-	logger      *slog.Logger
+	host, addr     string
+	port           int
+	auth           Auth
+	tlsConfig      *tls.Config
+	implicitTLS    bool
+	allowPlaintext bool
+	dialTimeout    time.Duration
+	localName      string
+	logger         *slog.Logger
+	maxConns       int
+	maxPerConn     int
+	maxRetries     int
+	backoff        time.Duration
+	maxSize        int
 	// loopbackIsRemote makes tests able to check the no-TLS refusal against a
 	// local fake relay.
 	loopbackIsRemote bool
+
+	pool *pool
 }
 
 // Option configures a Relay.
 type Option func(*Relay)
 
-// WithTLSConfig sets the TLS configuration used for STARTTLS, e.g. with
-// RootCAs trusting a test server. It is cloned; an empty ServerName is set to
-// the relay host.
+// WithTLSConfig sets the TLS configuration used for STARTTLS and implicit
+// TLS, e.g. with RootCAs trusting a test server. It is cloned; an empty
+// ServerName is set to the relay host.
 func WithTLSConfig(config *tls.Config) Option {
 	return func(r *Relay) {
 		if config != nil {
 			r.tlsConfig = config.Clone()
 		}
 	}
+}
+
+// WithImplicitTLS connects with TLS from the start (RFC 8314, usually port
+// 465) instead of upgrading with STARTTLS. It is implied for port 465.
+func WithImplicitTLS() Option {
+	return func(r *Relay) { r.implicitTLS = true }
+}
+
+// WithAllowPlaintext lets the Relay authenticate and send without TLS when
+// the server offers no STARTTLS. Without it that is refused
+// (ErrInsecureAuth) unless the host is a loopback address.
+func WithAllowPlaintext() Option {
+	return func(r *Relay) { r.allowPlaintext = true }
 }
 
 // WithDialTimeout bounds the time to connect (30 seconds by default). The
@@ -79,33 +120,76 @@ func WithLogger(logger *slog.Logger) Option {
 	return func(r *Relay) { r.logger = logger }
 }
 
-// NewRelay returns a Relay for host and port (PortSubmission or PortSMTP)
-// with the SMTP username and password of a Sendloop sender address.
-func NewRelay(host string, port int, username, password string, opts ...Option) (*Relay, error) {
+// WithMaxConnections bounds the connections open at once
+// (DefaultMaxConnections, 4, by default): SendAll and concurrent Sends use
+// up to that many in parallel.
+func WithMaxConnections(n int) Option {
+	return func(r *Relay) { r.maxConns = n }
+}
+
+// WithMaxMessagesPerConnection closes a connection after n messages and
+// opens a new one (0, the default, means no limit). 1 opens a connection
+// per message.
+func WithMaxMessagesPerConnection(n int) Option {
+	return func(r *Relay) { r.maxPerConn = n }
+}
+
+// WithRetry sets how many times a message is sent again after a temporary
+// failure (DefaultMaxRetries), and the wait before the first retry
+// (DefaultRetryBackoff), doubled for each next one. A message is never sent
+// again once its final dot is out without a reply: that is
+// ErrOutcomeUnknown.
+func WithRetry(maxRetries int, backoff time.Duration) Option {
+	return func(r *Relay) { r.maxRetries, r.backoff = maxRetries, backoff }
+}
+
+// WithMaxMessageSize refuses, before connecting, a message larger than n
+// bytes as sent (*SizeError). 0, the default, leaves only the limit the
+// server announces with SIZE, which is always respected.
+func WithMaxMessageSize(n int) Option {
+	return func(r *Relay) { r.maxSize = n }
+}
+
+// NewRelay returns a Relay for addr, "host:port" (PortSubmission or
+// PortSMTP; a bare host means port 587), with the credentials of a Sendloop
+// sender address. It makes no connection.
+func NewRelay(addr string, auth Auth, opts ...Option) (*Relay, error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, portText = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), strconv.Itoa(PortSubmission)
+	}
+	port, err := strconv.Atoi(portText)
 	switch {
-	case host == "" || strings.ContainsAny(host, " \t\r\n/"):
+	case host == "" || strings.ContainsAny(host, " \t\r\n/@"):
 		return nil, fmt.Errorf("sendloop/smtp: invalid relay host %q", host)
-	case port < 1 || port > 65535:
-		return nil, fmt.Errorf("sendloop/smtp: invalid relay port %d", port)
-	case username == "" || password == "":
-		return nil, errors.New("sendloop/smtp: the relay needs a username and a password")
-	case strings.ContainsAny(username, "\x00\r\n") || strings.ContainsAny(password, "\x00\r\n"):
-		// NUL separates PLAIN fields; CR and LF would end an AUTH LOGIN line.
-		return nil, errors.New("sendloop/smtp: the username or password contains NUL, CR or LF")
+	case err != nil || port < 1 || port > 65535:
+		return nil, fmt.Errorf("sendloop/smtp: invalid relay port %q", portText)
+	}
+	if err := auth.validate(); err != nil {
+		return nil, err
 	}
 	r := &Relay{
-		host:        strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"),
+		host:        host,
 		port:        port,
-		username:    username,
-		password:    password,
-		dialTimeout: defaultDialTimeout,
+		addr:        net.JoinHostPort(host, strconv.Itoa(port)),
+		auth:        auth,
+		dialTimeout: DefaultDialTimeout,
 		localName:   "localhost",
+		maxConns:    DefaultMaxConnections,
+		maxRetries:  DefaultMaxRetries,
+		backoff:     DefaultRetryBackoff,
+		implicitTLS: port == PortSubmissions,
 	}
 	for _, opt := range opts {
 		opt(r)
 	}
-	if r.localName == "" || strings.ContainsAny(r.localName, " \t\r\n") {
+	switch {
+	case r.localName == "" || strings.ContainsAny(r.localName, " \t\r\n"):
 		return nil, fmt.Errorf("sendloop/smtp: invalid local name %q", r.localName)
+	case r.maxConns < 1:
+		return nil, fmt.Errorf("sendloop/smtp: WithMaxConnections(%d): want 1 or more", r.maxConns)
+	case r.maxRetries < 0 || r.backoff < 0 || r.maxSize < 0 || r.maxPerConn < 0:
+		return nil, errors.New("sendloop/smtp: negative retry, size or per-connection setting")
 	}
 	if r.tlsConfig == nil {
 		r.tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
@@ -113,15 +197,16 @@ func NewRelay(host string, port int, username, password string, opts ...Option) 
 	if r.tlsConfig.ServerName == "" {
 		r.tlsConfig.ServerName = r.host
 	}
+	r.pool = &pool{slots: make(chan struct{}, r.maxConns)}
 	return r, nil
 }
 
 // Addr returns the relay address, host:port.
-func (r *Relay) Addr() string { return net.JoinHostPort(r.host, strconv.Itoa(r.port)) }
+func (r *Relay) Addr() string { return r.addr }
 
 // String describes the relay with its password redacted.
 func (r Relay) String() string {
-	return fmt.Sprintf("smtp.Relay{addr=%s username=%q password=%s}", r.Addr(), r.username, redacted)
+	return fmt.Sprintf("smtp.Relay{addr=%s username=%q password=%s}", r.addr, r.auth.Username, redacted)
 }
 
 // GoString is String: %#v must not print the password either.
@@ -134,151 +219,381 @@ func (r Relay) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(r.String()
 // LogValue logs the relay without its password.
 func (r Relay) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.String("addr", r.Addr()),
-		slog.String("username", r.username),
+		slog.String("addr", r.addr),
+		slog.String("username", r.auth.Username),
 		slog.String("password", redacted),
 	)
 }
 
-// Send delivers msg: it connects, upgrades to TLS with STARTTLS whenever the
-// server offers it, authenticates with AUTH PLAIN or else AUTH LOGIN, and
-// sends the message to every To, Cc and Bcc address.
+// Reply is the server's reply to the final dot of a message: it often
+// carries the queue ID, e.g. "250 2.0.0 Ok: queued as 4Bc9X".
+type Reply struct {
+	// Code is the reply code, 250.
+	Code int
+	// EnhancedCode is the RFC 3463 status, e.g. "2.0.0", when sent.
+	EnhancedCode string
+	// Message is the text of the reply, without the codes.
+	Message string
+}
+
+// String returns the reply as the server wrote it, on one line.
+func (r Reply) String() string {
+	if r.Code == 0 {
+		return ""
+	}
+	parts := []string{strconv.Itoa(r.Code)}
+	if r.EnhancedCode != "" {
+		parts = append(parts, r.EnhancedCode)
+	}
+	if r.Message != "" {
+		parts = append(parts, strings.ReplaceAll(r.Message, "\n", "; "))
+	}
+	return strings.Join(parts, " ")
+}
+
+// SendResult is the outcome of sending one message.
+type SendResult struct {
+	// Index is the position of the message in the sequence given to
+	// SendAll (0 for Send).
+	Index int
+	// MessageID is the Message-ID header of the message as sent, with angle
+	// brackets: the one given or the one generated. It is set as soon as the
+	// message is built, even if sending fails.
+	MessageID string
+	// Reply is the server's reply to the final dot when the message was
+	// accepted.
+	Reply Reply
+	// Accepted are the recipients the server accepted, in envelope order.
+	Accepted []string
+	// Refused holds the server's reply to each refused recipient.
+	Refused []*SMTPError
+	// Attempts is how many times the message was sent (0 when it was never
+	// tried: invalid, or the context ended first).
+	Attempts int
+	// Err is nil when the message was accepted for every recipient. A
+	// *RecipientsError matching ErrSomeRecipientsRefused means it was
+	// delivered to Accepted only; ErrOutcomeUnknown that it may or may not
+	// have been; ErrNotAttempted that SendAll never tried it.
+	Err error
+}
+
+// Delivered reports that the server accepted the message for at least one
+// recipient.
+func (r SendResult) Delivered() bool { return r.Reply.Code != 0 }
+
+// Send delivers msg and returns its Message-ID and the server's reply. It
+// takes an open connection of the Relay or opens one: upgraded with STARTTLS
+// (or implicit TLS), authenticated with AUTH PLAIN or LOGIN, then MAIL, RCPT
+// for every To, Cc and Bcc address, and DATA.
 //
-// Nothing is sent when msg is invalid (*AddressError, *HeaderError). The
-// credentials are sent only over TLS, or in clear text to a loopback host
-// (else ErrInsecureAuth). ctx bounds the dial and the whole session; its
-// error is returned, wrapped for errors.Is, when it ends the send. If the
-// server rejects any recipient, the send is aborted before DATA and nothing
-// is delivered. Server replies that end the send are *SMTPError.
-func (r *Relay) Send(ctx context.Context, msg *Message) error {
-	if msg == nil {
-		return errors.New("sendloop/smtp: nil message")
+// Nothing is sent when msg is invalid (*AddressError, *HeaderError,
+// *PartError, *SizeError). Neither the credentials nor the message are sent
+// without TLS unless the host is loopback or WithAllowPlaintext
+// (ErrInsecureAuth). A temporary failure is retried (WithRetry) on the same
+// or a new connection; a connection lost after the final dot and before the
+// reply is ErrOutcomeUnknown and is never retried. When the server refuses
+// some recipients the message still goes to the others, and the error is a
+// *RecipientsError matching ErrSomeRecipientsRefused. ctx bounds every step,
+// and its error is returned, wrapped for errors.Is, when it ends the send.
+func (r *Relay) Send(ctx context.Context, msg *Message) (SendResult, error) {
+	res := r.sendOne(ctx, 0, msg, nil)
+	return res, res.Err
+}
+
+// Close closes the idle connections (with QUIT) and makes further sends
+// fail with ErrRelayClosed. Connections in use close when their send ends.
+func (r *Relay) Close() error {
+	r.pool.mu.Lock()
+	r.pool.closed = true
+	idle := r.pool.idle
+	r.pool.idle = nil
+	r.pool.mu.Unlock()
+	for _, s := range idle {
+		s.quit()
 	}
-	from, rcpts, err := msg.envelope()
-	if err != nil {
-		return err
-	}
-	data, err := msg.Bytes()
-	if err != nil {
-		return err
-	}
-	err = r.send(ctx, from, rcpts, data)
-	if err != nil {
-		err = r.redact(err)
-		r.log(ctx, slog.LevelDebug, "smtp: send failed", slog.Any("error", err))
-		return err
-	}
-	r.log(ctx, slog.LevelInfo, "smtp: message accepted", slog.String("from", from), slog.Int("recipients", len(rcpts)))
 	return nil
 }
 
-func (r *Relay) send(ctx context.Context, from string, rcpts []string, data []byte) (err error) {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sendloop/smtp: %w", err)
-	}
-	r.log(ctx, slog.LevelDebug, "smtp: dial")
-	dialer := net.Dialer{Timeout: r.dialTimeout}
-	conn, err := dialer.DialContext(ctx, "tcp", r.Addr())
-	if err != nil {
-		return r.ctxError(ctx, "dial", err)
-	}
-	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		if err := conn.SetDeadline(deadline); err != nil {
-			return fmt.Errorf("sendloop/smtp: %w", err)
-		}
-	}
-	// A deadline does not see a cancellation: closing the connection ends any
-	// read or write in progress.
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+// bulk is the state shared by the messages of one SendAll: a setup failure
+// that will not change (bad credentials, untrusted certificate, no TLS) ends
+// them all without connecting again.
+type bulk struct {
+	mu       sync.Mutex
+	setupErr error
+}
 
-	client, err := netsmtp.NewClient(conn, r.host)
-	if err != nil {
-		return r.commandError(ctx, "CONNECT", "", err)
+func (b *bulk) failed() error {
+	if b == nil {
+		return nil
 	}
-	defer client.Close()
-	// Leave the session politely after an error; after QUIT it is a no-op.
-	defer func() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.setupErr
+}
+
+func (b *bulk) fail(err error) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.setupErr == nil {
+		b.setupErr = err
+	}
+}
+
+func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk) SendResult {
+	res := SendResult{Index: index}
+	if msg == nil {
+		res.Err = errors.New("sendloop/smtp: nil message")
+		return res
+	}
+	env, err := msg.envelope()
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	data, msgID, err := msg.build()
+	res.MessageID = msgID
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if r.maxSize > 0 && len(data) > r.maxSize {
+		res.Err = &SizeError{Size: len(data), Limit: r.maxSize}
+		return res
+	}
+	if err := ctx.Err(); err != nil {
+		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, err)
+		return res
+	}
+	r.deliver(ctx, env, data, &res, b)
+	if res.Attempts == 0 && ctx.Err() != nil && !errors.Is(res.Err, ErrNotAttempted) {
+		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, ctx.Err())
+	}
+	if res.Err != nil {
+		res.Err = r.redact(res.Err)
+		r.log(ctx, slog.LevelDebug, "smtp: send failed", slog.String("message_id", msgID), slog.Any("error", res.Err))
+	} else {
+		r.log(ctx, slog.LevelInfo, "smtp: message accepted", slog.String("message_id", msgID),
+			slog.String("from", env.from), slog.Int("recipients", len(res.Accepted)), slog.String("reply", res.Reply.String()))
+	}
+	return res
+}
+
+// attempt outcomes.
+type outcomeKind int
+
+const (
+	done    outcomeKind = iota // delivered, or failed for good: no retry
+	retry                      // nothing delivered, a temporary failure: may be sent again
+	unknown                    // the final dot went out with no reply: never sent again
+	stale                      // a reused connection was found closed before anything was sent
+)
+
+// deliver sends data, retrying temporary failures, and fills res.
+func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk) {
+	staleRetried := false
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			wait := r.backoff << (attempt - 1)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				res.Err = fmt.Errorf("sendloop/smtp: waiting to retry after %w: %w", res.Err, ctx.Err())
+				return
+			case <-t.C:
+			}
+		}
+		if err := b.failed(); err != nil {
+			res.Err = err
+			return
+		}
+		s, err := r.acquire(ctx, b)
 		if err != nil {
-			_ = client.Quit()
+			res.Err = err
+			if !isTemporarySetup(err) || ctx.Err() != nil {
+				return
+			}
+			if attempt >= r.maxRetries {
+				return
+			}
+			continue
+		}
+		res.Attempts++
+		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries)
+		r.release(s)
+		res.Err = err
+		if kind == stale && !staleRetried {
+			staleRetried = true
+			res.Attempts--
+			attempt--
+			continue
+		}
+		if kind == stale {
+			kind = retry
+		}
+		if kind != retry || attempt >= r.maxRetries || ctx.Err() != nil {
+			return
+		}
+		res.Accepted, res.Refused = nil, nil
+		r.log(ctx, slog.LevelDebug, "smtp: temporary failure, will retry", slog.Int("attempt", attempt+1), slog.Any("error", r.redact(err)))
+	}
+}
+
+// isTemporarySetup reports a connection failure worth another try: a dial
+// or network error, or a 4xx reply to the greeting, EHLO or AUTH.
+func isTemporarySetup(err error) bool {
+	var smtpErr *SMTPError
+	if errors.As(err, &smtpErr) {
+		return smtpErr.Temporary()
+	}
+	var verifyErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var alertErr tls.AlertError
+	switch {
+	case errors.Is(err, ErrInsecureAuth), errors.Is(err, ErrNoAuthMechanism), errors.Is(err, ErrRelayClosed),
+		errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alertErr):
+		return false
+	}
+	return true
+}
+
+// transact sends one message over s: MAIL, RCPT for each recipient, DATA.
+func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []byte, res *SendResult, last bool) (kind outcomeKind, err error) {
+	release := s.conn.bind(ctx)
+	defer func() {
+		if !release() {
+			s.broken = true // ctx ended: the connection was closed under us
 		}
 	}()
-
-	if err := client.Hello(r.localName); err != nil {
-		return r.commandError(ctx, "EHLO", "", err)
+	reused := s.used > 0
+	s.used++
+	if s.maxSize > 0 && len(data) > s.maxSize {
+		return done, &SizeError{Size: len(data), Limit: s.maxSize, Server: true}
 	}
-	if ok, _ := client.Extension("STARTTLS"); ok {
-		r.log(ctx, slog.LevelDebug, "smtp: starttls")
-		if err := client.StartTLS(r.tlsConfig); err != nil {
-			var tpErr *textproto.Error
-			if errors.As(err, &tpErr) {
-				return r.commandError(ctx, "STARTTLS", "", err)
-			}
-			return r.ctxError(ctx, "STARTTLS", err)
+	if env.utf8 && !s.utf8 {
+		return done, ErrSMTPUTF8Required
+	}
+	r.log(ctx, slog.LevelDebug, "smtp: mail", slog.String("from", env.from), slog.Int("bytes", len(data)))
+	s.clean = false
+	if err := s.client.Mail(env.from, &gosmtp.MailOptions{Size: int64(len(data)), UTF8: env.utf8}); err != nil {
+		kind, err := r.replyError(ctx, s, "MAIL", "", err)
+		var smtpErr *SMTPError
+		if reused && s.broken && (!errors.As(err, &smtpErr) || smtpErr.Code == 421) && ctx.Err() == nil {
+			// The server closed the connection while it was idle (maybe
+			// with a 421, read now): nothing was sent, and the message goes
+			// on a new one without counting an attempt.
+			return stale, err
 		}
+		return kind, err
 	}
-	if err := r.auth(ctx, client); err != nil {
-		return err
-	}
-
-	r.log(ctx, slog.LevelDebug, "smtp: mail", slog.String("from", from))
-	if err := client.Mail(from); err != nil {
-		return r.commandError(ctx, "MAIL", "", err)
-	}
-	for _, rcpt := range rcpts {
-		r.log(ctx, slog.LevelDebug, "smtp: rcpt", slog.String("to", rcpt))
-		if err := client.Rcpt(rcpt); err != nil {
-			// Abort rather than deliver to some recipients only.
-			_ = client.Reset()
-			return r.commandError(ctx, "RCPT", rcpt, err)
+	var temporary bool
+	for _, rcpt := range env.rcpts {
+		err := s.client.Rcpt(rcpt, nil)
+		if err == nil {
+			res.Accepted = append(res.Accepted, rcpt)
+			continue
 		}
+		kind, err := r.replyError(ctx, s, "RCPT", rcpt, err)
+		var smtpErr *SMTPError
+		if s.broken || !errors.As(err, &smtpErr) {
+			return kind, err // 421 or a lost connection: the transaction is gone
+		}
+		r.log(ctx, slog.LevelDebug, "smtp: recipient refused", slog.String("to", rcpt), slog.Int("code", smtpErr.Code))
+		res.Refused = append(res.Refused, smtpErr)
+		temporary = temporary || smtpErr.Temporary()
 	}
-	r.log(ctx, slog.LevelDebug, "smtp: data", slog.Int("bytes", len(data)))
-	w, err := client.Data()
+	if len(res.Accepted) == 0 || (temporary && !last) {
+		// Nothing is sent yet: end the transaction and retry if a refusal
+		// was temporary.
+		r.reset(s)
+		rerr := &RecipientsError{Refused: res.Refused}
+		if temporary {
+			return retry, rerr
+		}
+		return done, rerr
+	}
+	w, err := s.client.Data()
 	if err != nil {
-		return r.commandError(ctx, "DATA", "", err)
+		return r.replyError(ctx, s, "DATA", "", err)
 	}
 	if _, err := w.Write(data); err != nil {
-		return r.commandError(ctx, "DATA", "", err)
+		// The final dot is not out: nothing was delivered.
+		s.broken = true
+		return retry, r.ctxError(ctx, "DATA", err)
 	}
-	if err := w.Close(); err != nil {
-		return r.commandError(ctx, "DATA", "", err)
-	}
-	// The message is accepted: a failed QUIT changes nothing.
-	_ = client.Quit()
-	return nil
-}
-
-func (r *Relay) auth(ctx context.Context, client *netsmtp.Client) error {
-	_, isTLS := client.TLSConnectionState()
-	insecureOK := isLoopback(r.host) && !r.loopbackIsRemote
-	if !isTLS && !insecureOK {
-		return ErrInsecureAuth
-	}
-	ok, offered := client.Extension("AUTH")
-	if !ok {
-		return ErrNoAuthMechanism
-	}
-	auth, mech, err := chooseAuth(offered, r.username, r.password, insecureOK)
+	resp, err := w.CloseWithResponse()
 	if err != nil {
-		return err
+		var goErr *gosmtp.SMTPError
+		if errors.As(err, &goErr) {
+			s.clean = true // the reply to the final dot ends the transaction
+			return r.replyError(ctx, s, "DATA", "", err)
+		}
+		s.broken = true
+		return unknown, &outcome.Error{Prefix: "sendloop/smtp: the connection was lost after the final dot", First: r.ctxError(ctx, "DATA", err)}
 	}
-	r.log(ctx, slog.LevelDebug, "smtp: auth", slog.String("mechanism", mech), slog.Bool("tls", isTLS))
-	if err := client.Auth(auth); err != nil {
-		return r.commandError(ctx, "AUTH", "", err)
+	s.clean = true
+	res.Reply = parseReply(resp.StatusText, r.redactString)
+	if len(res.Refused) > 0 {
+		return done, &RecipientsError{Refused: res.Refused, Delivered: true}
 	}
-	return nil
+	return done, nil
 }
 
-// commandError turns a failed command into an *SMTPError when the server
-// replied, or into the context error when ctx ended the session.
-func (r *Relay) commandError(ctx context.Context, command, recipient string, err error) error {
-	var tpErr *textproto.Error
-	if errors.As(err, &tpErr) {
-		return newSMTPError(command, recipient, tpErr, r.redactString)
+// replyError classifies the failure of a command: a reply becomes an
+// *SMTPError (4xx: retry, 5xx: done; 421 also ends the connection), anything
+// else a lost connection (retry).
+func (r *Relay) replyError(ctx context.Context, s *session, command, recipient string, err error) (outcomeKind, error) {
+	var goErr *gosmtp.SMTPError
+	if errors.As(err, &goErr) {
+		smtpErr := newSMTPError(command, recipient, goErr, r.redactString)
+		if smtpErr.Code == 421 {
+			s.broken = true
+		}
+		if smtpErr.Temporary() {
+			return retry, smtpErr
+		}
+		if command != "RCPT" {
+			r.reset(s)
+		}
+		return done, smtpErr
 	}
-	return r.ctxError(ctx, command, err)
+	s.broken = true
+	return retry, r.ctxError(ctx, command, err)
+}
+
+// reset ends the transaction with RSET; a connection that fails it is not
+// used again.
+func (r *Relay) reset(s *session) {
+	if s.broken {
+		return
+	}
+	if err := s.client.Reset(); err != nil {
+		s.broken = true
+		return
+	}
+	s.clean = true
+}
+
+func parseReply(text string, redact func(string) string) Reply {
+	reply := Reply{Code: 250}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		code, rest, ok := cutEnhancedCode(line)
+		if !ok {
+			continue
+		}
+		if reply.EnhancedCode == "" && i == 0 {
+			reply.EnhancedCode = code
+		}
+		if code == reply.EnhancedCode {
+			lines[i] = rest
+		}
+	}
+	reply.Message = redact(strings.Join(lines, "\n"))
+	return reply
 }
 
 // ctxError reports err, first the context error if ctx ended the session:
@@ -291,18 +606,18 @@ func (r *Relay) ctxError(ctx context.Context, step string, err error) error {
 		}
 	}
 	if ctxErr != nil {
-		return fmt.Errorf("sendloop/smtp: %s with %s: %w (%w)", step, r.Addr(), ctxErr, err)
+		return fmt.Errorf("sendloop/smtp: %s with %s: %w (%w)", step, r.addr, ctxErr, err)
 	}
-	return fmt.Errorf("sendloop/smtp: %s with %s: %w", step, r.Addr(), err)
+	return fmt.Errorf("sendloop/smtp: %s with %s: %w", step, r.addr, err)
 }
 
 // secrets returns the forms in which the password could appear in a reply
 // echoed by a hostile or broken server.
 func (r *Relay) secrets() []string {
 	return []string{
-		r.password,
-		base64.StdEncoding.EncodeToString([]byte(r.password)),
-		base64.StdEncoding.EncodeToString([]byte("\x00" + r.username + "\x00" + r.password)),
+		r.auth.Password,
+		base64.StdEncoding.EncodeToString([]byte(r.auth.Password)),
+		base64.StdEncoding.EncodeToString([]byte("\x00" + r.auth.Username + "\x00" + r.auth.Password)),
 	}
 }
 
@@ -314,6 +629,9 @@ func (r *Relay) redactString(s string) string {
 }
 
 func (r *Relay) redact(err error) error {
+	if err == nil {
+		return nil
+	}
 	msg := err.Error()
 	if clean := r.redactString(msg); clean != msg {
 		return &redactedError{msg: clean, cause: err}
@@ -325,7 +643,7 @@ func (r *Relay) log(ctx context.Context, level slog.Level, msg string, attrs ...
 	if r.logger == nil {
 		return
 	}
-	r.logger.LogAttrs(ctx, level, msg, append(attrs, slog.String("relay", r.Addr()))...)
+	r.logger.LogAttrs(ctx, level, msg, append(attrs, slog.String("relay", r.addr))...)
 }
 
 // isLoopback reports whether host is "localhost" or a loopback IP address
@@ -337,3 +655,7 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// errNoSTARTTLS is go-smtp's error when the server does not offer STARTTLS
+// (a plain errors.New, so it is recognised by its text).
+const errNoSTARTTLS = "doesn't support STARTTLS"

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/textproto"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -40,14 +41,16 @@ func startRelay(t *testing.T, opts ...sendlooptest.RelayOption) *sendlooptest.Re
 // logs if not nil.
 func newClient(t *testing.T, fake *sendlooptest.Relay, password string, logs *bytes.Buffer, opts ...smtp.Option) *smtp.Relay {
 	t.Helper()
-	opts = append([]smtp.Option{smtp.WithTLSConfig(&tls.Config{RootCAs: fake.RootCAs()}), smtp.WithDialTimeout(2 * time.Second)}, opts...)
+	// No retries unless a test asks: most tests check one reply.
+	opts = append([]smtp.Option{smtp.WithTLSConfig(&tls.Config{RootCAs: fake.RootCAs()}), smtp.WithDialTimeout(2 * time.Second), smtp.WithRetry(0, 0)}, opts...)
 	if logs != nil {
 		opts = append(opts, smtp.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	client, err := smtp.NewRelay(fake.Host(), fake.Port(), testUser, password, opts...)
+	client, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: password}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { client.Close() })
 	return client
 }
 
@@ -85,7 +88,7 @@ func TestRelaySendOverSTARTTLS(t *testing.T) {
 			fake := startRelay(t, sendlooptest.RelayAuthMechanisms(mech))
 			client := newClient(t, fake, testPassword, nil)
 			msg := personalizedMessage()
-			if err := client.Send(testContext(t), msg); err != nil {
+			if _, err := client.Send(testContext(t), msg); err != nil {
 				t.Fatalf("Send: %v", err)
 			}
 			got := fake.Messages()
@@ -131,7 +134,7 @@ func TestRelaySendAttachmentsAndRaw(t *testing.T) {
 	client := newClient(t, fake, testPassword, nil)
 	ctx := testContext(t)
 	data := bytes.Repeat([]byte("binary\x00\xff"), 50)
-	err := client.Send(ctx, &smtp.Message{
+	_, err := client.Send(ctx, &smtp.Message{
 		From: "a@example.com", To: []string{"b@example.com"}, Text: "see attached",
 		Attachments: []smtp.Attachment{{Filename: "rapport été.bin", Data: data}},
 	})
@@ -139,7 +142,7 @@ func TestRelaySendAttachmentsAndRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := "From: a@example.com\r\nTo: b@example.com\r\nSubject: raw %NAME%\r\n\r\nHello %NAME%\r\n"
-	err = client.Send(ctx, &smtp.Message{
+	_, err = client.Send(ctx, &smtp.Message{
 		From: "a@example.com", To: []string{"b@example.com"}, Raw: []byte(raw),
 		Headers: smtp.Headers{MergeVars: map[string]any{"%NAME%": "Ann"}, TrackGA: true},
 	})
@@ -162,7 +165,7 @@ func TestRelayLoopbackAllowsAuthWithoutTLS(t *testing.T) {
 	t.Parallel()
 	fake := startRelay(t, sendlooptest.RelayWithoutSTARTTLS(), sendlooptest.RelayInsecureAuth())
 	client := newClient(t, fake, testPassword, nil)
-	if err := client.Send(testContext(t), personalizedMessage()); err != nil {
+	if _, err := client.Send(testContext(t), personalizedMessage()); err != nil {
 		t.Fatalf("Send to a loopback relay without TLS: %v", err)
 	}
 	if got := fake.Messages(); len(got) != 1 || got[0].TLS {
@@ -190,7 +193,7 @@ func TestRelayRefusesAuthWithoutTLS(t *testing.T) {
 			if tt.remote {
 				smtp.TreatLoopbackAsRemote(client)
 			}
-			err := client.Send(testContext(t), personalizedMessage())
+			_, err := client.Send(testContext(t), personalizedMessage())
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -213,7 +216,7 @@ func TestRelayWrongPassword(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = newClient(t, fake, testPassword, nil).Send(testContext(t), personalizedMessage())
+			_, err = newClient(t, fake, testPassword, nil).Send(testContext(t), personalizedMessage())
 			var smtpErr *smtp.SMTPError
 			if !errors.As(err, &smtpErr) {
 				t.Fatalf("err = %v, want *SMTPError", err)
@@ -237,11 +240,12 @@ func TestRelayReplyErrors(t *testing.T) {
 		wantRecipient string
 		wantTemporary bool
 	}{
+		// A refused recipient does not stop the others: see
+		// TestRelayPartialAcceptance. Here the message goes nowhere.
 		{"MAIL 451", sendlooptest.RelayFault{Command: "MAIL", Code: 451, Message: "try again later"}, "MAIL", "", true},
 		{"MAIL 550", sendlooptest.RelayFault{Command: "MAIL", Code: 550, Message: "sender blocked"}, "MAIL", "", false},
-		{"RCPT 452 first", sendlooptest.RelayFault{Command: "RCPT", Code: 452, Message: "mailbox full"}, "RCPT", "zoe@example.net", true},
-		{"RCPT 550 for a Cc", sendlooptest.RelayFault{Command: "RCPT", Recipient: "carl@example.org", Code: 550, Message: "no such user"}, "RCPT", "carl@example.org", false},
-		{"RCPT 550 for the Bcc", sendlooptest.RelayFault{Command: "RCPT", Recipient: "AUDIT@example.com", Code: 550, Message: "no such user"}, "RCPT", "audit@example.com", false},
+		{"RCPT 452 for all", sendlooptest.RelayFault{Command: "RCPT", Code: 452, Message: "mailbox full", Times: 4}, "RCPT", "zoe@example.net", true},
+		{"RCPT 550 for all", sendlooptest.RelayFault{Command: "RCPT", Code: 550, Message: "no such user", Times: 4}, "RCPT", "zoe@example.net", false},
 		{"DATA 421", sendlooptest.RelayFault{Command: "DATA", Code: 421, Message: "shutting down"}, "DATA", "", true},
 		{"DATA 554", sendlooptest.RelayFault{Command: "DATA", Code: 554, Message: "spam"}, "DATA", "", false},
 	}
@@ -253,7 +257,7 @@ func TestRelayReplyErrors(t *testing.T) {
 			var logs bytes.Buffer
 			client := newClient(t, fake, testPassword, &logs)
 			ctx := testContext(t)
-			err := client.Send(ctx, personalizedMessage())
+			_, err := client.Send(ctx, personalizedMessage())
 			var smtpErr *smtp.SMTPError
 			if !errors.As(err, &smtpErr) {
 				t.Fatalf("err = %v, want *SMTPError", err)
@@ -272,7 +276,7 @@ func TestRelayReplyErrors(t *testing.T) {
 				t.Error("the password leaked")
 			}
 			// The fault is used up: the same send now goes through.
-			if err := client.Send(ctx, personalizedMessage()); err != nil {
+			if _, err := client.Send(ctx, personalizedMessage()); err != nil {
 				t.Errorf("second Send: %v", err)
 			}
 		})
@@ -338,7 +342,7 @@ func TestRelayContextEndsSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			host, port := hangingServer(t, tt.greet)
-			client, err := smtp.NewRelay(host, port, testUser, testPassword)
+			client, err := smtp.NewRelay(net.JoinHostPort(host, strconv.Itoa(port)), smtp.Auth{Username: testUser, Password: testPassword}, smtp.WithRetry(0, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +356,7 @@ func TestRelayContextEndsSession(t *testing.T) {
 			}
 			defer cancel()
 			start := time.Now()
-			err = client.Send(ctx, personalizedMessage())
+			_, err = client.Send(ctx, personalizedMessage())
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -368,12 +372,12 @@ func TestRelayTLSFailure(t *testing.T) {
 	fake := startRelay(t)
 	var logs bytes.Buffer
 	// No RootCAs: the certificate of the fake relay is not trusted.
-	client, err := smtp.NewRelay(fake.Host(), fake.Port(), testUser, testPassword,
+	client, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: testPassword},
 		smtp.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = client.Send(testContext(t), personalizedMessage())
+	_, err = client.Send(testContext(t), personalizedMessage())
 	var verifyErr *tls.CertificateVerificationError
 	if !errors.As(err, &verifyErr) {
 		t.Fatalf("err = %v, want a certificate verification error", err)
@@ -419,7 +423,7 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 			return newClient(t, fake, testPassword, logs)
 		}},
 		{"dial failure", func(logs *bytes.Buffer) *smtp.Relay {
-			r, err := smtp.NewRelay("127.0.0.1", closedPort, testUser, testPassword, smtp.WithLogger(jsonLogger(logs)))
+			r, err := smtp.NewRelay(net.JoinHostPort("127.0.0.1", strconv.Itoa(closedPort)), smtp.Auth{Username: testUser, Password: testPassword}, smtp.WithLogger(jsonLogger(logs)), smtp.WithRetry(0, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -427,7 +431,7 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 		}},
 		{"TLS failure", func(logs *bytes.Buffer) *smtp.Relay {
 			fake := startRelay(t)
-			r, err := smtp.NewRelay(fake.Host(), fake.Port(), testUser, testPassword, smtp.WithLogger(jsonLogger(logs)))
+			r, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: testPassword}, smtp.WithLogger(jsonLogger(logs)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,6 +447,16 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 			fake.FailNext("DATA", 451, "later")
 			return newClient(t, fake, testPassword, logs)
 		}},
+		{"421 and reconnection", func(logs *bytes.Buffer) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "MAIL", Code: 421, Message: "bye " + testPassword, Times: 5})
+			return newClient(t, fake, testPassword, logs, smtp.WithRetry(2, time.Millisecond))
+		}},
+		{"dropped after the final dot", func(logs *bytes.Buffer) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
+			return newClient(t, fake, testPassword, logs)
+		}},
 		{"no TLS", func(logs *bytes.Buffer) *smtp.Relay {
 			fake := startRelay(t, sendlooptest.RelayWithoutSTARTTLS(), sendlooptest.RelayInsecureAuth())
 			r := newClient(t, fake, testPassword, logs)
@@ -450,7 +464,7 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 			return r
 		}},
 		{"server echoes the credentials", func(logs *bytes.Buffer) *smtp.Relay {
-			r, err := smtp.NewRelay(echoHost, echoPort, testUser, testPassword, smtp.WithLogger(jsonLogger(logs)))
+			r, err := smtp.NewRelay(net.JoinHostPort(echoHost, strconv.Itoa(echoPort)), smtp.Auth{Username: testUser, Password: testPassword}, smtp.WithLogger(jsonLogger(logs)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -462,7 +476,7 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
 			client := tt.client(&logs)
-			err := client.Send(testContext(t), personalizedMessage())
+			_, err := client.Send(testContext(t), personalizedMessage())
 			if err == nil {
 				t.Fatal("Send succeeded")
 			}
@@ -548,11 +562,15 @@ func jsonLogger(w *bytes.Buffer) *slog.Logger {
 
 func TestRelayPrintedFormsRedactPassword(t *testing.T) {
 	t.Parallel()
-	client, err := smtp.NewRelay("smtp.example.com", smtp.PortSubmission, testUser, testPassword)
+	client, err := smtp.NewRelay("smtp.example.com:587", smtp.Auth{Username: testUser, Password: testPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := smtp.Auth{Username: testUser, Password: testPassword}
 	var printed []string
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+		printed = append(printed, fmt.Sprintf(verb, auth), fmt.Sprintf(verb, &auth))
+	}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T %[1]v"} {
 		printed = append(printed, fmt.Sprintf(verb, client), fmt.Sprintf(verb, *client))
 	}
@@ -584,10 +602,11 @@ func TestRelayConcurrentSends(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			errs <- client.Send(ctx, &smtp.Message{
+			_, err := client.Send(ctx, &smtp.Message{
 				From: "a@example.com", To: []string{fmt.Sprintf("user%d@example.com", i)},
 				Subject: "n", Text: "{{N}}", Headers: smtp.Headers{MergeVars: map[string]any{"N": i}},
 			})
+			errs <- err
 		}(i)
 	}
 	wg.Wait()
@@ -610,7 +629,7 @@ func TestRelayInvalidMessageSendsNothing(t *testing.T) {
 	t.Parallel()
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil)
-	err := client.Send(testContext(t), &smtp.Message{From: "a@example.com", To: []string{"not an address"}, Text: "x"})
+	_, err := client.Send(testContext(t), &smtp.Message{From: "a@example.com", To: []string{"not an address"}, Text: "x"})
 	var addrErr *smtp.AddressError
 	if !errors.As(err, &addrErr) || addrErr.Field != "To" {
 		t.Fatalf("err = %v, want *AddressError for To", err)
@@ -618,43 +637,49 @@ func TestRelayInvalidMessageSendsNothing(t *testing.T) {
 	if fake.AuthAttempts() != 0 {
 		t.Error("the client connected for an invalid message")
 	}
-	if err := client.Send(testContext(t), nil); err == nil {
+	if _, err := client.Send(testContext(t), nil); err == nil {
 		t.Error("Send(nil) succeeded")
 	}
 }
 
 func TestNewRelayValidation(t *testing.T) {
 	t.Parallel()
+	good := smtp.Auth{Username: "u", Password: testPassword}
 	tests := []struct {
-		name, host     string
-		port           int
-		user, password string
-		opts           []smtp.Option
+		name, addr string
+		auth       smtp.Auth
+		opts       []smtp.Option
 	}{
-		{"empty host", "", 587, "u", testPassword, nil},
-		{"host with space", "a b", 587, "u", testPassword, nil},
-		{"port 0", "h", 0, "u", testPassword, nil},
-		{"port too big", "h", 70000, "u", testPassword, nil},
-		{"no username", "h", 587, "", testPassword, nil},
-		{"no password", "h", 587, "u", "", nil},
-		{"CR in password", "h", 587, "u", testPassword + "\r\nQUIT", nil},
-		{"bad local name", "h", 587, "u", testPassword, []smtp.Option{smtp.WithLocalName("a b")}},
+		{"empty host", ":587", good, nil},
+		{"host with space", "a b:587", good, nil},
+		{"port 0", "h:0", good, nil},
+		{"port too big", "h:70000", good, nil},
+		{"port not a number", "h:smtp", good, nil},
+		{"no username", "h:587", smtp.Auth{Password: testPassword}, nil},
+		{"no password", "h:587", smtp.Auth{Username: "u"}, nil},
+		{"CR in password", "h:587", smtp.Auth{Username: "u", Password: testPassword + "\r\nQUIT"}, nil},
+		{"unknown mechanism", "h:587", smtp.Auth{Username: "u", Password: testPassword, Mechanism: "CRAM-MD5"}, nil},
+		{"bad local name", "h:587", good, []smtp.Option{smtp.WithLocalName("a b")}},
+		{"no connections", "h:587", good, []smtp.Option{smtp.WithMaxConnections(0)}},
+		{"negative retries", "h:587", good, []smtp.Option{smtp.WithRetry(-1, 0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := smtp.NewRelay(tt.host, tt.port, tt.user, tt.password, tt.opts...)
+			_, err := smtp.NewRelay(tt.addr, tt.auth, tt.opts...)
 			if err == nil {
 				t.Fatal("NewRelay accepted invalid settings")
 			}
-			if tt.password != "" && strings.Contains(err.Error(), tt.password) {
+			if strings.Contains(err.Error(), testPassword) {
 				t.Errorf("error holds the password: %v", err)
 			}
 		})
 	}
-	r, err := smtp.NewRelay("[::1]", smtp.PortSMTP, "u", testPassword)
-	if err != nil || r.Addr() != "[::1]:25" {
-		t.Errorf("NewRelay([::1]) = %v, %v", r, err)
+	for addr, want := range map[string]string{"[::1]:25": "[::1]:25", "smtp.example.com": "smtp.example.com:587", "[::1]": "[::1]:587"} {
+		r, err := smtp.NewRelay(addr, good)
+		if err != nil || r.Addr() != want {
+			t.Errorf("NewRelay(%q) = %v, %v; want %s", addr, r, err, want)
+		}
 	}
 }
 

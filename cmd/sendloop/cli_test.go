@@ -66,17 +66,28 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"no command", nil, nil, "", []string{"Usage:", "Commands:"}},
 		{"unknown command", []string{"frobnicate"}, nil, "", []string{`unknown command "frobnicate"`, "sendloop help"}},
-		{"unknown global flag", []string{"--bogus", "lists"}, nil, "", []string{"flag provided but not defined: -bogus"}},
-		{"global flag after the command", []string{"lists", "--json"}, nil, "", []string{"global flags go before the command"}},
+		{"unknown global flag", []string{"--bogus", "lists"}, nil, "", []string{"unknown flag --bogus"}},
+		{"unknown flag after the arguments", []string{"report", "list", "1", "--bogus"}, nil, "", []string{"unknown flag --bogus", "sendloop help report"}},
+		{"flag without its value", []string{"export", "--list"}, nil, "", []string{"flag --list needs a value"}},
+		{"version with an argument", []string{"version", "x"}, nil, "", []string{"version takes no arguments"}},
 		{"negative timeout", []string{"--timeout", "-1s", "lists"}, nil, "", []string{"--timeout cannot be negative"}},
 		{"help for an unknown command", []string{"help", "nope"}, nil, "", []string{`unknown command "nope"`}},
 		{"help with two names", []string{"help", "sync", "lists"}, nil, "", []string{"help takes one command name"}},
 		{"lists with an argument", []string{"lists", "extra"}, nil, "", []string{"lists takes no arguments"}},
 		{"no API key", []string{"lists"}, []string{}, "", []string{"SENDLOOP_API_KEY is not set"}},
-		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http"}},
+		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http", "SENDLOOP_INSECURE_HTTP=1"}},
+		{"base URL with the API's path", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v3/"}, "", []string{"set the host only, https://acme.sendloop.com "}},
+		{"base URL of the legacy API", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=https://example.com/proxy/api/index.php"}, "", []string{"set the host only, https://example.com/proxy "}},
+		{"bad SENDLOOP_INSECURE_HTTP", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_INSECURE_HTTP=perhaps"}, "", []string{`SENDLOOP_INSECURE_HTTP="perhaps"`}},
+		{"export --excel in JSON", []string{"export", "--list", "1", "--excel", "--format", "json"}, nil, "", []string{"--excel writes CSV"}},
+		{"fake --tls-name on loopback", []string{"fake", "--tls-name", "x.test"}, nil, "", []string{"--tls-name goes with --listen-any"}},
+		{"fake with a bad --tls-name", []string{"fake", "--listen-any", "--tls-name", "a b"}, nil, "", []string{`--tls-name "a b" is not a host name`}},
 		{"sync without --list", []string{"sync", "--csv", csvPath}, nil, "", []string{"--list ID is required", "sendloop help sync"}},
 		{"sync without --csv", []string{"sync", "--list", "1"}, nil, "", []string{"--csv FILE is required"}},
-		{"sync with a bad --list", []string{"sync", "--list", "x", "--csv", csvPath}, nil, "", []string{`invalid value "x" for flag -list`}},
+		{"sync with a bad --list", []string{"sync", "--list", "x", "--csv", csvPath}, nil, "", []string{`invalid value "x" for --list: want a whole number`}},
+		{"sync with a bad --encoding", []string{"sync", "--list", "1", "--csv", csvPath, "--encoding", "ebcdic"}, nil, "", []string{`--encoding: unknown encoding "ebcdic"`}},
+		{"sync with a bad --delimiter", []string{"sync", "--list", "1", "--csv", csvPath, "--delimiter", "ab"}, nil, "", []string{`--delimiter: "ab" is not a delimiter`}},
+		{"sync with a bad --column", []string{"sync", "--list", "1", "--csv", csvPath, "--column", "Mail"}, nil, "", []string{`--column: "Mail" is not SOURCE=TARGET`}},
 		{"sync reading stdin", []string{"sync", "--list", "1", "--csv", "-"}, nil, "", []string{"it cannot read stdin"}},
 		{"sync with a missing file", []string{"sync", "--list", "1", "--csv", filepath.Join(dir, "nope.csv")}, nil, "", []string{"no such file"}},
 		{"sync with an argument", []string{"sync", "--list", "1", "--csv", csvPath, "extra"}, nil, "", []string{`unexpected argument "extra"`}},
@@ -101,7 +112,7 @@ func TestUsageErrors(t *testing.T) {
 		{"send without a relay", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, nil, "x", []string{"SENDLOOP_SMTP_HOST is not set"}},
 		{"send with a bad port", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, []string{"SENDLOOP_SMTP_HOST=localhost", "SENDLOOP_SMTP_PORT=smtp"}, "x", []string{`SENDLOOP_SMTP_PORT="smtp" is not a port number`}},
 		{"send without relay credentials", []string{"send", "--from", "a@example.com", "--to", "b@example.com", "--subject", "s", "--text", "-"}, []string{"SENDLOOP_SMTP_HOST=localhost"}, "x", []string{"SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD must be set"}},
-		{"fake on every interface", []string{"fake", "--addr", "0.0.0.0:0"}, nil, "", []string{"loopback addresses only"}},
+		{"fake on every interface", []string{"fake", "--addr", "0.0.0.0:0"}, nil, "", []string{"loopback addresses only", "unless --listen-any"}},
 		{"fake on a public host", []string{"fake", "--smtp-addr", "example.com:25"}, nil, "", []string{"loopback addresses only"}},
 		{"fake under --fake", []string{"--fake", "fake"}, nil, "", []string{"--fake has no meaning"}},
 	}
@@ -116,6 +127,9 @@ func TestUsageErrors(t *testing.T) {
 			expect(t, r, exitUsage, nil, tt.stderr)
 			if r.stdout != "" {
 				t.Errorf("stdout of a usage error: %s", r.stdout)
+			}
+			if strings.Contains(r.stderr, "WithInsecureHTTP") || strings.Contains(r.stderr, "sendloop: sendloop") {
+				t.Errorf("not in the tool's words: %s", r.stderr)
 			}
 		})
 	}
@@ -267,12 +281,16 @@ func TestExportStreamsPages(t *testing.T) {
 		t.Fatalf("%d lines, want %d", len(lines), n)
 	}
 	for i, line := range lines {
-		var rec map[string]any
+		var rec struct {
+			Email  string            `json:"email_address"`
+			Fields map[string]string `json:"custom_fields"`
+			ID     int               `json:"subscriber_id"`
+		}
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("line %d: %v: %s", i+1, err, line)
 		}
-		if rec["EmailAddress"] != emailN(i) || rec["CustomField"+strconv.Itoa(a)] != "a" ||
-			rec["CustomField"+strconv.Itoa(b)] != "b" || rec["CustomField"+strconv.Itoa(e)] != "e" {
+		if rec.Email != emailN(i) || rec.ID == 0 || rec.Fields["CustomField"+strconv.Itoa(a)] != "a" ||
+			rec.Fields["CustomField"+strconv.Itoa(b)] != "b" || rec.Fields["CustomField"+strconv.Itoa(e)] != "e" {
 			t.Fatalf("line %d: %s", i+1, line)
 		}
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
-	netsmtp "net/smtp"
 	"os"
 	"strconv"
 	"strings"
@@ -28,7 +26,7 @@ const defaultFakeLogSize = 1000
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE] [--listen-any [--tls-name NAME]]",
 		summary: "serve a fake of the service (API and relay) for local development",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
@@ -43,15 +41,24 @@ SENDLOOP_SMTP_HOST, _PORT, _USER, _PASSWORD and _CA_FILE, a PEM file of the cert
 authority of the relay (removed when the fake stops unless --ca-file names it). Then it
 logs the API commands it receives and the messages the relay accepts on stderr.
 
-Only loopback addresses are accepted: the fake is not a server to expose. Port 0 picks a
-free port, shown in the printed settings.`,
+Port 0 picks a free port, shown in the printed settings. Only loopback addresses are
+accepted unless --listen-any: the fake is not a server to expose. --listen-any lets it
+listen on any address (0.0.0.0:8080, for services of a CI job that reach it by a host
+name) with a warning: its API key and relay password are printed, and the API is plain
+http. --tls-name adds host names to the relay's certificate (the first one is also the
+host in the printed settings). Clients on another host need SENDLOOP_INSECURE_HTTP=1 for
+the plain http API (printed with the settings), or WithInsecureHTTP in the Go SDK.`,
 		examples: `sendloop fake > fake.env &    # then: . ./fake.env && sendloop lists
-sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty`,
+sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty
+sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback only)")
-			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback only)")
+			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
+			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback unless --listen-any)")
 			empty := fs.Bool("empty", false, "start without the demo data")
 			caFile := fs.String("ca-file", "", "write the relay's CA certificate to `FILE` and keep it (default: a temporary file)")
+			listenAny := fs.Bool("listen-any", false, "allow addresses other than loopback, such as 0.0.0.0:8080 (prints a warning)")
+			var tlsNames repeatedFlag
+			fs.Var(&tlsNames, "tls-name", "add the host `NAME` to the relay's certificate; the first is the printed host (repeatable)")
 			logSize := fs.Int("log-size", defaultFakeLogSize, "keep the newest `N` requests in the fake's request log (0: none)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
@@ -60,21 +67,54 @@ sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty`,
 				if a.fake {
 					return usagef("fake", "--fake has no meaning with the fake command")
 				}
+				exposed := false
 				for _, f := range []struct{ name, addr string }{{"--addr", *addr}, {"--smtp-addr", *smtpAddr}} {
-					if err := checkLoopback(f.addr); err != nil {
+					err := checkLoopback(f.addr)
+					var nl *notLoopbackError
+					switch {
+					case errors.As(err, &nl) && *listenAny:
+						exposed = true
+					case err != nil:
 						return usagef("fake", "%s: %v", f.name, err)
 					}
 				}
 				if *logSize < 0 {
 					return usagef("fake", "--log-size cannot be negative")
 				}
-				return runFake(ctx, a, *addr, *smtpAddr, *empty, *caFile, *logSize)
+				for _, n := range tlsNames {
+					if strings.TrimSpace(n) == "" || strings.ContainsAny(n, " /:,") && net.ParseIP(n) == nil {
+						return usagef("fake", "--tls-name %q is not a host name or an IP address", n)
+					}
+				}
+				if len(tlsNames) > 0 && !*listenAny {
+					return usagef("fake", "--tls-name goes with --listen-any: on loopback the certificate already names localhost, 127.0.0.1 and ::1")
+				}
+				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty, caFile: *caFile,
+					exposed: exposed, tlsNames: tlsNames, logSize: *logSize})
 			}
 		},
 	}
 }
 
-// checkLoopback accepts a HOST:PORT whose host is a loopback IP address or "localhost".
+// notLoopbackError is checkLoopback's error for a valid address that is not loopback.
+type notLoopbackError struct{ addr string }
+
+func (e *notLoopbackError) Error() string {
+	return fmt.Sprintf("refusing %q: the fake serves loopback addresses only (127.0.0.1, ::1, localhost) unless --listen-any", e.addr)
+}
+
+// fakeOptions are the fake command's settings.
+type fakeOptions struct {
+	addr, smtpAddr string
+	empty          bool
+	caFile         string
+	exposed        bool     // an address is not loopback (--listen-any)
+	tlsNames       []string // more names for the relay's certificate
+	logSize        int      // requests kept in the request log
+}
+
+// checkLoopback accepts a HOST:PORT whose host is a loopback IP address or "localhost"; a
+// valid address that is not gets a *notLoopbackError.
 func checkLoopback(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -89,16 +129,20 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("refusing %q: the fake serves loopback addresses only (127.0.0.1, ::1, localhost)", addr)
+	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {
+		return fmt.Errorf("%q is not a host", host)
+	}
+	return &notLoopbackError{addr: addr}
 }
 
-func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caFile string, logSize int) error {
+func runFake(ctx context.Context, a *app, o fakeOptions) error {
+	addr, smtpAddr, empty, caFile := o.addr, o.smtpAddr, o.empty, o.caFile
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	requests := &requestLogger{a: a}
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(logSize),
+	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
 		sendlooptest.WithRequestHook(requests.log))
 	defer srv.Close()
 	if !empty {
@@ -106,7 +150,7 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 			return err
 		}
 	}
-	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr))
+	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr), sendlooptest.RelayTLSNames(o.tlsNames...))
 	if err != nil {
 		return err
 	}
@@ -128,10 +172,27 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 		return err
 	}
 	user, password := srv.RelayCredentials()
+	baseURL, smtpHost := loopbackURL(srv.URL), relay.Host()
+	if ip := net.ParseIP(smtpHost); ip != nil && ip.IsUnspecified() {
+		smtpHost = "127.0.0.1"
+	}
+	if o.exposed {
+		// Clients elsewhere reach the fake by a name of this host: the first --tls-name.
+		if len(o.tlsNames) > 0 {
+			host := o.tlsNames[0]
+			_, port, _ := net.SplitHostPort(ln.Addr().String())
+			baseURL, smtpHost = "http://"+net.JoinHostPort(host, port), host
+		}
+		fmt.Fprintf(a.stderr, "sendloop: warning: the fake listens beyond this host (API %s, relay %s): anyone who can reach it can use its key, printed below, and it holds no real data; keep it on a private network\n",
+			ln.Addr(), relay.Addr())
+	}
 	settings := orderedObject{
-		{envBaseURL, srv.URL}, {envAPIKey, srv.APIKey},
-		{envSMTPHost, relay.Host()}, {envSMTPPort, strconv.Itoa(relay.Port())},
+		{envBaseURL, baseURL}, {envAPIKey, srv.APIKey},
+		{envSMTPHost, smtpHost}, {envSMTPPort, strconv.Itoa(relay.Port())},
 		{envSMTPUser, user}, {envSMTPPassword, password}, {envSMTPCAFile, caFile},
+	}
+	if o.exposed {
+		settings = append(settings, member{envInsecureHTTP, "1"})
 	}
 	if a.json {
 		b, err := settings.MarshalJSON()
@@ -156,30 +217,14 @@ func runFake(ctx context.Context, a *app, addr, smtpAddr string, empty bool, caF
 	return nil
 }
 
-// relayCA connects to the relay, trusting it through its own pool, and returns the PEM of
-// the certificate authority that signed its certificate.
+// relayCA returns the PEM of the certificate authority of the relay, for clients in other
+// processes.
 func relayCA(relay *sendlooptest.Relay) ([]byte, error) {
-	conn, err := net.DialTimeout("tcp", relay.Addr(), 10*time.Second)
-	if err != nil {
-		return nil, err
+	ca := relay.CACertificatePEM()
+	if len(ca) == 0 {
+		return nil, errors.New("the relay has no certificate")
 	}
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := netsmtp.NewClient(conn, relay.Host())
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	defer c.Close()
-	if err := c.StartTLS(relay.ClientTLSConfig()); err != nil {
-		return nil, err
-	}
-	state, ok := c.TLSConnectionState()
-	if !ok || len(state.VerifiedChains) == 0 {
-		return nil, errors.New("no verified certificate chain")
-	}
-	chain := state.VerifiedChains[0]
-	_ = c.Quit()
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: chain[len(chain)-1].Raw}), nil
+	return ca, nil
 }
 
 // requestLogger logs each API command the fake receives, once, as it arrives: the

@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,9 +36,21 @@ func (l *listFlag) Set(v string) error {
 }
 
 type sendOptions struct {
-	from, subject, text, html, mergeVars, customArgs string
-	to, tags                                         listFlag
-	trackOpens, trackClicks, trackGA                 bool
+	from, subject, text, html, mergeVars, customArgs, messageID string
+	to, cc, bcc, tags, listUnsubscribe                          listFlag
+	headers, inline, attach                                     multiFlag
+	trackOpens, trackClicks, trackGA, oneClick                  bool
+}
+
+// multiFlag is a flag that may be repeated; each value is kept whole (a header value
+// may hold commas).
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, "; ") }
+
+func (m *multiFlag) Set(v string) error {
+	*m = append(*m, v)
+	return nil
 }
 
 func sendCommand() *command {
@@ -46,30 +60,53 @@ func sendCommand() *command {
 		summary: "send a message through the SMTP relay",
 		help: `
 Sends one message through the Sendloop SMTP relay, with the relay's X-SL-* options: merge
-variables (rendered by the relay, %KEY% and {{NAME}} tags), tags, custom arguments and open,
-click and Google Analytics tracking. The body is --text, --html or both (a file, or - for
-stdin); addresses are "ann@example.com" or "Ann <ann@example.com>".
+variables, tags, custom arguments and open, click and Google Analytics tracking. The body is
+--text, --html or both (a file, or - for stdin), with --inline images the HTML shows by
+"cid:" URLs and --attach files; addresses are "ann@example.com" or "Ann <ann@example.com>".
+--header adds any other header (In-Reply-To, References, X-...); --list-unsubscribe adds
+the List-Unsubscribe header bulk senders need, and --one-click its RFC 8058
+List-Unsubscribe-Post companion (it needs an https URL).
 
-The relay comes from the environment: SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT (default 587),
-SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD (a sender address's delivery settings), and
-optionally SENDLOOP_SMTP_CA_FILE, a PEM file of certificates to trust besides the system's
-(as 'sendloop fake' writes for its relay). The connection is upgraded with STARTTLS, and the
-password is sent only over TLS (or to a loopback host); it is never printed.
+Merge variables (--merge-vars) are rendered by the relay. A key written "%NAME%" fills the
+%NAME% tags; a bare key "NAME" fills the Mustache tags {{NAME}} (HTML-escaped), {{{NAME}}}
+(not escaped) and the sections {{#NAME}}...{{/NAME}} and {{^NAME}}...{{/NAME}}. To fill
+both styles, give both keys: '{"%NAME%":"Ann","NAME":"Ann"}'. Custom arguments
+(--custom-args) keep their JSON type: 17 stays a number, true a boolean, "17" a string.
+
+The relay comes from the environment: SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT (default 587;
+465 means implicit TLS), SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD (a sender address's
+delivery settings), and optionally SENDLOOP_SMTP_CA_FILE, a PEM file of certificates to
+trust besides the system's (as 'sendloop fake' writes for its relay). The connection is
+upgraded with STARTTLS, and the password and message are sent only over TLS (or to a
+loopback host); the password is never printed.
+
+It prints the Message-ID of the message (generated unless --message-id) and, with --json,
+the relay's reply, which often carries its queue ID. A recipient the relay refuses is
+reported, and the command fails, even when the others got the message.
 
 With --fake the message goes to an in-process fake relay, trusted through its own
 certificate, and the command prints what the relay captured, merge variables rendered.`,
 		examples: `sendloop send --from 'Shop <shop@example.com>' --to ann@example.net --subject 'Your order' --text order.txt
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
+sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
 sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
 			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required)")
+			fs.Var(&o.cc, "cc", "a copy recipient `ADDR`; repeat the flag or separate with commas")
+			fs.Var(&o.bcc, "bcc", "a blind copy recipient `ADDR`, never shown in the message")
 			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")
 			fs.StringVar(&o.text, "text", "", "the plain-text body, read from `FILE` (- for stdin)")
 			fs.StringVar(&o.html, "html", "", "the HTML body, read from `FILE` (- for stdin)")
-			fs.StringVar(&o.mergeVars, "merge-vars", "", "merge variables, a `JSON` object (X-SL-Merge-Vars)")
-			fs.StringVar(&o.customArgs, "custom-args", "", "custom arguments, a `JSON` object of strings (X-SL-Custom-Args)")
+			fs.Var(&o.inline, "inline", "an inline image, `CID=FILE`, shown by the HTML as src=\"cid:CID\" (CID like logo@example.com); repeatable")
+			fs.Var(&o.attach, "attach", "attach `FILE`; repeatable")
+			fs.Var(&o.headers, "header", "add the header `'NAME: VALUE'` (In-Reply-To, References, X-...); repeatable")
+			fs.Var(&o.listUnsubscribe, "list-unsubscribe", "an unsubscribe `URL` (https:) or mailto: address for List-Unsubscribe; repeatable")
+			fs.BoolVar(&o.oneClick, "one-click", false, "add List-Unsubscribe-Post: List-Unsubscribe=One-Click (RFC 8058; needs an https --list-unsubscribe)")
+			fs.StringVar(&o.messageID, "message-id", "", "the Message-ID, `ID@HOST` (default: generated)")
+			fs.StringVar(&o.mergeVars, "merge-vars", "", "merge variables, a `JSON` object (X-SL-Merge-Vars): \"%NAME%\" keys fill %NAME% tags, bare \"NAME\" keys fill {{NAME}} tags")
+			fs.StringVar(&o.customArgs, "custom-args", "", "custom arguments, a `JSON` object of scalars (X-SL-Custom-Args), types kept")
 			fs.Var(&o.tags, "tags", "comma-separated `TAGS` for the statistics (X-SL-Tags)")
 			fs.BoolVar(&o.trackOpens, "track-opens", false, "track opens (X-SL-Track-Opens)")
 			fs.BoolVar(&o.trackClicks, "track-clicks", false, "track clicks (X-SL-Track-Clicks)")
@@ -98,7 +135,8 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	case o.text == "-" && o.html == "-":
 		return nil, usagef("send", "--text and --html cannot both read stdin")
 	}
-	msg := &smtp.Message{From: o.from, To: o.to, Subject: o.subject}
+	msg := &smtp.Message{From: o.from, To: o.to, Cc: o.cc, Bcc: o.bcc, Subject: o.subject, MessageID: o.messageID,
+		ListUnsubscribe: o.listUnsubscribe, ListUnsubscribeOneClick: o.oneClick}
 	var err error
 	if msg.Text, err = readBody("--text", o.text, stdin); err != nil {
 		return nil, err
@@ -106,14 +144,41 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	if msg.HTML, err = readBody("--html", o.html, stdin); err != nil {
 		return nil, err
 	}
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, usagef("send", "--header %q: want 'NAME: VALUE'", h)
+		}
+		msg.ExtraHeaders = append(msg.ExtraHeaders, smtp.Field{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	for _, in := range o.inline {
+		cid, path, ok := strings.Cut(in, "=")
+		if !ok || cid == "" || path == "" {
+			return nil, usagef("send", "--inline %q: want CID=FILE, e.g. logo@example.com=logo.png", in)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usagef("send", "--inline: %v", err)
+		}
+		msg.Inline = append(msg.Inline, smtp.Inline{ContentID: cid, Filename: filepath.Base(path), Data: data})
+	}
+	for _, path := range o.attach {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usagef("send", "--attach: %v", err)
+		}
+		msg.Attachments = append(msg.Attachments, smtp.Attachment{Filename: filepath.Base(path), Data: data})
+	}
 	if o.mergeVars != "" {
 		dec := json.NewDecoder(strings.NewReader(o.mergeVars))
 		dec.UseNumber()
 		if err := dec.Decode(&msg.Headers.MergeVars); err != nil || msg.Headers.MergeVars == nil || dec.More() {
-			return nil, usagef("send", "--merge-vars must be a JSON object, e.g. '{\"NAME\":\"Ann\"}'")
+			return nil, usagef("send", "--merge-vars must be a JSON object, e.g. '{\"%%NAME%%\":\"Ann\",\"NAME\":\"Ann\"}'")
 		}
 	}
 	if o.customArgs != "" {
+		// json.Number keeps 17 a number and 17.50 as written; bools and null stay what
+		// they are.
 		dec := json.NewDecoder(strings.NewReader(o.customArgs))
 		dec.UseNumber()
 		err := dec.Decode(&msg.Headers.CustomArgs)
@@ -168,27 +233,50 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 		fs.relay = fake
 		user, password := fs.srv.RelayCredentials()
 		opts = append(opts, smtp.WithTLSConfig(fake.ClientTLSConfig()))
-		if relay, err = smtp.NewRelay(fake.Host(), fake.Port(), user, password, opts...); err != nil {
+		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: user, Password: password}, opts...); err != nil {
 			return err
 		}
 	} else if relay, err = a.relayFromEnv(opts); err != nil {
 		return err
 	}
-	if err := relay.Send(ctx, msg); err != nil {
+	defer relay.Close()
+	res, err := relay.Send(ctx, msg)
+	if err != nil && !res.Delivered() {
 		var addrErr *smtp.AddressError
 		var headerErr *smtp.HeaderError
-		if errors.As(err, &addrErr) || errors.As(err, &headerErr) {
+		var partErr *smtp.PartError
+		if errors.As(err, &addrErr) || errors.As(err, &headerErr) || errors.As(err, &partErr) {
 			return usagef("send", "%v", err)
 		}
 		return err
 	}
 	if fake != nil {
-		return printCaptured(a, fake)
+		if perr := printCaptured(a, fake, res); perr != nil {
+			return perr
+		}
+		return err
 	}
 	if a.json {
-		return writeJSON(a.stdout, orderedObject{{"relay", relay.Addr()}, {"from", msg.From}, {"to", []string(o.to)}, {"subject", msg.Subject}})
+		refused := make([]orderedObject, 0, len(res.Refused))
+		for _, r := range res.Refused {
+			refused = append(refused, orderedObject{{"recipient", r.Recipient}, {"code", r.Code}, {"enhanced_code", r.EnhancedCode}, {"message", r.Message}})
+		}
+		if werr := writeJSON(a.stdout, orderedObject{{"relay", relay.Addr()}, {"from", msg.From}, {"to", []string(o.to)},
+			{"subject", msg.Subject}, {"message_id", res.MessageID}, {"reply", res.Reply.String()},
+			{"accepted", nonNil(res.Accepted)}, {"refused", refused}}); werr != nil {
+			return werr
+		}
+		return err
 	}
-	_, err = fmt.Fprintf(a.stdout, "Sent %q to %s through %s.\n", msg.Subject, strings.Join(o.to, ", "), relay.Addr())
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sent %q to %s through %s.\nMessage-ID: %s\n", msg.Subject, strings.Join(res.Accepted, ", "), relay.Addr(), res.MessageID)
+	if a.verbose {
+		fmt.Fprintf(&b, "Reply: %s\n", res.Reply)
+	}
+	if _, werr := io.WriteString(a.stdout, b.String()); werr != nil {
+		return werr
+	}
+	// Some recipients refused: reported on stderr, and the exit code says so.
 	return err
 }
 
@@ -224,15 +312,15 @@ func (a *app) relayFromEnv(opts []smtp.Option) (*smtp.Relay, error) {
 		}
 		opts = append(opts, smtp.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	}
-	relay, err := smtp.NewRelay(host, port, user, password, opts...)
+	relay, err := smtp.NewRelay(net.JoinHostPort(host, strconv.Itoa(port)), smtp.Auth{Username: user, Password: password}, opts...)
 	if err != nil {
 		return nil, configError("%v", err)
 	}
 	return relay, nil
 }
 
-// printCaptured prints the messages the fake relay captured.
-func printCaptured(a *app, fake *sendlooptest.Relay) error {
+// printCaptured prints the messages the fake relay captured, and the result of the send.
+func printCaptured(a *app, fake *sendlooptest.Relay, res smtp.SendResult) error {
 	msgs := fake.Messages()
 	if a.json {
 		captured := make([]orderedObject, 0, len(msgs))
@@ -244,12 +332,14 @@ func printCaptured(a *app, fake *sendlooptest.Relay) error {
 				{"tags", nonNil(h.Tags)}, {"merge_vars", nonNilMap(h.MergeVars)}, {"custom_args", nonNilMap(h.CustomArgs)},
 				{"track_opens", h.TrackOpens}, {"track_clicks", h.TrackClicks}, {"track_ga", h.TrackGA},
 				{"text", m.Text}, {"rendered_text", m.RenderedText}, {"html", m.HTML}, {"rendered_html", m.RenderedHTML},
+				{"structure", m.Structure}, {"inline", len(m.Inline)}, {"attachments", len(m.Attachments)},
 			})
 		}
-		return writeJSON(a.stdout, orderedObject{{"relay", fake.Addr()}, {"fake", true}, {"captured", captured}})
+		return writeJSON(a.stdout, orderedObject{{"relay", fake.Addr()}, {"fake", true}, {"message_id", res.MessageID},
+			{"reply", res.Reply.String()}, {"captured", captured}})
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Sent through the fake relay at %s, which captured %s.\n", fake.Addr(), plural(len(msgs), "message"))
+	fmt.Fprintf(&b, "Sent through the fake relay at %s, which captured %s.\nMessage-ID: %s\n", fake.Addr(), plural(len(msgs), "message"), res.MessageID)
 	for _, m := range msgs {
 		h := m.SLHeaders
 		b.WriteString("\n")
@@ -259,6 +349,12 @@ func printCaptured(a *app, fake *sendlooptest.Relay) error {
 		t.row("Connection:", fmt.Sprintf("TLS %t, AUTH %s", m.TLS, m.AuthMechanism))
 		t.row("Subject:", m.Subject)
 		t.row("Rendered subject:", m.RenderedSubject)
+		t.row("Structure:", m.Structure)
+		for _, name := range []string{"List-Unsubscribe", "List-Unsubscribe-Post", "In-Reply-To", "References"} {
+			if v := m.Header.Get(name); v != "" {
+				t.row(name+":", v)
+			}
+		}
 		if len(h.Tags) > 0 {
 			t.row("Tags:", strings.Join(h.Tags, ", "))
 		}

@@ -20,10 +20,11 @@ func listsCommand() *command {
 		summary: "show the account's lists",
 		help: `
 Shows every list of the account (list.getlist): its ID, name, opt-in mode, number of
-active subscribers and creation time. With --json, an array of objects with the service's
-field names, SubscriptionActivity being an object of date to count.`,
+active subscribers and creation time. With --json, an array of objects: list_id, name,
+opt_in_mode, opt_out_scope, created_on, active_subscribers and subscription_activity (an
+object of date to count).`,
 		examples: `sendloop lists
-sendloop --json lists | jq '.[] | select(.Name == "Newsletter") | .ListID'`,
+sendloop lists --json | jq '.[] | select(.name == "Newsletter") | .list_id'`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
@@ -45,9 +46,9 @@ sendloop --json lists | jq '.[] | select(.Name == "Newsletter") | .ListID'`,
 							activity = append(activity, member{d.Date.String(), d.Count})
 						}
 						out = append(out, orderedObject{
-							{"ListID", l.ListID}, {"Name", l.Name}, {"OptInMode", string(l.OptInMode)},
-							{"OptOutScope", l.OptOutScope}, {"CreatedOn", l.CreatedOn.String()},
-							{"ActiveSubscribers", l.ActiveSubscribers}, {"SubscriptionActivity", activity},
+							{"list_id", l.ListID}, {"name", l.Name}, {"opt_in_mode", string(l.OptInMode)},
+							{"opt_out_scope", l.OptOutScope}, {"created_on", l.CreatedOn.String()},
+							{"active_subscribers", l.ActiveSubscribers}, {"subscription_activity", activity},
 						})
 					}
 					return writeJSON(a.stdout, out)
@@ -138,7 +139,8 @@ func reportCommand() *command {
 recipients, deliveries, unique opens and clicks with their ratios, the account's averages,
 the campaign's performance against them, and spam complaints. 'report list ID' shows a
 list's (report.list.overall). Ratios and rates are percentages, as the service computes
-them. With --json, an object with the service's field names.`,
+them. With --json, an object of the same statistics, the service's field names in
+snake_case (total_recipients, unique_opens_ratio, …).`,
 		examples: `sendloop report campaign 42
 sendloop --json report list 12`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
@@ -165,7 +167,11 @@ sendloop --json report list 12`,
 				}
 				metrics := structMembers(report)
 				if a.json {
-					return writeJSON(a.stdout, metrics)
+					keyed := make(orderedObject, len(metrics))
+					for i, m := range metrics {
+						keyed[i] = member{snakeCase(m.key), m.value}
+					}
+					return writeJSON(a.stdout, keyed)
 				}
 				t := newTable(a.stdout, "METRIC", "VALUE")
 				for _, m := range metrics {

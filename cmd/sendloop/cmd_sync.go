@@ -37,7 +37,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]",
+		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -45,15 +45,25 @@ updates the custom fields that differ, and with --unsubscribe-missing unsubscrib
 members the file does not name. It plans first and prints the plan; --dry-run stops there
 and changes nothing. A second run with the same file plans nothing.
 
-The file: UTF-8, with or without a byte-order mark; comma-, semicolon- or tab-separated
-(detected from the header line); quoted as RFC 4180 says. The header row names the
-columns, case-insensitively: EmailAddress (or "Email Address", "Email") for the address,
-and custom fields by key (CustomField7) or by name ("First name", looked up with list.get).
-An unknown column is a usage error. The read-only columns that export writes
-(SubscriberID, SubscriptionStatus, BounceType, …) are ignored, except that with a
+The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel's "Unicode
+text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
+utf-16be): a header that is not UTF-8 is refused with the encoding it looks like. Comma-,
+semicolon- or tab-separated, detected from the header line, or from Excel's "sep=;" first
+line; --delimiter overrides both. Quoted as RFC 4180 says.
+
+The header row names the columns. The address column is EmailAddress in any common
+spelling, compared without case, spaces, '-' and '_' (Email, E-mail, "Email Address",
+email_address, Mail). Custom fields are named by key (CustomField7) or by name ("First
+name", looked up with list.get), case-insensitively. --column 'SOURCE=TARGET' maps any
+column to EmailAddress or to a custom field, whatever its name. An unknown column is a
+usage error (it catches typos): skip it with --ignore-column NAME, or skip every unknown
+and unnamed column with --ignore-unknown-columns. The read-only columns that export
+writes (SubscriberID, SubscriptionStatus, BounceType, …) are ignored, except that with a
 SubscriptionStatus column only the rows whose status is Subscribed count: the others are
-skipped (they add, update and unsubscribe no one). Values are taken as written; an empty
-cell empties the field.
+skipped (they add, update and unsubscribe no one).
+
+Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
+in custom fields (addresses are always trimmed). An empty cell empties the field.
 
 Addresses are compared case-insensitively. Members who unsubscribed are not subscribed again,
 and addresses on the suppression list (the list's or the global one) are not added: both
@@ -62,8 +72,9 @@ are counted as skipped. Members pending a double opt-in confirmation count as me
 Rejected rows, each with its line number and reason: malformed lines (a stray quote, the
 wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses already
 given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
-(line,email,reason; the header alone when there is none); without it they are printed on
-stderr (the first 20). Any rejected row makes the exit code 1, in a dry run too.
+(line,email,reason, the address as written; the header alone when there is none);
+without it they are printed on stderr (the first 20). Any rejected row makes the exit
+code 1, in a dry run too.
 
 Applying: additions through subscriber.import in batches (--batch-size, --concurrency),
 then updates (subscriber.update, by SubscriberID), then unsubscriptions through the legacy
@@ -72,7 +83,7 @@ none and would unsubscribe the address from every list. Nothing is unsubscribed 
 file names no subscriber at all (an empty or truncated export must not empty the list), and
 a member whose row is rejected but names the address is kept.
 
-Progress goes to stderr: a bar on a terminal, a line every 5 seconds otherwise.
+Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
 Unsubscription guard: with --unsubscribe-missing, a plan that would unsubscribe more than
 --max-unsubscribe members (N, or N% of the list's subscribed and pending members, rounded
@@ -93,7 +104,8 @@ result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_ro
 address, reason).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
-sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
+sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
+sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &syncOptions{}
 			fs.IntVar(&o.listID, "list", 0, "the `ID` of the list to sync (required)")
@@ -103,6 +115,12 @@ sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing`,
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
+			fs.Var(&o.columns, "column", "map the column SOURCE to TARGET (`SOURCE=TARGET`): EmailAddress, a custom field's name or CustomField<id> (repeatable)")
+			fs.Var(&o.ignoreColumns, "ignore-column", "ignore the column `NAME` (repeatable)")
+			fs.BoolVar(&o.header.IgnoreUnknown, "ignore-unknown-columns", false, "ignore the columns that name nothing known, instead of refusing the file")
+			fs.StringVar(&o.encoding, "encoding", "", "read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be (default: UTF-8, or UTF-16 by its byte-order mark)")
+			fs.StringVar(&o.delimiter, "delimiter", "", "the delimiter `CHAR`: , ; tab | … (default: detected)")
+			fs.BoolVar(&o.header.KeepSpaces, "no-trim", false, "keep the spaces around custom-field values")
 			g := &syncStop{}
 			fs.DurationVar(&g.grace, "grace", 10*time.Second, "on SIGINT or SIGTERM, give the calls in flight `DUR` to finish")
 			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", "10%", "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
@@ -124,6 +142,12 @@ type syncOptions struct {
 	rejectsPath        string
 	batchSize          int
 	concurrency        int
+
+	// How the file is read; check fills read and header from the flags' text.
+	columns, ignoreColumns repeatedFlag
+	encoding, delimiter    string
+	read                   csvsync.ReadOptions
+	header                 csvsync.HeaderOptions
 }
 
 func (o *syncOptions) check() error {
@@ -137,6 +161,24 @@ func (o *syncOptions) check() error {
 	case o.concurrency < 1:
 		return usagef("sync", "--concurrency must be at least 1")
 	}
+	var err error
+	if o.read.Encoding, err = csvsync.ParseEncoding(o.encoding); err != nil {
+		return usagef("sync", "--encoding: %v", err)
+	}
+	if o.delimiter != "" {
+		if o.read.Comma, err = csvsync.ParseDelimiter(o.delimiter); err != nil {
+			return usagef("sync", "--delimiter: %v", err)
+		}
+	}
+	o.header.Columns = nil
+	for _, c := range o.columns {
+		m, err := csvsync.ParseColumnMap(c)
+		if err != nil {
+			return usagef("sync", "--column: %v", err)
+		}
+		o.header.Columns = append(o.header.Columns, m)
+	}
+	o.header.Ignore = o.ignoreColumns
 	return nil
 }
 
@@ -235,18 +277,18 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err != nil {
 		return usagef("sync", "--csv: %v", err)
 	}
-	head, err := csvsync.Open(o.csvPath)
+	head, err := csvsync.Open(o.csvPath, o.read)
 	if err != nil {
 		return usagef("sync", "%s: %v", o.csvPath, err)
 	}
-	header, comma, hasBOM := head.Header, head.Comma, head.BOM
+	header := head.Header
 	head.Close()
 
 	c, err := a.client(ctx)
 	if err != nil {
 		return err
 	}
-	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath) }
+	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath, o.read) }
 	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -254,11 +296,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		}
 		return err
 	}
-	mapping, err := csvsync.MapHeader(header, listFields(list))
+	mapping, err := csvsync.MapHeader(header, listFields(list), o.header)
 	if err != nil {
 		return usagef("sync", "%s: %v", o.csvPath, err)
 	}
-	a.note("%s", describeMapping(o.csvPath, comma, hasBOM, mapping))
+	a.note("%s", describeMapping(o.csvPath, head, mapping))
 
 	var unsubscriber *legacy.Client
 	if o.unsubscribeMissing && !o.dryRun {
@@ -271,7 +313,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	defer rejects.abort()
-	rejects.raw = &rawAddresses{path: o.csvPath, col: mapping.Email, comma: comma}
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
@@ -516,12 +557,18 @@ func failures(res *syncResult) error {
 }
 
 // describeMapping says how the file is read, for the notes.
-func describeMapping(path string, comma rune, bom bool, m *csvsync.Mapping) string {
-	sep := map[rune]string{',': "comma", ';': "semicolon", '\t': "tab"}[comma]
+func describeMapping(path string, r *csvsync.Reader, m *csvsync.Mapping) string {
+	sep := map[rune]string{',': "comma", ';': "semicolon", '\t': "tab", '|': "pipe"}[r.Comma]
+	if sep == "" {
+		sep = strconv.QuoteRune(r.Comma)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s-separated", path, sep)
-	if bom {
+	fmt.Fprintf(&b, "%s: %s, %s-separated", path, r.Encoding, sep)
+	if r.BOM {
 		b.WriteString(", with a byte-order mark")
+	}
+	if r.SepLine {
+		b.WriteString(`, after a "sep=" line`)
 	}
 	fmt.Fprintf(&b, "; address in column %d", m.Email+1)
 	for _, f := range m.Fields {
@@ -576,37 +623,6 @@ func dryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func(
 		}
 	}
 	return nil
-}
-
-// rawAddresses finds the address column's text of malformed lines, which have no fields.
-type rawAddresses struct {
-	path  string
-	col   int
-	comma rune
-	lines *csvsync.RawLines
-	err   error
-}
-
-// address is the address a rejected row is reported with: as written, and for a malformed
-// line whose fields are unknown, the text of the line where its address column would be.
-func (r *rawAddresses) address(row csvsync.Row) string {
-	if row.Email != "" || r == nil || !row.Malformed && !strings.HasPrefix(row.Reject, "malformed") {
-		return row.Email
-	}
-	if r.lines == nil && r.err == nil {
-		r.lines, r.err = csvsync.OpenRawLines(r.path)
-	}
-	if r.err != nil {
-		return ""
-	}
-	return r.lines.Field(row.Line, r.col, r.comma)
-}
-
-func (r *rawAddresses) close() {
-	if r != nil && r.lines != nil {
-		r.lines.Close()
-		r.lines = nil
-	}
 }
 
 // importRow is the row sent for an addition: the address and the non-empty fields (an
@@ -704,7 +720,7 @@ func traceFailures(plan *csvsync.Plan, open func() (*csvsync.Reader, error), fai
 			return err
 		}
 		for next < len(failed) && failed[next].Index == index {
-			rejects.add(ev.Row.Line, ev.Row.Email, importFailure(failed[next].Err))
+			rejects.add(ev.Row.Line, ev.Row.Raw, importFailure(failed[next].Err))
 			next++
 		}
 		if next == len(failed) {
@@ -825,14 +841,13 @@ type rejectSink struct {
 	w      *csv.Writer
 	spool  *os.File
 	spoolW *csv.Writer
-	raw    *rawAddresses // for the rows of the planned passes, which come in line order
 	mu     sync.Mutex
 	count  int
 }
 
 // addRow rejects a row of the file, reporting its address as written.
 func (s *rejectSink) addRow(row csvsync.Row, reason string) {
-	s.add(row.Line, s.raw.address(row), reason)
+	s.add(row.Line, row.Raw, reason)
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -913,7 +928,6 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 
 // finish closes the file and returns the run's error: err, or one saying rows were rejected.
 func (s *rejectSink) finish(err error) error {
-	s.raw.close()
 	if s.spool != nil {
 		s.spool.Close()
 		s.spool, s.spoolW = nil, nil
@@ -950,7 +964,6 @@ func (s *rejectSink) finish(err error) error {
 
 // abort closes the files if finish was not reached.
 func (s *rejectSink) abort() {
-	s.raw.close()
 	if s.spool != nil {
 		s.spool.Close()
 		s.spool, s.spoolW = nil, nil

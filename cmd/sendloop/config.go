@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +25,10 @@ const (
 	envSMTPUser     = "SENDLOOP_SMTP_USER"
 	envSMTPPassword = "SENDLOOP_SMTP_PASSWORD"
 	envSMTPCAFile   = "SENDLOOP_SMTP_CA_FILE"
+	// envInsecureHTTP allows a plain http SENDLOOP_BASE_URL on a host that is not loopback,
+	// e.g. a `sendloop fake --listen-any` reached by its CI service name. The SDK's
+	// equivalent is the WithInsecureHTTP option.
+	envInsecureHTTP = "SENDLOOP_INSECURE_HTTP"
 )
 
 // userAgent names the tool before the SDK's own User-Agent token.
@@ -50,15 +57,66 @@ func (a *app) apiConfig(ctx context.Context) (key, base string, err error) {
 	return key, strings.TrimSpace(a.getenv(envBaseURL)), nil
 }
 
+// apiPath matches a base URL path that names the API itself rather than the host (and any
+// prefix a proxy adds): the SDK appends /api/v3/<command>/json and /api/index.php itself.
+var apiPath = regexp.MustCompile(`(?i)/api/(v3(/.*)?|index\.php)$`)
+
+// checkBaseURL checks SENDLOOP_BASE_URL in the tool's words before the SDK sees it, and
+// reports whether plain http is allowed (SENDLOOP_INSECURE_HTTP).
+func (a *app) checkBaseURL(base string) (insecure bool, err error) {
+	if v := strings.TrimSpace(a.getenv(envInsecureHTTP)); v != "" {
+		if insecure, err = strconv.ParseBool(v); err != nil {
+			return false, configError("%s=%q: use 1 to allow plain http, 0 or nothing to refuse it", envInsecureHTTP, v)
+		}
+	}
+	if base == "" {
+		return insecure, nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return false, configError("%s is not an http(s) URL: set the account's host, e.g. https://acme.sendloop.com", envBaseURL)
+	}
+	if u.User != nil {
+		return false, configError("%s must not hold a user or password: the API key comes from %s", envBaseURL, envAPIKey)
+	}
+	if loc := apiPath.FindStringIndex(u.Path); loc != nil {
+		host := *u
+		host.Path, host.RawPath, host.RawQuery, host.Fragment = u.Path[:loc[0]], "", "", ""
+		return false, configError("%s=%s: set the host only, %s (the tool adds the API's path itself)",
+			envBaseURL, u.Redacted(), host.String())
+	}
+	if u.Scheme == "http" && !insecure && !isLoopbackHost(u.Hostname()) {
+		return false, configError("%s: refusing plain http to %s: the API key would travel in clear text (use https, or set %s=1 for a fake or a proxy on a network you trust)",
+			envBaseURL, u.Host, envInsecureHTTP)
+	}
+	return insecure, nil
+}
+
+// isLoopbackHost reports whether host names this machine, as the SDK decides it.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // client returns a v3 client for the account (or the fake).
 func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
 	key, base, err := a.apiConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
+	insecure, err := a.checkBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
 	opts := []sendloop.Option{sendloop.WithUserAgent(userAgent)}
 	if base != "" {
 		opts = append(opts, sendloop.WithBaseURL(base))
+	}
+	if insecure {
+		opts = append(opts, sendloop.WithInsecureHTTP())
 	}
 	if a.verbose {
 		opts = append(opts, sendloop.WithLogger(a.logger()))
@@ -76,9 +134,16 @@ func (a *app) legacyClient(ctx context.Context) (*legacy.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	insecure, err := a.checkBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
 	opts := []legacy.Option{legacy.WithUserAgent(userAgent)}
 	if base != "" {
 		opts = append(opts, legacy.WithBaseURL(base))
+	}
+	if insecure {
+		opts = append(opts, legacy.WithInsecureHTTP())
 	}
 	if a.verbose {
 		opts = append(opts, legacy.WithLogger(a.logger()))
@@ -141,7 +206,7 @@ func (a *app) closeFake() {
 //     and clicked its link an hour later, Bob opened it.
 func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	fail := func(err error) error { return fmt.Errorf("seeding the fake: %w", err) }
-	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(loopbackURL(srv.URL)))
 	if err != nil {
 		return fail(err)
 	}
@@ -198,4 +263,17 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// loopbackURL returns the URL of a server listening on every address (0.0.0.0 or [::]) as
+// reached from this host, 127.0.0.1; other URLs as they are.
+func loopbackURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
+		u.Host = net.JoinHostPort("127.0.0.1", u.Port())
+	}
+	return u.String()
 }

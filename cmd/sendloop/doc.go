@@ -8,14 +8,16 @@
 //
 //	sendloop [global flags] <command> [flags] [arguments]
 //
-// Global flags come before the command, the command's flags after it:
-// `sendloop --json sync --list 12 --csv subscribers.csv`. `sendloop help`, `sendloop -h`
-// and `sendloop help <command>` (or `sendloop <command> -h`) print the help on stdout.
-// Flags take one dash or two.
+// Flags go anywhere: global flags and the command's, before or after the command name and
+// after its arguments (`sendloop sync --list 12 --csv subscribers.csv --json` is
+// `sendloop --json sync --list 12 --csv subscribers.csv`); `--` ends the flags. Flags take one
+// dash or two, and a value as `--name value` or `--name=value`. `sendloop help`,
+// `sendloop -h` and `sendloop help <command>` (or `sendloop <command> -h`) print the help on
+// stdout.
 //
 // Global flags:
 //
-//	--json         machine-readable output: JSON on stdout
+//	--json         machine-readable output: JSON on stdout, errors as a JSON object on stderr
 //	--fake         run against an in-process fake of the service holding the demo data below
 //	--quiet        no progress and no notes on stderr (errors are still printed)
 //	--verbose      log every API request (command, attempt, status, duration; never a body
@@ -26,12 +28,16 @@
 // # Commands
 //
 //	sync    --list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]
-//	        [--batch-size N] [--concurrency N]
+//	        [--batch-size N] [--concurrency N] [--column SOURCE=TARGET]...
+//	        [--ignore-column NAME]... [--ignore-unknown-columns] [--encoding ENC]
+//	        [--delimiter CHAR] [--no-trim]
 //	        keep a list in step with a CSV file
-//	export  --list ID [--segment ID] [--format csv|json]
-//	        stream a list's subscribers to stdout
+//	export  --list ID [--segment ID] [--format csv|json] [--excel]
+//	        stream a list's (or a segment's) subscribers to stdout
 //	send    --from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-]
-//	        [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
+//	        [--cc ADDR]... [--bcc ADDR]... [--inline CID=FILE]... [--attach FILE]...
+//	        [--header 'Name: value']... [--list-unsubscribe URL|mailto] [--one-click]
+//	        [--message-id ID] [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
 //	        [--track-opens] [--track-clicks] [--track-ga]
 //	        send a message through the SMTP relay
 //	call    [--format json|xml|php] COMMAND [key=value ...]
@@ -40,7 +46,9 @@
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
 //	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
+//	        [--listen-any] [--tls-name NAME]...
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
+//	version print the version (also --version; with --json, an object)
 //
 // `sendloop help <command>` describes each one in full.
 //
@@ -49,7 +57,13 @@
 //	SENDLOOP_API_KEY        the API key; required unless --fake. There is no flag for it, so
 //	                        that it stays out of shell histories and process lists.
 //	SENDLOOP_BASE_URL       the account's host, e.g. https://acme.sendloop.com; default
-//	                        https://app.sendloop.com. Plain http is refused except on loopback.
+//	                        https://app.sendloop.com. The host only: a URL whose path ends in
+//	                        /api/v3… or /api/index.php is refused ("set the host only"); other
+//	                        path prefixes (a proxy's) are kept. Plain http is refused except
+//	                        on loopback.
+//	SENDLOOP_INSECURE_HTTP  1 allows a plain http SENDLOOP_BASE_URL on another host, such as
+//	                        a `sendloop fake --listen-any` reached by a CI service name (the
+//	                        SDK's WithInsecureHTTP)
 //	SENDLOOP_SMTP_HOST      the relay, for send
 //	SENDLOOP_SMTP_PORT      default 587
 //	SENDLOOP_SMTP_USER      a sender address's relay user name
@@ -59,21 +73,35 @@
 //
 // # Exit status
 //
-//	0  success
-//	1  failure: an API or relay error, an interruption, or a run that completed but rejected
-//	   rows (sync), in a dry run too
-//	2  usage or configuration error: an unknown command or flag, a missing or invalid flag
-//	   value or argument, an unreadable input file, a CSV header that does not fit the list,
-//	   an environment variable unset or invalid
+//	0    done
+//	1    some rows failed (sync: rejected or refused rows, in a dry run too), or any other
+//	     failure: an API or relay error, a network failure
+//	2    usage, configuration or credentials: an unknown command or flag, a missing or
+//	     invalid flag value or argument, an unreadable input file, a CSV header that does not
+//	     fit the list, an environment variable unset or invalid, a key or account the
+//	     service refuses (API codes 103, 104, 147, 148, 149; legacy code 2), relay
+//	     credentials refused (SMTP 535)
+//	130  interrupted by SIGINT
+//	143  interrupted by SIGTERM
 //
 // # Output
 //
 // Results go to stdout: aligned tables, or with --json one JSON document (export: JSON
-// Lines). Records of the service (lists, reports, exported subscribers) keep the service's
-// field names (ListID, EmailAddress, …); the tool's own documents (sync's plan and result,
-// send's report, fake's settings) use lower-case snake_case names, fake's settings the
-// environment variables' names. Errors, notes and progress go to stderr, always as text,
-// each line prefixed with "sendloop: ".
+// Lines). Every key is snake_case: the tool's own documents (sync's plan and result, send's
+// report) and the service's records alike (lists: list_id, name, opt_in_mode, …; reports:
+// total_recipients, unique_opens_ratio, …; exported subscribers: email_address,
+// subscriber_id, … with the custom fields in a "custom_fields" object keyed by their
+// column names, which are data). Two exceptions: call prints the service's JSON unchanged,
+// and fake's settings are keyed by the environment variables' names. Notes and progress go
+// to stderr as text, each line prefixed with "sendloop: "; errors too, or with --json as one
+// JSON object: {"error": "...", "kind": "usage"|"credentials"|"failure", "exit_code": 2,
+// "api_command": "list.get", "api_error_code": 104, "help": "sendloop help sync"} (the last
+// three when they apply; smtp_command and smtp_code for the relay). Messages are the
+// tool's: the SDK's package prefixes (sendloop:, sendloop/smtp:) are not repeated.
+//
+// Progress is drawn on stderr only when it is a terminal (golang.org/x/term), cut to its
+// width, redrawn ten times a second and erased when done; never with TERM=dumb, a pipe, a
+// file or /dev/null, so CI logs hold no control characters.
 //
 // The API key and the relay password are never printed: the SDK removes them from its
 // errors and logs, and call replaces the key with [REDACTED] should an answer hold it. The
@@ -137,25 +165,39 @@
 //     missing.
 //   - Additions go through subscriber.import, which subscribes at once without a
 //     confirmation email even on a double opt-in list; sync says so in a note.
-//   - Header names are matched case-insensitively, trimmed: EmailAddress, "Email Address" or
-//     Email for the address; CustomField<id> or the field's name for a custom field (a name
-//     shared by two fields must be given by key). A column given twice, an unnamed column,
-//     an unknown column or no address column is a usage error that names them all.
+//   - Header names: the address column is EmailAddress in any common spelling (Email,
+//     E-mail, "Email Address", email_address, Mail, EmailAddr), compared without case,
+//     spaces, '-', '_' and '.'; custom fields by CustomField<id> or the field's name,
+//     case-insensitively, trimmed (a name shared by two fields must be given by key).
+//     --column SOURCE=TARGET maps any column, whatever its name (TARGET: EmailAddress or a
+//     field). A column given twice, an unnamed column, an unknown column or no address
+//     column is a usage error that names them all; --ignore-column NAME skips one (and must
+//     name a column of the file, so a typo shows), --ignore-unknown-columns skips every
+//     unknown or unnamed one (an ambiguous field name is still an error).
 //   - The read-only columns export writes (SubscriberID, SubscriptionStatus, BounceType,
 //     SubscriptionDate, SubscriptionIP, UnsubscriptionDate, UnsubscriptionIP, OptInDate)
 //     are accepted and ignored, so that an export syncs back; with a SubscriptionStatus
 //     column only the rows whose status is Subscribed count, and the others are skipped:
 //     they add, update and unsubscribe no one (a copy never resubscribes an opt-out, and a
 //     list synced with its own export plans nothing).
-//   - The delimiter is whichever of comma, semicolon and tab occurs most often outside
-//     quotes in the header line (comma on a tie). The file must be UTF-8 (a byte-order mark
-//     is skipped); a row holding invalid UTF-8 is rejected rather than sent garbled. Quotes
-//     follow RFC 4180 strictly: a stray quote rejects the row (a quoted field left open runs
-//     to the end of the file, as in every CSV reader, and the reason names the lines).
-//   - Values are taken as written, spaces included; an empty cell empties the field of a
-//     member, and is not sent for a new address. Addresses are trimmed, checked as the SDK
-//     checks them, and compared case-insensitively; the first row of an address wins, later
-//     ones are rejected as duplicates naming its line.
+//   - The delimiter: --delimiter if given; else Excel's "sep=X" first line (which is then
+//     skipped, and line numbers still count it); else whichever of comma, semicolon and tab
+//     occurs most often outside quotes in the header line (comma on a tie).
+//   - Encodings: UTF-8 (a byte-order mark is skipped); UTF-16 LE or BE when the file starts
+//     with its byte-order mark; latin1, windows-1252, utf-16le or utf-16be with --encoding (a
+//     byte-order mark that disagrees with it is an error). A header that is not UTF-8 (or
+//     looks like UTF-16 without its mark) is a usage error naming the encoding it looks like
+//     (windows-1252 when it holds bytes 0x80–0x9F, else latin1). A later row holding invalid
+//     UTF-8 is rejected rather than sent garbled, the reason naming --encoding. Quotes follow
+//     RFC 4180 strictly: a stray quote rejects the row (a quoted field left open runs to the
+//     end of the file, as in every CSV reader, and the reason names the lines).
+//   - Values are trimmed of surrounding whitespace (spreadsheets pad cells); --no-trim keeps
+//     it in custom fields. An empty cell empties the field of a member, and is not sent for
+//     a new address. Addresses are always trimmed, checked as the SDK checks them, and
+//     compared case-insensitively; the first row of an address wins, later ones are
+//     rejected as duplicates naming its line. A rejected row keeps its address as written:
+//     for a line the CSV reader cannot parse, the address column of its first line split
+//     plainly, or the line itself, never an empty string.
 //   - Rejects: `line,email,reason`, in file order for the rows refused before sending, then
 //     the rows the service refused (import or update). The file gets its header even when
 //     nothing is rejected, and may not be the CSV itself. Without --rejects the first 20
@@ -164,15 +206,17 @@
 //   - A dry run reads the file twice too, to list its changes (additions in file order,
 //     then updates, then unsubscriptions) and write the rejects; it never writes to the
 //     service.
-//   - Progress: on a terminal (stderr a character device), a bar redrawn ten times a second
-//     and erased when done, messages printed above it; elsewhere a line every 5 seconds
-//     during a long step, and its final state once it ends. --quiet silences both.
+//   - Progress: only on a terminal (see Output); --quiet silences it there too. export shows
+//     how many subscribers it has written.
 //   - export writes every subscriber in every state, values as the service sends them
 //     ('0000-00-00' for an unset date). Custom-field columns are named as in the list, or
 //     CustomField<id> when the name is empty, shared, or one of the record's own columns.
 //     --format json writes JSON Lines (one object per line, streamable, jq-friendly) with
-//     the CSV's keys in the CSV's order, SubscriberID a number; it is the default with
-//     --json.
+//     snake_case keys, the custom fields in "custom_fields", subscriber_id a number; it is
+//     the default with --json. --excel (CSV only) adds a UTF-8 byte-order mark and prefixes
+//     with ' every cell starting with =, +, -, @, a tab or a carriage return, so that a
+//     spreadsheet shows it as text rather than running it (OWASP's CSV injection advice);
+//     the quote stays in the data, so the plain export is the one to sync back.
 //   - call: parameters are key=value (repeated keys send every value; bracket notation is
 //     passed as is); an APIKey parameter is refused. Non-JSON formats print the body as is.
 //   - report also shows `report list ID` (report.list.overall). Its table shows the
@@ -181,13 +225,20 @@
 //     offered beside the requested flags; a body may be a file or - (stdin, for one of the
 //     two). Bad addresses or headers are usage errors. The relay's STARTTLS certificate is
 //     verified against the system's roots plus SENDLOOP_SMTP_CA_FILE.
-//   - fake: only loopback hosts (127.0.0.0/8, ::1, localhost) are accepted; port 0 picks a
-//     free one. The relay's CA certificate is written to a temporary file removed on exit,
+//   - fake: only loopback hosts (127.0.0.0/8, ::1, localhost) are accepted, unless
+//     --listen-any, which prints a warning; --tls-name adds names to the relay's certificate
+//     (sendlooptest.RelayTLSNames), the first being the host of the printed settings, which
+//     then include SENDLOOP_INSECURE_HTTP=1. Port 0 picks a free one. The relay's CA certificate is written to a temporary file removed on exit,
 //     unless --ca-file names where to keep it. It logs the API commands it serves and the
 //     messages its relay accepts; its state is lost when it stops. SIGINT and SIGTERM stop
 //     it with exit code 0.
-//   - Missing or invalid configuration (the key, the base URL, the relay settings) is a
-//     usage error, exit code 2: a CI job tells a configuration problem from a failure.
-//   - SIGINT and SIGTERM cancel any command; sync then prints what it did so far and exits
-//     with 1.
+//   - Missing or invalid configuration (the key, the base URL, the relay settings) and
+//     credentials the service or the relay refuses are exit code 2: a CI job tells a
+//     configuration problem from a failure.
+//   - The version: the build's module version (go install …@v1.2.3); for a build from a
+//     checkout ("(devel)"), the SDK's Version constant and the VCS revision when the build
+//     recorded it, with ", modified" for a dirty tree.
+//   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
+//     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
+//     ended.
 package main

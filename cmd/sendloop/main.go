@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/smtp"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -27,16 +33,16 @@ func main() {
 		stdout:    os.Stdout,
 		stderr:    os.Stderr,
 		getenv:    os.Getenv,
-		stderrTTY: isCharDevice(os.Stderr),
+		stderrTTY: isTerminal(os.Stderr, os.Getenv),
 	})
 	stop()
 	os.Exit(interrupted.exitCode(code))
 }
 
-// isCharDevice reports whether f is a character device: a terminal, for the progress line.
-func isCharDevice(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// isTerminal reports whether f is a terminal that can draw a progress line: not a pipe, a
+// file or /dev/null (a character device, but no terminal), and not TERM=dumb.
+func isTerminal(f *os.File, getenv func(string) string) bool {
+	return term.IsTerminal(int(f.Fd())) && getenv("TERM") != "dumb"
 }
 
 // env is what the process gets from outside: streams and environment variables.
@@ -102,56 +108,58 @@ func findCommand(name string) *command {
 }
 
 // run runs the tool with the arguments after the program name and returns the exit code.
+// Flags may come anywhere: global flags and the command's before or after the command name
+// and after positional arguments; "--" ends the flags.
 func run(ctx context.Context, args []string, e *env) int {
-	a := &app{env: e}
+	a := &app{env: e, json: wantsJSON(args)}
 	global := flag.NewFlagSet("sendloop", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
-	global.BoolVar(&a.json, "json", false, "")
+	global.BoolVar(&a.json, "json", a.json, "")
 	global.BoolVar(&a.fake, "fake", false, "")
 	global.BoolVar(&a.quiet, "quiet", false, "")
 	global.BoolVar(&a.verbose, "verbose", false, "")
 	global.DurationVar(&a.timeout, "timeout", 0, "")
 	version := global.Bool("version", false, "")
-	if err := global.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printOverview(e.stdout)
-			return exitOK
-		}
-		return a.fail(usagef("", "%v", err))
-	}
-	if *version {
-		fmt.Fprintf(e.stdout, "sendloop %s (sendloop-go)\n", sendloop.Version)
-		return exitOK
-	}
-	rest := global.Args()
-	if len(rest) == 0 {
-		printOverview(e.stderr)
-		return exitUsage
-	}
-	name, rest := rest[0], rest[1:]
-	if name == "help" {
-		return a.help(rest)
-	}
-	cmd := findCommand(name)
-	if cmd == nil {
-		return a.fail(usagef("", "unknown command %q", name))
-	}
-	if a.timeout < 0 {
-		return a.fail(usagef("", "--timeout cannot be negative"))
-	}
+
+	name, at := commandName(args, global)
+	var cmd *command
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	runner := cmd.setup(fs)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printHelp(e.stdout, cmd)
-			return exitOK
+	var runner func(context.Context, *app, []string) error
+	if name != "" && name != "help" && name != "version" {
+		if cmd = findCommand(name); cmd == nil {
+			return a.fail(usagef("", "unknown command %q", name))
 		}
-		msg := err.Error()
-		if isGlobalFlag(err) {
-			msg += " (global flags go before the command: sendloop --json " + name + " …)"
+		runner = cmd.setup(fs)
+	}
+	rest := args
+	if at >= 0 {
+		rest = append(append([]string(nil), args[:at]...), args[at+1:]...)
+	}
+	positional, help, err := parseFlags(rest, fs, global)
+	switch {
+	case err != nil:
+		return a.fail(usagef(name, "%v", err))
+	case *version, name == "version" && !help:
+		if len(positional) > 0 {
+			return a.fail(usagef("", "version takes no arguments"))
 		}
-		return a.fail(usagef(name, "%s", msg))
+		return a.printVersion()
+	case name == "help":
+		return a.help(positional)
+	case help && cmd != nil:
+		printHelp(e.stdout, cmd)
+		return exitOK
+	case help:
+		printOverview(e.stdout)
+		return exitOK
+	case cmd == nil && a.json:
+		return a.fail(usagef("", "no command given"))
+	case cmd == nil:
+		printOverview(e.stderr)
+		return exitUsage
+	case a.timeout < 0:
+		return a.fail(usagef("", "--timeout cannot be negative"))
 	}
 	if a.timeout > 0 {
 		var cancel context.CancelFunc
@@ -159,38 +167,235 @@ func run(ctx context.Context, args []string, e *env) int {
 		defer cancel()
 	}
 	defer a.closeFake()
-	return a.fail(runner(ctx, a, fs.Args()))
+	return a.fail(runner(ctx, a, positional))
 }
 
-// isGlobalFlag reports a "flag provided but not defined" error about a global flag.
-func isGlobalFlag(err error) bool {
-	msg := err.Error()
-	for _, f := range []string{"json", "fake", "quiet", "verbose", "timeout", "version"} {
-		if strings.HasSuffix(msg, ": -"+f) || strings.HasSuffix(msg, ": --"+f) {
-			return true
+// wantsJSON reports a --json flag among the arguments, so that even an error in the other
+// arguments is reported as JSON.
+func wantsJSON(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			return false
+		}
+		if name, value, hasValue := splitFlag(arg); name == "json" {
+			if b, err := strconv.ParseBool(value); !hasValue || (err == nil && b) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// fail prints err, if any, and returns its exit code.
+// splitFlag reads "-name", "--name" or "--name=value"; name is "" for a non-flag.
+func splitFlag(arg string) (name, value string, hasValue bool) {
+	if len(arg) < 2 || arg[0] != '-' || arg == "--" {
+		return "", "", false
+	}
+	name = strings.TrimPrefix(arg[1:], "-")
+	if name == "" || name[0] == '-' || name[0] == '=' {
+		return "", "", false
+	}
+	name, value, hasValue = strings.Cut(name, "=")
+	return name, value, hasValue
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// commandName finds the command: the first argument that is neither a flag nor a flag's
+// value. A flag before the command may be a global one or any command's; whether it takes a
+// value decides whether the next argument is its value.
+func commandName(args []string, global *flag.FlagSet) (string, int) {
+	takesValue := map[string]bool{}
+	global.VisitAll(func(f *flag.Flag) { takesValue[f.Name] = !isBoolFlag(f) })
+	for _, c := range commands() {
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		c.setup(fs)
+		fs.VisitAll(func(f *flag.Flag) { takesValue[f.Name] = takesValue[f.Name] || !isBoolFlag(f) })
+	}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			if i+1 < len(args) {
+				return args[i+1], i + 1
+			}
+			return "", -1
+		}
+		name, _, hasValue := splitFlag(arg)
+		switch {
+		case name == "" && arg != "-":
+			return arg, i
+		case name != "" && !hasValue && takesValue[name]:
+			i++
+		}
+	}
+	return "", -1
+}
+
+// parseFlags sets the flags found anywhere in args, looking them up in sets in order, and
+// returns the other arguments; "--" ends the flags. help reports -h or --help.
+func parseFlags(args []string, sets ...*flag.FlagSet) (positional []string, help bool, err error) {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			return append(positional, args[i+1:]...), help, nil
+		}
+		name, value, hasValue := splitFlag(arg)
+		if name == "" {
+			positional = append(positional, arg)
+			continue
+		}
+		if name == "h" || name == "help" {
+			help = true
+			continue
+		}
+		var fs *flag.FlagSet
+		var f *flag.Flag
+		for _, s := range sets {
+			if f = s.Lookup(name); f != nil {
+				fs = s
+				break
+			}
+		}
+		if f == nil {
+			return nil, help, fmt.Errorf("unknown flag --%s", name)
+		}
+		switch {
+		case hasValue:
+		case isBoolFlag(f):
+			value = "true"
+		case i+1 < len(args):
+			i++
+			value = args[i]
+		default:
+			return nil, help, fmt.Errorf("flag --%s needs a value", name)
+		}
+		if err := fs.Set(name, value); err != nil {
+			if want := valueKind(f); want != "" {
+				return nil, help, fmt.Errorf("invalid value %q for --%s: want %s", value, name, want)
+			}
+			return nil, help, fmt.Errorf("invalid value %q for --%s: %v", value, name, err)
+		}
+	}
+	return positional, help, nil
+}
+
+// valueKind says what a flag of the flag package's own types takes, "" for other types.
+func valueKind(f *flag.Flag) string {
+	switch fmt.Sprintf("%T", f.Value) {
+	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
+		return "a whole number"
+	case "*flag.durationValue":
+		return "a duration such as 30s or 10m"
+	case "*flag.boolValue":
+		return "true or false"
+	case "*flag.float64Value":
+		return "a number"
+	}
+	return ""
+}
+
+// repeatedFlag is a flag that may be given several times, each value kept as given.
+type repeatedFlag []string
+
+func (r *repeatedFlag) String() string { return strings.Join(*r, ", ") }
+
+// Set adds a value.
+func (r *repeatedFlag) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
+// credentialCodes are the v3 API's codes for a key or account that cannot be used: a
+// configuration problem, exit code 2.
+var credentialCodes = []sendloop.ErrorCode{sendloop.ErrIPNotAuthorized, sendloop.ErrInvalidAPIKey,
+	sendloop.ErrTrialExpired, sendloop.ErrInvalidCredentials, sendloop.ErrUserInactive}
+
+// smtpAuthFailed is the relay's reply to credentials it refuses.
+const smtpAuthFailed = 535
+
+// exitCode returns the exit code of an error: 2 for usage, configuration and credentials,
+// 1 for any other failure.
+func exitCode(err error) (code int, kind string) {
+	var ue *usageError
+	var apiErr *sendloop.APIError
+	var legacyErr *legacy.Error
+	var smtpErr *smtp.SMTPError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage, "usage"
+	case errors.As(err, &apiErr) && slices.Contains(credentialCodes, apiErr.Code),
+		errors.As(err, &legacyErr) && legacyErr.Code == legacy.ErrInvalidAPIKey,
+		errors.As(err, &smtpErr) && smtpErr.Code == smtpAuthFailed:
+		return exitUsage, "credentials"
+	}
+	return exitFailure, "failure"
+}
+
+// sdkPrefix matches the packages' own prefixes ("sendloop: ", "sendloop/smtp: ") at the start
+// of a message or of a wrapped one: the tool prints "sendloop: " once.
+var sdkPrefix = regexp.MustCompile(`(^|: |\n)sendloop(/[a-z]+)?: `)
+
+// cliMessage is an error's text in the tool's words: without the SDK's own prefixes.
+func cliMessage(err error) string {
+	msg := err.Error()
+	for {
+		out := sdkPrefix.ReplaceAllString(msg, "$1")
+		if out == msg {
+			return msg
+		}
+		msg = out
+	}
+}
+
+// fail prints err, if any, and returns its exit code: on stderr as text, or with --json as
+// one JSON object.
 func (a *app) fail(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "sendloop: %s\n", strings.TrimPrefix(err.Error(), "sendloop: "))
+	code, kind := exitCode(err)
 	var ue *usageError
+	helpCmd := ""
 	if errors.As(err, &ue) {
 		switch ue.cmd {
 		case "":
-			fmt.Fprintln(a.stderr, "Run 'sendloop help' for usage.")
+			helpCmd = "sendloop help"
 		case "-":
 		default:
-			fmt.Fprintf(a.stderr, "Run 'sendloop help %s' for usage.\n", ue.cmd)
+			helpCmd = "sendloop help " + ue.cmd
 		}
-		return exitUsage
 	}
-	return exitFailure
+	msg := cliMessage(err)
+	if a.json {
+		obj := orderedObject{{"error", msg}, {"kind", kind}, {"exit_code", code}}
+		var apiErr *sendloop.APIError
+		var legacyErr *legacy.Error
+		var smtpErr *smtp.SMTPError
+		switch {
+		case errors.As(err, &apiErr):
+			obj = append(obj, member{"api_command", apiErr.Command}, member{"api_error_code", int(apiErr.Code)})
+		case errors.As(err, &legacyErr):
+			obj = append(obj, member{"api_command", legacyErr.Command}, member{"api_error_code", int(legacyErr.Code)})
+		case errors.As(err, &smtpErr):
+			obj = append(obj, member{"smtp_command", smtpErr.Command}, member{"smtp_code", smtpErr.Code})
+		}
+		if helpCmd != "" {
+			obj = append(obj, member{"help", helpCmd})
+		}
+		b, jerr := obj.MarshalJSON()
+		if jerr == nil {
+			fmt.Fprintf(a.stderr, "%s\n", b)
+			return code
+		}
+	}
+	fmt.Fprintf(a.stderr, "sendloop: %s\n", msg)
+	if helpCmd != "" {
+		fmt.Fprintf(a.stderr, "Run '%s' for usage.\n", helpCmd)
+	}
+	return code
 }
 
 // help runs `sendloop help [command]`.
@@ -220,13 +425,18 @@ through the SMTP relay, makes raw API calls and serves a local fake of the servi
 Usage:
   sendloop [global flags] <command> [flags] [arguments]
 
+Flags may come anywhere, before or after the command and after its arguments, with one
+dash or two, as --name value or --name=value; "--" ends the flags.
+
 Commands:
 `
 
-const overviewTail = `  help      show help for a command
+const overviewTail = `  version   print the version (also --version)
+  help      show help for a command
 
-Global flags (before the command):
-  --json            machine-readable output: JSON on stdout
+Global flags:
+  --json            machine-readable output: JSON on stdout, snake_case keys, and errors as
+                    one JSON object on stderr
   --fake            run against an in-process fake of the service holding demo data
                     (list 1 "Demo"), instead of SENDLOOP_API_KEY's account
   --quiet           no progress and no notes on stderr (errors are still printed)
@@ -236,13 +446,24 @@ Global flags (before the command):
 
 Environment:
   SENDLOOP_API_KEY         the API key (required unless --fake)
-  SENDLOOP_BASE_URL        the account's host, e.g. https://acme.sendloop.com
+  SENDLOOP_BASE_URL        the account's host only, e.g. https://acme.sendloop.com
                            (default https://app.sendloop.com)
+  SENDLOOP_INSECURE_HTTP   1 to allow a plain http SENDLOOP_BASE_URL on another host than
+                           this one, e.g. a 'sendloop fake --listen-any' on a CI network
   SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT, SENDLOOP_SMTP_USER, SENDLOOP_SMTP_PASSWORD,
   SENDLOOP_SMTP_CA_FILE    the relay, for send (see 'sendloop help send')
 
-Exit status: 0 success; 1 failure, including a run that completed with rejected rows;
-2 usage or configuration error.
+Progress is drawn on stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
+
+Exit status:
+  0    done
+  1    some rows failed (rejected or refused), or any other failure
+  2    usage, configuration or credentials: an unknown command or flag, a bad value, an
+       unreadable file, a CSV header that does not fit the list, an unset or invalid
+       variable, a key or account the service refuses (API codes 103, 104, 147, 148,
+       149; legacy code 2), relay credentials refused (SMTP 535)
+  130  interrupted by SIGINT (Ctrl-C)
+  143  interrupted by SIGTERM
 
 Run 'sendloop help <command>' for a command's flags.
 `

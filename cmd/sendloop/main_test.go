@@ -158,6 +158,7 @@ var normalizers = []struct {
 	{regexp.MustCompile(`[12]\d{3}-\d{2}-\d{2}`), "YYYY-MM-DD"}, // '0000-00-00' (unset) stays
 	{regexp.MustCompile(`YYYY-MM-DD \d{2}:\d{2}:\d{2}`), "YYYY-MM-DD hh:mm:ss"},
 	{regexp.MustCompile(`(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day`), "WEEKDAY"},
+	{regexp.MustCompile(` \(revision [0-9a-f]+(, modified)?\)`), ""}, // a build from a checkout
 }
 
 func normalize(s string, replace ...string) string {

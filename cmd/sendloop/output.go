@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 )
 
 // table writes aligned columns: a header row, then rows, separated by two spaces.
@@ -111,4 +112,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// snakeCase turns a Go or service field name into the tool's JSON key style: ListID →
+// list_id, TotalSPAMComplaints → total_spam_complaints, OptInMode → opt_in_mode.
+func snakeCase(name string) string {
+	r := []rune(name)
+	var b strings.Builder
+	for i, c := range r {
+		upper := unicode.IsUpper(c)
+		if upper && i > 0 {
+			prev := r[i-1]
+			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		switch {
+		case c == ' ' || c == '-':
+			b.WriteByte('_')
+		default:
+			b.WriteRune(unicode.ToLower(c))
+		}
+	}
+	return b.String()
 }

@@ -3,45 +3,70 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 )
 
-// Progress display intervals.
+// Progress display.
 const (
-	ttyRedraw   = 100 * time.Millisecond // a terminal's progress line is redrawn this often
-	logInterval = 5 * time.Second        // elsewhere a log line is written this often
-	barWidth    = 24
+	ttyRedraw    = 100 * time.Millisecond // a terminal's progress line is redrawn this often
+	barWidth     = 24
+	defaultWidth = 80 // columns, when the terminal does not say
 )
 
-// progress reports the progress of a long step on stderr: on a terminal, a bar redrawn in
-// place and erased when the step ends; elsewhere (a CI log, a file), a line every
-// logInterval, and a last line when the step ends if any was written. Phases run one at a
-// time; set and add may be called from any goroutine.
+// progress reports the progress of a long step on stderr when it is a terminal: a bar and a
+// label redrawn in place, cut to the terminal's width, and erased when the step ends.
+// Elsewhere (a pipe, a file, /dev/null, TERM=dumb) it draws nothing: a CI log gets no
+// control characters. Phases run one at a time; set and add may be called from any
+// goroutine.
 type progress struct {
 	w        io.Writer
 	tty      bool
 	off      bool
 	interval time.Duration
+	width    func() int // the terminal's columns, 0 when unknown
 
 	done, total atomic.Int64
 
 	mu      sync.Mutex // guards the fields below and writes to w
 	label   func(done, total int64) string
-	logged  bool // a log line was written in this phase
 	shown   bool // the terminal line shows the bar
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
+// newProgress returns the progress of a command: drawn when tty (stderr is a terminal that
+// is not TERM=dumb) and not quiet.
 func newProgress(w io.Writer, tty, quiet bool) *progress {
-	p := &progress{w: w, tty: tty, off: quiet, interval: logInterval}
-	if tty {
-		p.interval = ttyRedraw
+	return &progress{w: w, tty: tty, off: quiet || !tty, interval: ttyRedraw, width: stderrWidth}
+}
+
+// stderrWidth returns the width of the terminal on stderr, 0 when unknown.
+func stderrWidth() int {
+	w, _, err := term.GetSize(int(os.Stderr.Fd()))
+	if err != nil {
+		return 0
 	}
-	return p
+	return w
+}
+
+// fit cuts a progress line to the terminal's width, keeping a column free so that the
+// cursor does not wrap.
+func fit(line string, width int) string {
+	if width <= 0 {
+		width = defaultWidth
+	}
+	if utf8.RuneCountInString(line) < width {
+		return line
+	}
+	r := []rune(line)
+	return string(r[:max(width-2, 0)]) + "…"
 }
 
 // start begins a phase of total units (0 when unknown), described by label.
@@ -53,7 +78,7 @@ func (p *progress) start(total int64, label func(done, total int64) string) {
 		return
 	}
 	p.mu.Lock()
-	p.label, p.logged = label, false
+	p.label = label
 	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
 	stop, stopped := p.stop, p.stopped
 	p.mu.Unlock()
@@ -83,18 +108,11 @@ func (p *progress) draw() {
 		return
 	}
 	done, total := p.done.Load(), p.total.Load()
-	text := p.label(done, total)
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\x1b[K%s%s", bar(done, total), text)
-		p.shown = true
-		return
-	}
-	fmt.Fprintf(p.w, "sendloop: %s\n", text)
-	p.logged = true
+	fmt.Fprintf(p.w, "\r\x1b[K%s", fit(bar(done, total)+p.label(done, total), p.width()))
+	p.shown = true
 }
 
-// finish ends the phase: the terminal line is erased; in a log, the final state is written
-// if the phase logged anything.
+// finish ends the phase: the terminal line is erased.
 func (p *progress) finish() {
 	p.mu.Lock()
 	stop, stopped := p.stop, p.stopped
@@ -107,11 +125,9 @@ func (p *progress) finish() {
 	<-stopped
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tty && p.shown {
+	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
-	} else if !p.tty && p.logged {
-		fmt.Fprintf(p.w, "sendloop: %s\n", p.label(p.done.Load(), p.total.Load()))
 	}
 	p.label = nil
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // openPTY opens a pseudo-terminal pair, or skips the test where there is none.
@@ -81,5 +83,78 @@ func TestSyncProgressOnTerminal(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "\x1b") || !regexp.MustCompile(`\nadd +40000 +40000 +0\n`).MatchString(stdout.String()) {
 		t.Errorf("stdout:\n%q", stdout.String())
+	}
+}
+
+// TestIsTerminalPTY checks a real terminal, and TERM=dumb on it.
+func TestIsTerminalPTY(t *testing.T) {
+	t.Parallel()
+	master, slave := openPTY(t)
+	defer master.Close()
+	defer slave.Close()
+	if !isTerminal(slave, func(string) string { return "xterm-256color" }) {
+		t.Error("a pseudo-terminal is a terminal")
+	}
+	if isTerminal(slave, func(string) string { return "dumb" }) {
+		t.Error("TERM=dumb draws no progress")
+	}
+}
+
+// runOnTerminal runs the binary with stderr on a pseudo-terminal and returns stdout and what
+// the terminal showed.
+func runOnTerminal(t *testing.T, env []string, args ...string) (stdout, tty string) {
+	t.Helper()
+	master, slave := openPTY(t)
+	defer master.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, slave
+	terminal := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(master)
+		terminal <- string(b)
+	}()
+	err := cmd.Run()
+	slave.Close()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	select {
+	case tty = <-terminal:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the terminal did not close")
+	}
+	return out.String(), tty
+}
+
+// TestExportProgressOnTerminal exports a list big enough to take several pages: the
+// terminal shows the progress, TERM=dumb shows none, and stdout holds the data alone.
+func TestExportProgressOnTerminal(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	var b strings.Builder
+	b.WriteString("EmailAddress\n")
+	for i := 0; i < 3000; i++ {
+		b.WriteString(emailN(i) + "\n")
+	}
+	csvPath := writeFile(t, t.TempDir(), "big.csv", b.String())
+	if r := f.sendloop(t, "--quiet", "sync", "--list", "1", "--csv", csvPath); r.code != exitOK {
+		t.Fatalf("sync: %d %s", r.code, r.stderr)
+	}
+	// Slow pages (a page holds at most 50) keep the export on screen for the redraws.
+	f.srv.InjectFault("subscriber.browse", sendlooptest.Fault{Times: 10, Delay: 50 * time.Millisecond})
+	stdout, tty := runOnTerminal(t, append([]string{"TERM=xterm"}, f.env...), "export", "--list", "1")
+	if !strings.Contains(tty, "\r\x1b[Kexporting list 1: ") || !strings.Contains(tty, "exported 3003 subscribers") {
+		t.Errorf("no progress on the terminal: %q", tty)
+	}
+	if strings.Contains(stdout, "\x1b") || strings.Count(stdout, "\n") != 3004 {
+		t.Errorf("stdout holds %d lines", strings.Count(stdout, "\n"))
+	}
+	_, tty = runOnTerminal(t, append([]string{"TERM=dumb"}, f.env...), "export", "--list", "1")
+	if strings.Contains(tty, "\x1b") || !strings.Contains(tty, "exported 3003 subscribers") {
+		t.Errorf("TERM=dumb: %q", tty)
 	}
 }

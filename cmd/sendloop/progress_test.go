@@ -50,31 +50,40 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func TestProgressLog(t *testing.T) {
+// TestProgressOffTerminal checks that nothing is drawn where stderr is not a terminal.
+func TestProgressOffTerminal(t *testing.T) {
 	t.Parallel()
 	var out syncBuffer
 	p := newProgress(&out, false, false)
 	p.interval = time.Millisecond
 	p.start(10, label)
 	p.set(4)
-	waitFor(t, "a log line", func() bool { return strings.Contains(out.String(), "sendloop: step 4/10\n") })
-	p.add(6)
+	time.Sleep(20 * time.Millisecond)
+	fmt.Fprintf(p, "a message\n")
 	p.finish()
-	if !strings.HasSuffix(out.String(), "sendloop: step 10/10\n") {
-		t.Errorf("no final line:\n%s", out.String())
+	if out.String() != "a message\n" {
+		t.Errorf("off a terminal: %q", out.String())
 	}
-	if strings.Contains(out.String(), "\r") {
-		t.Errorf("a log holds carriage returns: %q", out.String())
-	}
+}
 
-	// A quick phase logs nothing at all.
-	var quick syncBuffer
-	p = newProgress(&quick, false, false)
-	p.start(1, label)
-	p.set(1)
-	p.finish()
-	if quick.String() != "" {
-		t.Errorf("a phase shorter than the interval logged %q", quick.String())
+func TestFit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line  string
+		width int
+		want  string
+	}{
+		{"short", 80, "short"},
+		{"exactly nine", 13, "exactly nine"},
+		{"exactly nine", 12, "exactly ni…"},
+		{"ééééé", 4, "éé…"},
+		{strings.Repeat("x", 100), 0, strings.Repeat("x", 78) + "…"},
+		{"abc", 1, "…"},
+	}
+	for _, tt := range tests {
+		if got := fit(tt.line, tt.width); got != tt.want {
+			t.Errorf("fit(%q, %d) = %q, want %q", tt.line, tt.width, got, tt.want)
+		}
 	}
 }
 
@@ -83,6 +92,7 @@ func TestProgressTerminal(t *testing.T) {
 	var out syncBuffer
 	p := newProgress(&out, true, false)
 	p.interval = time.Millisecond
+	p.width = func() int { return 80 }
 	p.start(4, label)
 	p.set(2)
 	waitFor(t, "a bar", func() bool { return strings.Contains(out.String(), "[############............]  50% step 2/4") })
@@ -111,7 +121,9 @@ func TestProgressQuiet(t *testing.T) {
 	}
 }
 
-func TestIsCharDevice(t *testing.T) {
+// TestIsTerminal checks that /dev/null (a character device), a pipe and TERM=dumb get no
+// progress; a real terminal is checked in progress_linux_test.go.
+func TestIsTerminal(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no /dev/null")
@@ -121,8 +133,9 @@ func TestIsCharDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer null.Close()
-	if !isCharDevice(null) {
-		t.Error("/dev/null is a character device")
+	env := func(string) string { return "xterm" }
+	if isTerminal(null, env) {
+		t.Error("/dev/null is no terminal")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -130,7 +143,7 @@ func TestIsCharDevice(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if isCharDevice(w) {
-		t.Error("a pipe is not a character device")
+	if isTerminal(w, env) {
+		t.Error("a pipe is no terminal")
 	}
 }

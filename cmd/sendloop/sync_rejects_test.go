@@ -19,7 +19,7 @@ func TestSyncRejectsMalformedAddressAsWritten(t *testing.T) {
 		{"too many fields", "finn@example.com,Finn,free,extra", "finn@example.com"},
 		{"no address, too few fields", ",Nobody", ",Nobody"},
 		{"semicolon file", "x", "x"},
-		{"unterminated quote", `"gil@example.com,Gil,free`, `"gil@example.com`},
+		{"unterminated quote", `"gil@example.com,Gil,free`, "gil@example.com"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -75,7 +76,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		var err error
-		relay, err = smtp.NewRelay(host, port, os.Getenv("SENDLOOP_SMTP_USER"), os.Getenv("SENDLOOP_SMTP_PASSWORD"), opts...)
+		auth := smtp.Auth{Username: os.Getenv("SENDLOOP_SMTP_USER"), Password: os.Getenv("SENDLOOP_SMTP_PASSWORD")}
+		relay, err = smtp.NewRelay(net.JoinHostPort(host, strconv.Itoa(port)), auth, opts...)
 		if err != nil {
 			return err
 		}
@@ -87,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		defer fake.Close()
 		opts = append(opts, smtp.WithTLSConfig(&tls.Config{RootCAs: fake.RootCAs()}))
-		if relay, err = smtp.NewRelay(fake.Host(), fake.Port(), user, password, opts...); err != nil {
+		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: user, Password: password}, opts...); err != nil {
 			return err
 		}
 		if *from == "" {
@@ -116,16 +118,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 			TrackOpens:  true,
 			TrackClicks: true,
 		},
+		// Bulk senders must offer a one-click unsubscription (RFC 8058).
+		ListUnsubscribe:         []string{"https://example.com/unsubscribe?order=1017", "mailto:unsubscribe@example.com"},
+		ListUnsubscribeOneClick: true,
 	}
+	defer relay.Close()
 	fmt.Fprintf(stdout, "sending through %s\n", relay)
-	if err := relay.Send(ctx, msg); err != nil {
-		var smtpErr *smtp.SMTPError
-		if errors.As(err, &smtpErr) && smtpErr.Temporary() {
+	res, err := relay.Send(ctx, msg)
+	if err != nil && !res.Delivered() {
+		if errors.Is(err, smtp.ErrTemporary) {
 			return fmt.Errorf("temporary failure, try again later: %w", err)
 		}
 		return err
 	}
-	fmt.Fprintln(stdout, "sent")
+	fmt.Fprintf(stdout, "sent: Message-ID %s, reply %q\n", res.MessageID, res.Reply)
+	if err != nil {
+		fmt.Fprintln(stdout, "but:", err) // some recipients were refused
+	}
 	if fake != nil {
 		for _, m := range fake.Messages() {
 			printCaptured(stdout, m)
@@ -137,9 +146,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 func printCaptured(w io.Writer, m sendlooptest.RelayMessage) {
 	fmt.Fprintln(w, "\n--- the fake relay received ---")
 	fmt.Fprintf(w, "envelope:  %s -> %s (user %s, %s, TLS %v)\n", m.EnvelopeFrom, strings.Join(m.EnvelopeTo, ", "), m.Username, m.AuthMechanism, m.TLS)
+	fmt.Fprintf(w, "structure: %s\n", m.Structure)
 	for _, name := range []string{
 		smtp.HeaderCustomArgs, smtp.HeaderMergeVars, smtp.HeaderTags,
 		smtp.HeaderTrackOpens, smtp.HeaderTrackClicks, smtp.HeaderTrackGA,
+		"List-Unsubscribe", "List-Unsubscribe-Post",
 	} {
 		if value := m.Header.Get(name); value != "" {
 			fmt.Fprintf(w, "header:    %s: %s\n", name, value)

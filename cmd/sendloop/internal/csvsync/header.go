@@ -1,9 +1,12 @@
 package csvsync
 
 import (
+	"encoding/csv"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-sendloop/sendloop/internal/address"
@@ -28,8 +31,21 @@ const (
 var ReadOnlyColumns = []string{"SubscriberID", ColumnStatus, "BounceType", "SubscriptionDate",
 	"SubscriptionIP", "UnsubscriptionDate", "UnsubscriptionIP", "OptInDate"}
 
-// emailAliases are the header names read as the address column, compared case-insensitively.
-var emailAliases = []string{ColumnEmail, "Email Address", "Email"}
+// emailAliases are the header names read as the address column, compared as normalizeName
+// leaves them: EmailAddress, "Email Address", E-mail, email_address, Mail, …
+var emailAliases = []string{"emailaddress", "email", "mail", "emailaddr", "mailaddress", "emailid"}
+
+// normalizeName folds a column name for comparing the subscriber record's own names: lower
+// case, without spaces, '-', '_' or '.'.
+func normalizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_', '.', '\t', '\u00a0':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
 
 // customFieldPrefix is the service's key for a custom field: CustomField<id>.
 const customFieldPrefix = "CustomField"
@@ -52,8 +68,11 @@ type Mapping struct {
 	Status int
 	// Fields are the custom-field columns, in header order.
 	Fields []MappedField
-	// Ignored names the read-only columns the header holds.
+	// Ignored names the columns read for nothing: the read-only ones, and those ignored
+	// through HeaderOptions.
 	Ignored []string
+
+	keepSpaces bool
 }
 
 // HeaderError says what is wrong with a header row: a usage error.
@@ -79,7 +98,7 @@ func (e *HeaderError) Error() string {
 		if len(e.Unknown) > 1 {
 			noun = "columns"
 		}
-		parts = append(parts, fmt.Sprintf("unknown %s %s (the list's custom fields are %s)",
+		parts = append(parts, fmt.Sprintf("unknown %s %s (the list's custom fields are %s; map a column with --column 'NAME=FIELD', or skip it with --ignore-column NAME or --ignore-unknown-columns)",
 			noun, strings.Join(quoted, ", "), describeFields(e.Fields)))
 	}
 	parts = append(parts, e.Problems...)
@@ -110,24 +129,69 @@ func parseFieldKey(s string) (int, bool) {
 }
 
 func isStandardColumn(name string) bool {
-	for _, c := range emailAliases {
-		if strings.EqualFold(name, c) {
-			return true
-		}
-	}
-	for _, c := range ReadOnlyColumns {
-		if strings.EqualFold(name, c) {
-			return true
-		}
-	}
-	return false
+	return isEmailAlias(name) || readOnlyColumn(name) != ""
 }
 
-// MapHeader maps a header row to the address column and the list's custom fields. Names are
-// compared case-insensitively after trimming spaces. A custom field is named by its key,
-// CustomField<id>, or by its FieldName when no other field of the list has that name.
-func MapHeader(header []string, fields []Field) (*Mapping, error) {
-	m := &Mapping{Columns: len(header), Email: -1, Status: -1}
+// readOnlyColumn returns the read-only column name names, "" when none.
+func readOnlyColumn(name string) string {
+	n := normalizeName(name)
+	for _, c := range ReadOnlyColumns {
+		if normalizeName(c) == n {
+			return c
+		}
+	}
+	return ""
+}
+
+// ColumnMap maps a CSV column to what it holds, overriding the name: --column SOURCE=TARGET.
+type ColumnMap struct {
+	// Source is the column's name in the header, compared case-insensitively, trimmed.
+	Source string
+	// Target is EmailAddress (or another of its spellings), a custom field's name, or its
+	// key CustomField<id>.
+	Target string
+}
+
+// ParseColumnMap reads "SOURCE=TARGET" (split at the first '=').
+func ParseColumnMap(s string) (ColumnMap, error) {
+	src, target, ok := strings.Cut(s, "=")
+	src, target = strings.TrimSpace(src), strings.TrimSpace(target)
+	if !ok || src == "" || target == "" {
+		return ColumnMap{}, fmt.Errorf("%q is not SOURCE=TARGET (a column of the file = EmailAddress or a custom field)", s)
+	}
+	return ColumnMap{Source: src, Target: target}, nil
+}
+
+// HeaderOptions tunes MapHeader; the zero value maps by name, refuses unknown columns and
+// trims values.
+type HeaderOptions struct {
+	// Columns map columns to targets whatever their names.
+	Columns []ColumnMap
+	// Ignore names columns to ignore (each must be in the header).
+	Ignore []string
+	// IgnoreUnknown ignores the columns that name nothing known, unnamed ones included,
+	// instead of refusing the header.
+	IgnoreUnknown bool
+	// KeepSpaces keeps the spaces around custom-field values (addresses are always trimmed).
+	KeepSpaces bool
+}
+
+// sameColumn compares a column's name with a name given on the command line.
+func sameColumn(header, given string) bool {
+	return strings.EqualFold(strings.TrimSpace(header), strings.TrimSpace(given))
+}
+
+// MapHeader maps a header row to the address column and the list's custom fields. The
+// address column is any spelling of EmailAddress (compared without case, spaces, '-' and
+// '_'); a custom field is named by its key, CustomField<id>, or by its FieldName
+// (case-insensitively, trimmed) when no other field of the list has that name. Pass at most
+// one HeaderOptions.
+func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping, error) {
+	var o HeaderOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	m := &Mapping{Columns: len(header), Email: -1, Status: -1, keepSpaces: o.KeepSpaces}
 	herr := &HeaderError{Fields: fields}
 	byName := map[string][]Field{}
 	byID := map[int]Field{}
@@ -136,47 +200,84 @@ func MapHeader(header []string, fields []Field) (*Mapping, error) {
 		byName[key] = append(byName[key], f)
 		byID[f.ID] = f
 	}
+	// The flags must name columns of the file: a typo would otherwise do nothing.
+	for _, name := range o.Ignore {
+		if !slices.ContainsFunc(header, func(h string) bool { return sameColumn(h, name) }) {
+			herr.Problems = append(herr.Problems, fmt.Sprintf("--ignore-column %q: the header has no such column", name))
+		}
+	}
+	for _, c := range o.Columns {
+		if !slices.ContainsFunc(header, func(h string) bool { return sameColumn(h, c.Source) }) {
+			herr.Problems = append(herr.Problems, fmt.Sprintf("--column %q: the header has no column %q", c.Source+"="+c.Target, c.Source))
+		}
+	}
 	taken := map[string]int{} // target → column, to catch a target given twice
 	claim := func(target string, col int, header string) bool {
 		if prev, dup := taken[target]; dup {
-			herr.Problems = append(herr.Problems, fmt.Sprintf("columns %d and %d (%q) both hold %s", prev+1, col+1, header, target))
+			herr.Problems = append(herr.Problems, fmt.Sprintf("columns %d and %d (%q) both hold %s (map one with --column or skip one with --ignore-column)",
+				prev+1, col+1, header, target))
 			return false
 		}
 		taken[target] = col
 		return true
 	}
-	for col, raw := range header {
-		name := strings.TrimSpace(raw)
+	mapTo := func(col int, name, target string, explicit bool) {
 		switch {
-		case name == "":
-			herr.Problems = append(herr.Problems, fmt.Sprintf("column %d has no name", col+1))
-		case !utf8.ValidString(name):
-			herr.Problems = append(herr.Problems, fmt.Sprintf("column %d's name is not valid UTF-8", col+1))
-		case isEmailAlias(name):
+		case isEmailAlias(target):
 			if claim(ColumnEmail, col, name) {
 				m.Email = col
 			}
-		case strings.EqualFold(name, ColumnStatus):
+			return
+		case !explicit && normalizeName(target) == normalizeName(ColumnStatus):
 			if claim(ColumnStatus, col, name) {
 				m.Status = col
 				m.Ignored = append(m.Ignored, name)
 			}
-		case isStandardColumn(name):
-			if claim(strings.ToLower(name), col, name) {
+			return
+		case !explicit && readOnlyColumn(target) != "":
+			if claim(strings.ToLower(readOnlyColumn(target)), col, name) {
 				m.Ignored = append(m.Ignored, name)
 			}
+			return
+		}
+		f, problem := resolveField(target, byID, byName)
+		switch {
+		case problem == "" && claim(customFieldPrefix+strconv.Itoa(f.ID), col, name):
+			m.Fields = append(m.Fields, MappedField{Column: col, Header: name, Field: f})
+		case problem == "":
+		case explicit:
+			herr.Problems = append(herr.Problems, fmt.Sprintf("--column %q: %s is neither EmailAddress nor a custom field of the list (%s)",
+				name+"="+target, strconv.Quote(target), describeFields(herr.Fields)))
+		case problem == errUnknown && o.IgnoreUnknown:
+			m.Ignored = append(m.Ignored, name)
+		case problem == errUnknown:
+			herr.Unknown = append(herr.Unknown, name)
 		default:
-			f, ok := resolveField(name, byID, byName, herr)
-			if !ok {
-				continue
-			}
-			if claim(customFieldPrefix+strconv.Itoa(f.ID), col, name) {
-				m.Fields = append(m.Fields, MappedField{Column: col, Header: name, Field: f})
-			}
+			herr.Problems = append(herr.Problems, problem)
+		}
+	}
+	for col, raw := range header {
+		name := strings.TrimSpace(raw)
+		if slices.ContainsFunc(o.Ignore, func(g string) bool { return sameColumn(raw, g) }) {
+			m.Ignored = append(m.Ignored, name)
+			continue
+		}
+		if i := slices.IndexFunc(o.Columns, func(c ColumnMap) bool { return sameColumn(raw, c.Source) }); i >= 0 {
+			mapTo(col, name, o.Columns[i].Target, true)
+			continue
+		}
+		switch {
+		case name == "" && o.IgnoreUnknown:
+		case name == "":
+			herr.Problems = append(herr.Problems, fmt.Sprintf("column %d has no name", col+1))
+		case !utf8.ValidString(name):
+			herr.Problems = append(herr.Problems, fmt.Sprintf("column %d's name is not valid UTF-8", col+1))
+		default:
+			mapTo(col, name, name, false)
 		}
 	}
 	if m.Email < 0 {
-		herr.Problems = append(herr.Problems, fmt.Sprintf("no address column (name one %s)", ColumnEmail))
+		herr.Problems = append(herr.Problems, fmt.Sprintf("no address column (name one %s, or map one with --column 'NAME=%s')", ColumnEmail, ColumnEmail))
 	}
 	if len(herr.Unknown) > 0 || len(herr.Problems) > 0 {
 		return nil, herr
@@ -185,35 +286,39 @@ func MapHeader(header []string, fields []Field) (*Mapping, error) {
 }
 
 func isEmailAlias(name string) bool {
+	n := normalizeName(name)
 	for _, c := range emailAliases {
-		if strings.EqualFold(name, c) {
+		if n == c {
 			return true
 		}
 	}
 	return false
 }
 
-// resolveField finds the custom field a column names, recording why it cannot.
-func resolveField(name string, byID map[int]Field, byName map[string][]Field, herr *HeaderError) (Field, bool) {
+// errUnknown is resolveField's problem for a name that matches no field.
+const errUnknown = "unknown"
+
+// resolveField finds the custom field a name designates, or says why it cannot: errUnknown,
+// or the fields it is ambiguous between.
+func resolveField(name string, byID map[int]Field, byName map[string][]Field) (Field, string) {
 	if id, ok := parseFieldKey(name); ok {
 		if f, ok := byID[id]; ok {
-			return f, true
+			return f, ""
 		}
 	}
-	switch matches := byName[strings.ToLower(name)]; len(matches) {
+	switch matches := byName[strings.ToLower(strings.TrimSpace(name))]; len(matches) {
 	case 0:
-		herr.Unknown = append(herr.Unknown, name)
+		return Field{}, errUnknown
 	case 1:
-		return matches[0], true
+		return matches[0], ""
 	default:
 		ids := make([]string, len(matches))
 		for i, f := range matches {
 			ids[i] = customFieldPrefix + strconv.Itoa(f.ID)
 		}
-		herr.Problems = append(herr.Problems, fmt.Sprintf("column %q names %d custom fields (%s): use one of those keys",
-			name, len(matches), strings.Join(ids, ", ")))
+		return Field{}, fmt.Sprintf("column %q names %d custom fields (%s): use one of those keys",
+			name, len(matches), strings.Join(ids, ", "))
 	}
-	return Field{}, false
 }
 
 // ColumnNames returns the header names export gives the custom fields, in order, so that
@@ -242,9 +347,17 @@ type Row struct {
 	// Line is the line the record starts on.
 	Line int
 	// Email is the address as written, without surrounding spaces; Key is it lower-cased,
-	// for comparisons (the service compares addresses case-insensitively).
+	// for comparisons (the service compares addresses case-insensitively). Email is empty
+	// for a Malformed record: nothing in it can be trusted.
 	Email, Key string
-	// Values holds the custom-field values in Mapping.Fields order, as written.
+	// Raw is the address as written, for the user to find the row: the address cell
+	// untrimmed; for a record of the wrong length without one, or a Malformed record, the
+	// address column of its first line split plainly, or failing that the line itself (at
+	// most 1 KiB). Never "" for a rejected row, except one whose address cell is empty.
+	// Invalid UTF-8 shows as U+FFFD.
+	Raw string
+	// Values holds the custom-field values in Mapping.Fields order, as written, without
+	// surrounding spaces unless HeaderOptions.KeepSpaces.
 	Values []string
 	// Reject, when not empty, says why the row is rejected.
 	Reject string
@@ -263,6 +376,7 @@ func (m *Mapping) Row(rec Record) Row {
 	case rec.Err != nil:
 		row.Malformed = true
 		row.Reject = "malformed line: " + rec.Err.Error()
+		row.Raw = m.rawFromText(rec)
 		return row
 	case len(rec.Fields) != m.Columns:
 		noun := "fields"
@@ -271,15 +385,24 @@ func (m *Mapping) Row(rec Record) Row {
 		}
 		row.Reject = fmt.Sprintf("malformed line: %d %s, the header has %d", len(rec.Fields), noun, m.Columns)
 		if m.Email < len(rec.Fields) {
-			row.Email = strings.TrimSpace(rec.Fields[m.Email])
+			row.Email = strings.ToValidUTF8(strings.TrimSpace(rec.Fields[m.Email]), "\uFFFD")
+			row.Raw = strings.ToValidUTF8(rec.Fields[m.Email], "\uFFFD")
+		}
+		if strings.TrimSpace(row.Raw) == "" {
+			row.Raw = rec.Text
+			if row.Raw == "" {
+				row.Raw = strings.ToValidUTF8(strings.Join(rec.Fields, string(rec.comma)), "\uFFFD")
+			}
 		}
 		return row
 	}
+	row.Raw = rec.Fields[m.Email]
 	row.Email = strings.TrimSpace(rec.Fields[m.Email])
 	for _, f := range rec.Fields {
 		if !utf8.ValidString(f) {
 			row.Email = strings.ToValidUTF8(row.Email, "\uFFFD")
-			row.Reject = "not valid UTF-8 (save the file as UTF-8)"
+			row.Raw = strings.ToValidUTF8(row.Raw, "\uFFFD")
+			row.Reject = "not valid UTF-8 (save the file as UTF-8, or name its encoding with --encoding, e.g. windows-1252)"
 			return row
 		}
 	}
@@ -298,8 +421,33 @@ func (m *Mapping) Row(rec Record) Row {
 	if len(m.Fields) > 0 {
 		row.Values = make([]string, len(m.Fields))
 		for i, f := range m.Fields {
-			row.Values[i] = rec.Fields[f.Column]
+			v := rec.Fields[f.Column]
+			if !m.keepSpaces {
+				v = strings.TrimSpace(v)
+			}
+			row.Values[i] = v
 		}
 	}
 	return row
+}
+
+// rawFromText reads the address column from the first line of a record the CSV reader
+// could not parse: split as CSV with quotes tolerated when that gives the header's number of
+// fields, else split at every delimiter; failing that, the line.
+func (m *Mapping) rawFromText(rec Record) string {
+	if rec.comma == 0 || rec.Text == "" {
+		return rec.Text
+	}
+	cr := csv.NewReader(strings.NewReader(rec.Text))
+	cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord = rec.comma, true, -1
+	fields, err := cr.Read()
+	if err != nil || len(fields) != m.Columns {
+		fields = strings.Split(rec.Text, string(rec.comma))
+	}
+	if m.Email < len(fields) {
+		if v := strings.Trim(fields[m.Email], " \t\""); v != "" {
+			return strings.ToValidUTF8(v, "\uFFFD")
+		}
+	}
+	return rec.Text
 }

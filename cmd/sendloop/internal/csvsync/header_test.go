@@ -7,6 +7,8 @@ import (
 	"testing"
 )
 
+const notUTF8 = "not valid UTF-8 (save the file as UTF-8, or name its encoding with --encoding, e.g. windows-1252)"
+
 var demoFields = []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}}
 
 func TestMapHeader(t *testing.T) {
@@ -31,7 +33,7 @@ func TestMapHeader(t *testing.T) {
 			fields: []Field{{ID: 1, Name: "A"}, {ID: 2, Name: "CustomField1"}}, email: 0, status: -1, mapped: []int{1}},
 		{name: "unknown", header: []string{"EmailAddress", "Colour", "Size"}, fields: demoFields,
 			err: []string{`unknown columns "Colour", "Size"`, `"First name" (CustomField1), "Plan" (CustomField2)`}},
-		{name: "unknown without fields", header: []string{"EmailAddress", "X"}, err: []string{`unknown column "X" (the list's custom fields are none)`}},
+		{name: "unknown without fields", header: []string{"EmailAddress", "X"}, err: []string{`unknown column "X" (the list's custom fields are none;`}},
 		{name: "unknown key", header: []string{"EmailAddress", "CustomField9", "CustomField+1", "CustomField0"}, fields: demoFields,
 			err: []string{`"CustomField9", "CustomField+1", "CustomField0"`}},
 		{name: "no address", header: []string{"Plan"}, fields: demoFields, err: []string{"no address column"}},
@@ -112,18 +114,22 @@ func TestRow(t *testing.T) {
 		reject string
 	}{
 		{"valid", Record{Line: 2, Fields: []string{"pro", " Ann@Example.com ", "Subscribed", " Ann "}},
-			Row{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Values: []string{"pro", " Ann "}}, ""},
+			Row{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Raw: " Ann@Example.com ", Values: []string{"pro", "Ann"}}, ""},
 		{"status in any case", Record{Line: 3, Fields: []string{"", "b@example.com", " subscribed ", ""}},
-			Row{Line: 3, Email: "b@example.com", Key: "b@example.com", Values: []string{"", ""}}, ""},
+			Row{Line: 3, Email: "b@example.com", Key: "b@example.com", Raw: "b@example.com", Values: []string{"", ""}}, ""},
 		{"other status", Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},
-			Row{Line: 4, Email: "c@example.com", Key: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
-		{"malformed", Record{Line: 5, Err: errors.New("bare quote")}, Row{Line: 5, Malformed: true}, "malformed line: bare quote"},
-		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}}, Row{Line: 6, Email: "d@example.com"}, "malformed line: 2 fields, the header has 4"},
-		{"too short for the address", Record{Line: 7, Fields: []string{"pro"}}, Row{Line: 7}, "malformed line: 1 field, the header has 4"},
-		{"no address", Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, Row{Line: 8}, "missing email address"},
-		{"bad address", Record{Line: 9, Fields: []string{"pro", "Ann <a@example.com>", "Subscribed", ""}}, Row{Line: 9, Email: "Ann <a@example.com>"}, "invalid email address"},
-		{"not UTF-8", Record{Line: 10, Fields: []string{"pro", "e@example.com", "Subscribed", "\xffx"}}, Row{Line: 10, Email: "e@example.com"}, "not valid UTF-8 (save the file as UTF-8)"},
-		{"address not UTF-8", Record{Line: 11, Fields: []string{"pro", "\xff@example.com", "Subscribed", ""}}, Row{Line: 11, Email: "\uFFFD@example.com"}, "not valid UTF-8 (save the file as UTF-8)"},
+			Row{Line: 4, Email: "c@example.com", Key: "c@example.com", Raw: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
+		{"malformed", Record{Line: 5, Err: errors.New("bare quote"), Text: `pro,"x"y@example.com,Subscribed,`, comma: ','},
+			Row{Line: 5, Malformed: true, Raw: `x"y@example.com`}, "malformed line: bare quote"},
+		{"malformed, no address in the first line", Record{Line: 5, Err: errors.New("open quote"), Text: `"pro`, comma: ','},
+			Row{Line: 5, Malformed: true, Raw: `"pro`}, "malformed line: open quote"},
+		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}, Text: "pro,d@example.com"}, Row{Line: 6, Email: "d@example.com", Raw: "d@example.com"}, "malformed line: 2 fields, the header has 4"},
+		{"too short for the address", Record{Line: 7, Fields: []string{"pro"}, Text: "pro"}, Row{Line: 7, Raw: "pro"}, "malformed line: 1 field, the header has 4"},
+		{"too long", Record{Line: 7, Fields: []string{"pro", " ", "x", "y", "z"}, Text: "pro; ;x;y;z"}, Row{Line: 7, Raw: "pro; ;x;y;z"}, "malformed line: 5 fields, the header has 4"},
+		{"no address", Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, Row{Line: 8, Raw: " "}, "missing email address"},
+		{"bad address", Record{Line: 9, Fields: []string{"pro", "Ann <a@example.com>", "Subscribed", ""}}, Row{Line: 9, Email: "Ann <a@example.com>", Raw: "Ann <a@example.com>"}, "invalid email address"},
+		{"not UTF-8", Record{Line: 10, Fields: []string{"pro", "e@example.com", "Subscribed", "\xffx"}}, Row{Line: 10, Email: "e@example.com", Raw: "e@example.com"}, notUTF8},
+		{"address not UTF-8", Record{Line: 11, Fields: []string{"pro", "\xff@example.com", "Subscribed", ""}}, Row{Line: 11, Email: "\uFFFD@example.com", Raw: "\uFFFD@example.com"}, notUTF8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -110,30 +110,6 @@ func FuzzSorter(f *testing.F) {
 	})
 }
 
-// FuzzRawLines: any file, any line and column, never a panic, never invalid UTF-8.
-func FuzzRawLines(f *testing.F) {
-	f.Add("EmailAddress,Plan\n\"bo\"b@x,y\n", 2, 0)
-	f.Add("\uFEFFa;b\n\xff\xfe;x\n", 2, 1)
-	f.Fuzz(func(t *testing.T, content string, line, col int) {
-		if line < 0 || col < 0 || line > 1000 || col > 1000 {
-			return
-		}
-		path := t.TempDir() + "/f.csv"
-		if err := writeTestFile(path, content); err != nil {
-			t.Fatal(err)
-		}
-		r, err := OpenRawLines(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		got := r.Field(line, col, ',')
-		if !utf8Valid(got) {
-			t.Fatalf("Field returned invalid UTF-8 %q", got)
-		}
-	})
-}
-
 // BenchmarkSortRun sorts a run of random records as a sorter does before writing it out,
 // against slices.SortFunc, the baseline.
 func BenchmarkSortRun(b *testing.B) {
