@@ -291,23 +291,29 @@ func newSMTPError(command, recipient string, e *gosmtp.SMTPError, redact func(st
 	if e.EnhancedCode != gosmtp.NoEnhancedCode && e.EnhancedCode != gosmtp.EnhancedCodeNotSet {
 		out.EnhancedCode = fmt.Sprintf("%d.%d.%d", e.EnhancedCode[0], e.EnhancedCode[1], e.EnhancedCode[2])
 	}
-	// go-smtp strips the enhanced code of the first line only: strip the
-	// same code repeated on the others.
-	lines := strings.Split(msg, "\n")
+	// go-smtp strips the enhanced code of the first line only.
+	out.EnhancedCode, msg = stripEnhancedCode(out.EnhancedCode, msg)
+	out.Message = redact(msg)
+	return out
+}
+
+// stripEnhancedCode removes the enhanced status code from the lines of a reply that repeat
+// it. With code "" it takes the first line's code, if any, and returns it.
+func stripEnhancedCode(code, text string) (string, string) {
+	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		code, rest, ok := cutEnhancedCode(line)
+		lineCode, rest, ok := cutEnhancedCode(line)
 		if !ok {
 			continue
 		}
-		if out.EnhancedCode == "" && i == 0 {
-			out.EnhancedCode = code
+		if code == "" && i == 0 {
+			code = lineCode
 		}
-		if code == out.EnhancedCode {
+		if lineCode == code {
 			lines[i] = rest
 		}
 	}
-	out.Message = redact(strings.Join(lines, "\n"))
-	return out
+	return code, strings.Join(lines, "\n")
 }
 
 // cutEnhancedCode splits "5.1.1 text" into "5.1.1" and "text".

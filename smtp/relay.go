@@ -579,20 +579,8 @@ func (r *Relay) reset(s *session) {
 
 func parseReply(text string, redact func(string) string) Reply {
 	reply := Reply{Code: 250}
-	lines := strings.Split(text, "\n")
-	for i, line := range lines {
-		code, rest, ok := cutEnhancedCode(line)
-		if !ok {
-			continue
-		}
-		if reply.EnhancedCode == "" && i == 0 {
-			reply.EnhancedCode = code
-		}
-		if code == reply.EnhancedCode {
-			lines[i] = rest
-		}
-	}
-	reply.Message = redact(strings.Join(lines, "\n"))
+	code, msg := stripEnhancedCode("", text)
+	reply.EnhancedCode, reply.Message = code, redact(msg)
 	return reply
 }
 
