@@ -84,13 +84,8 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				fields := listFields(list)
 				columns := append([]string{csvsync.ColumnEmail}, csvsync.ColumnNames(fields)...)
 				columns = append(columns, csvsync.ReadOnlyColumns...)
-				prog := newProgress(a.stderr, a.stderrTTY, a.quiet)
-				stderr := a.stderr
-				a.stderr = prog
-				defer func() {
-					prog.finish()
-					a.stderr = stderr
-				}()
+				prog, endProgress := a.startProgress()
+				defer endProgress()
 				what := fmt.Sprintf("list %d", *listID)
 				if *segmentID > 0 {
 					what = fmt.Sprintf("segment %d of list %d", *segmentID, *listID)

@@ -260,15 +260,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	// heap grow further between cycles: an eighth of the CPU a re-sync spends, for a few MB
 	// (200 would save more, but bring the first sync's peak RSS at 1M rows near 1.5× 10k's).
 	defer debug.SetGCPercent(debug.SetGCPercent(syncGCPercent))
-	// Everything written on stderr goes through the progress, which keeps the terminal's
-	// progress line apart from the messages.
-	prog := newProgress(a.stderr, a.stderrTTY, a.quiet)
-	stderr := a.stderr
-	a.stderr = prog
-	defer func() {
-		prog.finish()
-		a.stderr = stderr
-	}()
+	prog, endProgress := a.startProgress()
+	defer endProgress()
 	// The file first: a wrong path or header is a usage error, found before any API call.
 	if o.csvPath == "-" {
 		return usagef("sync", "--csv needs a file: sync reads it more than once, so it cannot read stdin")

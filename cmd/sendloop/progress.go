@@ -163,3 +163,15 @@ func percent(done, total int64) string {
 	}
 	return fmt.Sprintf("%d%%", min(done, total)*100/total)
 }
+
+// startProgress sends everything the app writes on stderr through a new progress line,
+// which keeps the terminal's line apart from the messages, until the returned func ends it.
+func (a *app) startProgress() (*progress, func()) {
+	prog := newProgress(a.stderr, a.stderrTTY, a.quiet)
+	stderr := a.stderr
+	a.stderr = prog
+	return prog, func() {
+		prog.finish()
+		a.stderr = stderr
+	}
+}
