@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-sendloop/sendloop/internal/address"
+	"github.com/go-sendloop/sendloop/internal/check"
 )
 
 // ImportOptions tunes Subscribers.ImportAll.
@@ -38,12 +43,18 @@ type FailedRow struct {
 }
 
 // ImportReport is the outcome of ImportAll. Every row read from the sequence is counted
-// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted.
+// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted, and
+// ConfirmedOnRetry is a part of Imported.
 type ImportReport struct {
 	// Rows is the number of rows read from the sequence.
 	Rows int
-	// Imported counts the rows the service added to the list.
+	// Imported counts the rows the service added to the list, ConfirmedOnRetry included.
 	Imported int
+	// ConfirmedOnRetry counts rows of batches resent after an attempt that may have run (a
+	// reset, a timeout, a 502 or 504) that the answer called duplicates: the lost attempt
+	// imported them. The service's counts cannot tell those from rows already on the list
+	// before the run, which such a batch counts here too.
+	ConfirmedOnRetry int
 	// Duplicate counts rows already on the list, or repeated within their batch.
 	Duplicate int
 	// Failed holds every row refused by the check before sending or by the service, and
@@ -68,16 +79,26 @@ type indexedRow struct {
 	row   ImportSubscriber
 }
 
+// importBatch is one subscriber.import call of ImportAll: its rows and its body, encoded
+// as the rows were read. Batches are reused, so that a run allocates nothing per row once
+// its first batches exist.
+type importBatch struct {
+	rows []indexedRow
+	body []byte
+}
+
 // ImportAll imports any number of rows into a list through subscriber.import, in batches,
-// several at a time, holding no more than Concurrency+1 batches in memory.
+// several at a time, holding no more than Concurrency+1 batches in memory. Each batch is
+// encoded as its rows are read, while the batches before it are in flight.
 //
 // Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
-// Failed or Unattributed. Rows with a malformed address are refused before sending, and an
-// address repeated within a batch is counted as a duplicate without being sent. When the
-// service counts failures in a batch, ImportAll resends the batch in halves (the command is
-// idempotent: rows already imported come back as duplicates) until each failing row is
-// found; failures it cannot trace, and rows the service's totals leave out, are counted in
-// Unattributed.
+// Failed, Unattributed or NotAttempted. Rows with a malformed address are refused before
+// sending, and an address repeated within a batch is counted as a duplicate without being
+// sent. When the service counts failures in a batch, ImportAll resends the batch in halves
+// (the command is idempotent: rows already imported come back as duplicates) until each
+// failing row is found; failures it cannot trace, and rows the service's totals leave out,
+// are counted in Unattributed. A batch retried after an attempt that may have run counts
+// the rows the answer calls duplicates as imported, in ConfirmedOnRetry.
 //
 // ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
@@ -100,10 +121,11 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel}
+	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel,
+		free: make(chan *importBatch, opts.Concurrency+1)}
 	// Unbuffered: a batch is built only while the workers are busy, so at most
 	// Concurrency+1 batches exist at a time.
-	batches := make(chan []indexedRow)
+	batches := make(chan *importBatch)
 	var wg sync.WaitGroup
 	for range opts.Concurrency {
 		wg.Add(1)
@@ -115,35 +137,42 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 		}()
 	}
 
+	var enc importEncoder
+	// The key and the list open every body.
+	head := enc.start(s.client.appendKeyParam(nil), listID)
+	done := ctx.Done()
 	index := 0
-	batch := make([]indexedRow, 0, opts.BatchSize)
-	inBatch := make(map[string]bool, opts.BatchSize)
+	batch := run.batch(head)
+	inBatch := make(map[string]struct{}, opts.BatchSize)
+read:
 	for row := range rows {
-		if ctx.Err() != nil {
+		select {
+		case <-done:
 			run.skip(1)
 			index++
-			break
-		}
-		switch err := checkImportRow(command, index, row); {
-		case err != nil:
-			run.fail(indexedRow{index, row}, err)
-		case inBatch[strings.ToLower(row.EmailAddress)]:
-			run.duplicate()
+			break read
 		default:
-			inBatch[strings.ToLower(row.EmailAddress)] = true
-			batch = append(batch, indexedRow{index, row})
+		}
+		if !enc.check(row) {
+			run.fail(indexedRow{index, row}, checkImportRow(command, index, row))
+		} else if key := strings.ToLower(row.EmailAddress); hasKey(inBatch, key) {
+			run.duplicate()
+		} else {
+			inBatch[key] = struct{}{}
+			batch.body = enc.appendChecked(batch.body, len(batch.rows), row.EmailAddress)
+			batch.rows = append(batch.rows, indexedRow{index, row})
 		}
 		index++
-		if len(batch) == opts.BatchSize {
+		if len(batch.rows) == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
-			batch = make([]indexedRow, 0, opts.BatchSize)
+			batch = run.batch(head)
 			clear(inBatch)
 			if !queued {
-				break
+				break read
 			}
 		}
 	}
-	if len(batch) > 0 {
+	if len(batch.rows) > 0 {
 		run.queue(ctx, batches, batch)
 	}
 	close(batches)
@@ -159,6 +188,11 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	return &run.report, err
 }
 
+func hasKey(m map[string]struct{}, key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
 // importRun is the shared state of one ImportAll.
 type importRun struct {
 	svc    *SubscribersService
@@ -171,28 +205,61 @@ type importRun struct {
 	fatal        error
 	failedInARow int
 	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
+
+	free chan *importBatch // batches done with, for reuse
+}
+
+// batch returns an empty batch whose body starts with head, reusing one done with.
+func (r *importRun) batch(head []byte) *importBatch {
+	var b *importBatch
+	select {
+	case b = <-r.free:
+	default:
+		b = &importBatch{rows: make([]indexedRow, 0, r.opts.BatchSize)}
+	}
+	b.rows = b.rows[:0]
+	b.body = append(b.body[:0], head...)
+	return b
+}
+
+// recycle offers a sent batch for reuse. Its body is kept only when the service answered
+// the import, which it does once the whole body has reached it: after any other outcome
+// the HTTP transport may still be reading it.
+func (r *importRun) recycle(b *importBatch, answered bool) {
+	if !answered {
+		b.body = nil
+	}
+	clear(b.rows) // let the rows' strings go
+	b.rows = b.rows[:0]
+	select {
+	case r.free <- b:
+	default:
+	}
 }
 
 // maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
 const maxFailedBatches = 3
 
 // queue hands a batch to the workers, or fails its rows when the run is over.
-func (r *importRun) queue(ctx context.Context, batches chan<- []indexedRow, batch []indexedRow) bool {
+func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
 	select {
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
-		r.skip(len(batch))
+		r.skip(len(batch.rows))
 		return false
 	}
 }
 
-func (r *importRun) send(ctx context.Context, batch []indexedRow) {
+func (r *importRun) send(ctx context.Context, b *importBatch) {
+	batch := b.rows
 	if ctx.Err() != nil {
 		r.skip(len(batch))
+		r.recycle(b, true) // never sent
 		return
 	}
-	res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(batch))
+	res, retried, err := r.svc.sendImport(ctx, b.body)
+	defer func() { r.recycle(b, err == nil) }()
 	if err != nil && cutShort(ctx, err) {
 		r.skip(len(batch))
 		return
@@ -216,7 +283,13 @@ func (r *importRun) send(ctx context.Context, batch []indexedRow) {
 	r.mu.Lock()
 	r.failedInARow = 0
 	r.report.Imported += res.Imported
-	r.report.Duplicate += res.Duplicate
+	if retried {
+		// The rows a lost attempt imported come back as duplicates.
+		r.report.Imported += res.Duplicate
+		r.report.ConfirmedOnRetry += res.Duplicate
+	} else {
+		r.report.Duplicate += res.Duplicate
+	}
 	for _, row := range refused {
 		r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: ErrRowRefused})
 	}
@@ -329,4 +402,121 @@ func subscribersOf(batch []indexedRow) []ImportSubscriber {
 		out[i] = row.row
 	}
 	return out
+}
+
+// importEncoder writes subscriber.import bodies: ListID, then each row's
+// Subscribers[n][EmailAddress] and Subscribers[n][CustomField<id>] keys, rows in order and
+// fields by ascending id, written directly rather than through url.Values (which would
+// sort thousands of keys). Every batch repeats the same row numbers and field IDs, so it
+// keeps each escaped key it has written; it holds no row, and is used by one goroutine.
+type importEncoder struct {
+	rowKeys   []string // rowKeys[n]: "&Subscribers%5B<n>%5D%5B"
+	fieldKeys []string // fieldKeys[id]: "CustomField<id>%5D=", for small ids
+	fields    []fieldValue
+}
+
+// fieldValue is one custom field of the row being written.
+type fieldValue struct {
+	id    int
+	value string
+}
+
+// maxCachedFieldID bounds the field IDs whose keys are kept; larger ones are written each
+// time.
+const maxCachedFieldID = 1 << 12
+
+// start writes the part of a body that follows the API key.
+func (e *importEncoder) start(b []byte, listID int) []byte {
+	b = append(b, "&ListID="...)
+	return strconv.AppendInt(b, int64(listID), 10)
+}
+
+// check reports whether r is well formed, the test of checkImportRow (which says why
+// not), and keeps r's custom fields, sorted, for appendChecked: one walk of the map.
+func (e *importEncoder) check(r ImportSubscriber) bool {
+	e.fields = e.fields[:0]
+	for id, v := range r.Fields {
+		if check.ID(id) != check.IDValid {
+			return false
+		}
+		e.fields = append(e.fields, fieldValue{id, v})
+	}
+	if len(e.fields) > 1 {
+		slices.SortFunc(e.fields, func(a, b fieldValue) int { return a.id - b.id })
+	}
+	return address.Valid(r.EmailAddress)
+}
+
+// appendRow writes r as row n. r must be well formed.
+func (e *importEncoder) appendRow(b []byte, n int, r ImportSubscriber) []byte {
+	e.check(r)
+	return e.appendChecked(b, n, r.EmailAddress)
+}
+
+// appendChecked writes row n: email, and the fields the last check kept.
+func (e *importEncoder) appendChecked(b []byte, n int, email string) []byte {
+	key := e.rowKey(n)
+	b = append(b, key...)
+	b = append(b, "EmailAddress%5D="...)
+	b = appendQueryEscape(b, email)
+	for _, f := range e.fields {
+		b = append(b, key...)
+		b = e.appendFieldKey(b, f.id)
+		b = appendQueryEscape(b, f.value)
+	}
+	return b
+}
+
+func (e *importEncoder) rowKey(n int) string {
+	for len(e.rowKeys) <= n {
+		e.rowKeys = append(e.rowKeys, "&Subscribers%5B"+strconv.Itoa(len(e.rowKeys))+"%5D%5B")
+	}
+	return e.rowKeys[n]
+}
+
+func (e *importEncoder) appendFieldKey(b []byte, id int) []byte {
+	if id >= maxCachedFieldID {
+		b = append(b, "CustomField"...)
+		b = strconv.AppendInt(b, int64(id), 10)
+		return append(b, "%5D="...)
+	}
+	if id >= len(e.fieldKeys) {
+		e.fieldKeys = slices.Grow(e.fieldKeys, id+1-len(e.fieldKeys))[:id+1]
+	}
+	if e.fieldKeys[id] == "" {
+		e.fieldKeys[id] = "CustomField" + strconv.Itoa(id) + "%5D="
+	}
+	return append(b, e.fieldKeys[id]...)
+}
+
+// queryUnreserved marks the bytes url.QueryEscape leaves as they are.
+var queryUnreserved = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == '~'
+	}
+	return t
+}()
+
+// appendQueryEscape appends s escaped as url.QueryEscape does, copying runs of bytes that
+// need no escape at once.
+func appendQueryEscape(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && queryUnreserved[s[i]] {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		if c := s[i]; c == ' ' {
+			b = append(b, '+')
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+		s = s[i+1:]
+	}
+	return b
 }
