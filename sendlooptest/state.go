@@ -12,10 +12,12 @@ type state struct {
 	outbox           []Email
 	pendingHooks     []webhookJob // posted once the request's lock is released
 	dayCache         dayCache
-	media            mediaLibrary // the legacy API's media library (legacy.go)
-	campaigns        campaigns    // campaigns.go
-	activity         []*activity  // what recipients did with delivered campaigns (reports.go)
-	people           people       // tracked persons (person.go)
+	media            mediaLibrary                 // the legacy API's media library (legacy.go)
+	campaigns        campaigns                    // campaigns.go
+	activity         []*activity                  // what recipients did with delivered campaigns (reports.go)
+	people           people                       // tracked persons (person.go)
+	memberStates     map[memberState]*memberState // the shared parts of subscriber records (members.go)
+	slab             []subscriber                 // where new subscriber records are made
 }
 
 // day returns now's date in wire form, formatting it once per day: imports stamp
