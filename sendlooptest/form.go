@@ -88,10 +88,10 @@ type importParams struct {
 
 // importEntry is one Subscribers[<n>][<key>] parameter.
 type importEntry struct {
-	row int
+	row int32
 	// field is fieldEmail, a custom field ID, or fieldUnknown for another key (a refused
 	// row).
-	field int
+	field int32
 	raw   string // the value as written, escaped
 }
 
@@ -115,19 +115,23 @@ func (p *importParams) add(key, raw string) bool {
 	if !found || err != nil || !strings.HasSuffix(field, "]") {
 		return false
 	}
-	p.addRow(n, field[:len(field)-1], raw)
+	if int(int32(n)) != n {
+		return false
+	}
+	p.addRow(int32(n), field[:len(field)-1], raw)
 	return true
 }
 
 // addRow records the value of key name of row n.
-func (p *importParams) addRow(n int, name, raw string) {
+func (p *importParams) addRow(n int32, name, raw string) {
 	e := importEntry{row: n, field: fieldUnknown, raw: raw}
 	switch {
 	case name == "EmailAddress":
 		e.field = fieldEmail
 	case strings.HasPrefix(name, "CustomField"):
-		if id, err := strconv.Atoi(name[len("CustomField"):]); err == nil && id >= 0 {
-			e.field = id
+		// An ID past int32 is no field of the service's: the row is refused.
+		if id, err := strconv.ParseInt(name[len("CustomField"):], 10, 32); err == nil && id >= 0 {
+			e.field = int32(id)
 		}
 	}
 	if len(p.entries) == 0 {
@@ -141,7 +145,7 @@ func (p *importParams) addRow(n int, name, raw string) {
 // rowKey reads an escaped key of the form Subscribers%5B<n>%5D%5B<name>%5D (brackets
 // escaped or not, n digits, name letters and digits) without unescaping it; ok is false
 // for any other key, which then takes the general path.
-func rowKey(k string) (n int, name string, ok bool) {
+func rowKey(k string) (n int32, name string, ok bool) {
 	rest, found := strings.CutPrefix(k, "Subscribers")
 	if !found {
 		return 0, "", false
@@ -153,10 +157,11 @@ func rowKey(k string) (n int, name string, ok bool) {
 	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
 		i++
 	}
-	n, err := strconv.Atoi(rest[:i])
+	n64, err := strconv.ParseInt(rest[:i], 10, 32)
 	if err != nil {
 		return 0, "", false
 	}
+	n = int32(n64)
 	if rest, ok = cutBracket(rest[i:], ']'); !ok {
 		return 0, "", false
 	}
@@ -206,6 +211,9 @@ func parseParams(body []byte) (url.Values, *importParams) {
 	text := string(body)
 	form := url.Values{}
 	rows := &importParams{}
+	if strings.HasPrefix(text, "Subscribers") || strings.Contains(text, "&Subscribers") {
+		rows.entries = make([]importEntry, 0, strings.Count(text, "&")+1)
+	}
 	var scratch []byte
 	for text != "" {
 		var pair string

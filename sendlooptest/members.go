@@ -122,7 +122,12 @@ func (s *subscriber) setBounce(st *state, bounceType string) {
 
 // intern returns the shared copy of ms.
 func (st *state) intern(ms memberState) *memberState {
+	// An import gives every row the same state: compare with the last one first.
+	if st.lastState != nil && *st.lastState == ms {
+		return st.lastState
+	}
 	if p := st.memberStates[ms]; p != nil {
+		st.lastState = p
 		return p
 	}
 	if st.memberStates == nil {
@@ -130,6 +135,7 @@ func (st *state) intern(ms memberState) *memberState {
 	}
 	p := &ms
 	st.memberStates[ms] = p
+	st.lastState = p
 	return p
 }
 

@@ -17,6 +17,7 @@ type state struct {
 	activity         []*activity                  // what recipients did with delivered campaigns (reports.go)
 	people           people                       // tracked persons (person.go)
 	memberStates     map[memberState]*memberState // the shared parts of subscriber records (members.go)
+	lastState        *memberState                 // the one interned last
 	slab             []subscriber                 // where new subscriber records are made
 }
 
