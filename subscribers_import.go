@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,12 +80,56 @@ type indexedRow struct {
 	row   ImportSubscriber
 }
 
-// importBatch is one subscriber.import call of ImportAll: its rows and its body, encoded
-// as the rows were read. Batches are reused, so that a run allocates nothing per row once
-// its first batches exist.
+// importBatch is one subscriber.import call of ImportAll: its body, encoded as the rows
+// were read, and where each row is in it. It keeps no reference to the rows themselves:
+// the few that fail are read back from the body (rows), so that a batch in flight holds
+// its body and nothing of the caller's. Batches are reused, so that a run allocates
+// nothing per row once its first batches exist.
 type importBatch struct {
-	rows []indexedRow
 	body []byte
+	head int    // the length of the part before the rows: key and list
+	ends []int  // where each row's part of body ends
+	idx  []int  // each row's index in the sequence
+	set  []bool // whether a row without custom fields had a (non-nil, empty) map
+}
+
+// n is the number of rows in the batch.
+func (b *importBatch) n() int { return len(b.idx) }
+
+// rows reads the batch's rows back from its body.
+func (b *importBatch) rows() []indexedRow {
+	out := make([]indexedRow, b.n())
+	start := b.head
+	for k := range out {
+		row := decodeImportRow(string(b.body[start:b.ends[k]]))
+		if row.Fields == nil && b.set[k] {
+			row.Fields = CustomFields{}
+		}
+		out[k] = indexedRow{b.idx[k], row}
+		start = b.ends[k]
+	}
+	return out
+}
+
+// decodeImportRow reads a row that importEncoder wrote back: an exact inverse, since what
+// it writes is escaped as url.QueryEscape does.
+func decodeImportRow(part string) ImportSubscriber {
+	var row ImportSubscriber
+	for _, pair := range strings.Split(part, "&")[1:] { // every pair opens with '&'
+		key, value, _ := strings.Cut(pair, "=")
+		v, _ := url.QueryUnescape(value)
+		name := strings.TrimSuffix(key[strings.LastIndex(key, "%5B")+3:], "%5D")
+		if name == "EmailAddress" {
+			row.EmailAddress = v
+			continue
+		}
+		id, _ := strconv.Atoi(strings.TrimPrefix(name, "CustomField"))
+		if row.Fields == nil {
+			row.Fields = CustomFields{}
+		}
+		row.Fields[id] = v
+	}
+	return row
 }
 
 // ImportAll imports any number of rows into a list through subscriber.import, in batches,
@@ -159,11 +204,13 @@ read:
 			run.duplicate()
 		} else {
 			inBatch[key] = struct{}{}
-			batch.body = enc.appendChecked(batch.body, len(batch.rows), row.EmailAddress)
-			batch.rows = append(batch.rows, indexedRow{index, row})
+			batch.body = enc.appendChecked(batch.body, batch.n(), row.EmailAddress)
+			batch.ends = append(batch.ends, len(batch.body))
+			batch.idx = append(batch.idx, index)
+			batch.set = append(batch.set, row.Fields != nil)
 		}
 		index++
-		if len(batch.rows) == opts.BatchSize {
+		if batch.n() == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
 			batch = run.batch(head)
 			clear(inBatch)
@@ -172,7 +219,7 @@ read:
 			}
 		}
 	}
-	if len(batch.rows) > 0 {
+	if batch.n() > 0 {
 		run.queue(ctx, batches, batch)
 	}
 	close(batches)
@@ -215,10 +262,12 @@ func (r *importRun) batch(head []byte) *importBatch {
 	select {
 	case b = <-r.free:
 	default:
-		b = &importBatch{rows: make([]indexedRow, 0, r.opts.BatchSize)}
+		n := r.opts.BatchSize
+		b = &importBatch{ends: make([]int, 0, n), idx: make([]int, 0, n), set: make([]bool, 0, n)}
 	}
-	b.rows = b.rows[:0]
+	b.ends, b.idx, b.set = b.ends[:0], b.idx[:0], b.set[:0]
 	b.body = append(b.body[:0], head...)
+	b.head = len(head)
 	return b
 }
 
@@ -229,8 +278,6 @@ func (r *importRun) recycle(b *importBatch, answered bool) {
 	if !answered {
 		b.body = nil
 	}
-	clear(b.rows) // let the rows' strings go
-	b.rows = b.rows[:0]
 	select {
 	case r.free <- b:
 	default:
@@ -246,22 +293,22 @@ func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batc
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
-		r.skip(len(batch.rows))
+		r.skip(batch.n())
 		return false
 	}
 }
 
 func (r *importRun) send(ctx context.Context, b *importBatch) {
-	batch := b.rows
+	n := b.n()
 	if ctx.Err() != nil {
-		r.skip(len(batch))
+		r.skip(n)
 		r.recycle(b, true) // never sent
 		return
 	}
 	res, retried, err := r.svc.sendImport(ctx, b.body)
 	defer func() { r.recycle(b, err == nil) }()
 	if err != nil && cutShort(ctx, err) {
-		r.skip(len(batch))
+		r.skip(n)
 		return
 	}
 	if err != nil {
@@ -272,13 +319,13 @@ func (r *importRun) send(ctx context.Context, b *importBatch) {
 			r.cancel(err)
 		}
 		r.mu.Unlock()
-		r.failAll(batch, err)
+		r.failAll(b.rows(), err)
 		return
 	}
 	var refused []indexedRow
 	if res.Failed > 0 {
 		// An error while resending leaves the untraced failures in Unattributed below.
-		refused, _ = r.locate(ctx, batch)
+		refused, _ = r.locate(ctx, b.rows())
 	}
 	r.mu.Lock()
 	r.failedInARow = 0
@@ -296,7 +343,7 @@ func (r *importRun) send(ctx context.Context, b *importBatch) {
 	// Failures the halves did not reproduce, and rows the totals leave out, cannot be tied
 	// to a row: count them rather than guess.
 	r.report.Unattributed += max(res.Failed-len(refused), 0)
-	r.report.Unattributed += max(len(batch)-res.Imported-res.Duplicate-res.Failed, 0)
+	r.report.Unattributed += max(n-res.Imported-res.Duplicate-res.Failed, 0)
 	r.mu.Unlock()
 	r.progress()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,4 +108,53 @@ func TestImportAllBodies(t *testing.T) {
 		key + row(0, "a@example.com", cf(0), "x&y=1", cf(1), "ü%+", cf(2), "z z") + row(1, "b+tag@example.com"),
 		key + row(0, "c@example.com", cf(1), ""),
 	}, bodies)
+}
+
+// TestImportAllReportsFailedRowsAsTheyCame checks that the rows of a failed call, and the
+// rows the service refused, are reported exactly as the sequence gave them, nil and empty
+// field maps included (a batch keeps its body, not the rows, and reads them back).
+func TestImportAllReportsFailedRowsAsTheyCame(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	id := newList(t, c, sendloop.OptInSingle)
+	f1, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "A"})
+	require.NoError(t, err)
+	f2, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "B"})
+	require.NoError(t, err)
+	rows := []sendloop.ImportSubscriber{
+		{EmailAddress: "a@example.com"},
+		{EmailAddress: "b@example.com", Fields: sendloop.CustomFields{}},
+		{EmailAddress: "c+x@example.com", Fields: sendloop.CustomFields{f1: "z z&=%+ü", f2: ""}},
+		{EmailAddress: "d@example.com", Fields: sendloop.CustomFields{f2: "\xff"}},
+	}
+	seq := func(yield func(sendloop.ImportSubscriber) bool) {
+		for _, r := range rows {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+	srv.InjectFault("subscriber.import", sendlooptest.Fault{Status: 500})
+	report, err := c.Subscribers.ImportAll(context.Background(), id, seq, sendloop.ImportOptions{BatchSize: 10})
+	require.NoError(t, err)
+	require.Len(t, report.Failed, len(rows))
+	for i, f := range report.Failed {
+		assert.Equal(t, i, f.Index)
+		assert.Equal(t, rows[i], f.Subscriber)
+		var httpErr *sendloop.HTTPError
+		assert.ErrorAs(t, f.Err, &httpErr)
+	}
+
+	for _, r := range rows {
+		_, err := srv.Suppress(0, r.EmailAddress, "Manual")
+		require.NoError(t, err)
+	}
+	report, err = c.Subscribers.ImportAll(context.Background(), id, seq, sendloop.ImportOptions{BatchSize: 10})
+	require.NoError(t, err)
+	require.Len(t, report.Failed, len(rows))
+	slices.SortFunc(report.Failed, func(a, b sendloop.FailedRow) int { return a.Index - b.Index })
+	for i, f := range report.Failed {
+		assert.Equal(t, rows[i], f.Subscriber)
+		assert.ErrorIs(t, f.Err, sendloop.ErrRowRefused)
+	}
 }
