@@ -88,7 +88,7 @@ type importParams struct {
 
 // importEntry is one Subscribers[<n>][<key>] parameter.
 type importEntry struct {
-	row int32
+	row int
 	// field is fieldEmail, a custom field ID, or fieldUnknown for another key (a refused
 	// row).
 	field int32
@@ -115,15 +115,12 @@ func (p *importParams) add(key, raw string) bool {
 	if !found || err != nil || !strings.HasSuffix(field, "]") {
 		return false
 	}
-	if int(int32(n)) != n {
-		return false
-	}
-	p.addRow(int32(n), field[:len(field)-1], raw)
+	p.addRow(n, field[:len(field)-1], raw)
 	return true
 }
 
 // addRow records the value of key name of row n.
-func (p *importParams) addRow(n int32, name, raw string) {
+func (p *importParams) addRow(n int, name, raw string) {
 	e := importEntry{row: n, field: fieldUnknown, raw: raw}
 	switch {
 	case name == "EmailAddress":
@@ -145,7 +142,7 @@ func (p *importParams) addRow(n int32, name, raw string) {
 // rowKey reads an escaped key of the form Subscribers%5B<n>%5D%5B<name>%5D (brackets
 // escaped or not, n digits, name letters and digits) without unescaping it; ok is false
 // for any other key, which then takes the general path.
-func rowKey(k string) (n int32, name string, ok bool) {
+func rowKey(k string) (n int, name string, ok bool) {
 	rest, found := strings.CutPrefix(k, "Subscribers")
 	if !found {
 		return 0, "", false
@@ -157,11 +154,10 @@ func rowKey(k string) (n int32, name string, ok bool) {
 	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
 		i++
 	}
-	n64, err := strconv.ParseInt(rest[:i], 10, 32)
+	n, err := strconv.Atoi(rest[:i])
 	if err != nil {
 		return 0, "", false
 	}
-	n = int32(n64)
 	if rest, ok = cutBracket(rest[i:], ']'); !ok {
 		return 0, "", false
 	}
