@@ -185,6 +185,8 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	var enc importEncoder
 	// The key and the list open every body.
 	head := enc.start(s.client.appendKeyParam(nil), listID)
+	// A guess at the first batch's body; later ones start at the largest seen.
+	run.bodySize = len(head) + min(opts.BatchSize, 1<<16)*128
 	done := ctx.Done()
 	index := 0
 	batch := run.batch(head)
@@ -211,6 +213,7 @@ read:
 		}
 		index++
 		if batch.n() == opts.BatchSize {
+			run.bodySize = max(run.bodySize, len(batch.body)+len(batch.body)/8)
 			queued := run.queue(ctx, batches, batch)
 			batch = run.batch(head)
 			clear(inBatch)
@@ -224,6 +227,7 @@ read:
 	}
 	close(batches)
 	wg.Wait()
+	run.release(batch)
 
 	run.mu.Lock()
 	defer run.mu.Unlock()
@@ -253,7 +257,8 @@ type importRun struct {
 	failedInARow int
 	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
 
-	free chan *importBatch // batches done with, for reuse
+	free     chan *importBatch // batches done with, for reuse
+	bodySize int               // the capacity a new batch's body starts with
 }
 
 // batch returns an empty batch whose body starts with head, reusing one done with.
@@ -262,13 +267,42 @@ func (r *importRun) batch(head []byte) *importBatch {
 	select {
 	case b = <-r.free:
 	default:
-		n := r.opts.BatchSize
-		b = &importBatch{ends: make([]int, 0, n), idx: make([]int, 0, n), set: make([]bool, 0, n)}
+		if b, _ = batchPool.Get().(*importBatch); b == nil {
+			b = new(importBatch)
+		}
+	}
+	// Sized once, not grown by append's small steps: a body is tens of kilobytes.
+	if n := r.opts.BatchSize; cap(b.idx) < n {
+		b.ends, b.idx, b.set = make([]int, 0, n), make([]int, 0, n), make([]bool, 0, n)
+	}
+	if cap(b.body) < r.bodySize {
+		b.body = make([]byte, 0, r.bodySize)
 	}
 	b.ends, b.idx, b.set = b.ends[:0], b.idx[:0], b.set[:0]
 	b.body = append(b.body[:0], head...)
 	b.head = len(head)
 	return b
+}
+
+// batchPool keeps the batches of finished runs for the next: a sync service imports
+// again and again.
+var batchPool sync.Pool
+
+// release hands the run's idle batches to batchPool.
+func (r *importRun) release(last *importBatch) {
+	if last.n() == 0 && last.body != nil {
+		batchPool.Put(last)
+	}
+	for {
+		select {
+		case b := <-r.free:
+			if b.body != nil {
+				batchPool.Put(b)
+			}
+		default:
+			return
+		}
+	}
 }
 
 // recycle offers a sent batch for reuse. Its body is kept only when the service answered
