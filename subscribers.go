@@ -452,20 +452,30 @@ func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows
 	for i, r := range rows {
 		body = enc.appendRow(body, i, r)
 	}
-	res, _, err := s.sendImport(ctx, body)
+	res, err := s.sendImport(ctx, body, nil)
 	if err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-// sendImport sends an encoded subscriber.import body. retried reports that an attempt
-// before the answered one may have run: rows it imported are then counted as duplicates.
-func (s *SubscribersService) sendImport(ctx context.Context, body []byte) (res SubscriberImportResult, retried bool, err error) {
+// importAttempts is how a subscriber.import call went.
+type importAttempts struct {
+	// retried reports that an attempt before the answered one may have run: rows it
+	// imported are then counted as duplicates.
+	retried bool
+	// once reports an answer to the first and only attempt: the body is then no longer
+	// read by the HTTP transport (an attempt that failed may still be writing it).
+	once bool
+}
+
+// sendImport sends an encoded subscriber.import body; att, when not nil, receives how the
+// attempts went.
+func (s *SubscribersService) sendImport(ctx context.Context, body []byte, att *importAttempts) (res SubscriberImportResult, err error) {
 	const command = "subscriber.import"
 	resp, err := s.client.roundTrip(ctx, &apiCall{command: command, body: body})
 	if err != nil {
-		return res, false, err
+		return res, err
 	}
 	err = s.client.readAnswer(resp, answer{command: command, red: s.client.transport.Redactor(),
 		decode: func(key, v []byte) (err error) {
@@ -479,7 +489,10 @@ func (s *SubscribersService) sendImport(ctx context.Context, body []byte) (res S
 			}
 			return err
 		}})
-	return res, resp.EarlierAttemptMayHaveRun, err
+	if att != nil {
+		att.retried, att.once = resp.EarlierAttemptMayHaveRun, resp.Attempts == 1
+	}
+	return res, err
 }
 
 func checkImportRow(command string, i int, r ImportSubscriber) error {

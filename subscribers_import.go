@@ -306,8 +306,8 @@ func (r *importRun) release(last *importBatch) {
 }
 
 // recycle offers a sent batch for reuse. Its body is kept only when the service answered
-// the import, which it does once the whole body has reached it: after any other outcome
-// the HTTP transport may still be reading it.
+// the import's one attempt, which it does once the whole body has reached it: after any
+// other outcome the HTTP transport may still be reading it.
 func (r *importRun) recycle(b *importBatch, answered bool) {
 	if !answered {
 		b.body = nil
@@ -339,8 +339,9 @@ func (r *importRun) send(ctx context.Context, b *importBatch) {
 		r.recycle(b, true) // never sent
 		return
 	}
-	res, retried, err := r.svc.sendImport(ctx, b.body)
-	defer func() { r.recycle(b, err == nil) }()
+	var att importAttempts
+	res, err := r.svc.sendImport(ctx, b.body, &att)
+	defer func() { r.recycle(b, err == nil && att.once) }()
 	if err != nil && cutShort(ctx, err) {
 		r.skip(n)
 		return
@@ -364,7 +365,7 @@ func (r *importRun) send(ctx context.Context, b *importBatch) {
 	r.mu.Lock()
 	r.failedInARow = 0
 	r.report.Imported += res.Imported
-	if retried {
+	if att.retried {
 		// The rows a lost attempt imported come back as duplicates.
 		r.report.Imported += res.Duplicate
 		r.report.ConfirmedOnRetry += res.Duplicate
