@@ -71,7 +71,9 @@ func refImportRows(form map[string][]string) []refRow {
 func importedRows(form map[string][]string, rows *importParams) []refRow {
 	c := &call{form: form, rows: rows}
 	var out []refRow
-	for row := range c.importRows().all() {
+	all := c.importRows()
+	defer all.release()
+	for row := range all.all() {
 		_, email, packed, bad := row.read(nil)
 		if bad {
 			out = append(out, refRow{badField: true})
@@ -125,6 +127,8 @@ func TestParseParamsReadsImportRows(t *testing.T) {
 		"Subscribers%5B0%5D%5BEmailAddress%5D=%zz&Subscribers%5B1%5D%5BEmailAddress%5D=ok%40b.c",
 		"Subscribers%5B%2B1%5D%5BEmailAddress%5D=plus%40b.c&Subscribers%5B-1%5D%5BEmailAddress%5D=minus%40b.c",
 		"Subscribers%5B99999999999%5D%5BEmailAddress%5D=big%40b.c&Subscribers[]=x&Subscribers=y",
+		"Subscribers%5B0%5D%5BCustomField-0%5D=x&Subscribers%5B0%5D%5BEmailAddress%5D=a%40b.c&Subscribers%5B1%5D%5BCustomField%2B3%5D=y",
+		"Subscribers%5B0%5D%5BCustomField2147483648%5D=x&Subscribers%5B1%5D%5BCustomField2147483647%5D=y",
 	} {
 		checkParams(t, body)
 	}

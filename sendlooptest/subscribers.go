@@ -1,6 +1,7 @@
 package sendlooptest
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -430,12 +431,19 @@ func subscriberImport(c *call) (object, *apiError) {
 		return nil, apiErr
 	}
 	rows := c.importRows()
+	defer rows.release()
 	if len(rows.entries) == 0 {
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: []string{"Subscribers"}}
 	}
 	var imported, duplicate, failed int
-	seen := make(map[string]bool, len(rows.entries)/2)
-	var buf []byte
+	// Scratch kept between imports: the handler runs under the server's lock.
+	seen := c.st.importSeen
+	if seen == nil {
+		seen = map[string]bool{}
+		c.st.importSeen = seen
+	}
+	defer clear(seen)
+	buf := c.st.importBuf
 	for row := range rows.all() {
 		var email string
 		var packed fieldSet
@@ -461,6 +469,7 @@ func subscriberImport(c *call) (object, *apiError) {
 			failed++
 		}
 	}
+	c.st.importBuf = buf
 	return object{{"TotalImported", imported}, {"TotalDuplicate", duplicate}, {"TotalFailed", failed}}, nil
 }
 
@@ -469,7 +478,7 @@ func subscriberImport(c *call) (object, *apiError) {
 func (c *call) importRows() *importParams {
 	rows := c.rows
 	if rows == nil {
-		rows = &importParams{}
+		rows = importParamsPool.Get().(*importParams)
 	}
 	for key, v := range c.form {
 		if strings.HasPrefix(key, "Subscribers[") {
@@ -483,16 +492,22 @@ func (c *call) importRows() *importParams {
 	return rows
 }
 
+// importRow is the parameters of one import row.
+type importRow struct {
+	text    []byte
+	entries []importEntry
+}
+
 // all yields the rows, each as the run of entries that share a row number, in order.
-func (p *importParams) all() iter.Seq[importRowEntries] {
-	return func(yield func(importRowEntries) bool) {
+func (p *importParams) all() iter.Seq[importRow] {
+	return func(yield func(importRow) bool) {
 		entries := p.entries
 		for len(entries) > 0 {
 			n := 1
 			for n < len(entries) && entries[n].row == entries[0].row {
 				n++
 			}
-			if !yield(entries[:n]) {
+			if !yield(importRow{p.text, entries[:n]}) {
 				return
 			}
 			entries = entries[n:]
@@ -500,16 +515,20 @@ func (p *importParams) all() iter.Seq[importRowEntries] {
 	}
 }
 
-// importRowEntries are the parameters of one import row.
-type importRowEntries []importEntry
+// raw returns an entry's escaped value.
+func (r importRow) raw(i int) []byte {
+	e := r.entries[i]
+	return r.text[e.off : e.off+int(e.n)]
+}
 
 // read unescapes the row into one string, the trimmed address followed by the packed
 // fields (by ascending ID; the first value of a key repeated counts), using buf as scratch.
 // bad reports a key that is neither EmailAddress nor CustomField<id>.
-func (r importRowEntries) read(buf []byte) (_ []byte, email string, fields fieldSet, bad bool) {
-	ids := make([]int, 0, 4)
+func (r importRow) read(buf []byte) (_ []byte, email string, fields fieldSet, bad bool) {
+	var idsArray [4]int
+	ids := idsArray[:0]
 	emailAt := -1
-	for i, e := range r {
+	for i, e := range r.entries {
 		switch {
 		case e.field == fieldUnknown:
 			return buf, "", "", true
@@ -517,19 +536,19 @@ func (r importRowEntries) read(buf []byte) (_ []byte, email string, fields field
 			if emailAt < 0 {
 				emailAt = i
 			}
-		case !slices.ContainsFunc(ids, func(j int) bool { return r[j].field == e.field }):
+		case !slices.ContainsFunc(ids, func(j int) bool { return r.entries[j].field == e.field }):
 			ids = append(ids, i)
 		}
 	}
 	if emailAt >= 0 {
-		buf = appendUnescaped(buf, r[emailAt].raw)
+		buf = appendUnescaped(buf, r.raw(emailAt))
 	}
 	emailLen := len(buf)
-	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(r[a].field, r[b].field) })
+	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(r.entries[a].field, r.entries[b].field) })
 	for _, i := range ids {
-		raw := r[i].raw
-		buf = binary.AppendUvarint(buf, uint64(r[i].field))
-		buf = binary.AppendUvarint(buf, uint64(len(raw)-2*strings.Count(raw, "%")))
+		raw := r.raw(i)
+		buf = binary.AppendUvarint(buf, uint64(r.entries[i].field))
+		buf = binary.AppendUvarint(buf, uint64(len(raw)-2*bytes.Count(raw, []byte("%"))))
 		buf = appendUnescaped(buf, raw)
 	}
 	data := string(buf)
@@ -538,7 +557,7 @@ func (r importRowEntries) read(buf []byte) (_ []byte, email string, fields field
 }
 
 // appendUnescaped appends s, an escape formUnescape accepts, unescaped.
-func appendUnescaped(b []byte, s string) []byte {
+func appendUnescaped(b []byte, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '+':
