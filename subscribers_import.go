@@ -16,7 +16,9 @@ import (
 
 // ImportOptions tunes Subscribers.ImportAll.
 type ImportOptions struct {
-	// BatchSize is the number of rows per subscriber.import call; default 1000.
+	// BatchSize is the number of rows read per subscriber.import call, the most a call
+	// carries (rows refused before sending, or repeated in the batch, are not sent);
+	// default 1000.
 	BatchSize int
 	// Concurrency is the number of calls in flight; default 4.
 	Concurrency int
@@ -80,12 +82,15 @@ type indexedRow struct {
 	row   ImportSubscriber
 }
 
-// importBatch is one subscriber.import call of ImportAll: its body, encoded as the rows
-// were read, and where each row is in it. It keeps no reference to the rows themselves:
-// the few that fail are read back from the body (rows), so that a batch in flight holds
-// its body and nothing of the caller's. Batches are reused, so that a run allocates
-// nothing per row once its first batches exist.
+// importBatch is one subscriber.import call of ImportAll: the rows as read, then, once
+// the worker that sends it has checked and encoded them (batches are encoded in parallel),
+// its body and where each row is in it. It keeps no reference to the rows after that: the
+// few that fail are read back from the body (rows), so that a batch in flight holds its
+// body and nothing of the caller's. Batches are reused, so that a run allocates nothing
+// per row once its first batches exist.
 type importBatch struct {
+	in []indexedRow // the rows as read, until encoded
+
 	body []byte
 	head int    // the length of the part before the rows: key and list
 	ends []int  // where each row's part of body ends
@@ -132,9 +137,10 @@ func decodeImportRow(part string) ImportSubscriber {
 	return row
 }
 
-// ImportAll imports any number of rows into a list through subscriber.import, in batches,
-// several at a time, holding no more than Concurrency+1 batches in memory. Each batch is
-// encoded as its rows are read, while the batches before it are in flight.
+// ImportAll imports any number of rows into a list through subscriber.import, in batches
+// of BatchSize rows read, several at a time, holding no more than Concurrency+1 batches in
+// memory. Each call's worker checks and encodes its batch, in parallel with the others
+// and while other batches are in flight.
 //
 // Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
 // Failed, Unattributed or NotAttempted. Rows with a malformed address are refused before
@@ -143,7 +149,8 @@ func decodeImportRow(part string) ImportSubscriber {
 // (the command is idempotent: rows already imported come back as duplicates) until each
 // failing row is found; failures it cannot trace, and rows the service's totals leave out,
 // are counted in Unattributed. A batch retried after an attempt that may have run counts
-// the rows the answer calls duplicates as imported, in ConfirmedOnRetry.
+// the rows the answer calls duplicates as imported, in ConfirmedOnRetry. The report lists
+// failed rows by their position in the sequence.
 //
 // ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
@@ -168,7 +175,9 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 
 	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel,
 		free: make(chan *importBatch, opts.Concurrency+1)}
-	// Unbuffered: a batch is built only while the workers are busy, so at most
+	// The key and the list open every body.
+	run.head = new(importEncoder).start(s.client.appendKeyParam(nil), listID)
+	// Unbuffered: a batch is filled only while the workers are busy, so at most
 	// Concurrency+1 batches exist at a time.
 	batches := make(chan *importBatch)
 	var wg sync.WaitGroup
@@ -176,21 +185,18 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := run.worker()
 			for batch := range batches {
-				run.send(ctx, batch)
+				w.send(ctx, batch)
 			}
 		}()
 	}
 
-	var enc importEncoder
-	// The key and the list open every body.
-	head := enc.start(s.client.appendKeyParam(nil), listID)
-	// A guess at the first batch's body; later ones start at the largest seen.
-	run.bodySize = len(head) + min(opts.BatchSize, 1<<16)*128
+	// The reader only reads: the rows' check and encoding, most of the work, are the
+	// workers', in parallel.
 	done := ctx.Done()
 	index := 0
-	batch := run.batch(head)
-	inBatch := make(map[string]struct{}, opts.BatchSize)
+	batch := run.batch()
 read:
 	for row := range rows {
 		select {
@@ -200,30 +206,19 @@ read:
 			break read
 		default:
 		}
-		if !enc.check(row) {
-			run.fail(indexedRow{index, row}, checkImportRow(command, index, row))
-		} else if key := strings.ToLower(row.EmailAddress); hasKey(inBatch, key) {
-			run.duplicate()
-		} else {
-			inBatch[key] = struct{}{}
-			batch.body = enc.appendChecked(batch.body, batch.n(), row.EmailAddress)
-			batch.ends = append(batch.ends, len(batch.body))
-			batch.idx = append(batch.idx, index)
-			batch.set = append(batch.set, row.Fields != nil)
-		}
+		batch.in = append(batch.in, indexedRow{index, row})
 		index++
-		if batch.n() == opts.BatchSize {
-			run.bodySize = max(run.bodySize, len(batch.body)+len(batch.body)/8)
+		if len(batch.in) == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
-			batch = run.batch(head)
-			clear(inBatch)
+			batch = run.batch()
 			if !queued {
 				break read
 			}
 		}
 	}
-	if batch.n() > 0 {
+	if len(batch.in) > 0 {
 		run.queue(ctx, batches, batch)
+		batch = nil // the worker's now, and then the free list's
 	}
 	close(batches)
 	wg.Wait()
@@ -232,16 +227,13 @@ read:
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.report.Rows = index
+	// Workers finish in any order: list the failures as the rows came.
+	slices.SortStableFunc(run.report.Failed, func(a, b FailedRow) int { return a.Index - b.Index })
 	err := run.fatal
 	if err == nil {
 		err = parent.Err()
 	}
 	return &run.report, err
-}
-
-func hasKey(m map[string]struct{}, key string) bool {
-	_, ok := m[key]
-	return ok
 }
 
 // importRun is the shared state of one ImportAll.
@@ -250,6 +242,7 @@ type importRun struct {
 	listID int
 	opts   ImportOptions
 	cancel context.CancelCauseFunc
+	head   []byte // what opens every body: the key and the list
 
 	mu           sync.Mutex
 	report       ImportReport
@@ -257,12 +250,24 @@ type importRun struct {
 	failedInARow int
 	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
 
-	free     chan *importBatch // batches done with, for reuse
-	bodySize int               // the capacity a new batch's body starts with
+	free chan *importBatch // batches done with, for reuse
 }
 
-// batch returns an empty batch whose body starts with head, reusing one done with.
-func (r *importRun) batch(head []byte) *importBatch {
+// importWorker checks, encodes and sends batches, one at a time.
+type importWorker struct {
+	run      *importRun
+	enc      importEncoder
+	inBatch  map[string]struct{} // the addresses of the batch being encoded, lower-cased
+	bodySize int                 // the capacity a body starts with: the largest seen
+}
+
+func (r *importRun) worker() *importWorker {
+	return &importWorker{run: r, inBatch: make(map[string]struct{}, r.opts.BatchSize),
+		bodySize: len(r.head) + min(r.opts.BatchSize, 1<<16)*128}
+}
+
+// batch returns an empty batch, reusing one done with.
+func (r *importRun) batch() *importBatch {
 	var b *importBatch
 	select {
 	case b = <-r.free:
@@ -271,26 +276,58 @@ func (r *importRun) batch(head []byte) *importBatch {
 			b = new(importBatch)
 		}
 	}
-	// Sized once, not grown by append's small steps: a body is tens of kilobytes.
-	if n := r.opts.BatchSize; cap(b.idx) < n {
+	// Sized once, not grown by append's small steps.
+	if n := r.opts.BatchSize; cap(b.in) < n {
+		b.in = make([]indexedRow, 0, n)
 		b.ends, b.idx, b.set = make([]int, 0, n), make([]int, 0, n), make([]bool, 0, n)
 	}
-	if cap(b.body) < r.bodySize {
-		b.body = make([]byte, 0, r.bodySize)
-	}
-	b.ends, b.idx, b.set = b.ends[:0], b.idx[:0], b.set[:0]
-	b.body = append(b.body[:0], head...)
-	b.head = len(head)
+	b.in, b.ends, b.idx, b.set = b.in[:0], b.ends[:0], b.idx[:0], b.set[:0]
 	return b
+}
+
+// encode checks the rows read into b and writes those to send into its body, in order: a
+// malformed row fails, an address repeated in the batch is a duplicate. The rows are let
+// go.
+func (w *importWorker) encode(b *importBatch) {
+	const command = "subscriber.import"
+	if cap(b.body) < w.bodySize {
+		b.body = make([]byte, 0, w.bodySize)
+	}
+	b.body = append(b.body[:0], w.run.head...)
+	b.head = len(w.run.head)
+	for _, in := range b.in {
+		row := in.row
+		if !w.enc.check(row) {
+			w.run.fail(in, checkImportRow(command, in.index, row))
+		} else if key := strings.ToLower(row.EmailAddress); hasKey(w.inBatch, key) {
+			w.run.duplicate()
+		} else {
+			w.inBatch[key] = struct{}{}
+			b.body = w.enc.appendChecked(b.body, b.n(), row.EmailAddress)
+			b.ends = append(b.ends, len(b.body))
+			b.idx = append(b.idx, in.index)
+			b.set = append(b.set, row.Fields != nil)
+		}
+	}
+	w.bodySize = max(w.bodySize, len(b.body)+len(b.body)/8)
+	clear(w.inBatch)
+	clear(b.in) // the caller's rows are not kept: failures are read back from the body
+	b.in = b.in[:0]
+}
+
+func hasKey(m map[string]struct{}, key string) bool {
+	_, ok := m[key]
+	return ok
 }
 
 // batchPool keeps the batches of finished runs for the next: a sync service imports
 // again and again.
 var batchPool sync.Pool
 
-// release hands the run's idle batches to batchPool.
+// release hands the run's idle batches to batchPool: those of the free list, and last,
+// the reader's, when it was never handed over (nil otherwise).
 func (r *importRun) release(last *importBatch) {
-	if last.n() == 0 && last.body != nil {
+	if last != nil && len(last.in) == 0 && last.body != nil {
 		batchPool.Put(last)
 	}
 	for {
@@ -321,20 +358,24 @@ func (r *importRun) recycle(b *importBatch, answered bool) {
 // maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
 const maxFailedBatches = 3
 
-// queue hands a batch to the workers, or fails its rows when the run is over.
+// queue hands a batch to the workers or, when the run is over, counts its rows: those the
+// check refuses or finds repeated as always, the others as not attempted.
 func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
 	select {
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
+		r.worker().encode(batch)
 		r.skip(batch.n())
 		return false
 	}
 }
 
-func (r *importRun) send(ctx context.Context, b *importBatch) {
+func (w *importWorker) send(ctx context.Context, b *importBatch) {
+	r := w.run
+	w.encode(b)
 	n := b.n()
-	if ctx.Err() != nil {
+	if n == 0 || ctx.Err() != nil {
 		r.skip(n)
 		r.recycle(b, true) // never sent
 		return
@@ -537,11 +578,16 @@ func (e *importEncoder) appendRow(b []byte, n int, r ImportSubscriber) []byte {
 
 // appendChecked writes row n: email, and the fields the last check kept.
 func (e *importEncoder) appendChecked(b []byte, n int, email string) []byte {
+	return e.appendFields(b, n, email, e.fields)
+}
+
+// appendFields writes row n: email, and fields (sorted by ID, each ID valid).
+func (e *importEncoder) appendFields(b []byte, n int, email string, fields []fieldValue) []byte {
 	key := e.rowKey(n)
 	b = append(b, key...)
 	b = append(b, "EmailAddress%5D="...)
 	b = appendQueryEscape(b, email)
-	for _, f := range e.fields {
+	for _, f := range fields {
 		b = append(b, key...)
 		b = e.appendFieldKey(b, f.id)
 		b = appendQueryEscape(b, f.value)
