@@ -61,7 +61,7 @@ type ImportReport struct {
 	// Duplicate counts rows already on the list, or repeated within their batch.
 	Duplicate int
 	// Failed holds every row refused by the check before sending or by the service, and
-	// the rows of a call that failed, each with why.
+	// the rows of a call that failed, each with why, in row order.
 	Failed []FailedRow
 	// Unattributed counts rows the service did not import that could not be traced: a
 	// failure that did not recur when its batch was resent in parts, or rows an answer's
