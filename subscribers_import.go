@@ -16,9 +16,7 @@ import (
 
 // ImportOptions tunes Subscribers.ImportAll.
 type ImportOptions struct {
-	// BatchSize is the number of rows read per subscriber.import call, the most a call
-	// carries (rows refused before sending, or repeated in the batch, are not sent);
-	// default 1000.
+	// BatchSize is the number of rows per subscriber.import call; default 1000.
 	BatchSize int
 	// Concurrency is the number of calls in flight; default 4.
 	Concurrency int
@@ -82,20 +80,31 @@ type indexedRow struct {
 	row   ImportSubscriber
 }
 
-// importBatch is one subscriber.import call of ImportAll: the rows as read, then, once
-// the worker that sends it has checked and encoded them (batches are encoded in parallel),
-// its body and where each row is in it. It keeps no reference to the rows after that: the
-// few that fail are read back from the body (rows), so that a batch in flight holds its
-// body and nothing of the caller's. Batches are reused, so that a run allocates nothing
-// per row once its first batches exist.
+// importBatch is one subscriber.import call of ImportAll. The reader checks each row and
+// keeps what the body needs (the address, the custom fields sorted by ID); the worker that
+// sends the batch encodes it, so that batches are encoded in parallel. After that the
+// batch keeps no reference to the rows: the few that fail are read back from the body
+// (rows), so that a batch in flight holds its body and nothing of the caller's. Batches
+// are reused, so that a run allocates nothing per row once its first batches exist.
 type importBatch struct {
-	in []indexedRow // the rows as read, until encoded
+	idx    []int        // each row's index in the sequence
+	set    []bool       // whether a row without custom fields had a (non-nil, empty) map
+	emails []string     // each row's address, until encoded
+	fields []fieldValue // the rows' custom fields, until encoded
+	fEnd   []int        // where each row's fields end in fields
 
 	body []byte
-	head int    // the length of the part before the rows: key and list
-	ends []int  // where each row's part of body ends
-	idx  []int  // each row's index in the sequence
-	set  []bool // whether a row without custom fields had a (non-nil, empty) map
+	head int   // the length of the part before the rows: key and list
+	ends []int // where each row's part of body ends
+}
+
+// add appends a checked row with its custom fields, sorted.
+func (b *importBatch) add(index int, row ImportSubscriber, fields []fieldValue) {
+	b.idx = append(b.idx, index)
+	b.set = append(b.set, row.Fields != nil)
+	b.emails = append(b.emails, row.EmailAddress)
+	b.fields = append(b.fields, fields...)
+	b.fEnd = append(b.fEnd, len(b.fields))
 }
 
 // n is the number of rows in the batch.
@@ -137,10 +146,10 @@ func decodeImportRow(part string) ImportSubscriber {
 	return row
 }
 
-// ImportAll imports any number of rows into a list through subscriber.import, in batches
-// of BatchSize rows read, several at a time, holding no more than Concurrency+1 batches in
-// memory. Each call's worker checks and encodes its batch, in parallel with the others
-// and while other batches are in flight.
+// ImportAll imports any number of rows into a list through subscriber.import, in batches,
+// several at a time, holding no more than Concurrency+1 batches in memory. Rows are
+// checked as they are read; the worker that sends a batch encodes it, in parallel with the
+// others and while other batches are in flight.
 //
 // Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
 // Failed, Unattributed or NotAttempted. Rows with a malformed address are refused before
@@ -175,8 +184,9 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 
 	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel,
 		free: make(chan *importBatch, opts.Concurrency+1)}
+	var enc importEncoder
 	// The key and the list open every body.
-	run.head = new(importEncoder).start(s.client.appendKeyParam(nil), listID)
+	run.head = enc.start(s.client.appendKeyParam(nil), listID)
 	// Unbuffered: a batch is filled only while the workers are busy, so at most
 	// Concurrency+1 batches exist at a time.
 	batches := make(chan *importBatch)
@@ -192,11 +202,10 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 		}()
 	}
 
-	// The reader only reads: the rows' check and encoding, most of the work, are the
-	// workers', in parallel.
 	done := ctx.Done()
 	index := 0
 	batch := run.batch()
+	inBatch := make(map[string]struct{}, opts.BatchSize)
 read:
 	for row := range rows {
 		select {
@@ -206,17 +215,25 @@ read:
 			break read
 		default:
 		}
-		batch.in = append(batch.in, indexedRow{index, row})
+		if !enc.check(row) {
+			run.fail(indexedRow{index, row}, checkImportRow(command, index, row))
+		} else if key := strings.ToLower(row.EmailAddress); hasKey(inBatch, key) {
+			run.duplicate()
+		} else {
+			inBatch[key] = struct{}{}
+			batch.add(index, row, enc.fields)
+		}
 		index++
-		if len(batch.in) == opts.BatchSize {
+		if batch.n() == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
 			batch = run.batch()
+			clear(inBatch)
 			if !queued {
 				break read
 			}
 		}
 	}
-	if len(batch.in) > 0 {
+	if batch.n() > 0 {
 		run.queue(ctx, batches, batch)
 		batch = nil // the worker's now, and then the free list's
 	}
@@ -236,13 +253,17 @@ read:
 	return &run.report, err
 }
 
+func hasKey(m map[string]struct{}, key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
 // importRun is the shared state of one ImportAll.
 type importRun struct {
 	svc    *SubscribersService
 	listID int
 	opts   ImportOptions
 	cancel context.CancelCauseFunc
-	head   []byte // what opens every body: the key and the list
 
 	mu           sync.Mutex
 	report       ImportReport
@@ -251,19 +272,37 @@ type importRun struct {
 	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
 
 	free chan *importBatch // batches done with, for reuse
+	head []byte            // what opens every body: the key and the list
 }
 
-// importWorker checks, encodes and sends batches, one at a time.
+// importWorker encodes and sends batches, one at a time.
 type importWorker struct {
 	run      *importRun
 	enc      importEncoder
-	inBatch  map[string]struct{} // the addresses of the batch being encoded, lower-cased
-	bodySize int                 // the capacity a body starts with: the largest seen
+	bodySize int // the capacity a body starts with: the largest seen
 }
 
 func (r *importRun) worker() *importWorker {
-	return &importWorker{run: r, inBatch: make(map[string]struct{}, r.opts.BatchSize),
-		bodySize: len(r.head) + min(r.opts.BatchSize, 1<<16)*128}
+	return &importWorker{run: r, bodySize: len(r.head) + min(r.opts.BatchSize, 1<<16)*128}
+}
+
+// encode writes b's body from its checked rows, and lets the rows go.
+func (w *importWorker) encode(b *importBatch) {
+	if cap(b.body) < w.bodySize {
+		b.body = make([]byte, 0, w.bodySize)
+	}
+	b.body = append(b.body[:0], w.run.head...)
+	b.head = len(w.run.head)
+	start := 0
+	for k, email := range b.emails {
+		b.body = w.enc.appendFields(b.body, k, email, b.fields[start:b.fEnd[k]])
+		b.ends = append(b.ends, len(b.body))
+		start = b.fEnd[k]
+	}
+	w.bodySize = max(w.bodySize, len(b.body)+len(b.body)/8)
+	clear(b.emails) // the caller's strings are not kept: failures are read back from the body
+	clear(b.fields)
+	b.emails, b.fields = b.emails[:0], b.fields[:0]
 }
 
 // batch returns an empty batch, reusing one done with.
@@ -277,47 +316,13 @@ func (r *importRun) batch() *importBatch {
 		}
 	}
 	// Sized once, not grown by append's small steps.
-	if n := r.opts.BatchSize; cap(b.in) < n {
-		b.in = make([]indexedRow, 0, n)
-		b.ends, b.idx, b.set = make([]int, 0, n), make([]int, 0, n), make([]bool, 0, n)
+	if n := r.opts.BatchSize; cap(b.idx) < n {
+		b.idx, b.set, b.emails, b.fEnd = make([]int, 0, n), make([]bool, 0, n), make([]string, 0, n), make([]int, 0, n)
+		b.ends = make([]int, 0, n)
 	}
-	b.in, b.ends, b.idx, b.set = b.in[:0], b.ends[:0], b.idx[:0], b.set[:0]
+	b.idx, b.set, b.emails, b.fields, b.fEnd = b.idx[:0], b.set[:0], b.emails[:0], b.fields[:0], b.fEnd[:0]
+	b.ends = b.ends[:0]
 	return b
-}
-
-// encode checks the rows read into b and writes those to send into its body, in order: a
-// malformed row fails, an address repeated in the batch is a duplicate. The rows are let
-// go.
-func (w *importWorker) encode(b *importBatch) {
-	const command = "subscriber.import"
-	if cap(b.body) < w.bodySize {
-		b.body = make([]byte, 0, w.bodySize)
-	}
-	b.body = append(b.body[:0], w.run.head...)
-	b.head = len(w.run.head)
-	for _, in := range b.in {
-		row := in.row
-		if !w.enc.check(row) {
-			w.run.fail(in, checkImportRow(command, in.index, row))
-		} else if key := strings.ToLower(row.EmailAddress); hasKey(w.inBatch, key) {
-			w.run.duplicate()
-		} else {
-			w.inBatch[key] = struct{}{}
-			b.body = w.enc.appendChecked(b.body, b.n(), row.EmailAddress)
-			b.ends = append(b.ends, len(b.body))
-			b.idx = append(b.idx, in.index)
-			b.set = append(b.set, row.Fields != nil)
-		}
-	}
-	w.bodySize = max(w.bodySize, len(b.body)+len(b.body)/8)
-	clear(w.inBatch)
-	clear(b.in) // the caller's rows are not kept: failures are read back from the body
-	b.in = b.in[:0]
-}
-
-func hasKey(m map[string]struct{}, key string) bool {
-	_, ok := m[key]
-	return ok
 }
 
 // batchPool keeps the batches of finished runs for the next: a sync service imports
@@ -327,7 +332,7 @@ var batchPool sync.Pool
 // release hands the run's idle batches to batchPool: those of the free list, and last,
 // the reader's, when it was never handed over (nil otherwise).
 func (r *importRun) release(last *importBatch) {
-	if last != nil && len(last.in) == 0 && last.body != nil {
+	if last != nil && last.n() == 0 && last.body != nil {
 		batchPool.Put(last)
 	}
 	for {
@@ -358,14 +363,12 @@ func (r *importRun) recycle(b *importBatch, answered bool) {
 // maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
 const maxFailedBatches = 3
 
-// queue hands a batch to the workers or, when the run is over, counts its rows: those the
-// check refuses or finds repeated as always, the others as not attempted.
+// queue hands a batch to the workers, or fails its rows when the run is over.
 func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
 	select {
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
-		r.worker().encode(batch)
 		r.skip(batch.n())
 		return false
 	}
@@ -373,13 +376,13 @@ func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batc
 
 func (w *importWorker) send(ctx context.Context, b *importBatch) {
 	r := w.run
-	w.encode(b)
 	n := b.n()
-	if n == 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		r.skip(n)
 		r.recycle(b, true) // never sent
 		return
 	}
+	w.encode(b)
 	var att importAttempts
 	res, err := r.svc.sendImport(ctx, b.body, &att)
 	defer func() { r.recycle(b, err == nil && att.once) }()

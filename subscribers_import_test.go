@@ -59,7 +59,7 @@ func TestImportAllCountsRowsALostAttemptImportedAsConfirmedOnRetry(t *testing.T)
 
 // TestImportAllBodies checks the bodies ImportAll writes, batch by batch: rows numbered
 // from 0 in each, fields by ascending ID, values escaped as url.QueryEscape does, rows
-// refused or repeated in their batch (of BatchSize rows read) left out.
+// refused or repeated left out.
 func TestImportAllBodies(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)
@@ -83,7 +83,7 @@ func TestImportAllBodies(t *testing.T) {
 				return
 			}
 		}
-	}, sendloop.ImportOptions{BatchSize: 3, Concurrency: 1})
+	}, sendloop.ImportOptions{BatchSize: 2, Concurrency: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 5, report.Rows)
 	assert.Equal(t, 3, report.Imported)
@@ -105,8 +105,8 @@ func TestImportAllBodies(t *testing.T) {
 		bodies = append(bodies, string(r.Body))
 	}
 	assert.Equal(t, []string{
-		key + row(0, "a@example.com", cf(0), "x&y=1", cf(1), "ü%+", cf(2), "z z"),
-		key + row(0, "b+tag@example.com") + row(1, "c@example.com", cf(1), ""),
+		key + row(0, "a@example.com", cf(0), "x&y=1", cf(1), "ü%+", cf(2), "z z") + row(1, "b+tag@example.com"),
+		key + row(0, "c@example.com", cf(1), ""),
 	}, bodies)
 }
 
