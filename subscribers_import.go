@@ -354,6 +354,8 @@ func (r *importRun) recycle(b *importBatch, answered bool) {
 	if !answered {
 		b.body = nil
 	}
+	clear(b.emails) // a batch never encoded still holds the caller's strings
+	clear(b.fields)
 	select {
 	case r.free <- b:
 	default:
