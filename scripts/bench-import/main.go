@@ -55,6 +55,7 @@ func main() {
 	concurrency := flag.Int("concurrency", 0, "internal: ImportOptions.Concurrency for -client")
 	cycle := flag.Bool("cycle", false, "internal: -client's rows cycle through 10,000 made beforehand")
 	skipFake := flag.Bool("skip-fake", false, "skip the measurement of sendloop fake")
+	logSize := flag.Int("fake-log-size", -1, "sendloop fake's --log-size (-1: its default)")
 	flag.Parse()
 	log.SetFlags(0)
 	switch {
@@ -63,7 +64,7 @@ func main() {
 	case *client != "":
 		runClient(*client, *key, *listID, *rows, *concurrency, *cycle)
 	default:
-		if err := orchestrate(*rows, *small, *skipFake); err != nil {
+		if err := orchestrate(*rows, *small, *skipFake, *logSize); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -77,7 +78,7 @@ type result struct {
 	Imported int     `json:"imported"`
 }
 
-func orchestrate(large, small int, skipFake bool) error {
+func orchestrate(large, small int, skipFake bool, logSize int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -158,12 +159,12 @@ func orchestrate(large, small int, skipFake bool) error {
 	if skipFake {
 		return nil
 	}
-	return measureFake(client, large)
+	return measureFake(client, large, logSize)
 }
 
 // measureFake builds cmd/sendloop, serves `sendloop --quiet fake`, imports rows into its
 // demo list and reads the fake's peak RSS.
-func measureFake(client func(url, key string, list, rows, concurrency int, cycle bool) (result, error), rows int) error {
+func measureFake(client func(url, key string, list, rows, concurrency int, cycle bool) (result, error), rows, logSize int) error {
 	dir, err := os.MkdirTemp("", "bench-import-")
 	if err != nil {
 		return err
@@ -175,7 +176,11 @@ func measureFake(client func(url, key string, list, rows, concurrency int, cycle
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building cmd/sendloop (run from the module root): %w", err)
 	}
-	fake := exec.Command(bin, "--quiet", "fake")
+	args := []string{"--quiet", "fake"}
+	if logSize >= 0 {
+		args = append(args, "--log-size", strconv.Itoa(logSize))
+	}
+	fake := exec.Command(bin, args...)
 	fake.Stderr = os.Stderr
 	out, err := fake.StdoutPipe()
 	if err != nil {
@@ -207,7 +212,7 @@ func measureFake(client func(url, key string, list, rows, concurrency int, cycle
 	if err != nil {
 		return err
 	}
-	fmt.Println("\nsendloop --quiet fake, ImportAll into list 1 (two custom fields):")
+	fmt.Printf("\nsendloop %s, ImportAll into list 1 (two custom fields):\n", strings.Join(args, " "))
 	fmt.Printf("  %d rows imported in %.1fs; fake peak RSS %.1f MiB (%.1f MiB before): %.0f bytes per member (target <= 400)\n",
 		r.Imported, time.Since(start).Seconds(), float64(peak)/1024, float64(before)/1024, float64(peak)*1024/float64(r.Imported))
 	return nil
