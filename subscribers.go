@@ -445,53 +445,54 @@ func (p SubscriberImportParams) validate(command string) error {
 	return nil
 }
 
-// importChecked sends rows already checked. The body is written directly, rows in order
-// (ListID, then Subscribers[n][EmailAddress] and Subscribers[n][CustomField<id>] by
-// ascending id): an import carries thousands of keys, which url.Values would sort.
+// importChecked sends rows already checked, in one call.
 func (s *SubscribersService) importChecked(ctx context.Context, listID int, rows []ImportSubscriber) (*SubscriberImportResult, error) {
-	b := make([]byte, 0, 96+len(rows)*160)
-	b = s.client.appendKeyParam(b)
-	b = append(b, "&ListID="...)
-	b = strconv.AppendInt(b, int64(listID), 10)
-	var ids []int
+	var enc importEncoder
+	body := enc.start(s.client.appendKeyParam(make([]byte, 0, 96+len(rows)*96)), listID)
 	for i, r := range rows {
-		b = appendRowKey(b, i, "EmailAddress", -1)
-		b = wire.AppendQueryEscape(b, r.EmailAddress)
-		ids = wire.SortedIDs(ids[:0], r.Fields)
-		for _, id := range ids {
-			b = appendRowKey(b, i, wire.CustomFieldPrefix, id)
-			b = wire.AppendQueryEscape(b, r.Fields[id])
-		}
+		body = enc.appendRow(body, i, r)
 	}
-	res := new(SubscriberImportResult)
-	err := s.client.do(ctx, &apiCall{command: "subscriber.import", body: b}, func(key, v []byte) (err error) {
-		switch string(key) {
-		case "TotalImported":
-			res.Imported, err = wire.Int(v)
-		case "TotalDuplicate":
-			res.Duplicate, err = wire.Int(v)
-		case "TotalFailed":
-			res.Failed, err = wire.Int(v)
-		}
-		return err
-	})
+	res, err := s.sendImport(ctx, body, nil)
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return &res, nil
 }
 
-// appendRowKey writes "&Subscribers[i][field]=" form-escaped, with id appended to field
-// unless it is negative.
-func appendRowKey(b []byte, i int, field string, id int) []byte {
-	b = append(b, "&Subscribers%5B"...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, "%5D%5B"...)
-	b = append(b, field...)
-	if id >= 0 {
-		b = strconv.AppendInt(b, int64(id), 10)
+// importAttempts is how a subscriber.import call went.
+type importAttempts struct {
+	// retried reports that an attempt before the answered one may have run: rows it
+	// imported are then counted as duplicates.
+	retried bool
+	// once reports an answer to the first and only attempt: the body is then no longer
+	// read by the HTTP transport (an attempt that failed may still be writing it).
+	once bool
+}
+
+// sendImport sends an encoded subscriber.import body; att, when not nil, receives how the
+// attempts went.
+func (s *SubscribersService) sendImport(ctx context.Context, body []byte, att *importAttempts) (res SubscriberImportResult, err error) {
+	const command = "subscriber.import"
+	resp, err := s.client.roundTrip(ctx, &apiCall{command: command, body: body})
+	if err != nil {
+		return res, err
 	}
-	return append(b, "%5D="...)
+	err = s.client.readAnswer(resp, answer{command: command, red: s.client.transport.Redactor(),
+		decode: func(key, v []byte) (err error) {
+			switch string(key) {
+			case "TotalImported":
+				res.Imported, err = wire.Int(v)
+			case "TotalDuplicate":
+				res.Duplicate, err = wire.Int(v)
+			case "TotalFailed":
+				res.Failed, err = wire.Int(v)
+			}
+			return err
+		}})
+	if att != nil {
+		att.retried, att.once = resp.EarlierAttemptMayHaveRun, resp.Attempts == 1
+	}
+	return res, err
 }
 
 func checkImportRow(command string, i int, r ImportSubscriber) error {

@@ -4,8 +4,14 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-sendloop/sendloop/internal/address"
+	"github.com/go-sendloop/sendloop/internal/check"
 )
 
 // ImportOptions tunes Subscribers.ImportAll.
@@ -38,16 +44,22 @@ type FailedRow struct {
 }
 
 // ImportReport is the outcome of ImportAll. Every row read from the sequence is counted
-// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted.
+// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted, and
+// ConfirmedOnRetry is a part of Imported.
 type ImportReport struct {
 	// Rows is the number of rows read from the sequence.
 	Rows int
-	// Imported counts the rows the service added to the list.
+	// Imported counts the rows the service added to the list, ConfirmedOnRetry included.
 	Imported int
+	// ConfirmedOnRetry counts rows of batches resent after an attempt that may have run (a
+	// reset, a timeout, a 502 or 504) that the answer called duplicates: the lost attempt
+	// imported them. The service's counts cannot tell those from rows already on the list
+	// before the run, which such a batch counts here too.
+	ConfirmedOnRetry int
 	// Duplicate counts rows already on the list, or repeated within their batch.
 	Duplicate int
 	// Failed holds every row refused by the check before sending or by the service, and
-	// the rows of a call that failed, each with why.
+	// the rows of a call that failed, each with why, in row order.
 	Failed []FailedRow
 	// Unattributed counts rows the service did not import that could not be traced: a
 	// failure that did not recur when its batch was resent in parts, or rows an answer's
@@ -68,16 +80,86 @@ type indexedRow struct {
 	row   ImportSubscriber
 }
 
+// importBatch is one subscriber.import call of ImportAll. The reader checks each row and
+// keeps what the body needs (the address, the custom fields sorted by ID); the worker that
+// sends the batch encodes it, so that batches are encoded in parallel. After that the
+// batch keeps no reference to the rows: the few that fail are read back from the body
+// (rows), so that a batch in flight holds its body and nothing of the caller's. Batches
+// are reused, so that a run allocates nothing per row once its first batches exist.
+type importBatch struct {
+	idx    []int        // each row's index in the sequence
+	set    []bool       // whether a row without custom fields had a (non-nil, empty) map
+	emails []string     // each row's address, until encoded
+	fields []fieldValue // the rows' custom fields, until encoded
+	fEnd   []int        // where each row's fields end in fields
+
+	body []byte
+	head int   // the length of the part before the rows: key and list
+	ends []int // where each row's part of body ends
+}
+
+// add appends a checked row with its custom fields, sorted.
+func (b *importBatch) add(index int, row ImportSubscriber, fields []fieldValue) {
+	b.idx = append(b.idx, index)
+	b.set = append(b.set, row.Fields != nil)
+	b.emails = append(b.emails, row.EmailAddress)
+	b.fields = append(b.fields, fields...)
+	b.fEnd = append(b.fEnd, len(b.fields))
+}
+
+// n is the number of rows in the batch.
+func (b *importBatch) n() int { return len(b.idx) }
+
+// rows reads the batch's rows back from its body.
+func (b *importBatch) rows() []indexedRow {
+	out := make([]indexedRow, b.n())
+	start := b.head
+	for k := range out {
+		row := decodeImportRow(string(b.body[start:b.ends[k]]))
+		if row.Fields == nil && b.set[k] {
+			row.Fields = CustomFields{}
+		}
+		out[k] = indexedRow{b.idx[k], row}
+		start = b.ends[k]
+	}
+	return out
+}
+
+// decodeImportRow reads a row that importEncoder wrote back: an exact inverse, since what
+// it writes is escaped as url.QueryEscape does.
+func decodeImportRow(part string) ImportSubscriber {
+	var row ImportSubscriber
+	for _, pair := range strings.Split(part, "&")[1:] { // every pair opens with '&'
+		key, value, _ := strings.Cut(pair, "=")
+		v, _ := url.QueryUnescape(value)
+		name := strings.TrimSuffix(key[strings.LastIndex(key, "%5B")+3:], "%5D")
+		if name == "EmailAddress" {
+			row.EmailAddress = v
+			continue
+		}
+		id, _ := strconv.Atoi(strings.TrimPrefix(name, "CustomField"))
+		if row.Fields == nil {
+			row.Fields = CustomFields{}
+		}
+		row.Fields[id] = v
+	}
+	return row
+}
+
 // ImportAll imports any number of rows into a list through subscriber.import, in batches,
-// several at a time, holding no more than Concurrency+1 batches in memory.
+// several at a time, holding no more than Concurrency+1 batches in memory. Rows are
+// checked as they are read; the worker that sends a batch encodes it, in parallel with the
+// others and while other batches are in flight.
 //
 // Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
-// Failed or Unattributed. Rows with a malformed address are refused before sending, and an
-// address repeated within a batch is counted as a duplicate without being sent. When the
-// service counts failures in a batch, ImportAll resends the batch in halves (the command is
-// idempotent: rows already imported come back as duplicates) until each failing row is
-// found; failures it cannot trace, and rows the service's totals leave out, are counted in
-// Unattributed.
+// Failed, Unattributed or NotAttempted. Rows with a malformed address are refused before
+// sending, and an address repeated within a batch is counted as a duplicate without being
+// sent. When the service counts failures in a batch, ImportAll resends the batch in halves
+// (the command is idempotent: rows already imported come back as duplicates) until each
+// failing row is found; failures it cannot trace, and rows the service's totals leave out,
+// are counted in Unattributed. A batch retried after an attempt that may have run counts
+// the rows the answer calls duplicates as imported, in ConfirmedOnRetry. The report lists
+// failed rows by their position in the sequence.
 //
 // ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
@@ -100,63 +182,80 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel}
-	// Unbuffered: a batch is built only while the workers are busy, so at most
+	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel,
+		free: make(chan *importBatch, opts.Concurrency+1)}
+	var enc importEncoder
+	// The key and the list open every body.
+	run.head = enc.start(s.client.appendKeyParam(nil), listID)
+	// Unbuffered: a batch is filled only while the workers are busy, so at most
 	// Concurrency+1 batches exist at a time.
-	batches := make(chan []indexedRow)
+	batches := make(chan *importBatch)
 	var wg sync.WaitGroup
 	for range opts.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := run.worker()
 			for batch := range batches {
-				run.send(ctx, batch)
+				w.send(ctx, batch)
 			}
 		}()
 	}
 
+	done := ctx.Done()
 	index := 0
-	batch := make([]indexedRow, 0, opts.BatchSize)
-	inBatch := make(map[string]bool, opts.BatchSize)
+	batch := run.batch()
+	inBatch := make(map[string]struct{}, opts.BatchSize)
+read:
 	for row := range rows {
-		if ctx.Err() != nil {
+		select {
+		case <-done:
 			run.skip(1)
 			index++
-			break
-		}
-		switch err := checkImportRow(command, index, row); {
-		case err != nil:
-			run.fail(indexedRow{index, row}, err)
-		case inBatch[strings.ToLower(row.EmailAddress)]:
-			run.duplicate()
+			break read
 		default:
-			inBatch[strings.ToLower(row.EmailAddress)] = true
-			batch = append(batch, indexedRow{index, row})
+		}
+		if !enc.check(row) {
+			run.fail(indexedRow{index, row}, checkImportRow(command, index, row))
+		} else if key := strings.ToLower(row.EmailAddress); hasKey(inBatch, key) {
+			run.duplicate()
+		} else {
+			inBatch[key] = struct{}{}
+			batch.add(index, row, enc.fields)
 		}
 		index++
-		if len(batch) == opts.BatchSize {
+		if batch.n() == opts.BatchSize {
 			queued := run.queue(ctx, batches, batch)
-			batch = make([]indexedRow, 0, opts.BatchSize)
+			batch = run.batch()
 			clear(inBatch)
 			if !queued {
-				break
+				break read
 			}
 		}
 	}
-	if len(batch) > 0 {
+	if batch.n() > 0 {
 		run.queue(ctx, batches, batch)
+		batch = nil // the worker's now, and then the free list's
 	}
 	close(batches)
 	wg.Wait()
+	run.release(batch)
 
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.report.Rows = index
+	// Workers finish in any order: list the failures as the rows came.
+	slices.SortStableFunc(run.report.Failed, func(a, b FailedRow) int { return a.Index - b.Index })
 	err := run.fatal
 	if err == nil {
 		err = parent.Err()
 	}
 	return &run.report, err
+}
+
+func hasKey(m map[string]struct{}, key string) bool {
+	_, ok := m[key]
+	return ok
 }
 
 // importRun is the shared state of one ImportAll.
@@ -171,30 +270,126 @@ type importRun struct {
 	fatal        error
 	failedInARow int
 	progressMu   sync.Mutex // keeps OnProgress calls one at a time, outside mu
+
+	free chan *importBatch // batches done with, for reuse
+	head []byte            // what opens every body: the key and the list
+}
+
+// importWorker encodes and sends batches, one at a time.
+type importWorker struct {
+	run      *importRun
+	enc      importEncoder
+	bodySize int // the capacity a body starts with: the largest seen
+}
+
+func (r *importRun) worker() *importWorker {
+	return &importWorker{run: r, bodySize: len(r.head) + min(r.opts.BatchSize, 1<<16)*128}
+}
+
+// encode writes b's body from its checked rows, and lets the rows go.
+func (w *importWorker) encode(b *importBatch) {
+	if cap(b.body) < w.bodySize {
+		b.body = make([]byte, 0, w.bodySize)
+	}
+	b.body = append(b.body[:0], w.run.head...)
+	b.head = len(w.run.head)
+	start := 0
+	for k, email := range b.emails {
+		b.body = w.enc.appendFields(b.body, k, email, b.fields[start:b.fEnd[k]])
+		b.ends = append(b.ends, len(b.body))
+		start = b.fEnd[k]
+	}
+	w.bodySize = max(w.bodySize, len(b.body)+len(b.body)/8)
+	clear(b.emails) // the caller's strings are not kept: failures are read back from the body
+	clear(b.fields)
+	b.emails, b.fields = b.emails[:0], b.fields[:0]
+}
+
+// batch returns an empty batch, reusing one done with.
+func (r *importRun) batch() *importBatch {
+	var b *importBatch
+	select {
+	case b = <-r.free:
+	default:
+		if b, _ = batchPool.Get().(*importBatch); b == nil {
+			b = new(importBatch)
+		}
+	}
+	// Sized once, not grown by append's small steps.
+	if n := r.opts.BatchSize; cap(b.idx) < n {
+		b.idx, b.set, b.emails, b.fEnd = make([]int, 0, n), make([]bool, 0, n), make([]string, 0, n), make([]int, 0, n)
+		b.ends = make([]int, 0, n)
+	}
+	b.idx, b.set, b.emails, b.fields, b.fEnd = b.idx[:0], b.set[:0], b.emails[:0], b.fields[:0], b.fEnd[:0]
+	b.ends = b.ends[:0]
+	return b
+}
+
+// batchPool keeps the batches of finished runs for the next: a sync service imports
+// again and again.
+var batchPool sync.Pool
+
+// release hands the run's idle batches to batchPool: those of the free list, and last,
+// the reader's, when it was never handed over (nil otherwise).
+func (r *importRun) release(last *importBatch) {
+	if last != nil && last.n() == 0 && last.body != nil {
+		batchPool.Put(last)
+	}
+	for {
+		select {
+		case b := <-r.free:
+			if b.body != nil {
+				batchPool.Put(b)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// recycle offers a sent batch for reuse. Its body is kept only when the service answered
+// the import's one attempt, which it does once the whole body has reached it: after any
+// other outcome the HTTP transport may still be reading it.
+func (r *importRun) recycle(b *importBatch, answered bool) {
+	if !answered {
+		b.body = nil
+	}
+	clear(b.emails) // a batch never encoded still holds the caller's strings
+	clear(b.fields)
+	select {
+	case r.free <- b:
+	default:
+	}
 }
 
 // maxFailedBatches is how many batches in a row may fail before ImportAll gives up.
 const maxFailedBatches = 3
 
 // queue hands a batch to the workers, or fails its rows when the run is over.
-func (r *importRun) queue(ctx context.Context, batches chan<- []indexedRow, batch []indexedRow) bool {
+func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
 	select {
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
-		r.skip(len(batch))
+		r.skip(batch.n())
 		return false
 	}
 }
 
-func (r *importRun) send(ctx context.Context, batch []indexedRow) {
+func (w *importWorker) send(ctx context.Context, b *importBatch) {
+	r := w.run
+	n := b.n()
 	if ctx.Err() != nil {
-		r.skip(len(batch))
+		r.skip(n)
+		r.recycle(b, true) // never sent
 		return
 	}
-	res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(batch))
+	w.encode(b)
+	var att importAttempts
+	res, err := r.svc.sendImport(ctx, b.body, &att)
+	defer func() { r.recycle(b, err == nil && att.once) }()
 	if err != nil && cutShort(ctx, err) {
-		r.skip(len(batch))
+		r.skip(n)
 		return
 	}
 	if err != nil {
@@ -205,25 +400,31 @@ func (r *importRun) send(ctx context.Context, batch []indexedRow) {
 			r.cancel(err)
 		}
 		r.mu.Unlock()
-		r.failAll(batch, err)
+		r.failAll(b.rows(), err)
 		return
 	}
 	var refused []indexedRow
 	if res.Failed > 0 {
 		// An error while resending leaves the untraced failures in Unattributed below.
-		refused, _ = r.locate(ctx, batch)
+		refused, _ = r.locate(ctx, b.rows())
 	}
 	r.mu.Lock()
 	r.failedInARow = 0
 	r.report.Imported += res.Imported
-	r.report.Duplicate += res.Duplicate
+	if att.retried {
+		// The rows a lost attempt imported come back as duplicates.
+		r.report.Imported += res.Duplicate
+		r.report.ConfirmedOnRetry += res.Duplicate
+	} else {
+		r.report.Duplicate += res.Duplicate
+	}
 	for _, row := range refused {
 		r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: ErrRowRefused})
 	}
 	// Failures the halves did not reproduce, and rows the totals leave out, cannot be tied
 	// to a row: count them rather than guess.
 	r.report.Unattributed += max(res.Failed-len(refused), 0)
-	r.report.Unattributed += max(len(batch)-res.Imported-res.Duplicate-res.Failed, 0)
+	r.report.Unattributed += max(n-res.Imported-res.Duplicate-res.Failed, 0)
 	r.mu.Unlock()
 	r.progress()
 }
@@ -329,4 +530,126 @@ func subscribersOf(batch []indexedRow) []ImportSubscriber {
 		out[i] = row.row
 	}
 	return out
+}
+
+// importEncoder writes subscriber.import bodies: ListID, then each row's
+// Subscribers[n][EmailAddress] and Subscribers[n][CustomField<id>] keys, rows in order and
+// fields by ascending id, written directly rather than through url.Values (which would
+// sort thousands of keys). Every batch repeats the same row numbers and field IDs, so it
+// keeps each escaped key it has written; it holds no row, and is used by one goroutine.
+type importEncoder struct {
+	rowKeys   []string // rowKeys[n]: "&Subscribers%5B<n>%5D%5B"
+	fieldKeys []string // fieldKeys[id]: "CustomField<id>%5D=", for small ids
+	fields    []fieldValue
+}
+
+// fieldValue is one custom field of the row being written.
+type fieldValue struct {
+	id    int
+	value string
+}
+
+// maxCachedFieldID bounds the field IDs whose keys are kept; larger ones are written each
+// time.
+const maxCachedFieldID = 1 << 12
+
+// start writes the part of a body that follows the API key.
+func (e *importEncoder) start(b []byte, listID int) []byte {
+	b = append(b, "&ListID="...)
+	return strconv.AppendInt(b, int64(listID), 10)
+}
+
+// check reports whether r is well formed, the test of checkImportRow (which says why
+// not), and keeps r's custom fields, sorted, for appendChecked: one walk of the map.
+func (e *importEncoder) check(r ImportSubscriber) bool {
+	e.fields = e.fields[:0]
+	for id, v := range r.Fields {
+		if check.ID(id) != check.IDValid {
+			return false
+		}
+		e.fields = append(e.fields, fieldValue{id, v})
+	}
+	if len(e.fields) > 1 {
+		slices.SortFunc(e.fields, func(a, b fieldValue) int { return a.id - b.id })
+	}
+	return address.Valid(r.EmailAddress)
+}
+
+// appendRow writes r as row n. r must be well formed.
+func (e *importEncoder) appendRow(b []byte, n int, r ImportSubscriber) []byte {
+	e.check(r)
+	return e.appendChecked(b, n, r.EmailAddress)
+}
+
+// appendChecked writes row n: email, and the fields the last check kept.
+func (e *importEncoder) appendChecked(b []byte, n int, email string) []byte {
+	return e.appendFields(b, n, email, e.fields)
+}
+
+// appendFields writes row n: email, and fields (sorted by ID, each ID valid).
+func (e *importEncoder) appendFields(b []byte, n int, email string, fields []fieldValue) []byte {
+	key := e.rowKey(n)
+	b = append(b, key...)
+	b = append(b, "EmailAddress%5D="...)
+	b = appendQueryEscape(b, email)
+	for _, f := range fields {
+		b = append(b, key...)
+		b = e.appendFieldKey(b, f.id)
+		b = appendQueryEscape(b, f.value)
+	}
+	return b
+}
+
+func (e *importEncoder) rowKey(n int) string {
+	for len(e.rowKeys) <= n {
+		e.rowKeys = append(e.rowKeys, "&Subscribers%5B"+strconv.Itoa(len(e.rowKeys))+"%5D%5B")
+	}
+	return e.rowKeys[n]
+}
+
+func (e *importEncoder) appendFieldKey(b []byte, id int) []byte {
+	if id >= maxCachedFieldID {
+		b = append(b, "CustomField"...)
+		b = strconv.AppendInt(b, int64(id), 10)
+		return append(b, "%5D="...)
+	}
+	if id >= len(e.fieldKeys) {
+		e.fieldKeys = slices.Grow(e.fieldKeys, id+1-len(e.fieldKeys))[:id+1]
+	}
+	if e.fieldKeys[id] == "" {
+		e.fieldKeys[id] = "CustomField" + strconv.Itoa(id) + "%5D="
+	}
+	return append(b, e.fieldKeys[id]...)
+}
+
+// queryUnreserved marks the bytes url.QueryEscape leaves as they are.
+var queryUnreserved = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == '~'
+	}
+	return t
+}()
+
+// appendQueryEscape appends s escaped as url.QueryEscape does, copying runs of bytes that
+// need no escape at once.
+func appendQueryEscape(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && queryUnreserved[s[i]] {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		if c := s[i]; c == ' ' {
+			b = append(b, '+')
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+		s = s[i+1:]
+	}
+	return b
 }

@@ -128,9 +128,7 @@ func legacySubscriberUpdate(c *legacyCall) (object, *legacyFailure) {
 	if fl := l.checkFields(fields); fl != ok {
 		return nil, fl.legacy()
 	}
-	for id, v := range fields {
-		s.Fields[id] = v
-	}
+	s.setFields(fields)
 	return object{{"Status", "Completed"}, {"SubscriberID", strconv.Itoa(s.ID)}}, nil
 }
 
@@ -144,7 +142,7 @@ func legacySubscriberDelete(c *legacyCall) (object, *legacyFailure) {
 		return nil, f
 	}
 	l.members = slices.DeleteFunc(l.members, func(m *subscriber) bool { return m == s })
-	delete(l.byEmail, strings.ToLower(s.Email))
+	delete(l.byEmail, emailKey(s.Email))
 	return object{{"Status", "Completed"}}, nil
 }
 

@@ -310,6 +310,7 @@ type call struct {
 	srv  *Server
 	st   *state
 	form url.Values
+	rows *importParams // subscriber.import's rows, kept out of form (parseParams)
 	now  time.Time
 	ip   string
 }
@@ -384,7 +385,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return
 	}
-	form := parseForm(body)
+	form, rows := parseParams(body)
 	// The key counts only in the body, where the service wants it: a client that moved it
 	// into the URL must fail here as it would there.
 	key := form.Get("APIKey")
@@ -426,7 +427,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, "json", nil, &apiError{code: 100, message: "Invalid response format"})
 		return
 	}
-	answer, apiErr := s.execute(name, form, key, ip, fault)
+	answer, apiErr := s.execute(name, form, rows, key, ip, fault)
 	s.deliverWebhooks()
 	if fault != nil && fault.Reset == ResetAfterExecution {
 		resetConnection(w)
@@ -467,7 +468,7 @@ func applyFault(w http.ResponseWriter, r *http.Request, fault *Fault) bool {
 // countExecution records that a command reached its logic; the caller holds s.mu.
 func (s *Server) countExecution(name string) { s.executions[strings.ToLower(name)]++ }
 
-func (s *Server) execute(name string, form url.Values, key, ip string, fault *Fault) (object, *apiError) {
+func (s *Server) execute(name string, form url.Values, rows *importParams, key, ip string, fault *Fault) (object, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if key == "" || key != s.APIKey {
@@ -485,7 +486,7 @@ func (s *Server) execute(name string, form url.Values, key, ip string, fault *Fa
 	}
 	var absent []string
 	for _, p := range cmd.required {
-		if strings.TrimSpace(form.Get(p)) == "" && !hasArray(form, p) {
+		if strings.TrimSpace(form.Get(p)) == "" && !hasArray(form, p) && !rows.has(p) {
 			absent = append(absent, p)
 		}
 	}
@@ -493,7 +494,7 @@ func (s *Server) execute(name string, form url.Values, key, ip string, fault *Fa
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: absent}
 	}
 	s.countExecution(name)
-	return cmd.run(&call{srv: s, st: s.state, form: form, now: s.now(), ip: ip})
+	return cmd.run(&call{srv: s, st: s.state, form: form, rows: rows, now: s.now(), ip: ip})
 }
 
 // hasArray reports whether a bracketed parameter such as Recipients[] or Fields[x] is set.

@@ -115,7 +115,7 @@ func (st *state) campaignTargets(camp *campaign) []*subscriber {
 		if l := st.findSegment(id); l != nil {
 			seg := l.Segments[id]
 			for _, sub := range l.members {
-				if sub.Fields[seg.FieldID] == seg.Value {
+				if sub.Fields.get(seg.FieldID) == seg.Value {
 					add(sub)
 				}
 			}
@@ -196,10 +196,10 @@ func (st *state) simulate(campaignID int, events []CampaignEvent) (time.Time, er
 				return time.Time{}, errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
 			}
 		case EventHardBounce:
-			sub.BounceType = "Hard"
+			sub.setBounce(st, "Hard")
 		case EventSoftBounce:
 			if sub.BounceType != "Hard" {
-				sub.BounceType = "Soft"
+				sub.setBounce(st, "Soft")
 			}
 		case EventSpamComplaint:
 			st.suppress(0, sub.Email, "FBL Report")

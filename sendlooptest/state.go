@@ -12,10 +12,15 @@ type state struct {
 	outbox           []Email
 	pendingHooks     []webhookJob // posted once the request's lock is released
 	dayCache         dayCache
-	media            mediaLibrary // the legacy API's media library (legacy.go)
-	campaigns        campaigns    // campaigns.go
-	activity         []*activity  // what recipients did with delivered campaigns (reports.go)
-	people           people       // tracked persons (person.go)
+	media            mediaLibrary                 // the legacy API's media library (legacy.go)
+	campaigns        campaigns                    // campaigns.go
+	activity         []*activity                  // what recipients did with delivered campaigns (reports.go)
+	people           people                       // tracked persons (person.go)
+	memberStates     map[memberState]*memberState // the shared parts of subscriber records (members.go)
+	lastState        *memberState                 // the one interned last
+	slab             []subscriber                 // where new subscriber records are made
+	importSeen       map[string]bool              // subscriber.import's scratch (subscribers.go)
+	importBuf        []byte
 }
 
 // day returns now's date in wire form, formatting it once per day: imports stamp

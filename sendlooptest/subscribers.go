@@ -1,9 +1,13 @@
 package sendlooptest
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
+	"iter"
+	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,18 +22,15 @@ const (
 	statusUnsubscribed = "Unsubscribed"
 )
 
-// subscriber is a list member. Dates and IPs keep their wire form.
+// subscriber is a list member, stored compactly (members.go): its state, dates and IPs
+// are shared with other members through memberState, which is replaced, never written
+// through; its custom fields are packed.
 type subscriber struct {
-	ID                                   int
-	list                                 *list
-	Email                                string
-	BounceType                           string
-	Status                               string
-	SubscriptionDate, SubscriptionIP     string
-	UnsubscriptionDate, UnsubscriptionIP string
-	OptInDate                            string
-	Fields                               map[int]string
-	Score, ScoreLastUpdate               string
+	*memberState
+	list   *list
+	ID     int
+	Email  string
+	Fields fieldSet
 }
 
 // failure is why a subscription operation was refused, shared by the v3 and legacy answers.
@@ -70,7 +71,7 @@ func validEmail(s string) bool {
 	return address.Valid(s) && strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".")
 }
 
-func (l *list) member(email string) *subscriber { return l.byEmail[strings.ToLower(email)] }
+func (l *list) member(email string) *subscriber { return l.byEmail[emailKey(email)] }
 
 func (l *list) field(id int) *customField {
 	for _, f := range l.Fields {
@@ -91,11 +92,29 @@ func (l *list) checkFields(fields map[int]string) failure {
 	return ok
 }
 
+// checkFieldSet is checkFields for packed values.
+func (l *list) checkFieldSet(fields fieldSet) failure {
+	for id := range fields.all() {
+		if l.field(id) == nil {
+			return failUnknownField
+		}
+	}
+	return ok
+}
+
 // subscribe adds email to l, or re-subscribes it after an unsubscription. Double opt-in
 // lists hold the address as Confirmation Pending and mail a confirmation request; imports
-// subscribe at once. A new subscriber takes ownership of fields.
+// subscribe at once.
 func (st *state) subscribe(l *list, email, ip string, fields map[int]string, now time.Time, imported bool) (*subscriber, failure) {
-	email = strings.TrimSpace(email)
+	if fields == nil {
+		fields = map[int]string{}
+	}
+	return st.join(l, strings.TrimSpace(email), ip, fields, "", now, imported)
+}
+
+// join is subscribe for an address already trimmed, with the fields as a map or packed
+// (packed, when fields is nil).
+func (st *state) join(l *list, email, ip string, fields map[int]string, packed fieldSet, now time.Time, imported bool) (*subscriber, failure) {
 	switch {
 	case email == "":
 		return nil, failEmailMissing
@@ -104,39 +123,54 @@ func (st *state) subscribe(l *list, email, ip string, fields map[int]string, now
 	case st.suppressed(l.ID, email):
 		return nil, failEmailRefused
 	}
-	if f := l.checkFields(fields); f != ok {
+	if fields != nil {
+		if f := l.checkFields(fields); f != ok {
+			return nil, f
+		}
+	} else if f := l.checkFieldSet(packed); f != ok {
 		return nil, f
 	}
-	s := l.member(email)
+	key := emailKey(email)
+	s := l.byEmail[key]
 	if s != nil && s.Status != statusUnsubscribed {
 		return s, failEmailExists
 	}
 	today := st.day(now)
 	if s == nil {
 		st.nextSubscriberID++
-		// The callers hand over a map of their own: a new subscriber keeps it.
-		if fields == nil {
-			fields = map[int]string{}
+		s = st.newSubscriber()
+		s.ID, s.list, s.Email = st.nextSubscriberID, l, email
+		if fields != nil {
+			s.Fields = packFields(fields)
+		} else {
+			s.Fields = packed
 		}
-		s = &subscriber{ID: st.nextSubscriberID, list: l, Email: email, BounceType: "Not Bounced",
-			Fields: fields, Score: "0", ScoreLastUpdate: zeroDateTime}
 		l.members = append(l.members, s)
-		l.byEmail[strings.ToLower(email)] = s
-	} else {
-		for id, v := range fields {
-			s.Fields[id] = v
+		l.byEmail[key] = s
+	} else if fields != nil {
+		s.setFields(fields)
+	} else if packed != "" {
+		merged := map[int]string{}
+		for id, v := range packed.all() {
+			merged[id] = v
 		}
+		s.setFields(merged)
 	}
-	s.SubscriptionDate, s.SubscriptionIP = today, ip
-	s.UnsubscriptionDate, s.UnsubscriptionIP = zeroDate, "0.0.0.0"
+	bounce := "Not Bounced"
+	if s.memberState != nil {
+		bounce = s.BounceType
+	}
+	ms := memberState{BounceType: bounce, SubscriptionDate: today, SubscriptionIP: ip,
+		UnsubscriptionDate: zeroDate, UnsubscriptionIP: "0.0.0.0", Status: statusSubscribed, OptInDate: today}
 	if l.OptInMode == "Double" && !imported {
-		s.Status, s.OptInDate = statusPending, zeroDate
+		ms.Status, ms.OptInDate = statusPending, zeroDate
+		s.memberState = st.intern(ms)
 		st.mail(Email{Kind: OptInConfirmation, ListID: l.ID, FromName: l.Settings["SubscriptionOptInFromName"],
 			From: l.Settings["SubscriptionOptInFromEmail"], To: email, Subject: l.Settings["SubscriptionOptInSubject"],
 			Text: l.Settings["SubscriptionOptInPlainBody"], Time: now})
 		return s, ok
 	}
-	s.Status, s.OptInDate = statusSubscribed, today
+	s.memberState = st.intern(ms)
 	return s, ok
 }
 
@@ -147,7 +181,9 @@ func (st *state) confirm(l *list, email string, now time.Time) (*subscriber, fai
 	if s == nil || s.Status != statusPending {
 		return s, failNotInList
 	}
-	s.Status, s.OptInDate = statusSubscribed, now.Format(dateLayout)
+	ms := *s.memberState
+	ms.Status, ms.OptInDate = statusSubscribed, now.Format(dateLayout)
+	s.memberState = st.intern(ms)
 	st.hook(l.Settings["WebServiceSubscriptionURL"], "Subscription", s, now)
 	if l.Settings["SubscriptionFinalAction"] == "Send Email" {
 		st.mail(Email{Kind: Welcome, ListID: l.ID, FromName: l.Settings["SubscriptionFinalFromName"],
@@ -163,8 +199,10 @@ func (st *state) unsubscribe(l *list, email, ip string, now time.Time) (*subscri
 	if s == nil || s.Status == statusUnsubscribed {
 		return s, failNotInList
 	}
-	s.Status = statusUnsubscribed
-	s.UnsubscriptionDate, s.UnsubscriptionIP = now.Format(dateLayout), ip
+	ms := *s.memberState
+	ms.Status = statusUnsubscribed
+	ms.UnsubscriptionDate, ms.UnsubscriptionIP = now.Format(dateLayout), ip
+	s.memberState = st.intern(ms)
 	st.hook(l.Settings["WebServiceUnsubscriptionURL"], "Unsubscription", s, now)
 	return s, ok
 }
@@ -268,7 +306,7 @@ func subscriberGet(c *call) (object, *apiError) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return object{{"Subscriber", append(s.object(), member{"Score", s.Score}, member{"ScoreLastUpdate", s.ScoreLastUpdate})}}, nil
+	return object{{"Subscriber", append(s.object(), member{"Score", "0"}, member{"ScoreLastUpdate", zeroDateTime})}}, nil
 }
 
 // subscriberUpdate changes custom fields and, when the subscriber is named by SubscriberID,
@@ -294,13 +332,11 @@ func subscriberUpdate(c *call) (object, *apiError) {
 		if l.member(newEmail) != nil {
 			return nil, failEmailExists.v3("EmailAddress")
 		}
-		delete(l.byEmail, strings.ToLower(s.Email))
+		delete(l.byEmail, emailKey(s.Email))
 		s.Email = newEmail
-		l.byEmail[strings.ToLower(newEmail)] = s
+		l.byEmail[emailKey(newEmail)] = s
 	}
-	for id, v := range fields {
-		s.Fields[id] = v
-	}
+	s.setFields(fields)
 	return nil, nil
 }
 
@@ -312,7 +348,7 @@ func (s *subscriber) object() object {
 		{"SubscriptionIP", s.SubscriptionIP}, {"UnsubscriptionDate", s.UnsubscriptionDate},
 		{"UnsubscriptionIP", s.UnsubscriptionIP}, {"OptInDate", s.OptInDate}}
 	for _, f := range s.list.Fields {
-		o = append(o, member{"CustomField" + strconv.Itoa(f.ID), s.Fields[f.ID]})
+		o = append(o, member{"CustomField" + strconv.Itoa(f.ID), s.Fields.get(f.ID)})
 	}
 	return o
 }
@@ -330,7 +366,7 @@ func subscriberSearch(c *call) (object, *apiError) {
 			addresses = append(addresses, member{id, s.Email})
 			d := object{{"SubscriptionStatus", s.Status}, {"BounceType", s.BounceType}}
 			for _, f := range l.Fields {
-				d = append(d, member{"CustomField" + strconv.Itoa(f.ID), s.Fields[f.ID]})
+				d = append(d, member{"CustomField" + strconv.Itoa(f.ID), s.Fields.get(f.ID)})
 			}
 			details = append(details, member{id, d})
 		}
@@ -370,7 +406,7 @@ func subscriberBrowse(c *call) (object, *apiError) {
 	out := []object{}
 	skip := page * browsePageSize
 	for _, s := range l.members {
-		if seg != nil && s.Fields[seg.FieldID] != seg.Value {
+		if seg != nil && s.Fields.get(seg.FieldID) != seg.Value {
 			continue
 		}
 		if skip > 0 {
@@ -386,96 +422,154 @@ func subscriberBrowse(c *call) (object, *apiError) {
 }
 
 // subscriberImport subscribes Subscribers[<n>][EmailAddress] rows at once (no opt-in
-// email), counting addresses already in the list, or twice in the batch, as duplicates
-// and refused rows as failures.
+// email), in ascending n, counting addresses already in the list, or twice in the batch,
+// as duplicates and refused rows as failures. The rows come from parseParams, read in the
+// one pass over the body, and are applied under the one lock the request holds.
 func subscriberImport(c *call) (object, *apiError) {
 	l, apiErr := c.findList()
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	rows := importRows(c.form)
-	if len(rows) == 0 {
+	rows := c.importRows()
+	defer rows.release()
+	if len(rows.entries) == 0 {
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: []string{"Subscribers"}}
 	}
 	var imported, duplicate, failed int
-	seen := make(map[string]bool, len(rows))
-	for _, row := range rows {
-		if row.badField {
+	// Scratch kept between imports: the handler runs under the server's lock.
+	seen := c.st.importSeen
+	if seen == nil {
+		seen = map[string]bool{}
+		c.st.importSeen = seen
+	}
+	defer clear(seen)
+	buf := c.st.importBuf
+	for row := range rows.all() {
+		var email string
+		var packed fieldSet
+		var bad bool
+		buf, email, packed, bad = row.read(buf[:0])
+		if bad {
 			failed++
 			continue
 		}
-		email := strings.ToLower(strings.TrimSpace(row.email))
-		if email != "" && seen[email] {
+		key := emailKey(email)
+		if email != "" && seen[key] {
 			duplicate++
 			continue
 		}
-		switch _, f := c.st.subscribe(l, row.email, c.ip, row.fields, c.now, true); f {
+		switch _, f := c.st.join(l, email, c.ip, nil, packed, c.now, true); f {
 		case ok:
-			seen[email] = true
+			seen[key] = true
 			imported++
 		case failEmailExists:
-			seen[email] = true
+			seen[key] = true
 			duplicate++
 		default:
 			failed++
 		}
 	}
+	c.st.importBuf = buf
 	return object{{"TotalImported", imported}, {"TotalDuplicate", duplicate}, {"TotalFailed", failed}}, nil
 }
 
-// importRow is one Subscribers[<n>] row of an import.
-type importRow struct {
-	email    string
-	fields   map[int]string
-	badField bool // a key that is neither EmailAddress nor CustomField<id>
-}
-
-// importRows reads Subscribers[<n>][<key>] parameters into rows, by ascending n, in one
-// pass over the form.
-func importRows(form map[string][]string) []*importRow {
-	byIndex := map[int]*importRow{}
-	for key, v := range form {
-		rest, found := strings.CutPrefix(key, "Subscribers[")
-		if !found {
-			continue
-		}
-		idx, field, found := strings.Cut(rest, "][")
-		n, err := strconv.Atoi(idx)
-		if !found || err != nil || !strings.HasSuffix(field, "]") {
-			continue
-		}
-		row := byIndex[n]
-		if row == nil {
-			row = &importRow{}
-			byIndex[n] = row
-		}
-		switch field = field[:len(field)-1]; {
-		case field == "EmailAddress":
-			row.email = v[0]
-		case strings.HasPrefix(field, "CustomField"):
-			id, err := strconv.Atoi(field[len("CustomField"):])
-			if err != nil || id < 0 {
-				row.badField = true
-				continue
-			}
-			if row.fields == nil {
-				row.fields = map[int]string{}
-			}
-			row.fields[id] = v[0]
-		default:
-			row.badField = true
+// importRows returns the rows of an import: the body's, then those of the query string
+// (which the form holds) for keys the body lacks.
+func (c *call) importRows() *importParams {
+	rows := c.rows
+	if rows == nil {
+		rows = importParamsPool.Get().(*importParams)
+	}
+	for key, v := range c.form {
+		if strings.HasPrefix(key, "Subscribers[") {
+			rows.add(key, url.QueryEscape(v[0]))
 		}
 	}
-	keys := make([]int, 0, len(byIndex))
-	for n := range byIndex {
-		keys = append(keys, n)
-	}
-	sort.Ints(keys)
-	rows := make([]*importRow, len(keys))
-	for i, n := range keys {
-		rows[i] = byIndex[n]
+	if !rows.sorted {
+		slices.SortStableFunc(rows.entries, func(a, b importEntry) int { return cmp.Compare(a.row, b.row) })
+		rows.sorted = true
 	}
 	return rows
+}
+
+// importRow is the parameters of one import row.
+type importRow struct {
+	text    []byte
+	entries []importEntry
+}
+
+// all yields the rows, each as the run of entries that share a row number, in order.
+func (p *importParams) all() iter.Seq[importRow] {
+	return func(yield func(importRow) bool) {
+		entries := p.entries
+		for len(entries) > 0 {
+			n := 1
+			for n < len(entries) && entries[n].row == entries[0].row {
+				n++
+			}
+			if !yield(importRow{p.text, entries[:n]}) {
+				return
+			}
+			entries = entries[n:]
+		}
+	}
+}
+
+// raw returns an entry's escaped value.
+func (r importRow) raw(i int) []byte {
+	e := r.entries[i]
+	return r.text[e.off : e.off+int(e.n)]
+}
+
+// read unescapes the row into one string, the trimmed address followed by the packed
+// fields (by ascending ID; the first value of a key repeated counts), using buf as scratch.
+// bad reports a key that is neither EmailAddress nor CustomField<id>.
+func (r importRow) read(buf []byte) (_ []byte, email string, fields fieldSet, bad bool) {
+	var idsArray [4]int
+	ids := idsArray[:0]
+	emailAt := -1
+	for i, e := range r.entries {
+		switch {
+		case e.field == fieldUnknown:
+			return buf, "", "", true
+		case e.field == fieldEmail:
+			if emailAt < 0 {
+				emailAt = i
+			}
+		case !slices.ContainsFunc(ids, func(j int) bool { return r.entries[j].field == e.field }):
+			ids = append(ids, i)
+		}
+	}
+	if emailAt >= 0 {
+		buf = appendUnescaped(buf, r.raw(emailAt))
+	}
+	emailLen := len(buf)
+	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(r.entries[a].field, r.entries[b].field) })
+	for _, i := range ids {
+		raw := r.raw(i)
+		buf = binary.AppendUvarint(buf, uint64(r.entries[i].field))
+		buf = binary.AppendUvarint(buf, uint64(len(raw)-2*bytes.Count(raw, []byte("%"))))
+		buf = appendUnescaped(buf, raw)
+	}
+	data := string(buf)
+	trimmed := strings.TrimSpace(data[:emailLen])
+	return buf, trimmed, fieldSet(data[emailLen:]), false
+}
+
+// appendUnescaped appends s, an escape formUnescape accepts, unescaped.
+func appendUnescaped(b []byte, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '+':
+			b = append(b, ' ')
+		case '%':
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // Confirm confirms a pending double opt-in subscription, as the address owner would by
@@ -535,6 +629,6 @@ func (s *Server) SetBounce(listID int, email, bounceType string) error {
 	if !slices.Contains([]string{"Hard", "Soft", "Not Bounced"}, bounceType) {
 		return fmt.Errorf("sendlooptest: unknown bounce type %q", bounceType)
 	}
-	l.member(email).BounceType = bounceType
+	l.member(email).setBounce(s.state, bounceType)
 	return nil
 }

@@ -1,0 +1,160 @@
+package sendloop_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// numbered yields n rows r<i>@example.com, each with custom field 1 set to its number.
+func numbered(n int) iter.Seq[sendloop.ImportSubscriber] {
+	return func(yield func(sendloop.ImportSubscriber) bool) {
+		for i := range n {
+			if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("r%d@example.com", i),
+				Fields: sendloop.CustomFields{1: fmt.Sprint(i)}}) {
+				return
+			}
+		}
+	}
+}
+
+func TestImportAllCountsRowsALostAttemptImportedAsConfirmedOnRetry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault sendlooptest.Fault
+		// confirmed is how many rows come back as duplicates of the lost attempt.
+		confirmed int
+	}{
+		{"reset after execution", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, 10},
+		{"reset before execution", sendlooptest.Fault{Reset: sendlooptest.ResetBeforeExecution}, 0},
+		{"503, not executed", sendlooptest.Fault{Status: 503}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t)
+			id := newList(t, c, sendloop.OptInSingle)
+			_, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "N"})
+			require.NoError(t, err)
+			subscribe(t, c, id, "r25@example.com") // on the list before: a real duplicate
+			srv.InjectFault("subscriber.import", tt.fault)
+
+			report, err := c.Subscribers.ImportAll(context.Background(), id, numbered(30), sendloop.ImportOptions{BatchSize: 10, Concurrency: 1})
+			require.NoError(t, err)
+			assert.Equal(t, sendloop.ImportReport{Rows: 30, Imported: 29, Duplicate: 1, ConfirmedOnRetry: tt.confirmed}, *report)
+			assert.Equal(t, 30, srv.SubscriberCount(id))
+		})
+	}
+}
+
+// TestImportAllBodies checks the bodies ImportAll writes, batch by batch: rows numbered
+// from 0 in each, fields by ascending ID, values escaped as url.QueryEscape does, rows
+// refused or repeated left out.
+func TestImportAllBodies(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	id := newList(t, c, sendloop.OptInSingle)
+	var fields []int
+	for _, name := range []string{"A", "B", "C"} {
+		f, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: name})
+		require.NoError(t, err)
+		fields = append(fields, f)
+	}
+	rows := []sendloop.ImportSubscriber{
+		{EmailAddress: "a@example.com", Fields: sendloop.CustomFields{fields[2]: "z z", fields[0]: "x&y=1", fields[1]: "ü%+"}},
+		{EmailAddress: "not an address"},
+		{EmailAddress: "A@example.com"},
+		{EmailAddress: "b+tag@example.com"},
+		{EmailAddress: "c@example.com", Fields: sendloop.CustomFields{fields[1]: ""}},
+	}
+	report, err := c.Subscribers.ImportAll(context.Background(), id, func(yield func(sendloop.ImportSubscriber) bool) {
+		for _, r := range rows {
+			if !yield(r) {
+				return
+			}
+		}
+	}, sendloop.ImportOptions{BatchSize: 2, Concurrency: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 5, report.Rows)
+	assert.Equal(t, 3, report.Imported)
+	assert.Equal(t, 1, report.Duplicate)
+	require.Len(t, report.Failed, 1)
+	assert.Equal(t, 1, report.Failed[0].Index)
+
+	key := "APIKey=" + url.QueryEscape(srv.APIKey) + "&ListID=" + fmt.Sprint(id)
+	row := func(n int, email string, kv ...string) string {
+		s := fmt.Sprintf("&%s=%s", url.QueryEscape(fmt.Sprintf("Subscribers[%d][EmailAddress]", n)), url.QueryEscape(email))
+		for i := 0; i < len(kv); i += 2 {
+			s += fmt.Sprintf("&%s=%s", url.QueryEscape(fmt.Sprintf("Subscribers[%d][%s]", n, kv[i])), url.QueryEscape(kv[i+1]))
+		}
+		return s
+	}
+	cf := func(i int) string { return fmt.Sprintf("CustomField%d", fields[i]) }
+	var bodies []string
+	for _, r := range requestsFor(srv, "subscriber.import") {
+		bodies = append(bodies, string(r.Body))
+	}
+	assert.Equal(t, []string{
+		key + row(0, "a@example.com", cf(0), "x&y=1", cf(1), "ü%+", cf(2), "z z") + row(1, "b+tag@example.com"),
+		key + row(0, "c@example.com", cf(1), ""),
+	}, bodies)
+}
+
+// TestImportAllReportsFailedRowsAsTheyCame checks that the rows of a failed call, and the
+// rows the service refused, are reported exactly as the sequence gave them, nil and empty
+// field maps included (a batch keeps its body, not the rows, and reads them back).
+func TestImportAllReportsFailedRowsAsTheyCame(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	id := newList(t, c, sendloop.OptInSingle)
+	f1, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "A"})
+	require.NoError(t, err)
+	f2, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "B"})
+	require.NoError(t, err)
+	rows := []sendloop.ImportSubscriber{
+		{EmailAddress: "a@example.com"},
+		{EmailAddress: "b@example.com", Fields: sendloop.CustomFields{}},
+		{EmailAddress: "c+x@example.com", Fields: sendloop.CustomFields{f1: "z z&=%+ü", f2: ""}},
+		{EmailAddress: "d@example.com", Fields: sendloop.CustomFields{f2: "\xff"}},
+	}
+	seq := func(yield func(sendloop.ImportSubscriber) bool) {
+		for _, r := range rows {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+	srv.InjectFault("subscriber.import", sendlooptest.Fault{Status: 500})
+	report, err := c.Subscribers.ImportAll(context.Background(), id, seq, sendloop.ImportOptions{BatchSize: 10})
+	require.NoError(t, err)
+	require.Len(t, report.Failed, len(rows))
+	for i, f := range report.Failed {
+		assert.Equal(t, i, f.Index)
+		assert.Equal(t, rows[i], f.Subscriber)
+		var httpErr *sendloop.HTTPError
+		assert.ErrorAs(t, f.Err, &httpErr)
+	}
+
+	for _, r := range rows {
+		_, err := srv.Suppress(0, r.EmailAddress, "Manual")
+		require.NoError(t, err)
+	}
+	report, err = c.Subscribers.ImportAll(context.Background(), id, seq, sendloop.ImportOptions{BatchSize: 10})
+	require.NoError(t, err)
+	require.Len(t, report.Failed, len(rows))
+	slices.SortFunc(report.Failed, func(a, b sendloop.FailedRow) int { return a.Index - b.Index })
+	for i, f := range report.Failed {
+		assert.Equal(t, rows[i], f.Subscriber)
+		assert.ErrorIs(t, f.Err, sendloop.ErrRowRefused)
+	}
+}
