@@ -20,8 +20,9 @@ import (
 const watchInterval = 250 * time.Millisecond
 
 // defaultFakeLogSize is how many requests the fake command keeps in its request log: the
-// log serves nothing but debugging, and a request's body can be a large import.
-const defaultFakeLogSize = 1000
+// log serves nothing but debugging, and a request's body can be a large import (about
+// 150 KB for 1,000 rows), so a thousand of them would outweigh a million members.
+const defaultFakeLogSize = 100
 
 func fakeCommand() *command {
 	return &command{

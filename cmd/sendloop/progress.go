@@ -84,6 +84,8 @@ func (p *progress) start(total int64, label func(done, total int64) string) {
 	p.mu.Unlock()
 	go func() {
 		defer close(stopped)
+		// Drawn at once, so that a phase shorter than the interval is seen too.
+		p.draw()
 		t := time.NewTicker(p.interval)
 		defer t.Stop()
 		for {
