@@ -16,7 +16,8 @@ type member struct {
 }
 
 // object is an ordered answer object. Values are string, int, int64, float64, bool, nil,
-// object, []object, []string, or []any of those.
+// object, []object, []string, []any of those, or a subscriberPage (a []object written
+// without making the objects).
 type object []member
 
 // appendJSON writes v as PHP's json_encode does: '/' escaped, non-ASCII as \uXXXX, and an
@@ -51,6 +52,8 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, '}')
 	case []object:
 		return appendJSONList(b, len(v), func(b []byte, i int) []byte { return appendJSON(b, v[i]) })
+	case subscriberPage:
+		return v.appendJSON(b)
 	case []string:
 		return appendJSONList(b, len(v), func(b []byte, i int) []byte { return appendJSONString(b, v[i]) })
 	case []any:
@@ -73,9 +76,27 @@ func appendJSONList(b []byte, n int, elem func(b []byte, i int) []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonPlain holds the bytes appendJSONString writes as they are: printable ASCII but for
+// the quote, the backslash and the slash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\' && c != '/'
+	}
+	return t
+}()
+
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for _, r := range s {
+	// Most text is printable ASCII that needs no escape: copy it at once.
+	i := 0
+	for i < len(s) && jsonPlain[s[i]] {
+		i++
+	}
+	b = append(b, s[:i]...)
+	if i == len(s) {
+		return append(b, '"')
+	}
+	for _, r := range s[i:] {
 		switch {
 		case r == '"' || r == '\\' || r == '/':
 			b = append(b, '\\', byte(r))
@@ -136,6 +157,10 @@ func appendXMLElement(b []byte, key string, v any) []byte {
 		b = appendXMLMembers(b, v)
 	case []object:
 		for _, o := range v {
+			b = appendXMLElement(b, "item", o)
+		}
+	case subscriberPage:
+		for _, o := range v.objects() {
 			b = appendXMLElement(b, "item", o)
 		}
 	case []string:
@@ -221,6 +246,8 @@ func appendPHP(b []byte, v any) []byte {
 		return append(b, '}')
 	case []object:
 		return appendPHPList(b, len(v), func(i int) any { return v[i] })
+	case subscriberPage:
+		return appendPHP(b, v.objects())
 	case []string:
 		return appendPHPList(b, len(v), func(i int) any { return v[i] })
 	case []any:

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -522,21 +523,36 @@ func (s *Server) reply(w http.ResponseWriter, format string, answer object, apiE
 	} else {
 		doc = append(object{{"Success", true}}, answer...)
 	}
-	var out []byte
+	buf := answerBufs.Get().(*[]byte)
+	out := (*buf)[:0]
 	switch format {
 	case "xml":
 		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
-		out = appendXML(nil, doc)
+		out = appendXML(out, doc)
 	case "php":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		out = appendPHP(nil, doc)
+		out = appendPHP(out, doc)
 	default:
 		w.Header().Set("Content-Type", "application/json")
-		out = appendJSON(nil, doc)
+		out = appendJSON(out, doc)
 	}
+	// A length rather than chunks: the client sizes its buffer once.
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
+	// Write has copied out; a buffer grown by a huge answer is left to the collector.
+	if cap(out) <= maxPooledAnswer {
+		*buf = out
+		answerBufs.Put(buf)
+	}
 }
+
+// answerBufs keeps the buffers answers are written into: a browse of a big list writes
+// thousands of pages of some 30 KB.
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer is the largest buffer answerBufs keeps.
+const maxPooledAnswer = 1 << 20
 
 // sleep waits d or until the client goes away; it reports whether to go on.
 func sleep(r *http.Request, d time.Duration) bool {

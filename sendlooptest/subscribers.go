@@ -343,12 +343,22 @@ func subscriberUpdate(c *call) (object, *apiError) {
 // object is the subscriber record as browse and get write it: every custom field of the
 // list appears, empty when unset.
 func (s *subscriber) object() object {
+	ids := make([]int, len(s.list.Fields))
+	for i, f := range s.list.Fields {
+		ids[i] = f.ID
+	}
+	return s.record(ids)
+}
+
+// record is object with the list's custom field IDs given (subscriberPage's copy of them).
+// subscriberPage.appendJSON writes the same members in the same order.
+func (s *subscriber) record(fieldIDs []int) object {
 	o := object{{"SubscriberID", strconv.Itoa(s.ID)}, {"EmailAddress", s.Email}, {"BounceType", s.BounceType},
 		{"SubscriptionStatus", s.Status}, {"SubscriptionDate", s.SubscriptionDate},
 		{"SubscriptionIP", s.SubscriptionIP}, {"UnsubscriptionDate", s.UnsubscriptionDate},
 		{"UnsubscriptionIP", s.UnsubscriptionIP}, {"OptInDate", s.OptInDate}}
-	for _, f := range s.list.Fields {
-		o = append(o, member{"CustomField" + strconv.Itoa(f.ID), s.Fields.get(f.ID)})
+	for _, id := range fieldIDs {
+		o = append(o, member{"CustomField" + strconv.Itoa(id), s.Fields.get(id)})
 	}
 	return o
 }
@@ -403,22 +413,31 @@ func subscriberBrowse(c *call) (object, *apiError) {
 			return nil, &apiError{code: 136, message: "Segment not found", fields: []string{"SegmentID"}}
 		}
 	}
-	out := []object{}
+	if seg == nil {
+		// Without a segment, the page starts at its index: no walk from the start.
+		start := len(l.members)
+		if page <= len(l.members)/browsePageSize { // else page*browsePageSize may overflow
+			start = page * browsePageSize
+		}
+		end := min(len(l.members), start+browsePageSize)
+		return object{{"Subscribers", newSubscriberPage(l, l.members[start:end])}}, nil
+	}
+	var out []*subscriber
 	skip := page * browsePageSize
 	for _, s := range l.members {
-		if seg != nil && s.Fields.get(seg.FieldID) != seg.Value {
+		if s.Fields.get(seg.FieldID) != seg.Value {
 			continue
 		}
 		if skip > 0 {
 			skip--
 			continue
 		}
-		out = append(out, s.object())
+		out = append(out, s)
 		if len(out) == browsePageSize {
 			break
 		}
 	}
-	return object{{"Subscribers", out}}, nil
+	return object{{"Subscribers", newSubscriberPage(l, out)}}, nil
 }
 
 // subscriberImport subscribes Subscribers[<n>][EmailAddress] rows at once (no opt-in
