@@ -119,6 +119,9 @@ type Config struct {
 	Secrets []string
 }
 
+// maxIdleConnsPerHost is how many idle connections the default transport keeps to a host.
+const maxIdleConnsPerHost = 16
+
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
 	rc        *retryablehttp.Client
@@ -140,7 +143,12 @@ func New(cfg Config) *Client {
 	}
 	base := hc.Transport
 	if base == nil {
-		base = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// net/http keeps 2 idle connections per host by default: a client with more calls
+		// in flight (paged reads ahead, import workers) would close the others after each
+		// answer and dial again.
+		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		base = t
 	}
 	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter}
 	hc.CheckRedirect = checkRedirect

@@ -12,7 +12,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -183,4 +186,46 @@ func TestDoRefusesAnOversizedBody(t *testing.T) {
 	c := New(Config{})
 	_, err := c.Do(context.Background(), &Request{Command: "big.get", Method: http.MethodGet, URL: hs.URL})
 	require.ErrorContains(t, err, "larger than")
+}
+
+// TestDefaultTransportKeepsConnectionsOfConcurrentCalls sends rounds of four calls at once
+// (the handler holds each until the round's four have arrived): between rounds the default
+// transport must keep all four connections, not close those above net/http's 2 idle ones.
+func TestDefaultTransportKeepsConnectionsOfConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	const calls, rounds = 4, 5
+	barriers := make([]sync.WaitGroup, rounds)
+	for i := range barriers {
+		barriers[i].Add(calls)
+	}
+	var dialed atomic.Int32
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		round, _ := strconv.Atoi(r.URL.Query().Get("round"))
+		barriers[round].Done()
+		barriers[round].Wait()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"Success":true}`)
+	}))
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dialed.Add(1)
+		}
+	}
+	hs.Start()
+	defer hs.Close()
+	c := New(Config{})
+	for round := 0; round < rounds; round++ {
+		var wg sync.WaitGroup
+		for i := 0; i < calls; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := c.Do(context.Background(), &Request{Command: "x.get", Method: http.MethodGet,
+					URL: hs.URL + "?round=" + strconv.Itoa(round)})
+				assert.NoError(t, err)
+			}()
+		}
+		wg.Wait()
+	}
+	assert.Equal(t, int32(calls), dialed.Load(), "connections dialed for %d rounds of %d calls", rounds, calls)
 }
