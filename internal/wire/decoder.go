@@ -3,7 +3,9 @@ package wire
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Decoder reads one JSON document in a single pass. Object and Array walk a container and
@@ -21,7 +23,21 @@ type Decoder struct {
 	depth  int
 	keyBuf []byte // unescaped keys
 	strBuf []byte // unescaped string values
+
+	// strs holds the text of the strings String returns, many to an allocation: a page of
+	// records holds hundreds of short strings. It is replaced, never written over, when full.
+	strs strings.Builder
+	// lastDate is the last date read (a bare date), kept for the next record: dates repeat.
+	lastDateText [len("2006-01-02")]byte
+	lastDateSet  bool
+	lastDate     time.Time
 }
+
+// Chunks of Decoder.strs: strings longer than maxChunkString get their own allocation.
+const (
+	strsChunk      = 4096
+	maxChunkString = 256
+)
 
 // Decode runs fn on the one value of data and checks that only space follows it.
 func Decode(data []byte, fn func(d *Decoder) error) error {
@@ -67,7 +83,7 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 		if pos >= len(d.data) || d.data[pos] != '"' {
 			return &SyntaxError{pos, "expected a member name"}
 		}
-		end, escaped, err := scanString(d.data, pos)
+		end, escaped, nonASCII, err := scanStringASCII(d.data, pos)
 		if err != nil {
 			return err
 		}
@@ -78,7 +94,7 @@ func (d *Decoder) Object(fn func(key []byte) error) error {
 			}
 			d.keyBuf = key
 		}
-		if !validUTF8(key) {
+		if (escaped || nonASCII) && !validUTF8(key) {
 			d.keyBuf = AppendValidUTF8(nil, key)
 			key = d.keyBuf
 		}
@@ -211,62 +227,96 @@ func (d *Decoder) Raw() ([]byte, error) {
 
 // scalar reads the scalar at the cursor, as the package's scalar does for a value alone.
 func (d *Decoder) scalar() (text []byte, isString bool, err error) {
+	text, isString, _, err = d.scalarASCII()
+	return text, isString, err
+}
+
+// scalarASCII is scalar that also reports text known to be ASCII, hence valid UTF-8.
+func (d *Decoder) scalarASCII() (text []byte, isString, ascii bool, err error) {
 	pos := skipSpace(d.data, d.pos)
 	if pos >= len(d.data) {
-		return nil, false, &SyntaxError{pos, "unexpected end of input"}
+		return nil, false, false, &SyntaxError{pos, "unexpected end of input"}
 	}
 	switch c := d.data[pos]; {
 	case c == '"':
-		end, escaped, err := scanString(d.data, pos)
+		end, escaped, nonASCII, err := scanStringASCII(d.data, pos)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		d.pos = end
 		body := d.data[pos+1 : end-1]
 		if escaped {
 			if body, err = appendUnquoted(d.strBuf[:0], body); err != nil {
-				return nil, false, &SyntaxError{pos, err.Error()}
+				return nil, false, false, &SyntaxError{pos, err.Error()}
 			}
 			d.strBuf = body
 		}
-		return body, true, nil
+		return body, true, !escaped && !nonASCII, nil
 	case c == '{' || c == '[':
 		end, err := skipValue(d.data, pos, d.depth)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		d.pos = end
 		// PHP writes an empty value as [] or {} where a scalar belongs.
 		if v := d.data[pos:end]; string(v) == "[]" || string(v) == "{}" {
-			return nil, true, nil
+			return nil, true, true, nil
 		}
-		return nil, false, errNotScalar
+		return nil, false, false, errNotScalar
 	default:
 		end, err := skipValue(d.data, pos, d.depth)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		d.pos = end
-		return d.data[pos:end], false, nil
+		// A number or a literal: skipValue let only ASCII through.
+		return d.data[pos:end], false, true, nil
 	}
 }
 
 // String reads a value as String does.
 func (d *Decoder) String() (string, error) {
-	text, isString, err := d.scalar()
+	text, isString, ascii, err := d.scalarASCII()
 	if err != nil {
 		return "", err
 	}
-	return stringText(text, isString), nil
+	return d.text(text, isString, ascii), nil
 }
 
 // Interned reads a value as Interned does.
 func (d *Decoder) Interned(common ...string) (string, error) {
-	text, isString, err := d.scalar()
+	text, isString, ascii, err := d.scalarASCII()
 	if err != nil {
 		return "", err
 	}
-	return internedText(text, isString, common), nil
+	for _, c := range common {
+		if string(text) == c && (isString || c != "null") {
+			return c, nil
+		}
+	}
+	return d.text(text, isString, ascii), nil
+}
+
+// text is stringText with the string's bytes taken from d.strs.
+func (d *Decoder) text(text []byte, isString, ascii bool) string {
+	switch {
+	case !isString && string(text) == "null":
+		return ""
+	case !ascii && !utf8.Valid(text):
+		return string(AppendValidUTF8(nil, text))
+	case len(text) == 0:
+		return ""
+	case len(text) > maxChunkString:
+		return string(text)
+	}
+	if d.strs.Cap()-d.strs.Len() < len(text) {
+		// The strings already returned keep the old buffer.
+		d.strs = strings.Builder{}
+		d.strs.Grow(strsChunk)
+	}
+	n := d.strs.Len()
+	d.strs.Write(text)
+	return d.strs.String()[n:]
 }
 
 // Int reads a value as Int does.
@@ -314,7 +364,7 @@ func (d *Decoder) Date() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	return parseDate(trimSpace(text), false)
+	return d.date(trimSpace(text), false)
 }
 
 // DateTime reads a value as DateTime does.
@@ -323,5 +373,22 @@ func (d *Decoder) DateTime() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	return parseDate(trimSpace(text), true)
+	return d.date(trimSpace(text), true)
+}
+
+// date is parseDate, answered from the last date read when text is the same bare date
+// (which Date and DateTime read alike).
+func (d *Decoder) date(text []byte, withTime bool) (time.Time, error) {
+	if len(text) != len(d.lastDateText) {
+		return parseDate(text, withTime)
+	}
+	if d.lastDateSet && string(d.lastDateText[:]) == string(text) {
+		return d.lastDate, nil
+	}
+	t, err := parseDate(text, withTime)
+	if err == nil {
+		copy(d.lastDateText[:], text)
+		d.lastDate, d.lastDateSet = t, true
+	}
+	return t, err
 }

@@ -9,6 +9,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -269,31 +270,69 @@ func literal(data []byte, pos int, word string) (int, error) {
 // scanString returns the offset just past the closing quote of the string at pos, and
 // whether the string holds escapes.
 func scanString(data []byte, pos int) (end int, escaped bool, err error) {
+	end, escaped, _, err = scanStringASCII(data, pos)
+	return end, escaped, err
+}
+
+// strPlain holds the bytes a string may hold as they are, without a second look: printable
+// ASCII but for the quote and the backslash.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// hasSpecialByte reports whether any byte of w is not plain in a string (strPlain): below
+// 0x20, the quote, the backslash, or 0x80 and above. It may say so of a plain word (the
+// caller then looks byte by byte), never the other way round.
+func hasSpecialByte(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs } // some byte < n
+	return (w&highs)|below(w, 0x20)|below(w^(ones*'"'), 1)|below(w^(ones*'\\'), 1) != 0
+}
+
+// scanStringASCII is scanString that also reports whether the string holds a byte outside
+// ASCII (which may be invalid UTF-8): a string without escapes or such bytes is its own
+// valid text.
+func scanStringASCII(data []byte, pos int) (end int, escaped, nonASCII bool, err error) {
 	for i := pos + 1; i < len(data); i++ {
+		// The run of plain bytes first, eight at a time: most strings are nothing else.
+		for i+8 <= len(data) && !hasSpecialByte(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for i < len(data) && strPlain[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
-			return i + 1, escaped, nil
+			return i + 1, escaped, nonASCII, nil
 		case c == '\\':
 			escaped = true
 			i++
 			if i >= len(data) {
-				return i, escaped, &SyntaxError{i, "unterminated string"}
+				return i, escaped, nonASCII, &SyntaxError{i, "unterminated string"}
 			}
 			switch data[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(data) || !isHex4(data[i+1:i+5]) {
-					return i, escaped, &SyntaxError{i, `invalid \u escape`}
+					return i, escaped, nonASCII, &SyntaxError{i, `invalid \u escape`}
 				}
 				i += 4
 			default:
-				return i, escaped, &SyntaxError{i, "invalid escape"}
+				return i, escaped, nonASCII, &SyntaxError{i, "invalid escape"}
 			}
 		case c < 0x20:
-			return i, escaped, &SyntaxError{i, "control character in string"}
+			return i, escaped, nonASCII, &SyntaxError{i, "control character in string"}
+		default:
+			nonASCII = true
 		}
 	}
-	return len(data), escaped, &SyntaxError{len(data), "unterminated string"}
+	return len(data), escaped, nonASCII, &SyntaxError{len(data), "unterminated string"}
 }
 
 func isHex4(b []byte) bool {
