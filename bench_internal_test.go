@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
-	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // BenchmarkDecodeBrowsePage decodes a 100-subscriber page with 5 custom fields into the
@@ -27,10 +26,7 @@ func BenchmarkDecodeBrowsePage(b *testing.B) {
 			var subs []Subscriber
 			// The path Browse takes: one pass over the answer, the records read in place.
 			err := c.readAnswer(resp, answer{command: "subscriber.browse", red: c.transport.Redactor(),
-				read: member("Subscribers", func(d *wire.Decoder) (err error) {
-					subs, err = decodeRecords[Subscriber](d)
-					return err
-				})})
+				read: readBrowsePage(&subs)})
 			if err != nil || len(subs) != 100 || subs[99].CustomFields[5] != "value 5/99" {
 				b.Fatal(err, len(subs))
 			}

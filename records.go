@@ -13,7 +13,12 @@ type record[T any] interface {
 // exports, lists): an array of records at the cursor, or an object of them (PHP's habit
 // with a list that has gaps), read in the same pass as the answer.
 func decodeRecords[T any, PT record[T]](d *wire.Decoder) ([]T, error) {
-	var out []T
+	return appendRecords[T, PT](d, nil)
+}
+
+// appendRecords is decodeRecords appending to out: a caller that knows how many records
+// to expect gives it their room.
+func appendRecords[T any, PT record[T]](d *wire.Decoder, out []T) ([]T, error) {
 	err := d.Array(func() error {
 		out = append(out, *new(T))
 		return PT(&out[len(out)-1]).decodeWire(d)

@@ -62,6 +62,10 @@ type Subscriber struct {
 	Extra map[string]string `wire:",extra=extraText"`
 }
 
+// minSubscriberJSON is a size below that of any subscriber record the service sends: its
+// nine standard members' names alone take more.
+const minSubscriberJSON = 160
+
 // decodeSubscribers decodes an array of subscriber objects (an object of them is accepted
 // too, as PHP sends a list with gaps).
 func decodeSubscribers(value []byte) ([]Subscriber, error) { return recordsFrom[Subscriber](value) }
@@ -376,14 +380,21 @@ func (s *SubscribersService) Browse(ctx context.Context, listID int, p Subscribe
 	}
 	form.Set("ListID", strconv.Itoa(listID))
 	var subs []Subscriber
-	err = s.client.doWire(ctx, &apiCall{command: command, form: form}, member("Subscribers", func(d *wire.Decoder) (err error) {
-		subs, err = decodeRecords[Subscriber](d)
-		return err
-	}))
+	err = s.client.doWire(ctx, &apiCall{command: command, form: form}, readBrowsePage(&subs))
 	if err != nil {
 		return nil, err
 	}
 	return subs, nil
+}
+
+// readBrowsePage reads the Subscribers of a subscriber.browse answer into subs.
+func readBrowsePage(subs *[]Subscriber) func(key []byte, d *wire.Decoder) error {
+	return member("Subscribers", func(d *wire.Decoder) (err error) {
+		// Room for the page at once (a record is over minSubscriberJSON bytes): a page of
+		// 100 would otherwise be copied seven times as it grows.
+		*subs, err = appendRecords(d, make([]Subscriber, 0, min(BrowsePageSize, d.Remaining()/minSubscriberJSON)))
+		return err
+	})
 }
 
 // BrowseIter walks every subscriber of a list (or segment) page by page, from

@@ -201,6 +201,10 @@ func emptyAt(data []byte, pos int) (int, bool) {
 	return pos, false
 }
 
+// Remaining returns the number of bytes of the document after the cursor: a bound on what
+// the value at the cursor holds.
+func (d *Decoder) Remaining() int { return len(d.data) - d.pos }
+
 // Offset returns the cursor's position in the document, for Seek.
 func (d *Decoder) Offset() int { return d.pos }
 
@@ -379,7 +383,9 @@ func (d *Decoder) DateTime() (time.Time, error) {
 // date is parseDate, answered from the last date read when text is the same bare date
 // (which Date and DateTime read alike).
 func (d *Decoder) date(text []byte, withTime bool) (time.Time, error) {
-	if len(text) != len(d.lastDateText) {
+	// The zero date, which parseDate answers at once, is not kept: it alternates with a
+	// record's other dates.
+	if len(text) != len(d.lastDateText) || string(text) == ZeroDate {
 		return parseDate(text, withTime)
 	}
 	if d.lastDateSet && string(d.lastDateText[:]) == string(text) {

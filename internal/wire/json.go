@@ -288,8 +288,10 @@ var strPlain = func() (t [256]bool) {
 // caller then looks byte by byte), never the other way round.
 func hasSpecialByte(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs } // some byte < n
-	return (w&highs)|below(w, 0x20)|below(w^(ones*'"'), 1)|below(w^(ones*'\\'), 1) != 0
+	// (x - ones*n) & ^x & highs is not 0 when a byte of x is below n: a control character,
+	// or a quote or backslash (0 once xor-ed with their own bytes).
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	return (w|(w-ones*0x20)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 // scanStringASCII is scanString that also reports whether the string holds a byte outside
