@@ -491,15 +491,28 @@ func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.
 		subs []sendloop.Subscriber
 		err  error
 	}
+	type request struct {
+		index  int
+		answer chan<- page
+	}
 	return func(yield func(sendloop.Subscriber, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		// n workers for the whole walk, not a goroutine a page: a million members are
+		// 10,000 pages, and each new goroutine grew its stack again to decode one.
+		requests := make(chan request, n)
+		defer close(requests)
+		for range n {
+			go func() {
+				for r := range requests {
+					subs, err := c.Subscribers.Browse(ctx, listID, sendloop.SubscriberBrowseParams{StartIndex: r.index})
+					r.answer <- page{subs, err}
+				}
+			}()
+		}
 		fetch := func(i int) chan page {
 			ch := make(chan page, 1)
-			go func() {
-				subs, err := c.Subscribers.Browse(ctx, listID, sendloop.SubscriberBrowseParams{StartIndex: i})
-				ch <- page{subs, err}
-			}()
+			requests <- request{i, ch} // never blocks: at most n pages are asked for at once
 			return ch
 		}
 		var ahead []chan page
