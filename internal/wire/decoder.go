@@ -193,10 +193,23 @@ func (d *Decoder) member(pos int, read func() error) (int, error) {
 // emptyAt reports a value at pos that stands for an empty container (null, "", false, [],
 // {}) and returns the offset past it.
 func emptyAt(data []byte, pos int) (int, bool) {
-	for _, word := range [...]string{"null", `""`, "false", "[]", "{}"} {
-		if len(data)-pos >= len(word) && string(data[pos:pos+len(word)]) == word {
-			return pos + len(word), true
-		}
+	var word string
+	switch data[pos] {
+	case 'n':
+		word = "null"
+	case '"':
+		word = `""`
+	case 'f':
+		word = "false"
+	case '[':
+		word = "[]"
+	case '{':
+		word = "{}"
+	default:
+		return pos, false
+	}
+	if len(data)-pos >= len(word) && string(data[pos:pos+len(word)]) == word {
+		return pos + len(word), true
 	}
 	return pos, false
 }

@@ -2,37 +2,57 @@ package wire
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
-// TestHasSpecialByte checks the eight-byte test against strPlain: every byte value at every
-// position of a plain word, and random words.
-func TestHasSpecialByte(t *testing.T) {
+// TestSpecialBytes checks the eight-byte test against strPlain: its lowest flag must be the
+// first byte that is not plain, for every byte value at every position of a plain word, for
+// words of two special bytes, and for random words.
+func TestSpecialBytes(t *testing.T) {
 	t.Parallel()
-	plain := []byte("abcdefgh")
+	check := func(b [8]byte) {
+		t.Helper()
+		first := 8
+		for i, c := range b {
+			if !strPlain[c] {
+				first = i
+				break
+			}
+		}
+		m := specialBytes(binary.LittleEndian.Uint64(b[:]))
+		if got := bits.TrailingZeros64(m) >> 3; got != first {
+			t.Fatalf("specialBytes(%q) = %#x: first special byte %d, want %d", b, m, got, first)
+		}
+	}
+	plain := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+	check(plain)
 	for c := 0; c < 256; c++ {
 		for at := 0; at < 8; at++ {
-			w := append([]byte(nil), plain...)
+			w := plain
 			w[at] = byte(c)
-			if got := hasSpecialByte(binary.LittleEndian.Uint64(w)); got != !strPlain[c] {
-				t.Fatalf("hasSpecialByte(%q) = %v", w, got)
+			check(w)
+			for c2 := 0; c2 < 256; c2 += 7 {
+				for at2 := at + 1; at2 < 8; at2++ {
+					w2 := w
+					w2[at2] = byte(c2)
+					check(w2)
+				}
 			}
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 100000; i++ {
-		w := r.Uint64()
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], w)
-		special := false
-		for _, c := range b {
-			special = special || !strPlain[c]
+		binary.LittleEndian.PutUint64(b[:], r.Uint64())
+		for j := range b {
+			if r.IntN(2) == 0 {
+				b[j] = byte('a' + r.IntN(26)) // mostly plain, as text is
+			}
 		}
-		if special && !hasSpecialByte(w) {
-			t.Fatalf("hasSpecialByte(%q) = false", b)
-		}
+		check(b)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -283,31 +284,37 @@ var strPlain = func() (t [256]bool) {
 	return t
 }()
 
-// hasSpecialByte reports whether any byte of w is not plain in a string (strPlain): below
-// 0x20, the quote, the backslash, or 0x80 and above. It may say so of a plain word (the
-// caller then looks byte by byte), never the other way round.
-func hasSpecialByte(w uint64) bool {
+// specialBytes flags (0x80 in its byte) each byte of w that is not plain in a string
+// (strPlain): below 0x20, the quote, the backslash, or 0x80 and above. A flag may be wrong
+// above the first right one (a borrow carries into the next byte), never below it: the
+// lowest flag is the first special byte.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// (x - ones*n) & ^x & highs is not 0 when a byte of x is below n: a control character,
-	// or a quote or backslash (0 once xor-ed with their own bytes).
+	// (x - ones) & ^x flags the bytes of x that are 0: the quote and the backslash once
+	// xor-ed with their own bytes; (w - ones*0x20) & ^w flags those below 0x20.
 	q, bs := w^(ones*'"'), w^(ones*'\\')
-	return (w|(w-ones*0x20)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+	return (w | (w-ones*0x20)&^w | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // scanStringASCII is scanString that also reports whether the string holds a byte outside
 // ASCII (which may be invalid UTF-8): a string without escapes or such bytes is its own
 // valid text.
 func scanStringASCII(data []byte, pos int) (end int, escaped, nonASCII bool, err error) {
-	for i := pos + 1; i < len(data); i++ {
-		// The run of plain bytes first, eight at a time: most strings are nothing else.
-		for i+8 <= len(data) && !hasSpecialByte(binary.LittleEndian.Uint64(data[i:])) {
+	for i := pos + 1; ; i++ {
+		// Skip to the next byte that is not plain, eight at a time while eight remain:
+		// most strings are nothing else up to the closing quote.
+		for i+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		for i < len(data) && strPlain[data[i]] {
 			i++
 		}
 		if i >= len(data) {
-			break
+			return len(data), escaped, nonASCII, &SyntaxError{len(data), "unterminated string"}
 		}
 		switch c := data[i]; {
 		case c == '"':
@@ -334,7 +341,6 @@ func scanStringASCII(data []byte, pos int) (end int, escaped, nonASCII bool, err
 			nonASCII = true
 		}
 	}
-	return len(data), escaped, nonASCII, &SyntaxError{len(data), "unterminated string"}
 }
 
 func isHex4(b []byte) bool {
