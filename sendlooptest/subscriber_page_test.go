@@ -3,6 +3,11 @@ package sendlooptest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,4 +175,73 @@ func TestSubscriberBrowsePages(t *testing.T) {
 		assert.Equal(t, want, ids, "StartIndex %q, SegmentID %q", tt.start, tt.segment)
 	}
 	require.Len(t, inSegment, 83)
+}
+
+// TestSubscriberBrowseConcurrentAnswers browses pages of a list in every format from several
+// goroutines at once: each answer, written into a pooled buffer, must be the one a lone
+// request gets, with its length sent.
+func TestSubscriberBrowseConcurrentAnswers(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, WithAPIKey("k"))
+	_, body := post(t, srv, "/api/v3/list.create/json", url.Values{"APIKey": {"k"}, "Name": {"L"}, "OptInMode": {"Single"}})
+	var created struct{ ListID int }
+	require.NoError(t, json.Unmarshal([]byte(body), &created))
+	_, err := srv.DefineCustomField(created.ListID, CustomField{Name: "Plan"})
+	require.NoError(t, err)
+	rows := url.Values{"APIKey": {"k"}, "ListID": {fmt.Sprint(created.ListID)}}
+	for i := 0; i < 350; i++ {
+		rows.Set(fmt.Sprintf("Subscribers[%d][EmailAddress]", i), fmt.Sprintf("user%d@example.com", i))
+	}
+	status, body := post(t, srv, "/api/v3/subscriber.import/json", rows)
+	require.Equal(t, http.StatusOK, status, body)
+
+	browse := func(format string, page int) (string, error) {
+		form := url.Values{"APIKey": {"k"}, "ListID": {fmt.Sprint(created.ListID)}, "StartIndex": {fmt.Sprint(page)}}
+		resp, err := http.Post(srv.URL+"/api/v3/subscriber.browse/"+format, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.ContentLength != int64(len(b)) {
+			err = fmt.Errorf("Content-Length %d for a body of %d bytes", resp.ContentLength, len(b))
+		}
+		return string(b), err
+	}
+	formats := []string{"json", "xml", "php"}
+	want := map[string]string{}
+	for _, format := range formats {
+		for page := 0; page < 5; page++ {
+			b, err := browse(format, page)
+			require.NoError(t, err)
+			want[fmt.Sprint(format, page)] = b
+		}
+	}
+	assert.Contains(t, want["json3"], `"EmailAddress":"user349@example.com"`)
+	assert.Equal(t, `{"Success":true,"Subscribers":[]}`, want["json4"])
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				format, page := formats[(g+i)%3], (g*7+i)%5
+				got, err := browse(format, page)
+				if err == nil && got != want[fmt.Sprint(format, page)] {
+					err = fmt.Errorf("%s page %d differs from a lone request's", format, page)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
