@@ -190,10 +190,12 @@ func TestDoRefusesAnOversizedBody(t *testing.T) {
 
 // TestDefaultTransportKeepsConnectionsOfConcurrentCalls sends rounds of four calls at once
 // (the handler holds each until the round's four have arrived): between rounds the default
-// transport must keep all four connections, not close those above net/http's 2 idle ones.
+// transport must keep all four connections, not close those above net/http's 2 idle ones,
+// which dials at least 2 more a round (22 in all). A connection handed back to the pool a
+// moment after its call returned may cost a dial or two more: hence the margin.
 func TestDefaultTransportKeepsConnectionsOfConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	const calls, rounds = 4, 5
+	const calls, rounds = 4, 10
 	barriers := make([]sync.WaitGroup, rounds)
 	for i := range barriers {
 		barriers[i].Add(calls)
@@ -227,5 +229,5 @@ func TestDefaultTransportKeepsConnectionsOfConcurrentCalls(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	assert.Equal(t, int32(calls), dialed.Load(), "connections dialed for %d rounds of %d calls", rounds, calls)
+	assert.LessOrEqual(t, dialed.Load(), int32(2*calls), "connections dialed for %d rounds of %d calls", rounds, calls)
 }
