@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -23,8 +24,12 @@ const DefaultBaseURL = "https://app.sendloop.com"
 
 // Environment variables read by NewClientFromEnv.
 const (
-	EnvAPIKey  = "SENDLOOP_API_KEY"
-	EnvBaseURL = "SENDLOOP_BASE_URL"
+	EnvAPIKey  = "SENDLOOP_API_KEY"  // the API key
+	EnvBaseURL = "SENDLOOP_BASE_URL" // the account's host, e.g. https://acme.sendloop.com
+	// EnvInsecureHTTP, set to 1 (or true), allows a plain http SENDLOOP_BASE_URL on a host
+	// that is not loopback, as WithInsecureHTTP does: for a `sendloop fake --listen-any`
+	// reached by its CI service name. The CLI reads the same variable.
+	EnvInsecureHTTP = "SENDLOOP_INSECURE_HTTP"
 )
 
 // Client talks to the v3 command API. It is safe for concurrent use; create one and share it.
@@ -141,17 +146,28 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY and, when set, the base
-// URL from SENDLOOP_BASE_URL. Options given here override the environment.
+// NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
+// SENDLOOP_BASE_URL when set, and WithInsecureHTTP when SENDLOOP_INSECURE_HTTP is true.
+// Options given here override the environment.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	key := os.Getenv(EnvAPIKey)
 	if strings.TrimSpace(key) == "" {
 		return nil, fmt.Errorf("sendloop: %s is not set", EnvAPIKey)
 	}
+	var fromEnv []Option
 	if base := os.Getenv(EnvBaseURL); base != "" {
-		opts = append([]Option{WithBaseURL(base)}, opts...)
+		fromEnv = append(fromEnv, WithBaseURL(base))
 	}
-	return NewClient(key, opts...)
+	if v := strings.TrimSpace(os.Getenv(EnvInsecureHTTP)); v != "" {
+		insecure, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("sendloop: %s=%q is not a boolean: use 1 to allow plain http", EnvInsecureHTTP, v)
+		}
+		if insecure {
+			fromEnv = append(fromEnv, WithInsecureHTTP())
+		}
+	}
+	return NewClient(key, append(fromEnv, opts...)...)
 }
 
 // String describes the client without its key.

@@ -72,6 +72,33 @@ func TestNewClientFromEnv(t *testing.T) {
 	assert.Equal(t, "https://override.example", c.BaseURL(), "options override the environment")
 }
 
+func TestNewClientFromEnvInsecureHTTP(t *testing.T) {
+	tests := []struct {
+		insecure string
+		wantErr  string // "" for a client
+	}{
+		{insecure: "", wantErr: "http"},
+		{insecure: "0", wantErr: "http"},
+		{insecure: "1"},
+		{insecure: "true"},
+		{insecure: "yes please", wantErr: sendloop.EnvInsecureHTTP},
+	}
+	for _, tt := range tests {
+		t.Run(tt.insecure, func(t *testing.T) {
+			t.Setenv(sendloop.EnvAPIKey, "k")
+			t.Setenv(sendloop.EnvBaseURL, "http://fake.ci.internal:8080")
+			t.Setenv(sendloop.EnvInsecureHTTP, tt.insecure)
+			c, err := sendloop.NewClientFromEnv()
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "http://fake.ci.internal:8080", c.BaseURL())
+		})
+	}
+}
+
 func TestClientHeadersAndHTTPClientCopy(t *testing.T) {
 	t.Parallel()
 	srv := sendlooptest.NewServer(t)

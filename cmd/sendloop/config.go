@@ -27,8 +27,8 @@ const (
 	envSMTPCAFile   = "SENDLOOP_SMTP_CA_FILE"
 	// envInsecureHTTP allows a plain http SENDLOOP_BASE_URL on a host that is not loopback,
 	// e.g. a `sendloop fake --listen-any` reached by its CI service name. The SDK's
-	// equivalent is the WithInsecureHTTP option.
-	envInsecureHTTP = "SENDLOOP_INSECURE_HTTP"
+	// equivalent is the WithInsecureHTTP option, which NewClientFromEnv sets from it too.
+	envInsecureHTTP = sendloop.EnvInsecureHTTP
 )
 
 // userAgent names the tool before the SDK's own User-Agent token.
