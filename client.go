@@ -16,7 +16,7 @@ import (
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // DefaultBaseURL is the service's generic host. Accounts also have their own host
 // (https://<subdomain>.sendloop.com), which WithBaseURL selects.

@@ -36,7 +36,7 @@ func readVersion(info *debug.BuildInfo, ok bool) buildVersion {
 	return v
 }
 
-// String is the version line's text: "0.1.0 (revision 0123456789ab, modified)".
+// String is the version line's text: "0.2.0 (revision 0123456789ab, modified)".
 func (v buildVersion) String() string {
 	if v.revision == "" {
 		return v.version
