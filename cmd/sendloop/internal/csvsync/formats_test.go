@@ -258,25 +258,10 @@ func TestMapHeaderOptions(t *testing.T) {
 				fs = []Field{{ID: 4, Name: "Plan"}, {ID: 9, Name: "plan"}}
 			}
 			m, err := MapHeader(tt.header, fs, tt.opts)
-			if len(tt.err) > 0 {
-				var herr *HeaderError
-				if !errors.As(err, &herr) {
-					t.Fatalf("error %v, want a *HeaderError", err)
-				}
-				for _, want := range tt.err {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("%q lacks %q", err, want)
-					}
-				}
+			if headerErrorChecked(t, err, tt.err) {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var mapped []int
-			for _, f := range m.Fields {
-				mapped = append(mapped, f.Field.ID)
-			}
+			mapped := mappedIDs(m)
 			if m.Email != tt.email || !reflect.DeepEqual(mapped, tt.mapped) || !reflect.DeepEqual(m.Ignored, tt.ignored) {
 				t.Errorf("got email %d, fields %v, ignored %q", m.Email, mapped, m.Ignored)
 			}
