@@ -101,6 +101,10 @@ func (p Policy) WithDefaults() Policy {
 // MaxBodySize bounds what is read of a response.
 const MaxBodySize = 64 << 20
 
+// bodyPrealloc is the largest body allocated at once from its Content-Length; a larger one
+// grows as its bytes arrive.
+const bodyPrealloc = 1 << 20
+
 // Limiter paces requests: Wait blocks until one may be sent, or fails when the context ends
 // first. *rate.Limiter of golang.org/x/time/rate fits.
 type Limiter interface {
@@ -420,7 +424,12 @@ func origin(u *url.URL) string {
 }
 
 func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= MaxBodySize {
+	if resp.ContentLength > MaxBodySize {
+		return nil, errBodyTooLarge
+	}
+	// A declared length is trusted for the allocation only up to bodyPrealloc: a server may
+	// promise 64 MiB and send ten bytes, and the memory should follow the bytes.
+	if n := resp.ContentLength; n >= 0 && n <= bodyPrealloc {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, buf); err != nil {
 			return nil, fmt.Errorf("reading response body: %w", err)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,4 +231,59 @@ func TestDefaultTransportKeepsConnectionsOfConcurrentCalls(t *testing.T) {
 		wg.Wait()
 	}
 	assert.LessOrEqual(t, dialed.Load(), int32(2*calls), "connections dialed for %d rounds of %d calls", rounds, calls)
+}
+
+// TestDeclaredLengthIsNotAllocatedBeforeTheBytesCome serves bodies that promise more than
+// they send, and bodies that promise more than the bound: the memory read follows the bytes
+// that arrive, and an over-long promise is refused at once.
+func TestDeclaredLengthIsNotAllocatedBeforeTheBytesCome(t *testing.T) {
+	tests := []struct {
+		name     string
+		declared int64
+		sent     string
+		wantErr  error // nil: any read error
+		wantBody string
+	}{
+		{name: "honest small body", declared: 5, sent: "hello", wantBody: "hello"},
+		{name: "promises 60 MiB, sends 10 bytes", declared: 60 << 20, sent: "0123456789"},
+		{name: "promises more than the bound", declared: MaxBodySize + 1, sent: "x", wantErr: errBodyTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				conn, buf, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					return
+				}
+				defer conn.Close()
+				fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", tt.declared, tt.sent)
+				buf.Flush()
+			}))
+			defer srv.Close()
+			resp, err := http.Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			body, err := readBody(resp)
+			runtime.ReadMemStats(&after)
+			if tt.wantBody != "" {
+				if err != nil || string(body) != tt.wantBody {
+					t.Fatalf("readBody = %q, %v; want %q", body, err, tt.wantBody)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("readBody of a body that broke its promise = %d bytes, no error", len(body))
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v, want %v", err, tt.wantErr)
+			}
+			if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 8<<20 {
+				t.Errorf("allocated %d bytes for a body that sent %d", allocated, len(tt.sent))
+			}
+		})
+	}
 }
