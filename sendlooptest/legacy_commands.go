@@ -142,6 +142,7 @@ func legacySubscriberDelete(c *legacyCall) (object, *legacyFailure) {
 		return nil, f
 	}
 	l.members = slices.DeleteFunc(l.members, func(m *subscriber) bool { return m == s })
+	l.changes++
 	delete(l.byEmail, emailKey(s.Email))
 	return object{{"Status", "Completed"}}, nil
 }

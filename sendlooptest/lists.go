@@ -19,6 +19,7 @@ type list struct {
 	Fields      []*customField
 	Segments    map[int]*segment
 	members     []*subscriber          // by ascending SubscriberID: browse pages are stable
+	changes     uint64                 // bumped when a member is added or removed or its fields change
 	byEmail     map[string]*subscriber // by lower-cased address
 }
 
@@ -36,6 +37,18 @@ type segment struct {
 	Name    string
 	FieldID int
 	Value   string
+
+	// cursor is where the last browse page of the segment ended, so that the next page
+	// resumes there instead of walking the list from its start (which made reading a whole
+	// segment quadratic); it holds only while the list's members are unchanged.
+	cursor segmentCursor
+}
+
+// segmentCursor is the position in list.members after a segment's page.
+type segmentCursor struct {
+	changes uint64 // list.changes when it was taken
+	page    int    // the page it starts
+	pos     int    // the index in list.members to resume at
 }
 
 // listSettingNames are the list settings, in the order the service lists them.

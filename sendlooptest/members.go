@@ -111,7 +111,12 @@ func (fs fieldSet) with(fields map[int]string) fieldSet {
 }
 
 // setFields sets custom field values, keeping the others.
-func (s *subscriber) setFields(fields map[int]string) { s.Fields = s.Fields.with(fields) }
+func (s *subscriber) setFields(fields map[int]string) {
+	s.Fields = s.Fields.with(fields)
+	if s.list != nil {
+		s.list.changes++ // a segment's browse cursor no longer holds
+	}
+}
 
 // setBounce records a bounce state: 'Not Bounced', 'Soft' or 'Hard'.
 func (s *subscriber) setBounce(st *state, bounceType string) {

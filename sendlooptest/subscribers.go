@@ -146,6 +146,7 @@ func (st *state) join(l *list, email, ip string, fields map[int]string, packed f
 			s.Fields = packed
 		}
 		l.members = append(l.members, s)
+		l.changes++
 		l.byEmail[key] = s
 	} else if fields != nil {
 		s.setFields(fields)
@@ -422,9 +423,18 @@ func subscriberBrowse(c *call) (object, *apiError) {
 		end := min(len(l.members), start+browsePageSize)
 		return object{{"Subscribers", newSubscriberPage(l, l.members[start:end])}}, nil
 	}
+	if page > len(l.members)/browsePageSize { // no such page; page*browsePageSize may overflow
+		return object{{"Subscribers", newSubscriberPage(l, nil)}}, nil
+	}
+	// The page after the last one served resumes where it ended, unless the members changed.
+	start, skip := 0, page*browsePageSize
+	if cur := seg.cursor; cur.changes == l.changes && cur.page == page {
+		start, skip = cur.pos, 0
+	}
 	var out []*subscriber
-	skip := page * browsePageSize
-	for _, s := range l.members {
+	i := start
+	for ; i < len(l.members) && len(out) < browsePageSize; i++ {
+		s := l.members[i]
 		if s.Fields.get(seg.FieldID) != seg.Value {
 			continue
 		}
@@ -433,10 +443,8 @@ func subscriberBrowse(c *call) (object, *apiError) {
 			continue
 		}
 		out = append(out, s)
-		if len(out) == browsePageSize {
-			break
-		}
 	}
+	seg.cursor = segmentCursor{changes: l.changes, page: page + 1, pos: i}
 	return object{{"Subscribers", newSubscriberPage(l, out)}}, nil
 }
 
