@@ -31,7 +31,7 @@ func TestSegmentBrowseResumesOnlyWhileTheListIsUnchanged(t *testing.T) {
 	}
 	const members = 750
 	plan := make(map[string]string, members) // the test's own copy of every member's Plan
-	var order []string                      // addresses in SubscriberID order
+	var order []string                       // addresses in SubscriberID order
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
 		for i := range members {
 			email := fmt.Sprintf("m%03d@example.com", i)
