@@ -161,9 +161,12 @@ func (m *Message) envelope() (envelope, error) {
 		return env, ErrNoRecipients
 	}
 	if m.ReplyTo != "" {
-		if _, err := parseAddress("ReplyTo", m.ReplyTo); err != nil {
+		addr, err := parseAddress("ReplyTo", m.ReplyTo)
+		if err != nil {
 			return env, err
 		}
+		// A non-ASCII Reply-To travels as raw UTF-8 in the header: it needs SMTPUTF8 too.
+		env.utf8 = env.utf8 || !isASCII(addr.Address)
 	}
 	return env, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gosmtp "github.com/emersion/go-smtp"
@@ -21,6 +22,10 @@ type pool struct {
 	mu     sync.Mutex
 	idle   []*session
 	closed bool
+	// noSTARTTLS remembers that the server offered no STARTTLS (and plain text is
+	// allowed), so that later connections skip the probe connection; a plain-text
+	// connection that is offered STARTTLS clears it.
+	noSTARTTLS atomic.Bool
 }
 
 // session is one authenticated connection to the relay.
@@ -36,8 +41,11 @@ type session struct {
 }
 
 func (s *session) quit() {
-	release := s.conn.bind(context.Background())
-	_ = s.conn.Conn.SetDeadline(time.Now().Add(2 * time.Second))
+	// Bound through the context, not the connection's deadline: go-smtp sets its own
+	// five-minute deadline on QUIT, which the binding caps.
+	ctx, cancel := context.WithTimeout(context.Background(), quitTimeout)
+	defer cancel()
+	release := s.conn.bind(ctx)
 	if err := s.client.Quit(); err != nil {
 		_ = s.client.Close()
 	}
@@ -134,7 +142,7 @@ func (r *Relay) acquire(ctx context.Context, b *bulk) (*session, error) {
 			s.clean = true
 			return s, nil
 		}
-		r.log(ctx, slog.LevelDebug, "smtp: idle connection unusable, reconnecting", slog.String("error", fmt.Sprint(err)))
+		r.log(ctx, slog.LevelDebug, "smtp: idle connection unusable, reconnecting", slog.Any("error", r.redact(err)))
 		_ = s.client.Close()
 		if ctx.Err() != nil {
 			<-r.pool.slots
@@ -184,12 +192,30 @@ func (r *Relay) release(s *session) {
 // is allowed: go-smtp closed the connection, so dial opens another.
 var errPlaintext = errors.New("no STARTTLS: plain text")
 
+// errSTARTTLSOffered tells dial that a connection opened for plain text was
+// offered STARTTLS: nothing may then go in clear, so dial starts over with TLS.
+var errSTARTTLSOffered = errors.New("STARTTLS offered on a plain-text connection")
+
+// ErrSTARTTLSFlapping is returned when the server offers STARTTLS on one
+// connection and not on the next: the sender will not guess which to trust.
+var ErrSTARTTLSFlapping = errors.New("sendloop/smtp: the server offers STARTTLS on some connections and not on others")
+
+// quitTimeout bounds the QUIT that ends a connection.
+const quitTimeout = 2 * time.Second
+
 // dial connects, upgrades to TLS, says EHLO and authenticates.
 func (r *Relay) dial(ctx context.Context) (*session, error) {
-	s, err := r.dialOnce(ctx, false)
+	s, err := r.dialOnce(ctx, r.pool.noSTARTTLS.Load())
 	if errors.Is(err, errPlaintext) {
 		r.log(ctx, slog.LevelDebug, "smtp: no STARTTLS offered, continuing in plain text")
+		r.pool.noSTARTTLS.Store(true)
 		s, err = r.dialOnce(ctx, true)
+	}
+	if errors.Is(err, errSTARTTLSOffered) {
+		r.pool.noSTARTTLS.Store(false)
+		if s, err = r.dialOnce(ctx, false); errors.Is(err, errPlaintext) {
+			return nil, ErrSTARTTLSFlapping
+		}
 	}
 	return s, err
 }
@@ -256,6 +282,9 @@ func (r *Relay) connect(ctx context.Context, conn *ctxConn, plaintext bool) (*go
 	}
 	if err := client.Hello(r.localName); err != nil {
 		return nil, r.commandError(ctx, "EHLO", err)
+	}
+	if offered, _ := client.Extension("STARTTLS"); plaintext && !r.implicitTLS && offered {
+		return nil, errSTARTTLSOffered
 	}
 	return client, nil
 }
