@@ -263,7 +263,9 @@ type SendResult struct {
 	// Reply is the server's reply to the final dot when the message was
 	// accepted.
 	Reply Reply
-	// Accepted are the recipients the server accepted, in envelope order.
+	// Accepted are the recipients the server accepted at RCPT, in envelope
+	// order. They got the message only when Delivered reports true: a
+	// refusal of the data, or a lost connection, leaves Accepted as it was.
 	Accepted []string
 	// Refused holds the server's reply to each refused recipient.
 	Refused []*SMTPError
@@ -275,6 +277,13 @@ type SendResult struct {
 	// delivered to Accepted only; ErrOutcomeUnknown that it may or may not
 	// have been; ErrNotAttempted that SendAll never tried it.
 	Err error
+}
+
+// refusedBeforeMail reports an error transact returns before MAIL: the
+// server's SIZE or its lack of SMTPUTF8.
+func refusedBeforeMail(err error) bool {
+	var sizeErr *SizeError
+	return errors.As(err, &sizeErr) || errors.Is(err, ErrSMTPUTF8Required)
 }
 
 // Delivered reports that the server accepted the message for at least one
@@ -425,6 +434,9 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries)
 		r.release(s)
 		res.Err = err
+		if refusedBeforeMail(err) {
+			res.Attempts-- // the session's limits refused it: nothing went on the wire
+		}
 		if kind == stale && !staleRetried {
 			staleRetried = true
 			res.Attempts--

@@ -432,10 +432,13 @@ func TestRelayMessageSize(t *testing.T) {
 	big.Attachments = []smtp.Attachment{{Filename: "big.bin", Data: bytes.Repeat([]byte{7}, 6000)}}
 
 	fake := startRelay(t, sendlooptest.RelayMaxMessageBytes(4000))
-	_, err := newClient(t, fake, testPassword, nil, retrying).Send(testContext(t), big)
+	res, err := newClient(t, fake, testPassword, nil, retrying).Send(testContext(t), big)
 	var sizeErr *smtp.SizeError
 	if !errors.As(err, &sizeErr) || !sizeErr.Server || sizeErr.Limit != 4000 || !errors.Is(err, smtp.ErrMessageTooLarge) {
 		t.Fatalf("err = %v, want the server's SIZE", err)
+	}
+	if res.Attempts != 0 {
+		t.Errorf("Attempts = %d for a message refused before MAIL, want 0", res.Attempts)
 	}
 
 	local := startRelay(t)
