@@ -1,6 +1,7 @@
 package smtp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,17 @@ func (a Auth) GoString() string { return a.String() }
 // Format makes every fmt verb print String, since verbs such as %d or %x
 // would otherwise print the fields, the password included.
 func (a Auth) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(a.String())) }
+
+// MarshalJSON writes the credentials with the password redacted, so that a
+// configuration dumped as JSON (a debug endpoint, a JSON log) cannot carry it.
+// Decoding is not affected: JSON with a password still fills Password.
+func (a Auth) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Username  string `json:"Username"`
+		Password  string `json:"Password"`
+		Mechanism string `json:"Mechanism,omitempty"`
+	}{a.Username, redacted, a.Mechanism})
+}
 
 // LogValue logs the credentials without the password.
 func (a Auth) LogValue() slog.Value {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -575,6 +576,13 @@ func TestRelayPrintedFormsRedactPassword(t *testing.T) {
 		printed = append(printed, fmt.Sprintf(verb, client), fmt.Sprintf(verb, *client))
 	}
 	printed = append(printed, client.String(), client.GoString(), fmt.Sprint([]any{client, *client}))
+	for _, v := range []any{auth, &auth, struct{ Relay smtp.Auth }{auth}} {
+		dumped, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		printed = append(printed, string(dumped))
+	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	logger.Info("relay", "relay", client, "value", *client)
