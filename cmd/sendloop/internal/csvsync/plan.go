@@ -267,7 +267,15 @@ func (p *Planner) ReadFile(ctx context.Context, open func() (*Reader, error)) er
 			}
 			// A member whose row is rejected is not missing from the file: a stray comma
 			// must not unsubscribe anyone.
-			if row.Email == "" {
+			// Nor one shifting the address out of its column: every address the row holds
+			// is protected.
+			for _, k := range row.Protect {
+				k1, k2 := p.key(k)
+				if err := p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect}); err != nil {
+					return err
+				}
+			}
+			if row.Email == "" || row.Protect != nil {
 				return nil
 			}
 			k1, k2 := p.key(strings.ToLower(row.Email))

@@ -249,3 +249,30 @@ func TestPlanRejectedRowProtects(t *testing.T) {
 		t.Errorf("unsubscribes %q (want %q), rejected %d", unsub, want, pl.Rejected)
 	}
 }
+
+// TestPlanStrayCommaProtects: a stray comma shifting the address out of its column rejects
+// the row, and the member it names (in any field) is not unsubscribed.
+func TestPlanStrayCommaProtects(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, content string }{
+		{"before the address", "First name,EmailAddress,Plan\nAnn,ann@example.com,pro\nBob, Jr,bob@example.com,free\ndora,dora@example.com,\n"},
+		{"after the address", "EmailAddress,Plan,First name\nann@example.com,pro,Ann\nbob@example.com,free,Bob, Jr\ndora@example.com,,\n"},
+		{"quoted address, two stray commas", "First name,Plan,EmailAddress\nAnn,pro,ann@example.com\n\"Bob\",a,b,\" BOB@example.com\",free\ndora,,dora@example.com\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, open := planner(t, tt.content, Options{UnsubscribeMissing: true})
+			pl, err := plan(p, open)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var unsub []string
+			for _, u := range unsubscribes(t, pl) {
+				unsub = append(unsub, u.Email)
+			}
+			if want := []string{"gone@example.com"}; !reflect.DeepEqual(unsub, want) || pl.Rejected != 1 {
+				t.Errorf("unsubscribes %q (want %q), rejected %d", unsub, want, pl.Rejected)
+			}
+		})
+	}
+}
