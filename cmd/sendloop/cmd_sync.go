@@ -343,13 +343,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	if o.dryRun {
-		if err := dryRun(ctx, out, plan, open, rejects); err != nil {
-			return err
-		}
-		if err := out.end(nil); err != nil {
-			return err
-		}
-		return rejects.finish(nil)
+		return runDryRun(ctx, out, plan, open, rejects)
 	}
 	if list.OptInMode == sendloop.OptInDouble && plan.Adds > 0 {
 		a.note("list %d is double opt-in, but subscriber.import subscribes new addresses (%d here) at once, without a confirmation email",
@@ -587,6 +581,23 @@ func describeMapping(path string, r *csvsync.Reader, m *csvsync.Mapping) string 
 }
 
 // dryRun lists the changes of the plan and writes the rejected rows.
+// runDryRun lists the plan's changes and closes the output: also when the listing stops
+// (a signal, a read error), so that --json's document stays whole and says how far it got.
+func runDryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
+	runErr := dryRun(ctx, out, plan, open, rejects)
+	var stopped *dryRunStop
+	if runErr != nil {
+		stopped = &dryRunStop{interrupted: ctx.Err() != nil}
+	}
+	if err := out.endDryRun(stopped); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return rejects.finish(runErr)
+}
+
+// dryRunStop says why a dry run stopped before listing every change.
+type dryRunStop struct{ interrupted bool }
+
 func dryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
 	for _, mask := range []csvsync.EventKind{csvsync.EventAdd | csvsync.EventReject, csvsync.EventUpdate} {
 		if mask == csvsync.EventUpdate && plan.Updates == 0 {
@@ -1138,18 +1149,20 @@ func (s *syncOutput) rejectedRowsJSON() error {
 }
 
 // end writes the result (nil for a dry run) and closes the document.
-func (s *syncOutput) end(res *syncResult) error {
+// endDryRun closes a dry run's output; stopped, when not nil, says the listing stopped
+// before its end: the document says so, with the changes listed and planned.
+func (s *syncOutput) endDryRun(stopped *dryRunStop) error {
 	w := s.a.stdout
+	planned := s.plan.Adds + s.plan.Updates + s.plan.Unsubscribes
 	if s.a.json {
-		var err error
-		if s.dryRun {
-			closing := "]"
-			if s.changes > 0 {
-				closing = "\n  ]"
-			}
-			_, err = io.WriteString(w, closing)
-		} else {
-			_, err = fmt.Fprintf(w, ",\n  \"result\": %s", indentJSON(res, "  "))
+		closing := "]"
+		if s.changes > 0 {
+			closing = "\n  ]"
+		}
+		_, err := io.WriteString(w, closing)
+		if err == nil && stopped != nil {
+			_, err = fmt.Fprintf(w, ",\n  \"interrupted\": %t,\n  \"changes_listed\": %d,\n  \"changes_planned\": %d",
+				stopped.interrupted, s.changes, planned)
 		}
 		if err == nil {
 			err = s.rejectedRowsJSON()
@@ -1159,12 +1172,30 @@ func (s *syncOutput) end(res *syncResult) error {
 		}
 		return err
 	}
-	if s.dryRun {
-		if s.changes == 0 {
-			_, err := io.WriteString(w, "\nNo changes.\n")
-			return err
+	var err error
+	switch {
+	case stopped != nil && stopped.interrupted:
+		_, err = fmt.Fprintf(w, "\nInterrupted: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+	case stopped != nil:
+		_, err = fmt.Fprintf(w, "\nStopped: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+	case s.changes == 0:
+		_, err = io.WriteString(w, "\nNo changes.\n")
+	}
+	return err
+}
+
+// end closes the output of a sync that applied its plan, with its result.
+func (s *syncOutput) end(res *syncResult) error {
+	w := s.a.stdout
+	if s.a.json {
+		_, err := fmt.Fprintf(w, ",\n  \"result\": %s", indentJSON(res, "  "))
+		if err == nil {
+			err = s.rejectedRowsJSON()
 		}
-		return nil
+		if err == nil {
+			_, err = io.WriteString(w, "\n}\n")
+		}
+		return err
 	}
 	cols := []string{"ACTION", "PLANNED", "DONE", "FAILED"}
 	if res.Interrupted {
