@@ -47,12 +47,12 @@ const (
 // members, suppressed addresses and rows become fixed-size records (a 128-bit fingerprint of
 // the address, a 64-bit one of the field values) sorted on disk and merged, and the members'
 // addresses and values wait in a temporary file for the few that an update or an
-// unsubscription needs. Close removes the files.
+// unsubscription needs. The files have no name (removed as soon as created); Close closes
+// them.
 type Planner struct {
 	mapping *Mapping
 	opts    Options
 	seeds   [3]maphash.Seed
-	dir     string
 
 	members *sorter // members and suppressed addresses, by key
 	data    *os.File
@@ -70,11 +70,8 @@ type Planner struct {
 
 // NewPlanner returns a Planner for files read through m.
 func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
-	dir, err := os.MkdirTemp(opts.TempDir, "sendloop-sync-*")
-	if err != nil {
-		return nil, fmt.Errorf("the plan's temporary directory: %w", err)
-	}
-	p := &Planner{mapping: m, opts: opts, dir: dir}
+	dir := opts.TempDir
+	p := &Planner{mapping: m, opts: opts}
 	p.plan = &Plan{planner: p}
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
@@ -83,21 +80,22 @@ func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
 	p.rows = newSorter(dir, false)
 	p.decisions = newSorter(dir, true)
 	p.absent = newSorter(dir, true)
-	if p.data, err = os.CreateTemp(dir, "members-*"); err != nil {
-		os.RemoveAll(dir)
+	var err error
+	if p.data, err = createTemp(dir, "sendloop-sync-members-*"); err != nil {
 		return nil, err
 	}
 	p.dataW = bufio.NewWriterSize(p.data, 64<<10)
 	return p, nil
 }
 
-// Close removes the plan's temporary files; the Plan cannot be read after it.
+// Close closes the plan's temporary files (removed as soon as created); the Plan cannot be
+// read after it.
 func (p *Planner) Close() error {
 	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
 		s.close()
 	}
-	p.data.Close()
-	return os.RemoveAll(p.dir)
+	closeTemp(p.data)
+	return nil
 }
 
 // key returns the fingerprint of an address, compared case-insensitively.

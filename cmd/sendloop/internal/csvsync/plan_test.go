@@ -3,6 +3,7 @@ package csvsync
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -199,7 +200,8 @@ func TestPlanManyRows(t *testing.T) {
 		}
 	}
 	// More rows than a sorter holds: the records spill to disk and are merged.
-	p, open := planner(t, b.String(), Options{})
+	tmp := t.TempDir()
+	p, open := planner(t, b.String(), Options{TempDir: tmp})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
@@ -209,6 +211,11 @@ func TestPlanManyRows(t *testing.T) {
 	}
 	if got := events(t, pl, open); len(got) != n+n/1000 {
 		t.Errorf("%d events", len(got))
+	}
+	// The temporary files are removed as soon as created: a process killed now (SIGKILL,
+	// SIGPIPE) leaves nothing behind.
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("the plan's temporary files are left in %s while it is open: %v %v", tmp, left, err)
 	}
 }
 
