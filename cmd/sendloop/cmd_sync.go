@@ -81,7 +81,10 @@ then updates (subscriber.update, by SubscriberID), then unsubscriptions through 
 API's Subscriber.Unsubscribe, which takes the list's ID: the v3 subscriber.unsubscribe has
 none and would unsubscribe the address from every list. Nothing is unsubscribed when the
 file names no subscriber at all (an empty or truncated export must not empty the list), and
-a member whose row is rejected but names the address is kept.
+a member whose row is rejected but names the address is kept. A file with a record that
+cannot be parsed (an unterminated quote swallows the lines after it) is refused with
+--unsubscribe-missing, and nothing changes: its rejected rows are listed, and the error
+names the malformed lines.
 
 Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
@@ -326,8 +329,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	if o.unsubscribeMissing && plan.Unreadable > 0 {
-		return fmt.Errorf("refusing to unsubscribe anyone: %s has %d malformed records whose addresses cannot be read (an unterminated quote?), so who is missing is unknown",
-			o.csvPath, plan.Unreadable)
+		return refuseUnreadable(a, o.csvPath, plan, open, rejects)
 	}
 	named := plan.Adds + plan.Updates + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
 	if plan.Unsubscribes > 0 && named == 0 {
@@ -439,6 +441,42 @@ func makePlan(ctx context.Context, a *app, c *sendloop.Client, o *syncOptions, p
 		return nil, context.Cause(ctx)
 	}
 	return planner.Plan()
+}
+
+// maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
+const maxUnreadableNamed = 5
+
+// refuseUnreadable refuses a sync with --unsubscribe-missing of a file with records the
+// CSV reader could not parse: who is missing is unknown (an unterminated quote swallows the
+// lines after it), and the adds and updates would be those of a truncated file, so nothing
+// is changed. The rejected rows go to the rejects as usual and the error names the
+// malformed lines, so that the file can be fixed.
+func refuseUnreadable(a *app, path string, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var named []string
+	for ev, err := range plan.Events(r, csvsync.EventReject) {
+		if err != nil {
+			return err
+		}
+		rejects.addRow(ev.Row, ev.Reason)
+		if ev.Row.Malformed && len(named) < maxUnreadableNamed {
+			named = append(named, fmt.Sprintf("line %d %s", ev.Row.Line, strconv.Quote(ev.Row.Raw)))
+		}
+	}
+	if plan.Unreadable > len(named) {
+		named = append(named, "…")
+	}
+	err = fmt.Errorf("refusing to unsubscribe anyone: %s has %s whose addresses cannot be read (an unterminated quote?), so who is missing is unknown: %s; nothing was changed (fix the file, or sync without --unsubscribe-missing)",
+		path, plural(plan.Unreadable, "malformed record"), strings.Join(named, ", "))
+	if a.json && rejects.path == "" {
+		rejects.abort() // no document lists them (they went to stderr): the error names the lines
+		return err
+	}
+	return errors.Join(err, rejects.finish(nil))
 }
 
 // interruptedBeforeChanges reports a sync stopped while it planned: nothing was changed,
