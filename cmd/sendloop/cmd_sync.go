@@ -84,7 +84,9 @@ file names no subscriber at all (an empty or truncated export must not empty the
 a member whose row is rejected but names the address is kept. A file with a record that
 cannot be parsed (an unterminated quote swallows the lines after it) is refused with
 --unsubscribe-missing, and nothing changes: its rejected rows are listed, and the error
-names the malformed lines.
+names the malformed lines. The file is read again to apply the plan: a file whose size or
+modification time changed since the first read stops the sync, and a line that no longer
+holds the address planned for it is skipped and rejected.
 
 Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
@@ -284,7 +286,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err != nil {
 		return err
 	}
-	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath, o.read) }
+	open := func() (*csvsync.Reader, error) { return openUnchanged(o.csvPath, o.read, info) }
 	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -385,6 +387,25 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	return rejects.finish(errors.Join(applyErr, failures(res)))
+}
+
+// openUnchanged opens the CSV again (sync reads it up to four times: to plan, to add, to
+// update, to trace refused rows) and refuses it if its size or modification time is not
+// what they were at the start: the plan's decisions are by line.
+func openUnchanged(path string, read csvsync.ReadOptions, first os.FileInfo) (*csvsync.Reader, error) {
+	r, err := csvsync.Open(path, read)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err == nil && (info.Size() != first.Size() || !info.ModTime().Equal(first.ModTime())) {
+		err = fmt.Errorf("%s changed during the sync (its size or modification time differs); nothing more was read from it: run the sync again", path)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // makePlan reads the list's members and the suppression lists into the planner while it
@@ -774,6 +795,9 @@ func traceFailures(plan *csvsync.Plan, open func() (*csvsync.Reader, error), fai
 		if err != nil {
 			return err
 		}
+		if ev.Kind != csvsync.EventAdd {
+			continue // the file changed: reported by the first pass
+		}
 		for next < len(failed) && failed[next].Index == index {
 			rejects.add(ev.Row.Line, ev.Row.Raw, importFailure(failed[next].Err))
 			next++
@@ -820,13 +844,18 @@ func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn fun
 	return nil
 }
 
-// updates yields the plan's updates in file order.
-func updates(plan *csvsync.Plan, r *csvsync.Reader) iter.Seq2[csvsync.Update, error] {
+// updates yields the plan's updates in file order; a row that changed since the plan goes
+// to rejects.
+func updates(plan *csvsync.Plan, r *csvsync.Reader, rejects *rejectSink) iter.Seq2[csvsync.Update, error] {
 	return func(yield func(csvsync.Update, error) bool) {
 		for ev, err := range plan.Events(r, csvsync.EventUpdate) {
 			if err != nil {
 				yield(csvsync.Update{}, err)
 				return
+			}
+			if ev.Kind == csvsync.EventReject {
+				rejects.addRow(ev.Row, ev.Reason)
+				continue
 			}
 			if !yield(*ev.Update, nil) {
 				return
@@ -846,7 +875,7 @@ func applyUpdates(stop, work context.Context, c *sendloop.Client, o *syncOptions
 	}
 	defer r.Close()
 	var mu sync.Mutex
-	return forEach(stop, o.concurrency, updates(plan, r), func(u csvsync.Update) {
+	return forEach(stop, o.concurrency, updates(plan, r, rejects), func(u csvsync.Update) {
 		err := c.Subscribers.Update(work, o.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		mu.Lock()
 		defer mu.Unlock()

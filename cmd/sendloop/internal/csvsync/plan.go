@@ -379,7 +379,7 @@ func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 	}
 	if *first != 0 {
 		pl.Rejected++
-		return p.decisions.add(rec{seq: r.seq, kind: decisionDuplicate, id: *first})
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionDuplicate, id: *first})
 	}
 	*first = r.seq
 	switch {
@@ -396,7 +396,7 @@ func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 		pl.SkippedSuppressed++
 	default:
 		pl.Adds++
-		return p.decisions.add(rec{seq: r.seq, kind: decisionAdd})
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionAdd})
 	}
 	return nil
 }
@@ -475,7 +475,9 @@ type Event struct {
 
 // Events reads the file again from r and yields, in file order, the rows of the kinds that
 // mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
-// the updates. Rows of unchanged members, skipped rows and suppressed addresses yield
+// the updates. A row planned for a kind that mask names but that no longer holds the
+// address it was planned for (the file changed since) is yielded as an EventReject,
+// whatever the mask, with ReasonFileChanged. Rows of unchanged members, skipped rows and suppressed addresses yield
 // nothing. A read error is yielded once, and ends the sequence.
 func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 	p := pl.planner
@@ -501,10 +503,18 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 			}
 			line := uint32(rec.Line)
 			var ev Event
+			changed := false
 			switch {
 			case ok && d.seq == line:
 				if decisionEvent[d.kind]&mask != 0 {
-					ev, err = pl.event(d, p.mapping.Row(rec))
+					row := p.mapping.Row(rec)
+					// The file is read again: a line that no longer names the address the
+					// decision was made for is skipped, and reported, whatever the mask.
+					if k1, k2 := p.key(row.Key); row.Key == "" || k1 != d.k1 || k2 != d.k2 {
+						ev, changed = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, true
+					} else {
+						ev, err = pl.event(d, row)
+					}
 				}
 				if err == nil {
 					d, err, ok = decisions()
@@ -519,7 +529,7 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 				yield(Event{}, err)
 				return
 			}
-			if ev.Kind&mask == 0 {
+			if ev.Kind&mask == 0 && !changed {
 				continue
 			}
 			if !yield(ev, nil) {
@@ -528,6 +538,9 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 		}
 	}
 }
+
+// ReasonFileChanged is the Reason of a row skipped because the file changed during the sync.
+const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
 
 // decisionEvent is the kind of Event of each kind of decision.
 var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}

@@ -283,3 +283,53 @@ func TestPlanStrayCommaProtects(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFileChanged: the file is read again to apply the plan; a line that no longer holds
+// the address its decision was made for is skipped and reported, never applied to another
+// row.
+func TestPlanFileChanged(t *testing.T) {
+	t.Parallel()
+	content := "EmailAddress,Plan\nann@example.com,gold\nnew@example.com,free\nzed@example.com,pro\n"
+	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
+	r, _ := open()
+	m, err := MapHeader(r.Header, demoFields[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlanner(m, Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.AddMember(1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
+	p.AddMember(2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
+	pl, err := plan(p, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly export rewrites the file while the sync runs: lines 2 and 3 change, line 4
+	// does not.
+	content = "EmailAddress,Plan\nzed@example.com,hacked\nANN@example.com,gold\nzed@example.com,pro\n"
+	for _, mask := range []EventKind{EventAdd, EventUpdate, EventAdd | EventReject} {
+		r, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for ev, err := range pl.Events(r, mask) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d %d %s", ev.Kind, ev.Row.Line, ev.Reason))
+		}
+		var want []string
+		if mask&EventUpdate != 0 {
+			want = []string{fmt.Sprintf("%d 2 %s", EventReject, ReasonFileChanged)}
+		} else {
+			want = []string{fmt.Sprintf("%d 3 %s", EventReject, ReasonFileChanged)}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("mask %d: events %q, want %q", mask, got, want)
+		}
+	}
+}
