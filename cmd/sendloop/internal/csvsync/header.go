@@ -355,7 +355,7 @@ type Row struct {
 	// untrimmed; for a record of the wrong length, the field that is an address (the
 	// address column's if it is one) or else the line itself; for a Malformed record, the
 	// address column of its first line split plainly, or failing that the line itself (at
-	// most 1 KiB). Never "" for a rejected row, except one whose address cell is empty.
+	// most 1 KiB), or "(line N)" when the line lies beyond what the reader can see. Never "" for a rejected row, except one whose address cell is empty.
 	// Invalid UTF-8 shows as U+FFFD.
 	Raw string
 	// Values holds the custom-field values in Mapping.Fields order, as written, without
@@ -383,6 +383,10 @@ func (m *Mapping) Row(rec Record) Row {
 		row.Malformed = true
 		row.Reject = "malformed line: " + rec.Err.Error()
 		row.Raw = m.rawFromText(rec)
+		if strings.TrimSpace(row.Raw) == "" {
+			// Its text lies beyond what the reader could see (past 64 KiB of blank lines).
+			row.Raw = fmt.Sprintf("(line %d)", rec.Line)
+		}
 		return row
 	case len(rec.Fields) != m.Columns:
 		noun := "fields"

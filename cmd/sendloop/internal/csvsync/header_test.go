@@ -106,6 +106,8 @@ func TestRow(t *testing.T) {
 			Row{Line: 4, Email: "c@example.com", Key: "c@example.com", Raw: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
 		{"malformed", Record{Line: 5, Err: errors.New("bare quote"), Text: `pro,"x"y@example.com,Subscribed,`, comma: ','},
 			Row{Line: 5, Malformed: true, Raw: `x"y@example.com`}, "malformed line: bare quote"},
+		{"malformed, text not kept", Record{Line: 5, Err: errors.New("bare quote"), comma: ','},
+			Row{Line: 5, Malformed: true, Raw: "(line 5)"}, "malformed line: bare quote"},
 		{"malformed, no address in the first line", Record{Line: 5, Err: errors.New("open quote"), Text: `"pro`, comma: ','},
 			Row{Line: 5, Malformed: true, Raw: `"pro`}, "malformed line: open quote"},
 		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}, Text: "pro,d@example.com"}, Row{Line: 6, Email: "d@example.com", Raw: "d@example.com", Protect: []string{"d@example.com"}}, "malformed line: 2 fields, the header has 4"},
