@@ -102,7 +102,8 @@ reported as rejected: running the same sync again finishes the job.
 
 Memory does not grow with the list or the file: the plan keeps a 48-byte record per member
 and per row, sorted on disk, and the members' addresses and values, in temporary files
-(in $TMPDIR, removed at the end; about 100 bytes per member and row).
+(in $TMPDIR, unlinked as soon as created, so that even a killed run leaves none; about
+100 bytes per member and row).
 
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
 result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_rows (line,

@@ -355,7 +355,8 @@ type Row struct {
 	// untrimmed; for a record of the wrong length, the field that is an address (the
 	// address column's if it is one) or else the line itself; for a Malformed record, the
 	// address column of its first line split plainly, or failing that the line itself (at
-	// most 1 KiB), or "(line N)" when the line lies beyond what the reader can see. Never "" for a rejected row, except one whose address cell is empty.
+	// most 1 KiB), or "(line N)" when the line lies beyond what the reader can see or
+	// holds only spaces. Never "" for a rejected row, except one whose address cell is empty.
 	// Invalid UTF-8 shows as U+FFFD.
 	Raw string
 	// Values holds the custom-field values in Mapping.Fields order, as written, without
@@ -413,6 +414,9 @@ func (m *Mapping) Row(rec Record) Row {
 			row.Raw = rec.Text
 			if row.Raw == "" {
 				row.Raw = strings.ToValidUTF8(strings.Join(rec.Fields, string(rec.comma)), "\uFFFD")
+			}
+			if strings.TrimSpace(row.Raw) == "" {
+				row.Raw = fmt.Sprintf("(line %d)", rec.Line) // a line of spaces: show where it is
 			}
 		}
 		return row

@@ -113,6 +113,7 @@ func TestRow(t *testing.T) {
 		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}, Text: "pro,d@example.com"}, Row{Line: 6, Email: "d@example.com", Raw: "d@example.com", Protect: []string{"d@example.com"}}, "malformed line: 2 fields, the header has 4"},
 		{"stray comma before the address", Record{Line: 6, Fields: []string{"pro", " Jr", " Bob@example.com", "Subscribed", "Bob"}, Text: "pro, Jr, Bob@example.com,Subscribed,Bob"},
 			Row{Line: 6, Email: "Bob@example.com", Raw: " Bob@example.com", Protect: []string{"bob@example.com"}}, "malformed line: 5 fields, the header has 4"},
+		{"spaces only", Record{Line: 7, Fields: []string{"   "}, Text: "   "}, Row{Line: 7, Raw: "(line 7)"}, "malformed line: 1 field, the header has 4"},
 		{"too long, two addresses", Record{Line: 6, Fields: []string{"a@example.com", "b@example.com", "x", "A@example.com", "y"}, Text: "…"},
 			Row{Line: 6, Email: "b@example.com", Raw: "b@example.com", Protect: []string{"a@example.com", "b@example.com"}}, "malformed line: 5 fields, the header has 4"},
 		{"too long, address column not an address", Record{Line: 6, Fields: []string{"pro", "x", "Subscribed", "Bob", "c@example.com"}, Text: "pro,x,Subscribed,Bob,c@example.com"},
