@@ -101,7 +101,15 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 						}
 					}
 					cw = csv.NewWriter(out)
-					if err := cw.Write(columns); err != nil {
+					header := columns
+					if *excel {
+						// The custom fields' names are anyone's input too.
+						header = make([]string, len(columns))
+						for i, v := range columns {
+							header[i] = neutralizeCell(v)
+						}
+					}
+					if err := cw.Write(header); err != nil {
 						return err
 					}
 				}

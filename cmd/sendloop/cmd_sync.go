@@ -81,7 +81,12 @@ then updates (subscriber.update, by SubscriberID), then unsubscriptions through 
 API's Subscriber.Unsubscribe, which takes the list's ID: the v3 subscriber.unsubscribe has
 none and would unsubscribe the address from every list. Nothing is unsubscribed when the
 file names no subscriber at all (an empty or truncated export must not empty the list), and
-a member whose row is rejected but names the address is kept.
+a member whose row is rejected but names the address is kept. A file with a record that
+cannot be parsed (an unterminated quote swallows the lines after it) is refused with
+--unsubscribe-missing, and nothing changes: its rejected rows are listed, and the error
+names the malformed lines. The file is read again to apply the plan: a file whose size or
+modification time changed since the first read stops the sync, and a line that no longer
+holds the address planned for it is skipped and rejected.
 
 Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
@@ -97,7 +102,8 @@ reported as rejected: running the same sync again finishes the job.
 
 Memory does not grow with the list or the file: the plan keeps a 48-byte record per member
 and per row, sorted on disk, and the members' addresses and values, in temporary files
-(in $TMPDIR, removed at the end; about 100 bytes per member and row).
+(in $TMPDIR, unlinked as soon as created, so that even a killed run leaves none; about
+100 bytes per member and row).
 
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
 result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_rows (line,
@@ -281,7 +287,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err != nil {
 		return err
 	}
-	open := func() (*csvsync.Reader, error) { return csvsync.Open(o.csvPath, o.read) }
+	open := func() (*csvsync.Reader, error) { return openUnchanged(o.csvPath, o.read, info) }
 	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -326,8 +332,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	if o.unsubscribeMissing && plan.Unreadable > 0 {
-		return fmt.Errorf("refusing to unsubscribe anyone: %s has %d malformed records whose addresses cannot be read (an unterminated quote?), so who is missing is unknown",
-			o.csvPath, plan.Unreadable)
+		return refuseUnreadable(a, o.csvPath, plan, open, rejects)
 	}
 	named := plan.Adds + plan.Updates + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
 	if plan.Unsubscribes > 0 && named == 0 {
@@ -343,13 +348,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	if o.dryRun {
-		if err := dryRun(ctx, out, plan, open, rejects); err != nil {
-			return err
-		}
-		if err := out.end(nil); err != nil {
-			return err
-		}
-		return rejects.finish(nil)
+		return runDryRun(ctx, out, plan, open, rejects)
 	}
 	if list.OptInMode == sendloop.OptInDouble && plan.Adds > 0 {
 		a.note("list %d is double opt-in, but subscriber.import subscribes new addresses (%d here) at once, without a confirmation email",
@@ -389,6 +388,25 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	return rejects.finish(errors.Join(applyErr, failures(res)))
+}
+
+// openUnchanged opens the CSV again (sync reads it up to four times: to plan, to add, to
+// update, to trace refused rows) and refuses it if its size or modification time is not
+// what they were at the start: the plan's decisions are by line.
+func openUnchanged(path string, read csvsync.ReadOptions, first os.FileInfo) (*csvsync.Reader, error) {
+	r, err := csvsync.Open(path, read)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err == nil && (info.Size() != first.Size() || !info.ModTime().Equal(first.ModTime())) {
+		err = fmt.Errorf("%s changed during the sync (its size or modification time differs); nothing more was read from it: run the sync again", path)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // makePlan reads the list's members and the suppression lists into the planner while it
@@ -445,6 +463,42 @@ func makePlan(ctx context.Context, a *app, c *sendloop.Client, o *syncOptions, p
 		return nil, context.Cause(ctx)
 	}
 	return planner.Plan()
+}
+
+// maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
+const maxUnreadableNamed = 5
+
+// refuseUnreadable refuses a sync with --unsubscribe-missing of a file with records the
+// CSV reader could not parse: who is missing is unknown (an unterminated quote swallows the
+// lines after it), and the adds and updates would be those of a truncated file, so nothing
+// is changed. The rejected rows go to the rejects as usual and the error names the
+// malformed lines, so that the file can be fixed.
+func refuseUnreadable(a *app, path string, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var named []string
+	for ev, err := range plan.Events(r, csvsync.EventReject) {
+		if err != nil {
+			return err
+		}
+		rejects.addRow(ev.Row, ev.Reason)
+		if ev.Row.Malformed && len(named) < maxUnreadableNamed {
+			named = append(named, fmt.Sprintf("line %d %s", ev.Row.Line, strconv.Quote(ev.Row.Raw)))
+		}
+	}
+	if plan.Unreadable > len(named) {
+		named = append(named, "…")
+	}
+	err = fmt.Errorf("refusing to unsubscribe anyone: %s has %s whose addresses cannot be read (an unterminated quote?), so who is missing is unknown: %s; nothing was changed (fix the file, or sync without --unsubscribe-missing)",
+		path, plural(plan.Unreadable, "malformed record"), strings.Join(named, ", "))
+	if a.json && rejects.path == "" {
+		rejects.abort() // no document lists them (they went to stderr): the error names the lines
+		return err
+	}
+	return errors.Join(err, rejects.finish(nil))
 }
 
 // interruptedBeforeChanges reports a sync stopped while it planned: nothing was changed,
@@ -587,6 +641,23 @@ func describeMapping(path string, r *csvsync.Reader, m *csvsync.Mapping) string 
 }
 
 // dryRun lists the changes of the plan and writes the rejected rows.
+// runDryRun lists the plan's changes and closes the output: also when the listing stops
+// (a signal, a read error), so that --json's document stays whole and says how far it got.
+func runDryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
+	runErr := dryRun(ctx, out, plan, open, rejects)
+	var stopped *dryRunStop
+	if runErr != nil {
+		stopped = &dryRunStop{interrupted: ctx.Err() != nil}
+	}
+	if err := out.endDryRun(stopped); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return rejects.finish(runErr)
+}
+
+// dryRunStop says why a dry run stopped before listing every change.
+type dryRunStop struct{ interrupted bool }
+
 func dryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
 	for _, mask := range []csvsync.EventKind{csvsync.EventAdd | csvsync.EventReject, csvsync.EventUpdate} {
 		if mask == csvsync.EventUpdate && plan.Updates == 0 {
@@ -725,6 +796,9 @@ func traceFailures(plan *csvsync.Plan, open func() (*csvsync.Reader, error), fai
 		if err != nil {
 			return err
 		}
+		if ev.Kind != csvsync.EventAdd {
+			continue // the file changed: reported by the first pass
+		}
 		for next < len(failed) && failed[next].Index == index {
 			rejects.add(ev.Row.Line, ev.Row.Raw, importFailure(failed[next].Err))
 			next++
@@ -771,13 +845,18 @@ func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn fun
 	return nil
 }
 
-// updates yields the plan's updates in file order.
-func updates(plan *csvsync.Plan, r *csvsync.Reader) iter.Seq2[csvsync.Update, error] {
+// updates yields the plan's updates in file order; a row that changed since the plan goes
+// to rejects.
+func updates(plan *csvsync.Plan, r *csvsync.Reader, rejects *rejectSink) iter.Seq2[csvsync.Update, error] {
 	return func(yield func(csvsync.Update, error) bool) {
 		for ev, err := range plan.Events(r, csvsync.EventUpdate) {
 			if err != nil {
 				yield(csvsync.Update{}, err)
 				return
+			}
+			if ev.Kind == csvsync.EventReject {
+				rejects.addRow(ev.Row, ev.Reason)
+				continue
 			}
 			if !yield(*ev.Update, nil) {
 				return
@@ -797,7 +876,7 @@ func applyUpdates(stop, work context.Context, c *sendloop.Client, o *syncOptions
 	}
 	defer r.Close()
 	var mu sync.Mutex
-	return forEach(stop, o.concurrency, updates(plan, r), func(u csvsync.Update) {
+	return forEach(stop, o.concurrency, updates(plan, r, rejects), func(u csvsync.Update) {
 		err := c.Subscribers.Update(work, o.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		mu.Lock()
 		defer mu.Unlock()
@@ -1138,18 +1217,20 @@ func (s *syncOutput) rejectedRowsJSON() error {
 }
 
 // end writes the result (nil for a dry run) and closes the document.
-func (s *syncOutput) end(res *syncResult) error {
+// endDryRun closes a dry run's output; stopped, when not nil, says the listing stopped
+// before its end: the document says so, with the changes listed and planned.
+func (s *syncOutput) endDryRun(stopped *dryRunStop) error {
 	w := s.a.stdout
+	planned := s.plan.Adds + s.plan.Updates + s.plan.Unsubscribes
 	if s.a.json {
-		var err error
-		if s.dryRun {
-			closing := "]"
-			if s.changes > 0 {
-				closing = "\n  ]"
-			}
-			_, err = io.WriteString(w, closing)
-		} else {
-			_, err = fmt.Fprintf(w, ",\n  \"result\": %s", indentJSON(res, "  "))
+		closing := "]"
+		if s.changes > 0 {
+			closing = "\n  ]"
+		}
+		_, err := io.WriteString(w, closing)
+		if err == nil && stopped != nil {
+			_, err = fmt.Fprintf(w, ",\n  \"interrupted\": %t,\n  \"changes_listed\": %d,\n  \"changes_planned\": %d",
+				stopped.interrupted, s.changes, planned)
 		}
 		if err == nil {
 			err = s.rejectedRowsJSON()
@@ -1159,12 +1240,30 @@ func (s *syncOutput) end(res *syncResult) error {
 		}
 		return err
 	}
-	if s.dryRun {
-		if s.changes == 0 {
-			_, err := io.WriteString(w, "\nNo changes.\n")
-			return err
+	var err error
+	switch {
+	case stopped != nil && stopped.interrupted:
+		_, err = fmt.Fprintf(w, "\nInterrupted: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+	case stopped != nil:
+		_, err = fmt.Fprintf(w, "\nStopped: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+	case s.changes == 0:
+		_, err = io.WriteString(w, "\nNo changes.\n")
+	}
+	return err
+}
+
+// end closes the output of a sync that applied its plan, with its result.
+func (s *syncOutput) end(res *syncResult) error {
+	w := s.a.stdout
+	if s.a.json {
+		_, err := fmt.Fprintf(w, ",\n  \"result\": %s", indentJSON(res, "  "))
+		if err == nil {
+			err = s.rejectedRowsJSON()
 		}
-		return nil
+		if err == nil {
+			_, err = io.WriteString(w, "\n}\n")
+		}
+		return err
 	}
 	cols := []string{"ACTION", "PLANNED", "DONE", "FAILED"}
 	if res.Interrupted {

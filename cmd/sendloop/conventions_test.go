@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -352,10 +353,14 @@ func TestExportExcel(t *testing.T) {
 	if _, err := c.Subscribers.Import(testContext(t), demoListID, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
 		t.Fatal(err)
 	}
+	// A custom field's name is a header cell: anyone with access to the list names it.
+	if _, err := f.srv.DefineCustomField(demoListID, sendlooptest.CustomField{Name: "=SUM(1+1)"}); err != nil {
+		t.Fatal(err)
+	}
 	r := f.sendloop(t, "export", "--list", "1", "--excel")
 	expect(t, r, exitOK, nil, nil)
-	if !strings.HasPrefix(r.stdout, "\ufeffEmailAddress,First name,Plan,") {
-		t.Errorf("no byte-order mark: %q", r.stdout[:40])
+	if !strings.HasPrefix(r.stdout, "\ufeffEmailAddress,First name,Plan,'=SUM(1+1),") {
+		t.Errorf("no byte-order mark, or a header cell not neutralised: %q", r.stdout[:60])
 	}
 	for _, want := range []string{`eve@example.com,"'=HYPERLINK(""http://x"",""y"")",'+1,`, "mal@example.com,'@SUM(A1),'-5,",
 		"tab@example.com,'\tx,\"'\ry\",", "ann@example.com,Ann,pro,"} {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -31,24 +30,18 @@ func signalName(sig os.Signal) string {
 	return "SIGINT"
 }
 
-// interruption follows the signals of one run: the first cancels the run's context (a
-// command stops starting work and finishes what is in flight), the second closes hard (what
-// is in flight is cancelled too).
-type interruption struct {
-	mu   sync.Mutex
-	sig  os.Signal
-	hard chan struct{}
-}
-
 type hardStopKey struct{}
 
-// notifyInterrupts starts following SIGINT and SIGTERM; stop ends it.
-func notifyInterrupts() (ctx context.Context, in *interruption, stop func()) {
+// notifyInterrupts starts following SIGINT and SIGTERM for one run; stop ends it. The first
+// signal cancels ctx, with an *interruptedError as its cause (a command stops starting work
+// and finishes what is in flight), the second closes hard (what is in flight is cancelled
+// too).
+func notifyInterrupts() (ctx context.Context, stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	in = &interruption{hard: make(chan struct{})}
-	ctx = context.WithValue(ctx, hardStopKey{}, (<-chan struct{})(in.hard))
+	hard := make(chan struct{})
+	ctx = context.WithValue(ctx, hardStopKey{}, (<-chan struct{})(hard))
 	done := make(chan struct{})
 	go func() {
 		for n := 1; ; n++ {
@@ -56,37 +49,34 @@ func notifyInterrupts() (ctx context.Context, in *interruption, stop func()) {
 			case sig := <-ch:
 				switch n {
 				case 1:
-					in.mu.Lock()
-					in.sig = sig
-					in.mu.Unlock()
 					cancel(&interruptedError{sig})
 				case 2:
-					close(in.hard)
+					close(hard)
 				}
 			case <-done:
 				return
 			}
 		}
 	}()
-	return ctx, in, func() {
+	return ctx, func() {
 		signal.Stop(ch)
 		close(done)
 		cancel(nil)
 	}
 }
 
-// exitCode turns the code of a run that failed after a signal into 130 (SIGINT) or 143
-// (SIGTERM). A command that stops cleanly on a signal (fake) keeps its 0.
-func (in *interruption) exitCode(code int) int {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if code != exitFailure || in.sig == nil {
-		return code
+// interruptedCode turns the code of a run that failed after a signal into 130 (SIGINT) or
+// 143 (SIGTERM), and reports whether it did. A command that stops cleanly on a signal (fake)
+// keeps its 0, and a usage error its 2.
+func interruptedCode(ctx context.Context, code int) (int, bool) {
+	var ie *interruptedError
+	if code != exitFailure || ctx == nil || !errors.As(context.Cause(ctx), &ie) {
+		return code, false
 	}
-	if in.sig == syscall.SIGTERM {
-		return exitTerminate
+	if ie.sig == syscall.SIGTERM {
+		return exitTerminate, true
 	}
-	return exitInterrupt
+	return exitInterrupt, true
 }
 
 // errGraceOver is the cause of the work context after the grace period.

@@ -27,7 +27,7 @@ const (
 )
 
 func main() {
-	ctx, interrupted, stop := notifyInterrupts()
+	ctx, stop := notifyInterrupts()
 	code := run(ctx, os.Args[1:], &env{
 		stdin:     os.Stdin,
 		stdout:    os.Stdout,
@@ -36,7 +36,7 @@ func main() {
 		stderrTTY: isTerminal(os.Stderr, os.Getenv),
 	})
 	stop()
-	os.Exit(interrupted.exitCode(code))
+	os.Exit(code)
 }
 
 // isTerminal reports whether f is a terminal that can draw a progress line: not a pipe, a
@@ -63,6 +63,9 @@ type app struct {
 	timeout time.Duration
 
 	fakeSrv *fakeService // started on first use with --fake
+
+	// ctx is the run's context: a failure after a signal exits with the signal's code.
+	ctx context.Context
 }
 
 // usageError is a mistake in the invocation or the configuration: exit code 2.
@@ -111,7 +114,7 @@ func findCommand(name string) *command {
 // Flags may come anywhere: global flags and the command's before or after the command name
 // and after positional arguments; "--" ends the flags.
 func run(ctx context.Context, args []string, e *env) int {
-	a := &app{env: e, json: wantsJSON(args)}
+	a := &app{env: e, json: wantsJSON(args), ctx: ctx}
 	global := flag.NewFlagSet("sendloop", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	global.BoolVar(&a.json, "json", a.json, "")
@@ -357,6 +360,9 @@ func (a *app) fail(err error) int {
 		return exitOK
 	}
 	code, kind := exitCode(err)
+	if c, ok := interruptedCode(a.ctx, code); ok {
+		code, kind = c, "interrupted"
+	}
 	var ue *usageError
 	helpCmd := ""
 	if errors.As(err, &ue) {

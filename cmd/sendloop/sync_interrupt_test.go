@@ -299,6 +299,9 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			if signalled && code != wantCode {
 				t.Errorf("exit code %d after %v, want %d\nstdout:\n%s\nstderr:\n%s", code, sig, wantCode, stdout.String(), stderr.String())
 			}
+			if want := fmt.Sprintf(`"kind":"interrupted","exit_code":%d`, code); code == wantCode && !strings.Contains(stderr.String(), want) {
+				t.Errorf("the JSON error does not say %s:\n%s", want, stderr.String())
+			}
 			// A signal that comes as the last calls end finds nothing left to stop: the
 			// run reports a complete sync (and still exits with the signal's code).
 			stopped := strings.Contains(stdout.String(), `"interrupted": true`)

@@ -8,7 +8,8 @@ import (
 )
 
 // TestSyncRejectsMalformedAddressAsWritten: a rejected line is reported with the text of
-// its address column as written, also when the CSV reader could not split it into fields.
+// its address column as written, also when the CSV reader could not split it into fields;
+// a line of the wrong length without an address, with its text.
 func TestSyncRejectsMalformedAddressAsWritten(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -18,7 +19,7 @@ func TestSyncRejectsMalformedAddressAsWritten(t *testing.T) {
 		{"too few fields", "erin@example.com,Erin", "erin@example.com"},
 		{"too many fields", "finn@example.com,Finn,free,extra", "finn@example.com"},
 		{"no address, too few fields", ",Nobody", ",Nobody"},
-		{"semicolon file", "x", "x"},
+		{"semicolon file, no address", "x", "x;y"}, // the line: its address column may be shifted
 		{"unterminated quote", `"gil@example.com,Gil,free`, "gil@example.com"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -26,7 +27,7 @@ func TestSyncRejectsMalformedAddressAsWritten(t *testing.T) {
 			f := newFake(t)
 			dir := t.TempDir()
 			header, line := "EmailAddress,First name,Plan\n", tt.line
-			if tt.name == "semicolon file" {
+			if tt.name == "semicolon file, no address" {
 				header, line = "EmailAddress;First name;Plan\n", "x;y"
 			}
 			csvPath := writeFile(t, dir, "m.csv", header+line+"\n")

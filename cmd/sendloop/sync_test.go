@@ -444,17 +444,33 @@ func TestSyncUnreadableRowsBlockUnsubscriptions(t *testing.T) {
 	f := newFake(t)
 	dir := t.TempDir()
 	before := writes(f.srv)
-	for _, content := range []string{
-		"EmailAddress,First name\nann@example.com,Ann\nzed@example.com,\"Zed\nbob@example.com,Bob\n", // swallows bob's line
-		"EmailAddress,First name\nann@example.com,Ann\nb\"ob@example.com,Bob\n",                      // bob's own line
+	for _, tt := range []struct{ content, line string }{
+		{"EmailAddress,First name\nann@example.com,Ann\nzed@example.com,\"Zed\nbob@example.com,Bob\n", `line 3 "zed@example.com"`}, // swallows bob's line
+		{"EmailAddress,First name\nann@example.com,Ann\nb\"ob@example.com,Bob\n", `line 3 "b\"ob@example.com"`},                    // bob's own line
 	} {
-		csvPath := writeFile(t, dir, "q.csv", content)
+		csvPath := writeFile(t, dir, "q.csv", tt.content)
+		rejects := filepath.Join(dir, "rejects.csv")
 		for _, args := range [][]string{
 			{"sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--dry-run"},
 			{"sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing"},
+			{"--json", "sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing"},
+			{"sync", "--list", "1", "--csv", csvPath, "--unsubscribe-missing", "--rejects", rejects},
 		} {
 			r := f.sendloop(t, args...)
-			expect(t, r, exitFailure, nil, []string{"refusing to unsubscribe anyone", "cannot be read"})
+			// The error names the malformed line, so that the file can be fixed.
+			expect(t, r, exitFailure, nil, []string{"refusing to unsubscribe anyone", "cannot be read", "nothing was changed"})
+			want := tt.line
+			if args[0] == "--json" {
+				b, _ := json.Marshal(want)
+				want = strings.Trim(string(b), `"`)
+			}
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%q: stderr does not name %s:\n%s", args, want, r.stderr)
+			}
+		}
+		// --rejects lists the malformed line too.
+		if got := readFile(t, rejects); !strings.Contains(got, "\n3,") || !strings.Contains(got, "malformed line") {
+			t.Errorf("--rejects holds\n%s\nwant line 3, malformed", got)
 		}
 	}
 	if after := writes(f.srv); after != before {

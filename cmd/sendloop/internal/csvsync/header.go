@@ -348,12 +348,15 @@ type Row struct {
 	Line int
 	// Email is the address as written, without surrounding spaces; Key is it lower-cased,
 	// for comparisons (the service compares addresses case-insensitively). Email is empty
-	// for a Malformed record: nothing in it can be trusted.
+	// for a Malformed record: nothing in it can be trusted; for a record of the wrong
+	// length it is the field Raw names, if that is an address.
 	Email, Key string
 	// Raw is the address as written, for the user to find the row: the address cell
-	// untrimmed; for a record of the wrong length without one, or a Malformed record, the
+	// untrimmed; for a record of the wrong length, the field that is an address (the
+	// address column's if it is one) or else the line itself; for a Malformed record, the
 	// address column of its first line split plainly, or failing that the line itself (at
-	// most 1 KiB). Never "" for a rejected row, except one whose address cell is empty.
+	// most 1 KiB), or "(line N)" when the line lies beyond what the reader can see or
+	// holds only spaces. Never "" for a rejected row, except one whose address cell is empty.
 	// Invalid UTF-8 shows as U+FFFD.
 	Raw string
 	// Values holds the custom-field values in Mapping.Fields order, as written, without
@@ -363,6 +366,10 @@ type Row struct {
 	Reject string
 	// Skip reports a row whose SubscriptionStatus column says other than Subscribed.
 	Skip bool
+	// Protect lists, lower-cased, the fields of a record of the wrong number of fields that
+	// are valid addresses: a stray comma shifts the address out of its column, and the
+	// member any of them names must not be taken for missing from the file.
+	Protect []string
 	// Malformed reports a record the CSV reader could not parse (a stray quote, say):
 	// its text, and the lines it may have swallowed, name no address that can be trusted.
 	Malformed bool
@@ -377,6 +384,10 @@ func (m *Mapping) Row(rec Record) Row {
 		row.Malformed = true
 		row.Reject = "malformed line: " + rec.Err.Error()
 		row.Raw = m.rawFromText(rec)
+		if strings.TrimSpace(row.Raw) == "" {
+			// Its text lies beyond what the reader could see (past 64 KiB of blank lines).
+			row.Raw = fmt.Sprintf("(line %d)", rec.Line)
+		}
 		return row
 	case len(rec.Fields) != m.Columns:
 		noun := "fields"
@@ -384,14 +395,28 @@ func (m *Mapping) Row(rec Record) Row {
 			noun = "field"
 		}
 		row.Reject = fmt.Sprintf("malformed line: %d %s, the header has %d", len(rec.Fields), noun, m.Columns)
-		if m.Email < len(rec.Fields) {
-			row.Email = strings.ToValidUTF8(strings.TrimSpace(rec.Fields[m.Email]), "\uFFFD")
-			row.Raw = strings.ToValidUTF8(rec.Fields[m.Email], "\uFFFD")
+		// A stray comma shifts the address out of its column: which field was meant is
+		// unknown, so every field that is an address names the row (and its member stays);
+		// the address column's, if it is one, else the first, is the row's address.
+		for i, f := range rec.Fields {
+			v := strings.TrimSpace(f)
+			if !address.Valid(v) {
+				continue
+			}
+			if row.Email == "" || i == m.Email {
+				row.Email, row.Raw = v, f
+			}
+			if k := strings.ToLower(v); !slices.Contains(row.Protect, k) {
+				row.Protect = append(row.Protect, k)
+			}
 		}
-		if strings.TrimSpace(row.Raw) == "" {
+		if row.Email == "" {
 			row.Raw = rec.Text
 			if row.Raw == "" {
 				row.Raw = strings.ToValidUTF8(strings.Join(rec.Fields, string(rec.comma)), "\uFFFD")
+			}
+			if strings.TrimSpace(row.Raw) == "" {
+				row.Raw = fmt.Sprintf("(line %d)", rec.Line) // a line of spaces: show where it is
 			}
 		}
 		return row

@@ -47,12 +47,12 @@ const (
 // members, suppressed addresses and rows become fixed-size records (a 128-bit fingerprint of
 // the address, a 64-bit one of the field values) sorted on disk and merged, and the members'
 // addresses and values wait in a temporary file for the few that an update or an
-// unsubscription needs. Close removes the files.
+// unsubscription needs. The files have no name (removed as soon as created); Close closes
+// them.
 type Planner struct {
 	mapping *Mapping
 	opts    Options
 	seeds   [3]maphash.Seed
-	dir     string
 
 	members *sorter // members and suppressed addresses, by key
 	data    *os.File
@@ -70,11 +70,8 @@ type Planner struct {
 
 // NewPlanner returns a Planner for files read through m.
 func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
-	dir, err := os.MkdirTemp(opts.TempDir, "sendloop-sync-*")
-	if err != nil {
-		return nil, fmt.Errorf("the plan's temporary directory: %w", err)
-	}
-	p := &Planner{mapping: m, opts: opts, dir: dir}
+	dir := opts.TempDir
+	p := &Planner{mapping: m, opts: opts}
 	p.plan = &Plan{planner: p}
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
@@ -83,21 +80,22 @@ func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
 	p.rows = newSorter(dir, false)
 	p.decisions = newSorter(dir, true)
 	p.absent = newSorter(dir, true)
-	if p.data, err = os.CreateTemp(dir, "members-*"); err != nil {
-		os.RemoveAll(dir)
+	var err error
+	if p.data, err = createTemp(dir, "sendloop-sync-members-*"); err != nil {
 		return nil, err
 	}
 	p.dataW = bufio.NewWriterSize(p.data, 64<<10)
 	return p, nil
 }
 
-// Close removes the plan's temporary files; the Plan cannot be read after it.
+// Close closes the plan's temporary files (removed as soon as created); the Plan cannot be
+// read after it.
 func (p *Planner) Close() error {
 	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
 		s.close()
 	}
-	p.data.Close()
-	return os.RemoveAll(p.dir)
+	closeTemp(p.data)
+	return nil
 }
 
 // key returns the fingerprint of an address, compared case-insensitively.
@@ -267,7 +265,15 @@ func (p *Planner) ReadFile(ctx context.Context, open func() (*Reader, error)) er
 			}
 			// A member whose row is rejected is not missing from the file: a stray comma
 			// must not unsubscribe anyone.
-			if row.Email == "" {
+			// Nor one shifting the address out of its column: every address the row holds
+			// is protected.
+			for _, k := range row.Protect {
+				k1, k2 := p.key(k)
+				if err := p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect}); err != nil {
+					return err
+				}
+			}
+			if row.Email == "" || row.Protect != nil {
 				return nil
 			}
 			k1, k2 := p.key(strings.ToLower(row.Email))
@@ -373,7 +379,7 @@ func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 	}
 	if *first != 0 {
 		pl.Rejected++
-		return p.decisions.add(rec{seq: r.seq, kind: decisionDuplicate, id: *first})
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionDuplicate, id: *first})
 	}
 	*first = r.seq
 	switch {
@@ -390,7 +396,7 @@ func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 		pl.SkippedSuppressed++
 	default:
 		pl.Adds++
-		return p.decisions.add(rec{seq: r.seq, kind: decisionAdd})
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionAdd})
 	}
 	return nil
 }
@@ -469,7 +475,9 @@ type Event struct {
 
 // Events reads the file again from r and yields, in file order, the rows of the kinds that
 // mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
-// the updates. Rows of unchanged members, skipped rows and suppressed addresses yield
+// the updates. A row planned for a kind that mask names but that no longer holds the
+// address it was planned for (the file changed since) is yielded as an EventReject,
+// whatever the mask, with ReasonFileChanged. Rows of unchanged members, skipped rows and suppressed addresses yield
 // nothing. A read error is yielded once, and ends the sequence.
 func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 	p := pl.planner
@@ -495,10 +503,18 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 			}
 			line := uint32(rec.Line)
 			var ev Event
+			changed := false
 			switch {
 			case ok && d.seq == line:
 				if decisionEvent[d.kind]&mask != 0 {
-					ev, err = pl.event(d, p.mapping.Row(rec))
+					row := p.mapping.Row(rec)
+					// The file is read again: a line that no longer names the address the
+					// decision was made for is skipped, and reported, whatever the mask.
+					if k1, k2 := p.key(row.Key); row.Key == "" || k1 != d.k1 || k2 != d.k2 {
+						ev, changed = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, true
+					} else {
+						ev, err = pl.event(d, row)
+					}
 				}
 				if err == nil {
 					d, err, ok = decisions()
@@ -513,7 +529,7 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 				yield(Event{}, err)
 				return
 			}
-			if ev.Kind&mask == 0 {
+			if ev.Kind&mask == 0 && !changed {
 				continue
 			}
 			if !yield(ev, nil) {
@@ -522,6 +538,9 @@ func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
 		}
 	}
 }
+
+// ReasonFileChanged is the Reason of a row skipped because the file changed during the sync.
+const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
 
 // decisionEvent is the kind of Event of each kind of decision.
 var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}

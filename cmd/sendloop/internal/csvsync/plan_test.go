@@ -3,6 +3,7 @@ package csvsync
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -199,7 +200,8 @@ func TestPlanManyRows(t *testing.T) {
 		}
 	}
 	// More rows than a sorter holds: the records spill to disk and are merged.
-	p, open := planner(t, b.String(), Options{})
+	tmp := t.TempDir()
+	p, open := planner(t, b.String(), Options{TempDir: tmp})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
@@ -209,6 +211,11 @@ func TestPlanManyRows(t *testing.T) {
 	}
 	if got := events(t, pl, open); len(got) != n+n/1000 {
 		t.Errorf("%d events", len(got))
+	}
+	// The temporary files are removed as soon as created: a process killed now (SIGKILL,
+	// SIGPIPE) leaves nothing behind.
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("the plan's temporary files are left in %s while it is open: %v %v", tmp, left, err)
 	}
 }
 
@@ -247,5 +254,82 @@ func TestPlanRejectedRowProtects(t *testing.T) {
 	}
 	if want := []string{"dora@example.com"}; !reflect.DeepEqual(unsub, want) || pl.Rejected != 2 {
 		t.Errorf("unsubscribes %q (want %q), rejected %d", unsub, want, pl.Rejected)
+	}
+}
+
+// TestPlanStrayCommaProtects: a stray comma shifting the address out of its column rejects
+// the row, and the member it names (in any field) is not unsubscribed.
+func TestPlanStrayCommaProtects(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, content string }{
+		{"before the address", "First name,EmailAddress,Plan\nAnn,ann@example.com,pro\nBob, Jr,bob@example.com,free\ndora,dora@example.com,\n"},
+		{"after the address", "EmailAddress,Plan,First name\nann@example.com,pro,Ann\nbob@example.com,free,Bob, Jr\ndora@example.com,,\n"},
+		{"quoted address, two stray commas", "First name,Plan,EmailAddress\nAnn,pro,ann@example.com\n\"Bob\",a,b,\" BOB@example.com\",free\ndora,,dora@example.com\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, open := planner(t, tt.content, Options{UnsubscribeMissing: true})
+			pl, err := plan(p, open)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var unsub []string
+			for _, u := range unsubscribes(t, pl) {
+				unsub = append(unsub, u.Email)
+			}
+			if want := []string{"gone@example.com"}; !reflect.DeepEqual(unsub, want) || pl.Rejected != 1 {
+				t.Errorf("unsubscribes %q (want %q), rejected %d", unsub, want, pl.Rejected)
+			}
+		})
+	}
+}
+
+// TestPlanFileChanged: the file is read again to apply the plan; a line that no longer holds
+// the address its decision was made for is skipped and reported, never applied to another
+// row.
+func TestPlanFileChanged(t *testing.T) {
+	t.Parallel()
+	content := "EmailAddress,Plan\nann@example.com,gold\nnew@example.com,free\nzed@example.com,pro\n"
+	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
+	r, _ := open()
+	m, err := MapHeader(r.Header, demoFields[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlanner(m, Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.AddMember(1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
+	p.AddMember(2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
+	pl, err := plan(p, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly export rewrites the file while the sync runs: lines 2 and 3 change, line 4
+	// does not.
+	content = "EmailAddress,Plan\nzed@example.com,hacked\nANN@example.com,gold\nzed@example.com,pro\n"
+	for _, mask := range []EventKind{EventAdd, EventUpdate, EventAdd | EventReject} {
+		r, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for ev, err := range pl.Events(r, mask) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d %d %s", ev.Kind, ev.Row.Line, ev.Reason))
+		}
+		var want []string
+		if mask&EventUpdate != 0 {
+			want = []string{fmt.Sprintf("%d 2 %s", EventReject, ReasonFileChanged)}
+		} else {
+			want = []string{fmt.Sprintf("%d 3 %s", EventReject, ReasonFileChanged)}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("mask %d: events %q, want %q", mask, got, want)
+		}
 	}
 }

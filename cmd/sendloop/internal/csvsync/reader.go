@@ -420,9 +420,11 @@ func (r *Reader) Read() (Record, error) {
 
 // keepFirstLine copies the first line of the next record (the csv.Reader has consumed
 // exactly the records before it), skipping the blank lines it skips too, into a reused
-// buffer: the text of a record the csv.Reader cannot parse.
+// buffer: the text of a record the csv.Reader cannot parse. The blank lines are skipped as
+// far as the read buffer lets it see (64 KiB), not only the first 1 KiB of them.
 func (r *Reader) keepFirstLine() {
 	r.raw = r.raw[:0]
+	limit := r.br.Size() - maxRawText - 2
 	for skip := 0; ; {
 		peek, _ := r.br.Peek(skip + maxRawText + 2)
 		if skip >= len(peek) {
@@ -430,7 +432,7 @@ func (r *Reader) keepFirstLine() {
 		}
 		rest := peek[skip:]
 		line, _, found := bytes.Cut(rest, []byte("\n"))
-		if len(bytes.TrimSuffix(line, []byte("\r"))) == 0 && found && skip < maxRawText {
+		if len(bytes.TrimSuffix(line, []byte("\r"))) == 0 && found && skip < limit {
 			skip += len(line) + 1
 			continue
 		}

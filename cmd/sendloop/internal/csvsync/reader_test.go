@@ -2,6 +2,7 @@ package csvsync
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -137,5 +138,37 @@ func TestOpen(t *testing.T) {
 	}
 	if _, err := Open(path); !errors.Is(err, ErrNoHeader) {
 		t.Errorf("Open of an empty file: %v", err)
+	}
+}
+
+// TestMalformedAfterBlankLines: the address of a malformed record is found after any run of
+// blank lines the read buffer holds, and a rejected row's Raw is never empty.
+func TestMalformedAfterBlankLines(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		blanks int
+		want   string
+	}{
+		{0, "x@example.com"},
+		{2000, "x@example.com"},
+		{40 << 10, "x@example.com"},
+		{100 << 10, fmt.Sprintf("(line %d)", 2+100<<10)},
+	} {
+		content := "Name,EmailAddress\n" + strings.Repeat("\n", tt.blanks) + "Bo\"b,x@example.com\n"
+		r, err := NewReader(strings.NewReader(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := MapHeader(r.Header, nil, HeaderOptions{IgnoreUnknown: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row := m.Row(rec); !row.Malformed || row.Raw != tt.want {
+			t.Errorf("%d blank lines: malformed %t, raw %q, want %q", tt.blanks, row.Malformed, row.Raw, tt.want)
+		}
 	}
 }

@@ -173,7 +173,7 @@ func (s *sorter) sortBuf() {
 func (s *sorter) spill() error {
 	s.sortBuf()
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "run-*")
+		f, err := createTemp(s.dir, "sendloop-sync-run-*")
 		if err != nil {
 			return err
 		}
@@ -261,13 +261,32 @@ func (s *sorter) all() iter.Seq2[rec, error] {
 	}
 }
 
-// close removes the temporary file.
+// close closes the temporary file.
 func (s *sorter) close() {
 	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
+		closeTemp(s.f)
 		s.f = nil
 	}
+}
+
+// createTemp creates a temporary file in dir ("" means os.TempDir()) and removes its name
+// at once: the plan uses the open file only, so nothing is left behind when the process
+// dies by a signal it cannot catch (SIGKILL, the OOM killer, SIGPIPE from `| head`).
+func createTemp(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("the plan's temporary file: %w", err)
+	}
+	os.Remove(f.Name())
+	return f, nil
+}
+
+// closeTemp closes a file of createTemp and removes it, where an open file could not be
+// removed (Windows).
+func closeTemp(f *os.File) {
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
 }
 
 type runReader struct {
