@@ -23,6 +23,11 @@ type ImportOptions struct {
 	// OnProgress, when set, is called after each batch with the totals so far, one call at
 	// a time.
 	OnProgress func(ImportProgress)
+	// Stop, when closed, ends the import gently, as a first Ctrl-C should: no new call
+	// starts, the calls in flight finish (ctx still bounds them), rows read but not sent
+	// count as NotAttempted, and ImportAll returns without an error of its own. Rows not
+	// yet read stay in the sequence. Nil never stops.
+	Stop <-chan struct{}
 }
 
 // ImportProgress is the state of an ImportAll run.
@@ -213,6 +218,10 @@ read:
 			run.skip(1)
 			index++
 			break read
+		case <-opts.Stop:
+			run.skip(1)
+			index++
+			break read
 		default:
 		}
 		if !enc.check(row) {
@@ -367,10 +376,17 @@ const maxFailedBatches = 3
 
 // queue hands a batch to the workers, or fails its rows when the run is over.
 func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
+	if stopped(r.opts.Stop) { // before the select, which would pick a free worker as often
+		r.skip(batch.n())
+		return false
+	}
 	select {
 	case batches <- batch:
 		return true
 	case <-ctx.Done():
+		r.skip(batch.n())
+		return false
+	case <-r.opts.Stop:
 		r.skip(batch.n())
 		return false
 	}
@@ -379,7 +395,7 @@ func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batc
 func (w *importWorker) send(ctx context.Context, b *importBatch) {
 	r := w.run
 	n := b.n()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || stopped(r.opts.Stop) {
 		r.skip(n)
 		r.recycle(b, true) // never sent
 		return
@@ -652,4 +668,14 @@ func appendQueryEscape(b []byte, s string) []byte {
 		s = s[i+1:]
 	}
 	return b
+}
+
+// stopped reports whether stop is closed; a nil stop never is.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -3,9 +3,13 @@ package sendloop_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"iter"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -156,5 +160,60 @@ func TestImportAllReportsFailedRowsAsTheyCame(t *testing.T) {
 	for i, f := range report.Failed {
 		assert.Equal(t, rows[i], f.Subscriber)
 		assert.ErrorIs(t, f.Err, sendloop.ErrRowRefused)
+	}
+}
+
+// TestImportAllStopStartsNoNewCall closes Stop while two calls are in flight: they
+// complete, no call starts after it, and every row read
+// but not sent is NotAttempted, with no error, since nothing failed.
+func TestImportAllStopStartsNoNewCall(t *testing.T) {
+	t.Parallel()
+	stop, bothInFlight := make(chan struct{}), make(chan struct{})
+	var calls, afterStop atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stop:
+			afterStop.Add(1)
+		default:
+		}
+		switch calls.Add(1) {
+		case 1:
+			<-bothInFlight
+			close(stop) // the first Ctrl-C, while both calls are in flight
+		case 2:
+			close(bothInFlight)
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"Success":true,"TotalImported":10,"TotalDuplicate":0,"TotalFailed":0}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(yield func(sendloop.ImportSubscriber) bool) {
+		for i := range 1000 {
+			if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("s%d@example.com", i)}) {
+				return
+			}
+		}
+	}
+	report, err := c.Subscribers.ImportAll(context.Background(), 1, rows,
+		sendloop.ImportOptions{BatchSize: 10, Concurrency: 2, Stop: stop})
+	if err != nil {
+		t.Fatalf("a stopped import returned %v", err)
+	}
+	if n := afterStop.Load(); n != 0 {
+		t.Errorf("%d calls started after Stop was closed", n)
+	}
+	if got, want := report.Imported, 10*int(calls.Load()); got != want {
+		t.Errorf("Imported = %d, want %d: the calls in flight finish", got, want)
+	}
+	if report.Rows >= 1000 || report.NotAttempted == 0 || len(report.Failed) != 0 {
+		t.Errorf("report %+v: want rows left unread, some not attempted, none failed", report)
+	}
+	if sum := report.Imported + report.Duplicate + len(report.Failed) + report.Unattributed + report.NotAttempted; sum != report.Rows {
+		t.Errorf("counts add up to %d, rows %d", sum, report.Rows)
 	}
 }

@@ -765,6 +765,7 @@ func applyAdds(stop, work context.Context, c *sendloop.Client, o *syncOptions, p
 		BatchSize:   o.batchSize,
 		Concurrency: o.concurrency,
 		OnProgress:  func(p sendloop.ImportProgress) { prog.set(int64(p.Rows)) },
+		Stop:        stop.Done(), // a batch waiting for a worker is not sent after the first signal
 	})
 	if report != nil {
 		res.Added, res.AlreadyPresent = report.Imported, report.Duplicate
