@@ -1,0 +1,81 @@
+package smtp
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"time"
+)
+
+// Option configures a Relay.
+type Option func(*Relay)
+
+// WithTLSConfig sets the TLS configuration used for STARTTLS and implicit
+// TLS, e.g. with RootCAs trusting a test server. It is cloned; an empty
+// ServerName is set to the relay host.
+func WithTLSConfig(config *tls.Config) Option {
+	return func(r *Relay) {
+		if config != nil {
+			r.tlsConfig = config.Clone()
+		}
+	}
+}
+
+// WithImplicitTLS connects with TLS from the start (RFC 8314, usually port
+// 465) instead of upgrading with STARTTLS. It is implied for port 465.
+func WithImplicitTLS() Option {
+	return func(r *Relay) { r.implicitTLS = true }
+}
+
+// WithAllowPlaintext lets the Relay authenticate and send without TLS when
+// the server offers no STARTTLS. Without it that is refused
+// (ErrInsecureAuth) unless the host is a loopback address.
+func WithAllowPlaintext() Option {
+	return func(r *Relay) { r.allowPlaintext = true }
+}
+
+// WithDialTimeout bounds the time to connect (30 seconds by default). The
+// context given to Send bounds the dial and the whole session as well.
+func WithDialTimeout(d time.Duration) Option {
+	return func(r *Relay) { r.dialTimeout = d }
+}
+
+// WithLocalName sets the name sent with EHLO ("localhost" by default).
+func WithLocalName(name string) Option {
+	return func(r *Relay) { r.localName = name }
+}
+
+// WithLogger logs each step of a send, and its failure, at debug level, and
+// each delivered message at info level. Without it a Relay logs nothing.
+func WithLogger(logger *slog.Logger) Option {
+	return func(r *Relay) { r.logger = logger }
+}
+
+// WithMaxConnections bounds the connections open at once
+// (DefaultMaxConnections, 4, by default): SendAll and concurrent Sends use
+// up to that many in parallel.
+func WithMaxConnections(n int) Option {
+	return func(r *Relay) { r.maxConns = n }
+}
+
+// WithMaxMessagesPerConnection closes a connection after n messages and
+// opens a new one (0, the default, means no limit). 1 opens a connection
+// per message.
+func WithMaxMessagesPerConnection(n int) Option {
+	return func(r *Relay) { r.maxPerConn = n }
+}
+
+// WithRetry sets how many times a message is sent again after a temporary
+// failure (DefaultMaxRetries), and the wait before the first retry
+// (DefaultRetryBackoff), doubled for each next one. A message is never sent
+// again once its final dot is out without a reply: that is
+// ErrOutcomeUnknown.
+func WithRetry(maxRetries int, backoff time.Duration) Option {
+	return func(r *Relay) { r.maxRetries, r.backoff = maxRetries, backoff }
+}
+
+// WithMaxMessageSize refuses, before connecting, a message larger than n
+// bytes as sent (*SizeError). 0, the default, leaves only the limit the
+// server announces with SIZE, which is always respected.
+func WithMaxMessageSize(n int) Option {
+	return func(r *Relay) { r.maxSize = n }
+}
