@@ -1,0 +1,116 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := callOf(ctx)
+	c.logAttempt(ctx, st, resp, err)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return false, ctxErr
+	}
+	if err != nil {
+		retry := retryableError(err, st.class)
+		if retry && !isDialError(err) {
+			st.mayHaveRun(&Error{Command: st.command, Attempts: st.attempts, Err: c.redactError(err)})
+		}
+		return retry, err
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if wait, ok := RetryAfter(resp.Header, time.Now()); ok && wait > c.policy.MaxRetryAfter {
+			return false, nil
+		}
+		return true, nil
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		// The request reached a proxy and may have reached the service behind it.
+		if st.class != OneShot {
+			st.mayHaveRun(fmt.Errorf("sendloop: %s: HTTP %d from a gateway (attempt %d)", st.command, resp.StatusCode, st.attempts))
+		}
+		return st.class != OneShot, nil
+	}
+	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
+	return false, nil
+}
+
+// retryableError tells whether a request that failed with err may be sent again.
+func retryableError(err error, class Class) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	switch {
+	// The caller's own deadline and cancellation are handled before this: a deadline error
+	// seen here is a per-attempt timeout (http.Client.Timeout), which may be retried.
+	case errors.Is(err, context.Canceled), errors.Is(err, errBodyTooLarge), isLimiterError(err),
+		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
+		return false
+	}
+	if class == OneShot {
+		return isDialError(err)
+	}
+	return true
+}
+
+// isDialError reports a failure to connect: nothing reached the service.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// backoff waits as the server asked on 429 and 503 (checkRetry has already refused waits
+// over the cap), and otherwise exponentially with equal jitter.
+func (c *Client) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if wait, ok := RetryAfter(resp.Header, time.Now()); ok {
+			return wait
+		}
+	}
+	return Backoff(minWait, maxWait, attempt)
+}
+
+// Backoff is minWait·2^attempt capped at maxWait, of which the upper half is random.
+func Backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
+	wait := maxWait
+	if attempt < 32 {
+		if w := minWait << attempt; w > 0 && w < maxWait {
+			wait = w
+		}
+	}
+	half := wait / 2
+	if half <= 0 {
+		return wait
+	}
+	return half + rand.N(half+1)
+}
+
+// RetryAfter parses a Retry-After header given in seconds or as an HTTP date.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, true
+		}
+		if secs > int64(24*time.Hour/time.Second)*365 {
+			secs = int64(24*time.Hour/time.Second) * 365
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
