@@ -297,9 +297,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 
 	var unsubscriber *legacy.Client
 	if o.unsubscribeMissing && !o.dryRun {
-		if unsubscriber, err = a.legacyClient(ctx); err != nil {
-			return err
-		}
+		unsubscriber = c.Legacy()
 	}
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -128,33 +127,6 @@ func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
 	return c, nil
 }
 
-// legacyClient returns a client of the legacy single-endpoint API for the same account.
-func (a *app) legacyClient(ctx context.Context) (*legacy.Client, error) {
-	key, base, err := a.apiConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	insecure, err := a.checkBaseURL(base)
-	if err != nil {
-		return nil, err
-	}
-	opts := []legacy.Option{legacy.WithUserAgent(userAgent)}
-	if base != "" {
-		opts = append(opts, legacy.WithBaseURL(base))
-	}
-	if insecure {
-		opts = append(opts, legacy.WithInsecureHTTP())
-	}
-	if a.verbose {
-		opts = append(opts, legacy.WithLogger(a.logger()))
-	}
-	c, err := legacy.NewClient(key, opts...)
-	if err != nil {
-		return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
-	}
-	return c, nil
-}
-
 func (a *app) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
@@ -233,7 +205,9 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if _, err := c.Subscribers.Import(ctx, listID, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
 		return fail(err)
 	}
-	if err := c.Subscribers.Unsubscribe(ctx, "carol@example.com"); err != nil {
+	// Carol left the list herself, from this host.
+	_, err = c.Subscribers.Unsubscribe(ctx, listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: "carol@example.com", UnsubscriptionIP: "127.0.0.1"})
+	if err != nil {
 		return fail(err)
 	}
 	_, err = c.CallRaw(ctx, "campaign.create", url.Values{

@@ -68,7 +68,9 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 		fmt.Printf("browse:      #%d %s %s, plan %s\n", sub.SubscriberID, sub.EmailAddress, sub.SubscriptionStatus, sub.CustomFields[fields["Plan"]])
 	}
 
-	if err := client.Subscribers.Unsubscribe(ctx, "bob@example.com"); err != nil {
+	// Bob leaves this list (and only this one) from the page the RedirectURL of his
+	// subscription led to; his address is the unsubscription's IP.
+	if _, err := client.Subscribers.Unsubscribe(ctx, listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: "bob@example.com", UnsubscriptionIP: "203.0.113.7"}); err != nil {
 		return 0, fmt.Errorf("unsubscribing: %w", err)
 	}
 	fmt.Println("unsubscribe: bob@example.com")
