@@ -83,12 +83,16 @@
 //   - campaign.get, campaign.update and campaign.delete answer 106 for an unknown campaign.
 //     campaign.update applies all or nothing (the create checks, blank values 116); target
 //     arrays replace the current ones. A deleted campaign's activity stays for the exports.
-//   - SimulateSend delivers a Draft at the server's clock to the Subscribed members of its
-//     lists and segments that are neither hard-bounced nor suppressed, each address once;
-//     the campaign becomes Sent, with SendDate, SendTime and SendTimeZone in UTC.
-//     SimulateEvents records activity at delivery + After; unsubscriptions unsubscribe
-//     (webhook included), bounces set BounceType, complaints suppress globally as
-//     'FBL Report'. The Campaign counts are all-time.
+//   - The fake's clock is the host's (time.Now) unless WithClock or SetClock sets one;
+//     nothing else moves it.
+//   - SimulateSend delivers a Draft at the server's clock (SimulateSendAt at an earlier
+//     time) to the Subscribed members of its lists and segments that are neither
+//     hard-bounced nor suppressed, each address once; the campaign becomes Sent, with
+//     SendDate, SendTime and SendTimeZone in UTC. SimulateEvents records activity at
+//     delivery + After and refuses an event after the clock's now: what recipients did over
+//     days needs a delivery that many days ago. Unsubscriptions unsubscribe (webhook
+//     included), bounces set BounceType, complaints suppress globally as 'FBL Report'. The
+//     Campaign counts are all-time.
 //   - The 20-day window counts events whose UTC date is one of the delivery date and the 19
 //     dates after it. It applies to opens, forwards, openlocations, emailclients, bounces
 //     and spamcomplaints; webbrowserviews and unsubscriptions cover all time.
