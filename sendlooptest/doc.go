@@ -40,10 +40,14 @@
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
 //     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
-//   - Webhooks are posted as the XML document package webhook reads (root Webhook, with
-//     Action, Timestamp, ListID and a Subscriber element holding the record's keys), with
-//     Content-Type text/xml, before the request that caused them is answered; each delivery
-//     is tried up to three times with a 5s timeout (SetWebhookPolicy) and recorded (Webhooks).
+//   - Webhooks are posted as the real service posts them: an XML document with root
+//     sendloop_webservice holding action (Subscription or Unsubscription),
+//     action_timestamp (Unix seconds) and a subscriber element whose children are the
+//     record's keys, and no list ID (give each list's URLs its own, as package webhook
+//     explains), labelled Content-Type application/x-www-form-urlencoded as PHP's curl
+//     labels a string body. They are posted before the request that caused them is
+//     answered; each delivery is tried up to three times with a 5s timeout
+//     (SetWebhookPolicy) and recorded (Webhooks), its body printable with %v or %s.
 //   - suppression.list.add is idempotent: adding the same address to the same list again
 //     returns the existing entry's ID. Entries added through the API have Type 'Manual'.
 //     suppression.list.get answers an empty list for an address that is not suppressed.

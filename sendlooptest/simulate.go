@@ -29,8 +29,9 @@ type CampaignEvent struct {
 	Kind CampaignEventKind
 	// Email is the recipient, one of the addresses SimulateSend returned.
 	Email string
-	// After is how long after the delivery the event happens. The windowed reports count
-	// events whose date is within the first 20 days from the delivery date.
+	// After is how long after the delivery the event happens; delivery + After must not be
+	// after the fake's now (deliver earlier with SimulateSendAt). The windowed reports
+	// count events whose date is within the first 20 days from the delivery date.
 	After time.Duration
 
 	// Country and City are where an open was read: the country code and city of the open
