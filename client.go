@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/legacylink"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -272,7 +273,7 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	if err := checkCommand(command); err != nil {
 		return nil, err
 	}
-	class, err := transport.ClassFor(classOf(command), opts)
+	class, err := transport.ClassFor(commands.ClassOf(command), opts)
 	if err != nil {
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
@@ -300,15 +301,10 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	return resp.Body, nil
 }
 
+// checkCommand refuses a command name that cannot be sent (the registry's one check).
 func checkCommand(command string) error {
-	if command == "" {
-		return &ValidationError{Code: ErrInvalidCommand, Command: command, Reason: "empty command"}
-	}
-	for _, r := range command {
-		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return &ValidationError{Code: ErrInvalidCommand, Command: command,
-				Reason: fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command)}
-		}
+	if err := commands.Check(command); err != nil {
+		return &ValidationError{Code: ErrInvalidCommand, Command: command, Reason: err.Error()}
 	}
 	return nil
 }

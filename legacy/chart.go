@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
-
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -138,7 +137,7 @@ func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListA
 		"Start":  {p.Start.Format("2006-01-02")},
 		"Days":   {strconv.Itoa(p.Days)},
 	}
-	resp, err := c.send(ctx, cmd, transport.Read, form)
+	resp, err := c.send(ctx, cmd, commands.LegacyClassOf(cmd), form)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -257,7 +258,7 @@ func (c *Client) Call(ctx context.Context, command string, params any, opts ...C
 	if err := checkCommand(command); err != nil {
 		return nil, err
 	}
-	class, err := transport.ClassFor(classOf(command), opts)
+	class, err := transport.ClassFor(commands.LegacyClassOf(command), opts)
 	if err != nil {
 		return nil, invalid(command, 0, "", err.Error())
 	}
@@ -265,43 +266,25 @@ func (c *Client) Call(ctx context.Context, command string, params any, opts ...C
 	if err != nil {
 		return nil, invalid(command, 0, "", err.Error())
 	}
-	return c.call(ctx, command, class, form)
+	return c.callAs(ctx, command, class, form)
 }
 
+// checkCommand refuses a command name that cannot be sent (the registry's one check).
 func checkCommand(command string) error {
-	if command == "" {
-		return invalid(command, 0, "Command", "empty command")
-	}
-	for _, r := range command {
-		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return invalid(command, 0, "Command",
-				fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command))
-		}
+	if err := commands.Check(command); err != nil {
+		return invalid(command, 0, "Command", err.Error())
 	}
 	return nil
 }
 
-// classOf infers the retry class of a command from its name, for Call.
-func classOf(command string) transport.Class {
-	name := strings.ToLower(command)
-	last := name[strings.LastIndexByte(name, '.')+1:]
-	switch {
-	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "chart."), name == "media.browse":
-		return transport.Read
-	case name == "subscriber.add":
-		return transport.Idempotent
-	}
-	switch last {
-	case "get", "browse":
-		return transport.Read
-	case "update", "delete", "unsubscribe":
-		return transport.Idempotent
-	}
-	return transport.OneShot
+// call sends a typed method's command, with the registry's retry class, and returns its
+// answer's struct.
+func (c *Client) call(ctx context.Context, command string, params url.Values) (Struct, error) {
+	return c.callAs(ctx, command, commands.LegacyClassOf(command), params)
 }
 
-// call sends a command and returns its answer's struct.
-func (c *Client) call(ctx context.Context, command string, class transport.Class, params url.Values) (Struct, error) {
+// callAs sends a command with the given retry class and returns its answer's struct.
+func (c *Client) callAs(ctx context.Context, command string, class transport.Class, params url.Values) (Struct, error) {
 	resp, err := c.send(ctx, command, class, params)
 	if err != nil {
 		return nil, err

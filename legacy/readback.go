@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -39,13 +40,13 @@ type listMember struct {
 // Subscriber.Get is not specified). The request is a read, sent as a POST with the key in
 // the body.
 func (c *Client) subscriberStatus(ctx context.Context, listID int, email string) (*listMember, error) {
-	const command = "subscriber.get"
+	const command = commands.SubscriberGet
 	form := url.Values{"APIKey": {c.key()}, "ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
 	resp, err := c.transport.Do(ctx, &transport.Request{
 		Command:     command,
 		Class:       transport.Read,
 		Method:      http.MethodPost,
-		URL:         c.baseURL + "/api/v3/subscriber.get/json",
+		URL:         c.baseURL + "/api/v3/" + command + "/json",
 		Body:        []byte(form.Encode()),
 		ContentType: "application/x-www-form-urlencoded",
 	})

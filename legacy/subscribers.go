@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
-	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -33,15 +33,15 @@ const (
 // Names of the legacy commands with typed methods, as errors and logs carry them.
 const (
 	// CommandSubscriberAdd is sent by Client.SubscriberAdd.
-	CommandSubscriberAdd = "Subscriber.Add"
+	CommandSubscriberAdd = commands.LegacySubscriberAdd
 	// CommandSubscriberUnsubscribe is sent by Client.SubscriberUnsubscribe.
-	CommandSubscriberUnsubscribe = "Subscriber.Unsubscribe"
+	CommandSubscriberUnsubscribe = commands.LegacySubscriberUnsubscribe
 	// CommandChartListActivity is sent by Client.ChartListActivity.
-	CommandChartListActivity = "Chart.ListActivity"
+	CommandChartListActivity = commands.LegacyChartListActivity
 	// CommandMediaUpload is sent by Client.MediaUpload.
-	CommandMediaUpload = "Media.Upload"
+	CommandMediaUpload = commands.LegacyMediaUpload
 	// CommandMediaBrowse is sent by Client.MediaBrowse.
-	CommandMediaBrowse = "Media.Browse"
+	CommandMediaBrowse = commands.LegacyMediaBrowse
 )
 
 // SubscriberAddParams are the parameters of Subscriber.Add.
@@ -95,7 +95,7 @@ func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddP
 		"SubscriptionIP":       {p.SubscriptionIP},
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
-	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	st, err := c.call(ctx, cmd, form)
 	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
 		res := &SubscriberAddResult{ConfirmedOnRetry: true}
 		err = settleRetry(cmd, answer, func() error {
@@ -170,7 +170,7 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p Subscr
 		"EmailAddress":     {p.EmailAddress},
 		"UnsubscriptionIP": {p.UnsubscriptionIP},
 	}
-	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	st, err := c.call(ctx, cmd, form)
 	if answer, ok := alreadyDone(err, ErrEmailNotInList); ok {
 		err = settleRetry(cmd, answer, func() error {
 			m, err := c.subscriberStatus(ctx, listID, p.EmailAddress)

@@ -26,12 +26,14 @@ import (
 	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
-// Class tells which failures a command may be retried after.
+// Class tells which failures a command may be retried after. The zero Class is none of
+// them: the command registry's test refuses an entry without one, and Do sends a request
+// without one as OneShot.
 type Class int
 
 const (
 	// Read commands change nothing: retried after any transient failure.
-	Read Class = iota
+	Read Class = iota + 1
 	// Idempotent writes give the same result when repeated: retried like reads.
 	Idempotent
 	// OneShot writes create something each time: retried only when the request surely was
@@ -308,7 +310,11 @@ func callOf(ctx context.Context) *call {
 // Do sends r, retrying as its class allows, and returns the final response with its body
 // read. A non-2xx status is not an error here: the caller interprets the body.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	st := &call{client: c, command: r.Command, class: r.Class}
+	class := r.Class
+	if class != Read && class != Idempotent {
+		class = OneShot
+	}
+	st := &call{client: c, command: r.Command, class: class}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
 	if r.Body != nil {
@@ -343,7 +349,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
-		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: r.Class}
+		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: class}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
 		out.RedirectOrigin = "(no Location)"
