@@ -115,6 +115,9 @@ func TestUsageErrors(t *testing.T) {
 		{"fake on every interface", []string{"fake", "--addr", "0.0.0.0:0"}, nil, "", []string{"loopback addresses only", "unless --listen-any"}},
 		{"fake on a public host", []string{"fake", "--smtp-addr", "example.com:25"}, nil, "", []string{"loopback addresses only"}},
 		{"fake under --fake", []string{"--fake", "fake"}, nil, "", []string{"--fake has no meaning"}},
+		{"fake with a latency that is no duration", []string{"fake", "--latency", "fast"}, nil, "", []string{`--latency: "fast" is not a duration`}},
+		{"fake with a jitter that is no duration", []string{"fake", "--latency", "50ms,x"}, nil, "", []string{`--latency: jitter "x" is not a duration`}},
+		{"fake with a negative latency", []string{"fake", "--latency", "-5ms"}, nil, "", []string{"a latency cannot be negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

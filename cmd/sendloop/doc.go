@@ -46,7 +46,7 @@
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
 //	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
-//	        [--listen-any] [--tls-name NAME]...
+//	        [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
 //	version print the version (also --version; with --json, an object)
 //
