@@ -38,8 +38,8 @@ type signal int
 
 const (
 	answered  signal = iota // an answer that is not a push-back: grow
-	throttled                // 429 or 503: shrink
-	failed                   // no answer (a reset, a timeout): neither
+	throttled               // 429 or 503: shrink
+	failed                  // no answer (a reset, a timeout): neither
 )
 
 // signalOf classifies an attempt's result.
