@@ -355,9 +355,14 @@ type SubscriberBrowseParams struct {
 	// Concurrency is how many pages BrowseIter asks for at once (default 1: one after the
 	// other). It is not sent, and Browse ignores it. Over a real link each page costs a
 	// round trip, so N pages in flight read a big list up to N times faster; the pages
-	// still come in order, and at most N are held in memory.
+	// still come in order, and at most N are held in memory. Values above
+	// MaxBrowseConcurrency count as that.
 	Concurrency int `url:"-"`
 }
+
+// MaxBrowseConcurrency is the most pages BrowseIter asks for at once, whatever
+// SubscriberBrowseParams.Concurrency says: each costs a goroutine and a page of memory.
+const MaxBrowseConcurrency = 256
 
 // validate refuses an impossible StartIndex or SegmentID.
 func (p SubscriberBrowseParams) validate(command string) error {
@@ -421,7 +426,7 @@ func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p Subsc
 	if err := p.validate(command); err != nil {
 		return failedIter[Subscriber](err)
 	}
-	return pagesAhead(ctx, command, p.StartIndex, BrowsePageSize, p.Concurrency, func(sub Subscriber) int { return sub.SubscriberID },
+	return pagesAhead(ctx, command, p.StartIndex, BrowsePageSize, min(p.Concurrency, MaxBrowseConcurrency), func(sub Subscriber) int { return sub.SubscriberID },
 		func(ctx context.Context, page int) ([]Subscriber, error) {
 			q := p
 			q.StartIndex = page

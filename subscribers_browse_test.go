@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -257,4 +258,14 @@ func TestBrowseIterRefusesBadInputBeforeSending(t *testing.T) {
 		assert.ErrorAs(t, errs[0], &verr)
 	}
 	assert.Empty(t, srv.Requests())
+}
+
+func TestBrowseIterCapsItsConcurrency(t *testing.T) {
+	t.Parallel()
+	c, _, pt, id := browseFixture(t, 150)
+	// Without the cap this would start a goroutine for each of MaxInt32 pages.
+	got, errs := browseAll(c, id, sendloop.SubscriberBrowseParams{Concurrency: math.MaxInt32})
+	require.Empty(t, errs)
+	assert.Len(t, got, 150)
+	assert.LessOrEqual(t, pt.browses.Load(), int64(sendloop.MaxBrowseConcurrency))
 }
