@@ -79,14 +79,15 @@
 // # Calls in flight
 //
 // A Client keeps a window of calls in flight, shared by everything it sends (ImportAll's
-// workers, BrowseIter's pages read ahead, single calls, retries). Until the service pushes
-// back the window is far wider than any caller's concurrency and never binds. When the
-// service answers 429 or 503, the window falls to half the calls then in flight
-// (multiplicative decrease, once per round of calls), and every other answer widens it by
-// one call per round of answers (additive increase), so that a client that was told to slow
-// down sends fewer calls at once and then finds its pace again. This comes on top of the
-// retries, which still wait as Retry-After says. The service's rate limits are not
-// published: the SDK's default concurrency (ImportOptions.Concurrency) stays at 4.
+// workers, BrowseIter's pages read ahead, single calls, retries, and the calls of
+// Client.Legacy). Until the service pushes back the window is far wider than any caller's
+// concurrency and never binds. When the service answers 429 or 503, the window falls to
+// half the calls then in flight (multiplicative decrease, once per round of calls), and
+// every other answer widens it by one call per round of answers (additive increase), so
+// that a client that was told to slow down sends fewer calls at once and then finds its
+// pace again. This comes on top of the retries, which still wait as Retry-After says. The
+// service's rate limits are not published: the SDK's default concurrency
+// (ImportOptions.Concurrency) stays at 4.
 //
 // # Already done, and outcome unknown
 //
