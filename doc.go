@@ -80,8 +80,8 @@
 //
 // A Client keeps a window of calls in flight, shared by everything it sends (ImportAll's
 // workers, BrowseIter's pages read ahead, single calls, retries, and the calls of
-// Client.Legacy). Until the service pushes back the window is far wider than any caller's
-// concurrency and never binds. When the service answers 429 or 503, the window falls to
+// Client.Legacy). Until the service pushes back the window (1,024 calls) is far wider than
+// any caller's concurrency and never binds. When the service answers 429 or 503, the window falls to
 // half the calls then in flight (multiplicative decrease, once per round of calls), and
 // every other answer widens it by one call per round of answers (additive increase), so
 // that a client that was told to slow down sends fewer calls at once and then finds its
