@@ -12,6 +12,12 @@
 // status with an optional Retry-After, a connection reset before or after the command ran,
 // a delay, or a given ErrorCode.
 //
+// WithLatency (and SetLatency) holds every answer back, API requests and relay replies
+// alike, by a fixed delay plus a seeded random jitter: the way to see a job's behaviour
+// over a real link, where the service is 20 to 150 ms away and the number of calls in
+// flight decides the wall time rather than the CPU. Each request waits on its own, outside
+// the server's lock, so concurrent requests overlap as they would there.
+//
 // Where the service's behaviour is not specified the fake decides, and says so here:
 //   - API errors are answered with HTTP 200 unless a fault gives another status.
 //   - Checks run in this order: response format (100), API key (104), client address (103),

@@ -46,6 +46,7 @@ type Relay struct {
 	caPEM              []byte
 	serveDone          chan struct{}
 	closing            chan struct{} // closed by Close: ends injected delays
+	latency            *latency      // holds replies back (RelayLatency); nil for none
 	connections        atomic.Int64
 	closeOnce          sync.Once
 
@@ -153,6 +154,7 @@ type relayConfig struct {
 	tlsNames        []string // more names for the certificate (RelayTLSNames)
 	maxMessageBytes int64
 	implicitTLS     bool
+	latency         *latency // RelayLatency; nil for none
 }
 
 // RelayImplicitTLS makes the relay speak TLS from the first byte, as on port
@@ -215,6 +217,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		mechanisms: cfg.mechanisms,
 		serveDone:  make(chan struct{}),
 		closing:    make(chan struct{}),
+		latency:    cfg.latency,
 	}
 	server := gosmtp.NewServer(gosmtp.BackendFunc(r.newSession))
 	server.Domain = "localhost"
@@ -306,6 +309,9 @@ func (l trackingListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	l.relay.connections.Add(1)
+	if l.relay.latency != nil {
+		c = newLatentConn(c, l.relay.latency, l.relay.closing)
+	}
 	tc := &trackedConn{Conn: c, relay: l.relay}
 	l.relay.mu.Lock()
 	if l.relay.open == nil {

@@ -43,6 +43,7 @@ type Server struct {
 	executions map[string]int
 	faults     map[string][]*Fault
 	state      *state
+	latency    latency // WithLatency
 
 	webhookPolicy WebhookPolicy
 	webhooks      []WebhookDelivery
@@ -119,7 +120,8 @@ func (s *Server) StartRelay(t testing.TB, opts ...RelayOption) (*Relay, error) {
 	if t != nil {
 		t.Helper()
 	}
-	return StartRelay(t, s.relayUser, s.relayPassword, opts...)
+	serverLatency := func(c *relayConfig) { c.latency = &s.latency }
+	return StartRelay(t, s.relayUser, s.relayPassword, append([]RelayOption{serverLatency}, opts...)...)
 }
 
 // SetClock replaces the server's clock.
@@ -416,6 +418,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.onRequest(logged.Request)
 	}
 
+	// The latency is spent here, outside the lock: concurrent requests overlap.
+	if d := s.latency.next(); d > 0 && !sleep(r, d) {
+		return
+	}
 	if !applyFault(w, r, fault) {
 		return
 	}
@@ -553,18 +559,6 @@ var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledAnswer is the largest buffer answerBufs keeps.
 const maxPooledAnswer = 1 << 20
-
-// sleep waits d or until the client goes away; it reports whether to go on.
-func sleep(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
 
 // resetConnection drops the TCP connection with a reset, so the client sees an error
 // instead of a response.

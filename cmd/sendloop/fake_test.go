@@ -217,3 +217,21 @@ func TestFakeCommandAddressInUse(t *testing.T) {
 	r := invocation{args: []string{"fake", "--addr", ln.Addr().String()}, env: []string{}}.run(t)
 	expect(t, r, exitFailure, nil, []string{"address already in use"})
 }
+
+// TestFakeCommandLatency: --latency holds every answer back, while the demo data is
+// seeded as fast as ever.
+func TestFakeCommandLatency(t *testing.T) {
+	t.Parallel()
+	const latency = 300 * time.Millisecond
+	p := startFake(t, false, "--latency", "300ms,10ms")
+	// lists makes one call (list.getlist); without the latency it takes a few milliseconds.
+	start := time.Now()
+	r := invocation{args: []string{"lists"}, env: p.env}.run(t)
+	expect(t, r, exitOK, []string{"Demo"}, nil)
+	if took := time.Since(start); took < latency {
+		t.Errorf("lists took %v against a fake with --latency 300ms", took)
+	}
+	if code := p.stop(t); code != exitOK {
+		t.Errorf("exit code %d after SIGTERM", code)
+	}
+}
