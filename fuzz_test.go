@@ -116,7 +116,7 @@ func FuzzSubscriberSearchResultUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"ListID":"2","Subscribers":[],"SubscriberDetails":[]}`))
 	f.Add([]byte(`{"Subscribers":{"x":"a"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		stable(t, data, decoder[SubscriberSearchResult](), wireSearchResult)
+		stable(t, data, decoder[SubscriberSearchResult](), wireSubscriberSearchResult)
 		var r SubscriberSearchResult
 		if err := r.UnmarshalJSON(data); err != nil {
 			return
