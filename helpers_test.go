@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,4 +87,15 @@ func countRecords[T any](t *testing.T, seq iter.Seq2[T, error]) int {
 		n++
 	}
 	return n
+}
+
+// countingTransport stands for a tracing wrapper: it must see every attempt.
+type countingTransport struct {
+	n    atomic.Int64
+	next http.RoundTripper
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
 }
