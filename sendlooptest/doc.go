@@ -7,6 +7,10 @@
 //	srv := sendlooptest.NewServer(t)
 //	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 //
+// NewServer and StartRelay take a TB, the part of testing.TB they use, so that a program
+// serving the fake does not link the testing package; such a program calls Start, which
+// returns an error instead of failing a test, and closes the server itself.
+//
 // It records every request (Requests), counts how many times each command really executed
 // (Executions) and injects faults into the next calls of a command (InjectFault): an HTTP
 // status with an optional Retry-After, a connection reset before or after the command ran,

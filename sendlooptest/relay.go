@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/emersion/go-message/mail"
@@ -196,8 +195,9 @@ func RelayAuthMechanisms(mechanisms ...string) RelayOption {
 
 // StartRelay starts a fake relay on 127.0.0.1 with a random port, accepting
 // username and password. With a non-nil t, the relay is closed when the test
-// ends; otherwise call Close.
-func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*Relay, error) {
+// ends; otherwise (in a program) call Close. Failures are returned, never
+// reported through t.
+func StartRelay(t TB, username, password string, opts ...RelayOption) (*Relay, error) {
 	if t != nil {
 		t.Helper()
 	}

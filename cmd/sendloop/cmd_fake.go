@@ -176,8 +176,12 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		return err
 	}
 	requests := &requestLogger{a: a}
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
+	srv, err := sendlooptest.Start(sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
 		sendlooptest.WithRequestHook(requests.log))
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	defer srv.Close()
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {

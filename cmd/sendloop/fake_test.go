@@ -52,7 +52,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 	}
 	all = append(all, "fake", "--addr", "127.0.0.1:0", "--smtp-addr", "127.0.0.1:0")
 	cmd := exec.Command(binary, append(all, args...)...)
-	cmd.Env = []string{"TMPDIR=" + t.TempDir()}
+	cmd.Env = childEnv([]string{"TMPDIR=" + t.TempDir()})
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
