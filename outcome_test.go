@@ -14,42 +14,6 @@ import (
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// writeWorld is what a write of the outcome table acts on: a list holding a subscriber, a
-// second address outside it, and a draft campaign.
-type writeWorld struct {
-	c        *sendloop.Client
-	lc       *legacy.Client
-	listID   int
-	member   string // subscribed to listID
-	outsider string // in no list
-	campaign int
-	field    int // a custom field of listID
-}
-
-func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
-	t.Helper()
-	c, srv := newTestClient(t)
-	ctx := context.Background()
-	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL), legacy.WithRetry(legacy.RetryPolicy(fastRetry)))
-	require.NoError(t, err)
-	w := &writeWorld{c: c, lc: lc, member: "member@example.com", outsider: "new@example.com"}
-	w.listID, err = c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInSingle})
-	require.NoError(t, err)
-	w.field, err = srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
-	require.NoError(t, err)
-	_, err = c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.member, SubscriptionIP: "192.0.2.1"})
-	require.NoError(t, err)
-	w.campaign, err = c.Campaigns.Create(ctx, campaignCreate(w.listID))
-	require.NoError(t, err)
-	return w, srv
-}
-
-func campaignCreate(listID int) sendloop.CampaignCreateParams {
-	return sendloop.CampaignCreateParams{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
-		ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hello",
-		TargetListIDs: []int{listID}, HTMLContent: unsubscribeHTML}
-}
-
 // Outcomes of a write whose first attempt ran and lost its answer.
 const (
 	succeeds  = "succeeds"  // retried; the retry's answer is success

@@ -78,7 +78,7 @@ var fuzzTargets = map[string][]string{
 	commands.ListSettingsUpdate:            {"FuzzTypedAnswers"},
 	commands.SubscriberBrowse:              {"FuzzTypedAnswers", "FuzzSubscriberUnmarshal"},
 	commands.SubscriberGet:                 {"FuzzTypedAnswers", "FuzzSubscriberUnmarshal"},
-	commands.SubscriberSearch:              {"FuzzTypedAnswers", "FuzzSearchResultUnmarshal"},
+	commands.SubscriberSearch:              {"FuzzTypedAnswers", "FuzzSubscriberSearchResultUnmarshal"},
 	commands.SubscriberImport:              {"FuzzTypedAnswers"},
 	commands.SubscriberSubscribe:           {"FuzzTypedAnswers"},
 	commands.SubscriberUnsubscribe:         {"FuzzTypedAnswers"},
