@@ -48,12 +48,7 @@ type ErrorCode int
 func (c ErrorCode) Message() string { return codeMessages[c] }
 
 // String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
-func (c ErrorCode) String() string {
-	if m := codeMessages[c]; m != "" {
-		return strconv.Itoa(int(c)) + " (" + m + ")"
-	}
-	return strconv.Itoa(int(c))
-}
+func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
 
 // Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
 // code reads the same whether fmt sees it as an error or a Stringer.
@@ -87,26 +82,14 @@ type APIError struct {
 
 // Error describes the failure: command, code, message and the fields at fault.
 func (e *APIError) Error() string {
-	var b strings.Builder
-	b.WriteString("sendloop: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
 	msg := e.Message
 	if msg == "" {
 		msg = e.Code.Message()
 	}
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
+	b := transport.Describe("sendloop", e.Command)
+	transport.WriteCode(b, int(e.Code), msg)
 	if len(e.Fields) > 0 {
-		b.WriteString(" (fields: ")
-		b.WriteString(strings.Join(e.Fields, ", "))
-		b.WriteString(")")
+		b.WriteString(" (fields: " + strings.Join(e.Fields, ", ") + ")")
 	}
 	return b.String()
 }
@@ -134,22 +117,12 @@ type ValidationError struct {
 
 // Error describes what is wrong, with the code the service would have answered.
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("sendloop: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("invalid parameters: ")
-	b.WriteString(e.Reason)
+	b := transport.Describe("sendloop", e.Command)
+	b.WriteString("invalid parameters: " + e.Reason)
 	if len(e.Fields) > 0 {
-		b.WriteString(" (fields: ")
-		b.WriteString(strings.Join(e.Fields, ", "))
-		b.WriteString(")")
+		b.WriteString(" (fields: " + strings.Join(e.Fields, ", ") + ")")
 	}
-	b.WriteString(" [error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
-	b.WriteString("]")
+	b.WriteString(" [error " + strconv.Itoa(int(e.Code)) + "]")
 	return b.String()
 }
 

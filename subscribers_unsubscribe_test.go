@@ -177,7 +177,7 @@ func TestWithLegacyOptions(t *testing.T) {
 			c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithLegacyOptions(tt.opts...))
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
-				assert.True(t, strings.HasPrefix(err.Error(), "sendloop: WithLegacyOptions: legacy: "), err.Error())
+				assert.True(t, strings.HasPrefix(err.Error(), "sendloop: WithLegacyOptions: sendloop/legacy: "), err.Error())
 				return
 			}
 			require.NoError(t, err)

@@ -242,7 +242,7 @@ func ParseChart(doc []byte) (*Chart, error) {
 	d.CharsetReader = charsetReader
 	var raw chartXML
 	if err := d.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("legacy: malformed chart document: %w", err)
+		return nil, fmt.Errorf("sendloop/legacy: malformed chart document: %w", err)
 	}
 	chart := &Chart{
 		Tooltip: strings.TrimSpace(raw.Tooltip),
@@ -258,7 +258,7 @@ func ParseChart(doc []byte) (*Chart, error) {
 			text := firstNonEmpty(p.Value, p.ValueAttr, p.Text)
 			value, err := parseNumber(text)
 			if err != nil {
-				return nil, fmt.Errorf("legacy: chart set %d, point %d: the value is not a number", i+1, len(s.Points)+1)
+				return nil, fmt.Errorf("sendloop/legacy: chart set %d, point %d: the value is not a number", i+1, len(s.Points)+1)
 			}
 			s.Points = append(s.Points, Point{Value: value, Tooltip: firstNonEmpty(p.Tooltip, p.TooltipAttr)})
 		}

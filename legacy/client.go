@@ -10,10 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-sendloop/sendloop/internal/commands"
-	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -31,6 +29,9 @@ const DefaultMaxMediaSize = 1 << 20
 
 // userAgent is the SDK's own User-Agent token for the legacy API.
 const userAgent = "sendloop-go/legacy"
+
+// pkgName starts the text of every error of the package: "sendloop/legacy: <command>: …".
+const pkgName = "sendloop/legacy"
 
 // InputForm is how a request carries its parameters to the legacy endpoint.
 type InputForm int
@@ -176,7 +177,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, keySpellings)
+	ch, err := transport.Build(pkgName, apiKey, cfg.Settings, userAgent, keySpellings)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func (cfg *config) apply(opts []Option) {
 // check refuses what no option should have set.
 func (cfg *config) check() error {
 	if cfg.form < PostForm || cfg.form > MessageGetForm {
-		return fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
+		return fmt.Errorf("sendloop/legacy: unknown input form %d", int(cfg.form))
 	}
 	return nil
 }
@@ -311,16 +312,10 @@ func (c *Client) callAs(ctx context.Context, command string, class transport.Cla
 	}
 	v, err := c.decode(resp.Body)
 	st, err := c.answer(command, resp, v, err)
-	var httpErr *HTTPError
-	switch {
-	case err == nil:
-	case gatewayMayHaveRun(resp):
-		return nil, &outcome.Error{Prefix: "legacy: " + command, First: err}
-	case resp.Class != transport.Read && resp.EarlierAttemptMayHaveRun && errors.As(err, &httpErr):
-		// No answer of the service's after an attempt that may have run.
-		return nil, &outcome.Error{Prefix: "legacy: " + command, First: resp.EarlierFailure, Last: err}
+	if err = c.transport.Outcome(command, resp, err); err != nil {
+		return nil, err
 	}
-	return st, err
+	return st, nil
 }
 
 // decode is Decode with the API key removed from every text of the answer, fault included:
@@ -355,7 +350,7 @@ func (c *Client) redactValue(v *Value) {
 // back with the API key removed, should the server echo it.
 func (c *Client) send(ctx context.Context, command string, class transport.Class, params url.Values) (*transport.Response, error) {
 	if ctx == nil {
-		return nil, errors.New("legacy: nil context")
+		return nil, errors.New("sendloop/legacy: nil context")
 	}
 	req, err := c.request(command, class, params)
 	if err != nil {
@@ -442,9 +437,7 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	var fault *Fault
 	switch {
 	case resp.RedirectOrigin != "":
-		e := c.httpError(command, resp, transport.RedirectReason(resp))
-		e.Excerpt = "" // a redirect's body repeats the target's path and query
-		return nil, e
+		return nil, c.transport.RedirectError(c.transport.Redactor(), command, resp)
 	case errors.As(err, &fault):
 		fault.Command, fault.HTTPStatus = command, resp.StatusCode
 		return nil, fault
@@ -467,13 +460,6 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	return st, nil
 }
 
-// gatewayMayHaveRun reports a one-shot write answered by a gateway's 502 or 504: the service
-// behind it may have processed the request.
-func gatewayMayHaveRun(resp *transport.Response) bool {
-	return resp.Class == transport.OneShot &&
-		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
-}
-
 // failure reads the failure members of an answer: APIErrorCode (a string, or any scalar)
 // and APIError. A struct carrying them with code 0 and no message is no failure.
 func failure(st Struct) *Error {
@@ -493,33 +479,6 @@ func failure(st Struct) *Error {
 	return &Error{Code: ErrorCode(code), Message: msg}
 }
 
-// excerptLimit bounds the body excerpt kept in an HTTPError.
-const excerptLimit = 200
-
 func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
-	return &HTTPError{
-		Command:    command,
-		HTTPStatus: resp.StatusCode,
-		Attempts:   resp.Attempts,
-		RetryAfter: resp.RetryAfter,
-		Excerpt:    bodyExcerpt(resp.Body),
-		Reason:     c.transport.Redact(reason),
-	}
-}
-
-// bodyExcerpt returns the start of an (already redacted) body, printable, on one line.
-func bodyExcerpt(body []byte) string {
-	head := body[:min(len(body), 4*excerptLimit+256)]
-	text := strings.ToValidUTF8(string(head), "\uFFFD")
-	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool {
-		return r < 0x20 || r == 0x7f || r == ' '
-	}), " ")
-	if len(text) > excerptLimit {
-		cut := excerptLimit
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return text
+	return c.transport.HTTPError(c.transport.Redactor(), command, resp, reason)
 }

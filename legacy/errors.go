@@ -1,9 +1,9 @@
 package legacy
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -80,12 +80,7 @@ func (c ErrorCode) Message() string { return codeMessages[c] }
 
 // String returns the code and its meaning, e.g. "3 (subscriber list does not exist or is
 // not available)".
-func (c ErrorCode) String() string {
-	if m := codeMessages[c]; m != "" {
-		return strconv.Itoa(int(c)) + " (" + m + ")"
-	}
-	return strconv.Itoa(int(c))
-}
+func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
 
 // Error makes an ErrorCode usable as a sentinel error. It is String, so that a code reads
 // the same whether fmt sees it as an error or a Stringer.
@@ -114,27 +109,14 @@ type Error struct {
 	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
-// Error returns the command, the code and the message, e.g. "legacy: Subscriber.Add:
+// Error returns the command, the code and the message, e.g. "sendloop/legacy: Subscriber.Add:
 // error 6: Email address already exists in the subscriber list".
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
-	msg := e.Message
-	if msg == "" {
-		msg = e.Code.Message()
-	}
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
+	msg := cmp.Or(e.Message, e.Code.Message())
+	b := transport.Describe(pkgName, e.Command)
+	transport.WriteCode(b, int(e.Code), msg)
 	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+		fmt.Fprintf(b, " (after %d attempts)", e.Attempts)
 	}
 	return b.String()
 }
@@ -162,17 +144,10 @@ type Fault struct {
 
 // Error returns the command, the fault code and the fault string.
 func (f *Fault) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if f.Command != "" {
-		b.WriteString(f.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("XML-RPC fault ")
-	b.WriteString(strconv.Itoa(f.Code))
+	b := transport.Describe(pkgName, f.Command)
+	b.WriteString("XML-RPC fault " + strconv.Itoa(f.Code))
 	if f.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(f.Message)
+		b.WriteString(": " + f.Message)
 	}
 	return b.String()
 }
@@ -195,23 +170,13 @@ type ValidationError struct {
 // Error returns the command, the reason, the field and the code the service would have
 // answered with.
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("invalid parameters: ")
-	b.WriteString(e.Reason)
+	b := transport.Describe(pkgName, e.Command)
+	b.WriteString("invalid parameters: " + e.Reason)
 	if e.Field != "" {
-		b.WriteString(" (field ")
-		b.WriteString(e.Field)
-		b.WriteString(")")
+		b.WriteString(" (field " + e.Field + ")")
 	}
 	if e.Code != 0 {
-		b.WriteString(" [error ")
-		b.WriteString(strconv.Itoa(int(e.Code)))
-		b.WriteString("]")
+		b.WriteString(" [error " + strconv.Itoa(int(e.Code)) + "]")
 	}
 	return b.String()
 }

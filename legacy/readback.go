@@ -26,7 +26,7 @@ func alreadyDone(err error, code ErrorCode) (*Error, bool) {
 // service shows the intended end state. Otherwise the error matches ErrOutcomeUnknown and
 // wraps the first failure, the answer and the read-back's failure.
 func settleRetry(command string, answer *Error, prove func() error) error {
-	return outcome.Settle("legacy: "+command, answer.earlierFailure, answer, prove)
+	return outcome.Settle("sendloop/legacy: "+command, answer.earlierFailure, answer, prove)
 }
 
 // listMember is what the read-back learns of an address in a list.
@@ -84,7 +84,7 @@ func (c *Client) subscriberStatus(ctx context.Context, listID int, email string)
 	case err != nil:
 		return nil, c.httpError(command, resp, "the answer is not the JSON subscriber.get answers with")
 	case !success || code != 0:
-		return nil, fmt.Errorf("legacy: %s answered error %d", command, code)
+		return nil, fmt.Errorf("sendloop/legacy: %s answered error %d", command, code)
 	}
 	return &member, nil
 }

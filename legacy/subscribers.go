@@ -257,7 +257,7 @@ func intMember(cmd string, st Struct, name string) (int, error) {
 	}
 	n, err := v.Int()
 	if err != nil || n != int64(int(n)) {
-		return 0, fmt.Errorf("legacy: %s: member %s (%s %q) is not an integer", cmd, name, v.Kind(), excerpt(v.Text()))
+		return 0, fmt.Errorf("sendloop/legacy: %s: member %s (%s %q) is not an integer", cmd, name, v.Kind(), excerpt(v.Text()))
 	}
 	return int(n), nil
 }

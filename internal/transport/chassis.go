@@ -31,9 +31,9 @@ type Chassis struct {
 
 // Derive returns a chassis for a second API of the same account (the legacy API of a root
 // client): the same base URL, key and transport (HTTP client, retries, rate limiter,
-// logger), with agent as the SDK's own User-Agent token and spellings' forms of the key
-// removed from errors and logs too.
-func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Chassis {
+// logger), with pkg starting its errors, agent as the SDK's own User-Agent token and
+// spellings' forms of the key removed from errors and logs too.
+func (ch *Chassis) Derive(pkg, agent string, spellings func(key string) []string) *Chassis {
 	if ch.Product != "" {
 		agent = ch.Product + " " + agent
 	}
@@ -41,11 +41,11 @@ func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Ch
 	if spellings != nil {
 		extra = spellings(ch.Key)
 	}
-	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(agent, extra)}
+	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(pkg, agent, extra)}
 }
 
-// Build checks apiKey and s and sets up the transport. pkg prefixes the errors ("sendloop",
-// "legacy"); agent is the SDK's own User-Agent token; spellings gives the forms of the key,
+// Build checks apiKey and s and sets up the transport. pkg starts the errors' texts
+// ("sendloop", "sendloop/legacy"); agent is the SDK's own User-Agent token; spellings gives the forms of the key,
 // beyond the key itself, that must be removed from errors and logs (the key as an XML
 // text, as a Basic credential).
 func Build(pkg, apiKey string, s Settings, agent string, spellings func(key string) []string) (*Chassis, error) {
@@ -81,6 +81,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 			UserAgent:  agent,
 			Secrets:    secrets,
 			Limiter:    s.Limiter,
+			Package:    pkg,
 		}),
 	}, nil
 }
