@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func TestReaderFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rows []Row
+			var rows []MappedRow
 			for {
 				rec, err := r.Read()
 				if errors.Is(err, io.EOF) {
@@ -105,7 +105,7 @@ func TestReaderFormats(t *testing.T) {
 				}
 				rows = append(rows, m.Row(rec))
 			}
-			want := []Row{
+			want := []MappedRow{
 				{Line: tt.firstRow, Email: "ann@example.com", Key: "ann@example.com", Raw: "ann@example.com", Values: []string{"Anaïs", "pro"}},
 				{Line: tt.firstRow + 1, Email: "bob@example.com", Key: "bob@example.com", Raw: "bob@example.com", Values: []string{"Bob", "free"}},
 				{Line: tt.firstRow + 2, Raw: "carol@example.com", Malformed: true,

@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"bufio"
@@ -109,7 +109,7 @@ func newSorter(dir string, byLine bool) *sorter {
 // add adds a record; it may not be called after all.
 func (s *sorter) add(r rec) error {
 	if s.done {
-		return errors.New("csvsync: sorter: add after read")
+		return errors.New("listsync: sorter: add after read")
 	}
 	s.n++
 	s.buf = append(s.buf, r)

@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"encoding/csv"
@@ -85,6 +85,8 @@ type HeaderError struct {
 	Problems []string
 	// Fields are the list's custom fields, to tell the user what is available.
 	Fields []Field
+
+	rows bool // the header of a RowFunc or Rows source: no flags to suggest
 }
 
 func (e *HeaderError) Error() string {
@@ -98,10 +100,18 @@ func (e *HeaderError) Error() string {
 		if len(e.Unknown) > 1 {
 			noun = "columns"
 		}
-		parts = append(parts, fmt.Sprintf("unknown %s %s (the list's custom fields are %s; map a column with --column 'NAME=FIELD', or skip it with --ignore-column NAME or --ignore-unknown-columns)",
-			noun, strings.Join(quoted, ", "), describeFields(e.Fields)))
+		if e.rows {
+			parts = append(parts, fmt.Sprintf("unknown %s %s (the list's custom fields are %s)",
+				strings.Replace(noun, "column", "field", 1), strings.Join(quoted, ", "), describeFields(e.Fields)))
+		} else {
+			parts = append(parts, fmt.Sprintf("unknown %s %s (the list's custom fields are %s; map a column with --column 'NAME=FIELD', or skip it with --ignore-column NAME or --ignore-unknown-columns)",
+				noun, strings.Join(quoted, ", "), describeFields(e.Fields)))
+		}
 	}
 	parts = append(parts, e.Problems...)
+	if e.rows {
+		return "listsync: source fields: " + strings.Join(parts, "; ")
+	}
 	return "CSV header: " + strings.Join(parts, "; ")
 }
 
@@ -342,8 +352,9 @@ func ColumnNames(fields []Field) []string {
 	return out
 }
 
-// Row is a data record read through a Mapping.
-type Row struct {
+// MappedRow is a row read through a Mapping: what the plan and its events carry. Rows of
+// any Source become MappedRows.
+type MappedRow struct {
 	// Line is the line the record starts on.
 	Line int
 	// Email is the address as written, without surrounding spaces; Key is it lower-cased,
@@ -375,10 +386,10 @@ type Row struct {
 	Malformed bool
 }
 
-// Row reads a record. Malformed records, records with the wrong number of fields, invalid
+// Row reads a record through the mapping. Malformed records, records with the wrong number of fields, invalid
 // UTF-8 and missing or malformed addresses are rejected.
-func (m *Mapping) Row(rec Record) Row {
-	row := Row{Line: rec.Line}
+func (m *Mapping) Row(rec Record) MappedRow {
+	row := MappedRow{Line: rec.Line}
 	switch {
 	case rec.Err != nil:
 		row.Malformed = true

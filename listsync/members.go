@@ -1,4 +1,4 @@
-package main
+package listsync
 
 import (
 	"context"
@@ -8,14 +8,12 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
-// browsePages is how many pages of members are asked for ahead of the one being read.
-const browsePages = 4
-
 // browseMembers yields the members of a list, page by page in order, with up to n pages
 // asked for at once (subscriber.browse pages by index, so the next pages are known before
-// this one arrives). It yields an error once and stops; it stops after a short page.
+// this one arrives): Options.ReadAhead. It yields an error once and stops; it stops after a
+// short page.
 func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.Seq2[sendloop.Subscriber, error] {
-	n = max(1, min(n, browsePages))
+	n = max(1, n)
 	type page struct {
 		subs []sendloop.Subscriber
 		err  error

@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"bytes"

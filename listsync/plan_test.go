@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const planCSV = "EmailAddress,Plan,First name\n" +
 	"new2@example.com,x,y\n" + // 14: duplicate of 8
 	"new4@example.com,free,N4\n" // 15: add
 
-func planner(t *testing.T, content string, opts Options) (*Planner, func() (*Reader, error)) {
+func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, func() (*Reader, error)) {
 	t.Helper()
 	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
 	r, err := open()
@@ -39,27 +39,34 @@ func planner(t *testing.T, content string, opts Options) (*Planner, func() (*Rea
 	if opts.TempDir == "" {
 		opts.TempDir = t.TempDir()
 	}
-	p, err := NewPlanner(m, opts)
+	p, err := newPlanner(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
-	p.AddMember(1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
-	p.AddMember(2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
-	p.AddMember(3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
-	p.AddMember(4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
-	p.AddMember(5, "gone@example.com", "Subscribed", nil)
-	p.AddMember(6, "left@example.com", StatusUnsubscribed, nil)
-	p.Suppress(" SPAM@example.com ")
+	t.Cleanup(func() { p.close() })
+	p.addMember(1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
+	p.addMember(2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
+	p.addMember(3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
+	p.addMember(4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
+	p.addMember(5, "gone@example.com", "Subscribed", nil)
+	p.addMember(6, "left@example.com", StatusUnsubscribed, nil)
+	p.suppress(" SPAM@example.com ")
 	return p, open
 }
 
 // plan reads the file and plans.
-func plan(p *Planner, open func() (*Reader, error)) (*Plan, error) {
-	if err := p.ReadFile(context.Background(), open); err != nil {
+func plan(p *planner, open func() (*Reader, error)) (*Plan, error) {
+	err := p.readSource(context.Background(), func() (pass, error) {
+		r, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return readerPass(r, p.mapping), nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return p.Plan()
+	return p.finish()
 }
 
 // events lists a plan's events as text.
@@ -70,7 +77,7 @@ func events(t *testing.T, pl *Plan, open func() (*Reader, error)) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for ev, err := range pl.Events(r, EventAdd|EventReject) {
+	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventAdd|EventReject) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +110,7 @@ func TestPlan(t *testing.T) {
 		t.Run(fmt.Sprintf("unsubscribe=%t", unsubscribe), func(t *testing.T) {
 			t.Parallel()
 			var offsets []int64
-			p, open := planner(t, planCSV, Options{UnsubscribeMissing: unsubscribe, Progress: func(o int64) { offsets = append(offsets, o) }})
+			p, open := testPlanner(t, planCSV, plannerOptions{UnsubscribeMissing: unsubscribe, Progress: func(o int64) { offsets = append(offsets, o) }})
 			pl, err := plan(p, open)
 			if err != nil {
 				t.Fatal(err)
@@ -140,7 +147,7 @@ func planUpdates(t *testing.T, pl *Plan, open func() (*Reader, error)) []Update 
 		t.Fatal(err)
 	}
 	var out []Update
-	for ev, err := range pl.Events(r, EventUpdate) {
+	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventUpdate) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +175,7 @@ func TestPlanStatusColumn(t *testing.T) {
 		"ann@example.com,Subscribed,team\n" + // update
 		"pending@example.com,Confirmation Pending,\n" + // skipped, not added
 		"ann@example.com,Unsubscribed,zzz\n" // skipped: not a duplicate, not an update
-	p, open := planner(t, content, Options{UnsubscribeMissing: true})
+	p, open := testPlanner(t, content, plannerOptions{UnsubscribeMissing: true})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +208,7 @@ func TestPlanManyRows(t *testing.T) {
 	}
 	// More rows than a sorter holds: the records spill to disk and are merged.
 	tmp := t.TempDir()
-	p, open := planner(t, b.String(), Options{TempDir: tmp})
+	p, open := testPlanner(t, b.String(), plannerOptions{TempDir: tmp})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
@@ -221,11 +228,11 @@ func TestPlanManyRows(t *testing.T) {
 
 func TestAddMemberReplaces(t *testing.T) {
 	t.Parallel()
-	p, _ := planner(t, "EmailAddress\n", Options{})
-	before := p.Members()
-	p.AddMember(99, "ANN@example.com", StatusUnsubscribed, nil)
-	if p.Members() != before+1 {
-		t.Errorf("%d member records, want %d", p.Members(), before+1)
+	p, _ := testPlanner(t, "EmailAddress\n", plannerOptions{})
+	before := p.count
+	p.addMember(99, "ANN@example.com", StatusUnsubscribed, nil)
+	if p.count != before+1 {
+		t.Errorf("%d member records, want %d", p.count, before+1)
 	}
 	pl, err := plan(p, func() (*Reader, error) { return NewReader(strings.NewReader("EmailAddress\nann@example.com\n")) })
 	if err != nil {
@@ -256,7 +263,7 @@ func TestPlanRejectedRowProtects(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, open := planner(t, tt.content, Options{UnsubscribeMissing: true})
+			p, open := testPlanner(t, tt.content, plannerOptions{UnsubscribeMissing: true})
 			pl, err := plan(p, open)
 			if err != nil {
 				t.Fatal(err)
@@ -284,13 +291,13 @@ func TestPlanFileChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlanner(m, Options{TempDir: t.TempDir()})
+	p, err := newPlanner(m, plannerOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	p.AddMember(1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
-	p.AddMember(2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
+	defer p.close()
+	p.addMember(1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
+	p.addMember(2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +311,7 @@ func TestPlanFileChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for ev, err := range pl.Events(r, mask) {
+		for ev, err := range pl.events(readerPass(r, pl.Mapping()), mask) {
 			if err != nil {
 				t.Fatal(err)
 			}

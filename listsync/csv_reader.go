@@ -1,11 +1,4 @@
-// Package csvsync reads the CSV files of `sendloop sync` and plans the changes that bring a
-// list in step with one: which addresses to add, which subscribers to update or unsubscribe,
-// and which rows to reject, with why.
-//
-// It holds the list's members and a few bytes per CSV row for the duplicate check, never
-// the rows themselves: the file is read once to plan (twice when it repeats addresses that
-// are new to the list) and once more to stream the additions.
-package csvsync
+package listsync
 
 import (
 	"bufio"

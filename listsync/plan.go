@@ -1,4 +1,4 @@
-package csvsync
+package listsync
 
 import (
 	"bufio"
@@ -16,17 +16,17 @@ import (
 // StatusUnsubscribed is the SubscriptionStatus of a member who unsubscribed.
 const StatusUnsubscribed = "Unsubscribed"
 
-// progressEvery is how many records go by between two Options.Progress calls.
+// progressEvery is how many records go by between two plannerOptions.Progress calls.
 const progressEvery = 1024
 
-// Options tunes a Planner.
-type Options struct {
-	// UnsubscribeMissing plans the unsubscription of members the CSV does not name.
+// plannerOptions tunes a planner.
+type plannerOptions struct {
+	// UnsubscribeMissing plans the unsubscription of members the source does not name.
 	UnsubscribeMissing bool
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
 	TempDir string
-	// Progress, when set, is called now and then while the file is read, with the number
-	// of bytes read so far.
+	// Progress, when set, is called now and then while the source is read, with the
+	// number of bytes read so far (CSV) or of rows.
 	Progress func(offset int64)
 }
 
@@ -43,15 +43,15 @@ const (
 	decisionDuplicate
 )
 
-// Planner compares a CSV with a list's members in memory that does not grow with either:
+// planner compares a CSV with a list's members in memory that does not grow with either:
 // members, suppressed addresses and rows become fixed-size records (a 128-bit fingerprint of
 // the address, a 64-bit one of the field values) sorted on disk and merged, and the members'
 // addresses and values wait in a temporary file for the few that an update or an
 // unsubscription needs. The files have no name (removed as soon as created); Close closes
 // them.
-type Planner struct {
+type planner struct {
 	mapping *Mapping
-	opts    Options
+	opts    plannerOptions
 	seeds   [3]maphash.Seed
 
 	members *sorter // members and suppressed addresses, by key
@@ -68,10 +68,10 @@ type Planner struct {
 	absent    *sorter // the members to unsubscribe, in browse order
 }
 
-// NewPlanner returns a Planner for files read through m.
-func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
+// newPlanner returns a planner for sources read through m.
+func newPlanner(m *Mapping, opts plannerOptions) (*planner, error) {
 	dir := opts.TempDir
-	p := &Planner{mapping: m, opts: opts}
+	p := &planner{mapping: m, opts: opts}
 	p.plan = &Plan{planner: p}
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
@@ -88,9 +88,9 @@ func NewPlanner(m *Mapping, opts Options) (*Planner, error) {
 	return p, nil
 }
 
-// Close closes the plan's temporary files (removed as soon as created); the Plan cannot be
+// close closes the plan's temporary files (removed as soon as created); the Plan cannot be
 // read after it.
-func (p *Planner) Close() error {
+func (p *planner) close() error {
 	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
 		s.close()
 	}
@@ -99,12 +99,12 @@ func (p *Planner) Close() error {
 }
 
 // key returns the fingerprint of an address, compared case-insensitively.
-func (p *Planner) key(lower string) (uint64, uint64) {
+func (p *planner) key(lower string) (uint64, uint64) {
 	return maphash.String(p.seeds[0], lower), maphash.String(p.seeds[1], lower)
 }
 
 // valuesHash returns the fingerprint of the mapped fields' values, in mapping order.
-func (p *Planner) valuesHash(value func(i int) string) uint64 {
+func (p *planner) valuesHash(value func(i int) string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(p.seeds[2])
 	var n [binary.MaxVarintLen64]byte
@@ -116,10 +116,10 @@ func (p *Planner) valuesHash(value func(i int) string) uint64 {
 	return h.Sum64()
 }
 
-// AddMember records a subscriber of the list, with its custom fields by ID; only the mapped
+// addMember records a subscriber of the list, with its custom fields by ID; only the mapped
 // fields are kept. A later record for the same address replaces an earlier one. An error
 // (writing the temporary files) is also returned by Plan.
-func (p *Planner) AddMember(id int, email, status string, fields map[int]string) error {
+func (p *planner) addMember(id int, email, status string, fields map[int]string) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -152,8 +152,8 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// Suppress records an address of the suppression list: the plan never adds it.
-func (p *Planner) Suppress(email string) error {
+// suppress records an address of the suppression list: the plan never adds it.
+func (p *planner) suppress(email string) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -162,11 +162,8 @@ func (p *Planner) Suppress(email string) error {
 	return p.err
 }
 
-// Members returns the number of member records added.
-func (p *Planner) Members() int { return p.count }
-
 // memberText reads a member's address and values back from the member file.
-func (p *Planner) memberText(r rec) (email string, values []string, err error) {
+func (p *planner) memberText(r rec) (email string, values []string, err error) {
 	b := make([]byte, r.n)
 	if _, err := p.data.ReadAt(b, int64(r.off)); err != nil {
 		return "", nil, fmt.Errorf("reading the plan's temporary file: %w", err)
@@ -187,30 +184,38 @@ func (p *Planner) memberText(r rec) (email string, values []string, err error) {
 
 // Change is a custom field an update changes.
 type Change struct {
-	Field  Field
-	Header string // the CSV column's name
-	From   string
-	To     string
+	// Field is the custom field.
+	Field Field
+	// Header is the source's name for it (the CSV column's name).
+	Header string
+	// From is the member's value; To the row's.
+	From, To string
 }
 
-// Update is a subscriber whose custom fields differ from its CSV row.
+// Update is a member whose custom fields differ from its row.
 type Update struct {
-	Line         int
+	// Line is the row's line.
+	Line int
+	// SubscriberID identifies the member.
 	SubscriberID int
-	Email        string
+	// Email is the member's address, as the list holds it.
+	Email string
 	// Fields holds the new values of the changed fields, by field ID.
-	Fields  map[int]string
+	Fields map[int]string
+	// Changes lists the changed fields, in the mapping's order.
 	Changes []Change
 }
 
-// Unsubscribe is a member the CSV does not name.
+// Unsubscribe is a member the source does not name.
 type Unsubscribe struct {
+	// SubscriberID identifies the member.
 	SubscriberID int
-	Email        string
+	// Email is the member's address, as the list holds it.
+	Email string
 }
 
-// Plan is what a sync would do. Every data row of the file is counted once: in Adds,
-// Updates, Unchanged, one of the Skipped counts or Rejected.
+// Plan is what a sync would do. Every row of the source is counted once: in Adds, Updates,
+// Unchanged, one of the Skipped counts or Rejected.
 type Plan struct {
 	// Rows is the number of data records in the file.
 	Rows int
@@ -244,18 +249,22 @@ type Plan struct {
 	// member is planned for unsubscription.
 	Unreadable int
 
-	planner *Planner
+	planner *planner
+	job     *Job
 }
 
 // Mapping returns the mapping the plan's rows are read through.
 func (pl *Plan) Mapping() *Mapping { return pl.planner.mapping }
 
-// ReadFile reads the file that open opens, once, into the plan's records. It may run while
-// members and suppressed addresses are added (in another goroutine), and is called once per
-// Planner, before Plan. When ctx ends it stops reading and returns ctx's error.
-func (p *Planner) ReadFile(ctx context.Context, open func() (*Reader, error)) error {
+// Close removes the plan's temporary files; the plan cannot be read or applied after it.
+func (pl *Plan) Close() error { return pl.planner.close() }
+
+// readSource reads the source that open opens, once, into the plan's records. It may run
+// while members and suppressed addresses are added (in another goroutine), and is called
+// once per planner, before finish. When ctx ends it stops reading and returns ctx's error.
+func (p *planner) readSource(ctx context.Context, open opener) error {
 	pl := p.plan
-	return p.scan(ctx, open, func(row Row) error {
+	return p.scan(ctx, open, func(row MappedRow) error {
 		pl.Rows++
 		switch {
 		case row.Reject != "":
@@ -289,12 +298,9 @@ func (p *Planner) ReadFile(ctx context.Context, open func() (*Reader, error)) er
 	})
 }
 
-// Rows returns the number of records ReadFile has read (once it has returned).
-func (p *Planner) Rows() int { return p.plan.Rows }
-
-// Plan compares the members with the file's rows, address by address, and returns the plan;
-// call it once, after ReadFile and the last AddMember.
-func (p *Planner) Plan() (*Plan, error) {
+// finish compares the members with the source's rows, address by address, and returns the
+// plan; call it once, after readSource and the last addMember.
+func (p *planner) finish() (*Plan, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -308,7 +314,7 @@ func (p *Planner) Plan() (*Plan, error) {
 }
 
 // join merges the members with the rows, address by address, and records the decisions.
-func (p *Planner) join(pl *Plan) error {
+func (p *planner) join(pl *Plan) error {
 	members, stopM := iter.Pull2(p.members.all())
 	defer stopM()
 	rows, stopR := iter.Pull2(p.rows.all())
@@ -372,7 +378,7 @@ func (p *Planner) join(pl *Plan) error {
 
 // decide plans a row of an address; first is the line of the address's first row to add,
 // update or keep (0 before it), and protected reports a skipped or rejected row naming it.
-func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member rec, isMember, suppressed bool) error {
+func (p *planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member rec, isMember, suppressed bool) error {
 	if r.kind == kindProtect {
 		*protected = true
 		return nil
@@ -401,193 +407,34 @@ func (p *Planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 	return nil
 }
 
-// scan reads the file that open opens, handing each record to fn as a Row, until ctx ends.
-func (p *Planner) scan(ctx context.Context, open func() (*Reader, error), fn func(Row) error) error {
+// scan reads the source that open opens, handing each record to fn as a MappedRow, until
+// ctx ends.
+func (p *planner) scan(ctx context.Context, open opener, fn func(MappedRow) error) error {
 	r, err := open()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer r.close()
 	for n := 0; ; n++ {
 		if n%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if p.opts.Progress != nil {
-				p.opts.Progress(r.Offset())
+				p.opts.Progress(r.offset())
 			}
 		}
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
+		if _, err := r.next(); errors.Is(err, io.EOF) {
 			break
+		} else if err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("reading the CSV: %w", err)
-		}
-		if err := fn(p.mapping.Row(rec)); err != nil {
+		if err := fn(r.row()); err != nil {
 			return err
 		}
 	}
 	if p.opts.Progress != nil {
-		p.opts.Progress(r.Offset())
+		p.opts.Progress(r.offset())
 	}
 	return nil
-}
-
-// CountRecords counts the data records left in r, without reading them through a mapping:
-// the rows an interrupted sync did not reach.
-func CountRecords(r *Reader) (int, error) {
-	n := 0
-	for {
-		_, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-}
-
-// EventKind tells an Event's kind; kinds combine as a mask for Events.
-type EventKind int
-
-// The kinds of Event.
-const (
-	// EventAdd is a row whose address is to be added to the list.
-	EventAdd EventKind = 1 << iota
-	// EventReject is a rejected row.
-	EventReject
-	// EventUpdate is a row whose member's custom fields are to be updated.
-	EventUpdate
-)
-
-// Event is a row of the file that the sync adds, updates or rejects.
-type Event struct {
-	Kind EventKind
-	Row  Row
-	// Reason says why a rejected row is rejected.
-	Reason string
-	// Update describes an update.
-	Update *Update
-}
-
-// Events reads the file again from r and yields, in file order, the rows of the kinds that
-// mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
-// the updates. A row planned for a kind that mask names but that no longer holds the
-// address it was planned for (the file changed since) is yielded as an EventReject,
-// whatever the mask, with ReasonFileChanged. Rows of unchanged members, skipped rows and suppressed addresses yield
-// nothing. A read error is yielded once, and ends the sequence.
-func (pl *Plan) Events(r *Reader, mask EventKind) iter.Seq2[Event, error] {
-	p := pl.planner
-	return func(yield func(Event, error) bool) {
-		decisions, stop := iter.Pull2(p.decisions.all())
-		defer stop()
-		d, err, ok := decisions()
-		for {
-			if err != nil {
-				yield(Event{}, err)
-				return
-			}
-			if !ok && mask&EventReject == 0 {
-				return // no decision left, and the rows rejected as read are not wanted
-			}
-			rec, rerr := r.Read()
-			if errors.Is(rerr, io.EOF) {
-				return
-			}
-			if rerr != nil {
-				yield(Event{}, fmt.Errorf("reading the CSV: %w", rerr))
-				return
-			}
-			line := uint32(rec.Line)
-			var ev Event
-			changed := false
-			switch {
-			case ok && d.seq == line:
-				if decisionEvent[d.kind]&mask != 0 {
-					row := p.mapping.Row(rec)
-					// The file is read again: a line that no longer names the address the
-					// decision was made for is skipped, and reported, whatever the mask.
-					if k1, k2 := p.key(row.Key); row.Key == "" || k1 != d.k1 || k2 != d.k2 {
-						ev, changed = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, true
-					} else {
-						ev, err = pl.event(d, row)
-					}
-				}
-				if err == nil {
-					d, err, ok = decisions()
-				}
-			case mask&EventReject != 0:
-				row := p.mapping.Row(rec)
-				if row.Reject != "" {
-					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
-				}
-			}
-			if err != nil {
-				yield(Event{}, err)
-				return
-			}
-			if ev.Kind&mask == 0 && !changed {
-				continue
-			}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
-}
-
-// ReasonFileChanged is the Reason of a row skipped because the file changed during the sync.
-const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
-
-// decisionEvent is the kind of Event of each kind of decision.
-var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}
-
-// event turns a decision about a row into its Event.
-func (pl *Plan) event(d rec, row Row) (Event, error) {
-	switch d.kind {
-	case decisionAdd:
-		return Event{Kind: EventAdd, Row: row}, nil
-	case decisionDuplicate:
-		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
-	}
-	email, values, err := pl.planner.memberText(d)
-	if err != nil {
-		return Event{}, err
-	}
-	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: email, Fields: map[int]string{}}
-	for i, f := range pl.planner.mapping.Fields {
-		if values[i] == row.Values[i] {
-			continue
-		}
-		u.Fields[f.Field.ID] = row.Values[i]
-		u.Changes = append(u.Changes, Change{Field: f.Field, Header: f.Header, From: values[i], To: row.Values[i]})
-	}
-	if len(u.Changes) == 0 {
-		return Event{}, nil // the fingerprints differed, the values do not
-	}
-	return Event{Kind: EventUpdate, Row: row, Update: u}, nil
-}
-
-// ToUnsubscribe yields the members to unsubscribe, in the order they were added.
-func (pl *Plan) ToUnsubscribe() iter.Seq2[Unsubscribe, error] {
-	p := pl.planner
-	return func(yield func(Unsubscribe, error) bool) {
-		for r, err := range p.absent.all() {
-			if err != nil {
-				yield(Unsubscribe{}, err)
-				return
-			}
-			email, _, err := p.memberText(r)
-			if err != nil {
-				yield(Unsubscribe{}, err)
-				return
-			}
-			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: email}, nil) {
-				return
-			}
-		}
-	}
 }

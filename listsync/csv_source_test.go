@@ -1,17 +1,16 @@
-package main
+package listsync
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
 )
 
-// TestOpenUnchanged: sync reads the CSV several times; a file whose size or modification
-// time changed since the first read is refused.
-func TestOpenUnchanged(t *testing.T) {
+// TestReopen: a sync reads the CSV several times; a file whose size or modification time
+// changed since OpenCSV is refused.
+func TestReopen(t *testing.T) {
 	t.Parallel()
 	const content = "EmailAddress\nann@example.com\n"
 	tests := []struct {
@@ -33,15 +32,18 @@ func TestOpenUnchanged(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, t.TempDir(), "m.csv", content)
-			first, err := os.Stat(path)
+			path := filepath.Join(t.TempDir(), "m.csv")
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := OpenCSV(path, CSVOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := tt.change(path); err != nil {
 				t.Fatal(err)
 			}
-			r, err := openUnchanged(path, csvsync.ReadOptions{}, first)
+			r, err := f.Reopen()
 			if err == nil {
 				r.Close()
 			}
