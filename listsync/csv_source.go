@@ -73,6 +73,23 @@ func (f *CSVFile) Reopen() (*Reader, error) {
 	return r, nil
 }
 
+// CountRecords counts the file's data records, malformed ones included, without mapping
+// them: the rows a sync stopped before its plan did not reach.
+func (f *CSVFile) CountRecords() (int, error) {
+	r, err := f.Reopen()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	for n := 0; ; n++ {
+		if _, err := r.Read(); errors.Is(err, io.EOF) {
+			return n, nil
+		} else if err != nil {
+			return n, err
+		}
+	}
+}
+
 func (f *CSVFile) mapping(fields []Field) (*Mapping, error) {
 	return MapHeader(f.Header, fields, f.opts.Header)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -362,23 +361,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	return rejects.finish(errors.Join(applyErr, failures(&res)))
 }
 
-// countRecords counts the data records of a CSV file, without reading them through a
-// mapping: the rows an interrupted sync did not reach.
-func countRecords(src *listsync.CSVFile) (int, error) {
-	r, err := src.Reopen()
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	for n := 0; ; n++ {
-		if _, err := r.Read(); errors.Is(err, io.EOF) {
-			return n, nil
-		} else if err != nil {
-			return n, err
-		}
-	}
-}
-
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
 const maxUnreadableNamed = 5
 
@@ -414,7 +396,7 @@ func refuseUnreadable(ctx context.Context, a *app, path string, plan *listsync.P
 // and every row of the file (counted, not read through the plan) is left to the next run.
 func interruptedBeforeChanges(ctx context.Context, a *app, src *listsync.CSVFile) error {
 	path := src.Path
-	rows, _ := countRecords(src)
+	rows, _ := src.CountRecords()
 	if a.json {
 		doc := orderedObject{{"csv", path}, {"interrupted", true}, {"changed", false}, {"rows", rows},
 			{"rows_done", 0}, {"rows_failed", 0}, {"rows_not_attempted", rows}}
