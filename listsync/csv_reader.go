@@ -107,6 +107,7 @@ type EncodingError struct {
 	msg    string
 }
 
+// Error says what is wrong and which encoding to give.
 func (e *EncodingError) Error() string { return e.msg }
 
 // Reader reads a subscriber CSV: an optional byte-order mark, Excel's optional "sep=X" line,

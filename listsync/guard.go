@@ -84,6 +84,7 @@ type GuardError struct {
 	Limit Limit
 }
 
+// Error says how many members the plan would unsubscribe and how many the limit allows.
 func (e *GuardError) Error() string {
 	return fmt.Sprintf("listsync: refusing to unsubscribe %d of the %d members: the limit %s allows %d; nothing was changed",
 		e.Unsubscribes, e.Members, e.Limit, e.Allowed)
@@ -96,6 +97,7 @@ type EmptySourceError struct {
 	Members int
 }
 
+// Error says that the source names no subscriber.
 func (e *EmptySourceError) Error() string {
 	return fmt.Sprintf("listsync: refusing to unsubscribe all %d members: the source names no subscriber", e.Members)
 }
@@ -109,6 +111,7 @@ type UnreadableError struct {
 	Records int
 }
 
+// Error says how many records could not be read.
 func (e *UnreadableError) Error() string {
 	return fmt.Sprintf("listsync: refusing to unsubscribe anyone: %d records of the source cannot be read, so who is missing is unknown; nothing was changed", e.Records)
 }

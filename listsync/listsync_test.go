@@ -361,3 +361,47 @@ func TestNamed(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// FuzzParseLimit: any text either fails or gives a limit that reads back the same.
+func FuzzParseLimit(f *testing.F) {
+	for _, s := range []string{"10%", "0", "7", "100%", " 12.5 % ", "1e2%", "-1", "NaN%", "%", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLimit(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseLimit(l.String())
+		if err != nil {
+			t.Fatalf("ParseLimit(%q) = %s, which does not read back: %v", s, l, err)
+		}
+		for _, members := range []int{0, 1, 9, 1000} {
+			if got, want := back.Of(members), l.Of(members); got != want || want < -1 {
+				t.Fatalf("ParseLimit(%q).Of(%d) = %d, read back %d", s, members, want, got)
+			}
+		}
+	})
+}
+
+// TestRowsFieldsAndCount: Rows takes its fields from the rows' keys; CountRows counts the
+// rows without planning.
+func TestRowsFieldsAndCount(t *testing.T) {
+	t.Parallel()
+	_, c, _ := demoList(t)
+	src := Rows([]Row{{Email: "a@example.com", Fields: map[string]string{"Plan": "x"}}, {Email: "b@example.com", Fields: map[string]string{"First name": "B", "Plan": "y"}}})
+	job, err := New(testContext(t), c, 1, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headers []string
+	for _, f := range job.Mapping().Fields {
+		headers = append(headers, f.Header)
+	}
+	if got := strings.Join(headers, ","); got != "Plan,First name" {
+		t.Errorf("fields %s", got)
+	}
+	if n, err := job.CountRows(testContext(t)); n != 2 || err != nil {
+		t.Errorf("CountRows: %d, %v", n, err)
+	}
+}

@@ -14,7 +14,9 @@ import (
 
 // Field is a custom field of the list, as list.get describes it.
 type Field struct {
-	ID   int
+	// ID is the field's ID: its key is CustomField<ID>.
+	ID int
+	// Name is the field's FieldName.
 	Name string
 }
 
@@ -52,9 +54,12 @@ const customFieldPrefix = "CustomField"
 
 // MappedField is a CSV column holding a custom field.
 type MappedField struct {
-	Column int    // index in the record
-	Header string // as written in the header row
-	Field  Field
+	// Column is the column's index in the record.
+	Column int
+	// Header is the column's name, as written in the header row (trimmed).
+	Header string
+	// Field is the custom field it holds.
+	Field Field
 }
 
 // Mapping says which CSV column holds what.
@@ -89,6 +94,7 @@ type HeaderError struct {
 	rows bool // the header of a RowFunc or Rows source: no flags to suggest
 }
 
+// Error describes every fault of the header.
 func (e *HeaderError) Error() string {
 	var parts []string
 	if len(e.Unknown) > 0 {
