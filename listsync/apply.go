@@ -65,26 +65,43 @@ type RejectedRow struct {
 	Reason string
 }
 
-// Result counts what applying a plan did, and how the source's rows ended.
+// Result counts what applying a plan did, and how the source's rows ended. It encodes to
+// JSON as the result of `sendloop --json sync`.
 type Result struct {
 	// Interrupted reports that Apply's context ended before every change was made.
-	Interrupted bool
-	// Added counts the addresses added; AlreadyPresent those the service already had.
-	Added, AlreadyPresent int
-	// AddFailed counts the additions refused; AddUntraced those of them not traced to a
-	// row; AddNotAttempted those left by an interruption.
-	AddFailed, AddUntraced, AddNotAttempted int
-	// Updated, UpdateFailed and UpdateNotAttempted count the updates.
-	Updated, UpdateFailed, UpdateNotAttempted int
-	// Unsubscribed, UnsubscribeFailed and UnsubscribeNotAttempted count the
-	// unsubscriptions.
-	Unsubscribed, UnsubscribeFailed, UnsubscribeNotAttempted int
+	Interrupted bool `json:"interrupted"`
+	// Added counts the addresses added.
+	Added int `json:"added"`
+	// AlreadyPresent counts the additions the service found already on the list.
+	AlreadyPresent int `json:"already_present"`
+	// AddFailed counts the additions refused or failed.
+	AddFailed int `json:"add_failed"`
+	// AddUntraced counts the refused additions the service's answer did not let Apply trace
+	// to a row (among AddFailed).
+	AddUntraced int `json:"add_untraced"`
+	// AddNotAttempted counts the additions an interruption left.
+	AddNotAttempted int `json:"add_not_attempted"`
+	// Updated counts the members updated.
+	Updated int `json:"updated"`
+	// UpdateFailed counts the updates that failed.
+	UpdateFailed int `json:"update_failed"`
+	// UpdateNotAttempted counts the updates an interruption left.
+	UpdateNotAttempted int `json:"update_not_attempted"`
+	// Unsubscribed counts the members unsubscribed from the list.
+	Unsubscribed int `json:"unsubscribed"`
+	// UnsubscribeFailed counts the unsubscriptions that failed.
+	UnsubscribeFailed int `json:"unsubscribe_failed"`
+	// UnsubscribeNotAttempted counts the unsubscriptions an interruption left.
+	UnsubscribeNotAttempted int `json:"unsubscribe_not_attempted"`
 	// Rejected counts the rows given to OnReject.
-	Rejected int
-	// RowsDone counts the rows done (changed, or nothing to change), RowsFailed those
-	// rejected or refused, RowsNotAttempted those an interruption left: they add up to the
-	// plan's Rows.
-	RowsDone, RowsFailed, RowsNotAttempted int
+	Rejected int `json:"rejected"`
+	// RowsDone counts the rows done: changed, or nothing to change.
+	RowsDone int `json:"rows_done"`
+	// RowsFailed counts the rows rejected or refused.
+	RowsFailed int `json:"rows_failed"`
+	// RowsNotAttempted counts the rows an interruption left. The three add up to the plan's
+	// Rows.
+	RowsNotAttempted int `json:"rows_not_attempted"`
 }
 
 // applier is one run of Apply.

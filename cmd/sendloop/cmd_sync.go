@@ -183,25 +183,8 @@ type syncStop struct {
 	maxUnsubscribe string
 }
 
-// syncResult is listsync.Result as the --json document writes it.
-type syncResult struct {
-	Interrupted             bool `json:"interrupted"`
-	Added                   int  `json:"added"`
-	AlreadyPresent          int  `json:"already_present"`
-	AddFailed               int  `json:"add_failed"`
-	AddUntraced             int  `json:"add_untraced"` // refused rows the service's answer did not let us trace
-	AddNotAttempted         int  `json:"add_not_attempted"`
-	Updated                 int  `json:"updated"`
-	UpdateFailed            int  `json:"update_failed"`
-	UpdateNotAttempted      int  `json:"update_not_attempted"`
-	Unsubscribed            int  `json:"unsubscribed"`
-	UnsubscribeFailed       int  `json:"unsubscribe_failed"`
-	UnsubscribeNotAttempted int  `json:"unsubscribe_not_attempted"`
-	Rejected                int  `json:"rejected"`
-	RowsDone                int  `json:"rows_done"`
-	RowsFailed              int  `json:"rows_failed"`
-	RowsNotAttempted        int  `json:"rows_not_attempted"`
-}
+// syncResult is what applying the plan did: the --json document's result.
+type syncResult = listsync.Result
 
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
@@ -331,7 +314,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%d changes", done, total)
 	})
-	r, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
+	res, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		Grace:          g.grace,
@@ -347,18 +330,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		},
 	})
 	prog.finish()
-	if r == nil {
+	if res == nil {
 		return applyErr
 	}
-	res := syncResult(*r)
 	if res.Interrupted {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
 	}
-	if err := out.end(&res); err != nil {
+	if err := out.end(res); err != nil {
 		return err
 	}
-	return rejects.finish(errors.Join(applyErr, failures(&res)))
+	return rejects.finish(errors.Join(applyErr, failures(res)))
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
