@@ -110,7 +110,6 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -118,7 +117,6 @@ import (
 
 var (
 	_ = errors.Is
-	_ = legacy.NewClient
 	_ = listsync.New
 	_ = fmt.Sprint
 	_ = smtp.NewRelay

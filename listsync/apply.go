@@ -38,9 +38,6 @@ type ApplyOptions struct {
 	// cancels them at once, grace or not. Its values are the calls' values. Nil means
 	// Apply's context's values, with no cancellation of its own.
 	Work context.Context
-	// Legacy runs the per-list unsubscriptions (the legacy API's Subscriber.Unsubscribe):
-	// required when the plan unsubscribes anyone.
-	Legacy *legacy.Client
 	// Progress, when set, is called with the changes made (or failed) so far and their
 	// total, from more than one goroutine.
 	Progress func(done, total int)
@@ -118,7 +115,7 @@ type applier struct {
 }
 
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
-// the updates, then the unsubscriptions from this list. It first refuses a plan that Check
+// the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It first refuses a plan that Check
 // refuses. When ctx ends, Apply starts no new call; the calls in flight run on
 // ApplyOptions.Work for ApplyOptions.Grace more. The Result accounts for every row; the
 // error reports what failed beyond the rows given to OnReject (a read error, failed
@@ -127,9 +124,6 @@ type applier struct {
 func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
 		return nil, err
-	}
-	if pl.Unsubscribes > 0 && opts.Legacy == nil {
-		return nil, errors.New("listsync: ApplyOptions.Legacy is needed to unsubscribe members from the list")
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
@@ -417,7 +411,7 @@ func (a *applier) unsubscribes() error {
 		return nil
 	}
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
-		_, err := a.opts.Legacy.SubscriberUnsubscribe(a.work, pl.job.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
+		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
 		if errors.Is(err, legacy.ErrEmailNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}

@@ -10,19 +10,14 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // demo starts a fake holding list 1 with the custom field Plan and two members.
-func demo() (*sendlooptest.Server, *sendloop.Client, *legacy.Client) {
+func demo() (*sendlooptest.Server, *sendloop.Client) {
 	srv := sendlooptest.NewServer(nil)
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
-	if err != nil {
-		log.Fatal(err)
-	}
-	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,13 +37,13 @@ func demo() (*sendlooptest.Server, *sendloop.Client, *legacy.Client) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	return srv, c, lc
+	return srv, c
 }
 
 // Sync a list with rows from anywhere (a query, an export): here, rows in memory. The
 // guard refuses to unsubscribe more than half of the list.
 func Example() {
-	srv, c, lc := demo()
+	srv, c := demo()
 	defer srv.Close()
 	ctx := context.Background()
 
@@ -71,7 +66,6 @@ func Example() {
 
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{
 		MaxUnsubscribe: listsync.MaxPercent(50),
-		Legacy:         lc,
 		OnReject: func(r listsync.RejectedRow) {
 			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
 		},
@@ -92,7 +86,7 @@ func Example() {
 
 // Sync a list with a CSV file, as `sendloop sync --csv` does: the dry run lists the changes.
 func ExampleOpenCSV() {
-	srv, c, _ := demo()
+	srv, c := demo()
 	defer srv.Close()
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "listsync-example-")
@@ -164,7 +158,7 @@ func ExampleReader_Named() {
 
 // A plan beyond the guard is refused before any change.
 func ExamplePlan_Check() {
-	srv, c, _ := demo()
+	srv, c := demo()
 	defer srv.Close()
 	ctx := context.Background()
 	job, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})

@@ -86,7 +86,7 @@ type GuardError struct {
 
 // Error says how many members the plan would unsubscribe and how many the limit allows.
 func (e *GuardError) Error() string {
-	return fmt.Sprintf("listsync: refusing to unsubscribe %d of the %d members: the limit %s allows %d; nothing was changed",
+	return fmt.Sprintf("listsync: refusing to unsubscribe members: %d of %d, beyond the limit %s (%d); nothing was changed",
 		e.Unsubscribes, e.Members, e.Limit, e.Allowed)
 }
 
@@ -99,7 +99,7 @@ type EmptySourceError struct {
 
 // Error says that the source names no subscriber.
 func (e *EmptySourceError) Error() string {
-	return fmt.Sprintf("listsync: refusing to unsubscribe all %d members: the source names no subscriber", e.Members)
+	return fmt.Sprintf("listsync: refusing to unsubscribe every member of the list (%d): the source names no subscriber", e.Members)
 }
 
 // UnreadableError refuses to unsubscribe anyone when the source has records that could not
@@ -113,7 +113,7 @@ type UnreadableError struct {
 
 // Error says how many records could not be read.
 func (e *UnreadableError) Error() string {
-	return fmt.Sprintf("listsync: refusing to unsubscribe anyone: %d records of the source cannot be read, so who is missing is unknown; nothing was changed", e.Records)
+	return fmt.Sprintf("listsync: refusing to unsubscribe anyone: records of the source cannot be read (%d), so who is missing is unknown; nothing was changed", e.Records)
 }
 
 // Check refuses a plan that must not be applied: one that would unsubscribe members while

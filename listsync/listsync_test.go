@@ -12,20 +12,15 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // demoList makes list 1 with the fields First name (1) and Plan (2), and the members ann
 // (pro), bob (free) and gone (free).
-func demoList(t *testing.T, opts ...sendlooptest.Option) (*sendlooptest.Server, *sendloop.Client, *legacy.Client) {
+func demoList(t *testing.T, opts ...sendlooptest.Option) (*sendlooptest.Server, *sendloop.Client) {
 	t.Helper()
 	srv := sendlooptest.NewServer(t, opts...)
 	c := apiClient(t, srv)
-	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := testContext(t)
 	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Demo", OptInMode: sendloop.OptInSingle})
 	if err != nil {
@@ -44,7 +39,7 @@ func demoList(t *testing.T, opts ...sendlooptest.Option) (*sendlooptest.Server, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, c, lc
+	return srv, c
 }
 
 // planRows plans a sync of list 1 with src.
@@ -65,7 +60,7 @@ func planRows(t *testing.T, c *sendloop.Client, src Source, opts Options) *Plan 
 
 func TestRowsSource(t *testing.T) {
 	t.Parallel()
-	_, c, lc := demoList(t)
+	_, c := demoList(t)
 	rows := []Row{
 		{Email: "ann@example.com", Fields: map[string]string{"plan": "pro"}},
 		{Email: "BOB@example.com", Fields: map[string]string{"plan": "team", "CustomField1": "Bob"}},
@@ -86,7 +81,7 @@ func TestRowsSource(t *testing.T) {
 		t.Errorf("plan %+v", *pl)
 	}
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{Legacy: lc, OnReject: func(r RejectedRow) {
+	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
 		rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 	}})
 	if err != nil {
@@ -106,7 +101,7 @@ func TestRowsSource(t *testing.T) {
 
 func TestRowFuncErrors(t *testing.T) {
 	t.Parallel()
-	_, c, _ := demoList(t)
+	_, c := demoList(t)
 	seq := func(rows ...Row) func(context.Context) iter.Seq2[Row, error] {
 		return func(context.Context) iter.Seq2[Row, error] {
 			return func(yield func(Row, error) bool) {
@@ -151,7 +146,7 @@ func TestRowFuncErrors(t *testing.T) {
 // to the wrong addresses: the rows that moved are rejected.
 func TestSourceChangedBetweenReads(t *testing.T) {
 	t.Parallel()
-	srv, c, lc := demoList(t)
+	srv, c := demoList(t)
 	var reads atomic.Int32
 	src := RowFunc([]string{"Plan"}, func(context.Context) iter.Seq2[Row, error] {
 		rows := []Row{{Email: "new@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}}
@@ -168,7 +163,7 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	})
 	pl := planRows(t, c, src, Options{})
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{Legacy: lc, OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
+	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,24 +200,40 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, c, lc := demoList(t) // Apply changes the list
+			_, c := demoList(t) // Apply changes the list
 			pl := planRows(t, c, tt.src, Options{UnsubscribeMissing: true})
 			if err := pl.Check(tt.limit); !tt.check(err) {
 				t.Errorf("Check: %v", err)
 			}
-			if _, err := pl.Apply(testContext(t), ApplyOptions{MaxUnsubscribe: tt.limit, Legacy: lc}); !tt.check(err) {
+			if _, err := pl.Apply(testContext(t), ApplyOptions{MaxUnsubscribe: tt.limit}); !tt.check(err) {
 				t.Errorf("Apply: %v", err)
 			}
 		})
 	}
 }
 
-func TestApplyNeedsLegacyToUnsubscribe(t *testing.T) {
+// TestUnsubscribesFromThisListOnly: a member the source does not name leaves the synced
+// list and stays in the others.
+func TestUnsubscribesFromThisListOnly(t *testing.T) {
 	t.Parallel()
-	_, c, _ := demoList(t)
+	srv, c := demoList(t)
+	ctx := testContext(t)
+	other, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Subscribers.Import(ctx, other, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}}); err != nil {
+		t.Fatal(err)
+	}
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
-	if _, err := pl.Apply(testContext(t), ApplyOptions{MaxUnsubscribe: NoLimit}); err == nil || !strings.Contains(err.Error(), "ApplyOptions.Legacy") {
-		t.Errorf("error %v", err)
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: NoLimit})
+	if err != nil || res.Unsubscribed != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	for list, want := range map[int]string{1: "Unsubscribed", other: "Subscribed"} {
+		if got, _ := srv.SubscriberStatus(list, "gone@example.com"); got != want {
+			t.Errorf("gone@example.com is %q in list %d, want %q", got, list, want)
+		}
 	}
 }
 
@@ -243,7 +254,7 @@ func TestApplyInterrupted(t *testing.T) {
 					cancel()
 				}
 			})
-			srv, c, lc := demoList(t, hook)
+			srv, c := demoList(t, hook)
 			srv.InjectFault("subscriber.update", sendlooptest.Fault{Delay: 300 * time.Millisecond, Times: 10})
 			src := Rows([]Row{
 				{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}},
@@ -256,7 +267,7 @@ func TestApplyInterrupted(t *testing.T) {
 			cancel = stop
 			mu.Unlock()
 			var progress atomic.Int32
-			res, err := pl.Apply(ctx, ApplyOptions{Legacy: lc, Grace: grace, MaxUnsubscribe: NoLimit,
+			res, err := pl.Apply(ctx, ApplyOptions{Grace: grace, MaxUnsubscribe: NoLimit,
 				Progress: func(int, int) { progress.Add(1) },
 				OnReject: func(r RejectedRow) { t.Errorf("rejected %+v", r) }})
 			if err != nil {
@@ -388,7 +399,7 @@ func FuzzParseLimit(f *testing.F) {
 // rows without planning.
 func TestRowsFieldsAndCount(t *testing.T) {
 	t.Parallel()
-	_, c, _ := demoList(t)
+	_, c := demoList(t)
 	src := Rows([]Row{{Email: "a@example.com", Fields: map[string]string{"Plan": "x"}}, {Email: "b@example.com", Fields: map[string]string{"First name": "B", "Plan": "y"}}})
 	job, err := New(testContext(t), c, 1, src, Options{})
 	if err != nil {

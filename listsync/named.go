@@ -71,7 +71,7 @@ func (r *Reader) Named(addr int) iter.Seq2[NamedRecord, error] {
 	}
 	return func(yield func(NamedRecord, error) bool) {
 		if addr < 0 || addr >= len(r.Header) {
-			yield(NamedRecord{}, fmt.Errorf("listsync: address column %d: the header has %d columns", addr, len(r.Header)))
+			yield(NamedRecord{}, fmt.Errorf("listsync: address column %d is not among the header's, 0 to %d", addr, len(r.Header)-1))
 			return
 		}
 		for {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -250,12 +249,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	}
 	a.note("%s", describeMapping(src, job.Mapping()))
 
-	var unsubscriber *legacy.Client
-	if o.unsubscribeMissing && !o.dryRun {
-		if unsubscriber, err = a.legacyClient(ctx); err != nil {
-			return err
-		}
-	}
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
 		return err
@@ -283,10 +276,10 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	case errors.As(err, &unreadable):
 		return refuseUnreadable(ctx, a, o.csvPath, plan, rejects)
 	case errors.As(err, &empty):
-		return fmt.Errorf("refusing to unsubscribe all %d members of list %d: %s names no subscriber", empty.Members, o.listID, o.csvPath)
+		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(empty.Members, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
-		return usagef("sync", "refusing to unsubscribe %d of the %d members of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
-			guard.Unsubscribes, guard.Members, o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
+		return usagef("sync", "refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
 	case err != nil:
 		return err
 	}
@@ -312,18 +305,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
-		return fmt.Sprintf("applying: %d/%d changes", done, total)
+		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
 	})
 	res, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		Grace:          g.grace,
 		Work:           work,
-		Legacy:         unsubscriber,
 		Progress:       func(done, _ int) { prog.set(int64(done)) },
 		OnReject:       func(r listsync.RejectedRow) { rejects.add(r.Line, r.Address, r.Reason) },
 		OnUntraced: func(rows int) {
-			a.note("the service refused %d rows that could not be traced to a line", rows)
+			a.note("the service refused %s that could not be traced to a line", plural(rows, "row"))
 		},
 		OnUnsubscribeError: func(email string, err error) {
 			fmt.Fprintf(a.stderr, "sendloop: unsubscribing %s: %v\n", email, err)

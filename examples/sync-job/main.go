@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -46,10 +45,6 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	lc, err := legacy.NewClient(key, legacy.WithBaseURL(base)) // unsubscribes per list
-	if err != nil {
-		return err
-	}
 	var rows []listsync.Row // [{"email": "ann@example.com", "fields": {"Plan": "pro"}}, …]
 	if err := json.Unmarshal(data, &rows); err != nil {
 		return err
@@ -64,7 +59,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	}
 	defer plan.Close()
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
-	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Legacy: lc, Grace: 10 * time.Second,
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
 		OnReject: func(r listsync.RejectedRow) { fmt.Fprintf(w, "rejected row %d %q: %s\n", r.Line, r.Address, r.Reason) }})
 	if err != nil {
 		return err
