@@ -115,16 +115,22 @@ type applier struct {
 }
 
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
-// the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It first refuses a plan that Check
-// refuses. When ctx ends, Apply starts no new call; the calls in flight run on
-// ApplyOptions.Work for ApplyOptions.Grace more. The Result accounts for every row; the
-// error reports what failed beyond the rows given to OnReject (a read error, failed
-// unsubscriptions are counted in the Result). An interruption is no error: the Result says
-// it, and the same sync run again finishes the job.
+// the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
+// first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
+// starts no new call; the calls in flight run on ApplyOptions.Work for ApplyOptions.Grace
+// more. The Result accounts for every row. The error reports a failure that stopped the
+// work (a source that cannot be read again, a failed import call); the rows rejected or
+// refused go to OnReject and failed unsubscriptions to OnUnsubscribeError, both counted in
+// the Result. An interruption is no error: the Result says it, and the same sync run again
+// finishes the job.
 func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
 		return nil, err
 	}
+	if pl.applied {
+		return nil, errors.New("listsync: the plan was applied already: make a new one")
+	}
+	pl.applied = true
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}

@@ -251,6 +251,7 @@ type Plan struct {
 
 	planner *planner
 	job     *Job
+	applied bool
 }
 
 // Mapping returns the mapping the plan's rows are read through.
