@@ -76,7 +76,11 @@ func TestRowsSource(t *testing.T) {
 			}
 		}
 	})
-	pl := planRows(t, c, src, Options{})
+	var reads atomic.Int64
+	pl := planRows(t, c, src, Options{Progress: func(p PlanProgress) { reads.Store(p.Read) }})
+	if reads.Load() != 4 {
+		t.Errorf("the last progress says %d rows read, want 4", reads.Load())
+	}
 	if pl.Rows != 4 || pl.Unchanged != 1 || pl.Updates != 1 || pl.Adds != 0 || pl.Rejected != 2 {
 		t.Errorf("plan %+v", *pl)
 	}
