@@ -39,7 +39,10 @@
 //     unknown-field row counts as failed. subscriber.browse pages 100 records by ascending
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
-//     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
+//     DefineSegment (a segment selects the subscribers whose field equals a value) make them,
+//     and LoadSeed loads a whole account's lists, fields (with given IDs), segments,
+//     subscribers in any state and suppressions from a Seed, the package's own format, which
+//     `sendloop fake --seed FILE` reads as JSON (ReadSeed; testdata/seed-example.json).
 //   - Webhooks are posted as the XML document package webhook reads (root Webhook, with
 //     Action, Timestamp, ListID and a Subscriber element holding the record's keys), with
 //     Content-Type text/xml, before the request that caused them is answered; each delivery
