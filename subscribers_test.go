@@ -67,12 +67,14 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var events []*webhook.Event
-	hooks := httptest.NewServer(webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
+	handler, err := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, ev)
 		return nil
-	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list")))
+	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list"))
+	require.NoError(t, err)
+	hooks := httptest.NewServer(handler)
 	defer hooks.Close()
 
 	c, srv := newTestClient(t)

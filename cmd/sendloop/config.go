@@ -175,8 +175,9 @@ func (a *app) closeFake() {
 //   - list 1 "Demo" (single opt-in) with the custom fields 1 "First name" and 2 "Plan";
 //   - its subscribers ann@example.com (Ann, pro) and bob@example.com (Bob, free), and
 //     carol@example.com (Carol, free), who unsubscribed;
-//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob: Ann opened it (from Paris)
-//     and clicked its link an hour later, Bob opened it.
+//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob four hours before the fake
+//     started: Ann opened it (from Paris) and clicked its link an hour later, Bob opened it.
+//     All of it is in the past, within the reports' window.
 func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	fail := func(err error) error { return fmt.Errorf("seeding the fake: %w", err) }
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(loopbackURL(srv.URL)))
@@ -224,7 +225,9 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := srv.SimulateSend(1); err != nil {
+	// Delivered in the past, so that the recipients' activity has happened by now: the
+	// fake refuses activity after its clock, the host's.
+	if _, err := srv.SimulateSendAt(1, time.Now().Add(-4*time.Hour)); err != nil {
 		return fail(err)
 	}
 	err = srv.SimulateEvents(1,
