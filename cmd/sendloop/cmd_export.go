@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 func exportCommand() *command {
@@ -89,9 +89,9 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				if err != nil {
 					return err
 				}
-				fields := listFields(list)
-				columns := append([]string{csvsync.ColumnEmail}, csvsync.ColumnNames(fields)...)
-				columns = append(columns, csvsync.ReadOnlyColumns...)
+				fields := listsync.ListFields(list)
+				columns := append([]string{listsync.ColumnEmail}, listsync.ColumnNames(fields)...)
+				columns = append(columns, listsync.ReadOnlyColumns...)
 				prog, endProgress := a.startProgress()
 				defer endProgress()
 				what := fmt.Sprintf("list %d", *listID)
@@ -236,13 +236,4 @@ func appendJSONLine(b []byte, keys, values []string, nFields int) []byte {
 		}
 	}
 	return append(b, '}', '\n')
-}
-
-// listFields returns a list's custom fields for csvsync.
-func listFields(l *sendloop.List) []csvsync.Field {
-	out := make([]csvsync.Field, 0, len(l.CustomFields))
-	for _, f := range l.CustomFields {
-		out = append(out, csvsync.Field{ID: f.CustomFieldID, Name: f.FieldName})
-	}
-	return out
 }

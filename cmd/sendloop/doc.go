@@ -45,8 +45,8 @@
 //	lists   show the account's lists
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
-//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
-//	        [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
+//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE]
+//	        [--ca-file FILE] [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
 //	version print the version (also --version; with --json, an object)
 //
@@ -128,6 +128,12 @@
 //
 //	sendloop fake > fake.env &
 //	. ./fake.env && sendloop lists
+//
+// With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
+// with the IDs a program expects, segments, subscribers in any state and suppressions. The
+// format is sendlooptest's own (sendlooptest.Seed documents it; its testdata holds
+// seed-example.json), not the service's; a fault stops the command with exit code 2 before
+// it prints its settings, named by its JSON path.
 //
 // # sync
 //
