@@ -80,6 +80,13 @@ type APIError struct {
 	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
+// Is reports whether target is the sentinel for e's code, or for a code of the same
+// meaning (111, 124 and 128 all mean a malformed address; 114 and 126 an invalid one).
+func (e *APIError) Is(target error) bool {
+	code, ok := target.(ErrorCode)
+	return ok && code.sameAs(e.Code)
+}
+
 // Error describes the failure: command, code, message and the fields at fault.
 func (e *APIError) Error() string {
 	msg := e.Message
@@ -92,13 +99,6 @@ func (e *APIError) Error() string {
 		b.WriteString(" (fields: " + strings.Join(e.Fields, ", ") + ")")
 	}
 	return b.String()
-}
-
-// Is reports whether target is the sentinel for e's code, or for a code of the same
-// meaning (111, 124 and 128 all mean a malformed address; 114 and 126 an invalid one).
-func (e *APIError) Is(target error) bool {
-	code, ok := target.(ErrorCode)
-	return ok && code.sameAs(e.Code)
 }
 
 // ValidationError is returned before anything is sent when parameters break a rule of the

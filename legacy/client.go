@@ -104,26 +104,29 @@ type config struct {
 	maxChartDays int
 }
 
+// shared makes an Option of a setting both clients have (internal/transport's Setting).
+func shared(set transport.Setting) Option { return func(c *config) { set(&c.Settings) } }
+
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server; requests go to its /api/index.php. A path prefix is kept. Plain
 // http is refused unless the host is loopback or WithInsecureHTTP is given: the API key
 // travels in every request.
-func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
+func WithBaseURL(baseURL string) Option { return shared(transport.BaseURL(baseURL)) }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.HTTPClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return shared(transport.HTTPClient(hc)) }
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.Logger = l } }
+func WithLogger(l *slog.Logger) Option { return shared(transport.Logger(l)) }
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
+func WithRetry(p RetryPolicy) Option { return shared(transport.Retry(p)) }
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
+func WithUserAgent(product string) Option { return shared(transport.UserAgent(product)) }
 
 // RateLimiter paces requests: Wait blocks until one may be sent, or returns an error when
 // the context ends first. *rate.Limiter of golang.org/x/time/rate fits, without this module
@@ -133,11 +136,11 @@ type RateLimiter = transport.Limiter
 // WithRateLimiter makes the client wait on l before every attempt, retries included, so that
 // it keeps to a rate the account allows. The service's request rate limits are not
 // published; the SMTP relay is not paced by this.
-func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter = l } }
+func WithRateLimiter(l RateLimiter) Option { return shared(transport.RateLimiter(l)) }
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
+func WithInsecureHTTP() Option { return shared(transport.InsecureHTTP()) }
 
 // WithInputForm selects how requests carry their parameters; the default is PostForm.
 // GetForm and MessageGetForm put the API key in the URL: see their documentation.

@@ -63,24 +63,37 @@ const (
 	ErrMediaTooLarge ErrorCode = 9
 )
 
-var codeMessages = map[ErrorCode]string{
-	ErrIncompatibleConnection: "connection type is not compatible",
-	ErrInvalidAPIKey:          "invalid API key or user account is not available",
-	ErrListNotFound:           "subscriber list does not exist or is not available",
-	ErrEmailMissing:           "email address is missing",
-	ErrEmailFormat:            "email address format is illegal",
-	ErrEmailExists:            "email address already exists in the subscriber list",
-	ErrEmailInvalid:           "email address is invalid",
-	ErrEmailNotInList:         "email address does not exist in the subscriber list",
-	ErrMediaTooLarge:          "media exceeds maximum allowed size",
+// message is the service's meaning of a code, or "".
+func (c ErrorCode) message() string {
+	switch c {
+	case ErrIncompatibleConnection:
+		return "connection type is not compatible"
+	case ErrInvalidAPIKey:
+		return "invalid API key or user account is not available"
+	case ErrListNotFound:
+		return "subscriber list does not exist or is not available"
+	case ErrEmailMissing:
+		return "email address is missing"
+	case ErrEmailFormat:
+		return "email address format is illegal"
+	case ErrEmailExists:
+		return "email address already exists in the subscriber list"
+	case ErrEmailInvalid:
+		return "email address is invalid"
+	case ErrEmailNotInList:
+		return "email address does not exist in the subscriber list"
+	case ErrMediaTooLarge:
+		return "media exceeds maximum allowed size"
+	}
+	return ""
 }
 
 // Message returns the service's meaning of the code, or "" for a code it does not document.
-func (c ErrorCode) Message() string { return codeMessages[c] }
+func (c ErrorCode) Message() string { return c.message() }
 
 // String returns the code and its meaning, e.g. "3 (subscriber list does not exist or is
 // not available)".
-func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
+func (c ErrorCode) String() string { return transport.CodeString(int(c), c.message()) }
 
 // Error makes an ErrorCode usable as a sentinel error. It is String, so that a code reads
 // the same whether fmt sees it as an error or a Stringer.

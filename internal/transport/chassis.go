@@ -89,3 +89,28 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
+
+// Setting sets one of the Settings. The root and legacy packages' options of the same
+// names (WithBaseURL, WithHTTPClient, …) are these, wrapped in each package's Option type.
+type Setting func(*Settings)
+
+// BaseURL sets the service's address.
+func BaseURL(u string) Setting { return func(s *Settings) { s.BaseURL = u } }
+
+// HTTPClient sets the HTTP client, copied by New.
+func HTTPClient(hc *http.Client) Setting { return func(s *Settings) { s.HTTPClient = hc } }
+
+// Logger sets the logger of request attempts.
+func Logger(l *slog.Logger) Setting { return func(s *Settings) { s.Logger = l } }
+
+// Retry sets the retry policy.
+func Retry(p Policy) Setting { return func(s *Settings) { s.Policy = p } }
+
+// UserAgent sets the caller's product token.
+func UserAgent(product string) Setting { return func(s *Settings) { s.UserAgent = product } }
+
+// RateLimiter sets the limiter waited on before every attempt.
+func RateLimiter(l Limiter) Setting { return func(s *Settings) { s.Limiter = l } }
+
+// InsecureHTTP allows a plain http base URL on a host that is not loopback.
+func InsecureHTTP() Setting { return func(s *Settings) { s.AllowInsecure = true } }
