@@ -78,11 +78,13 @@
 // "not found" (106 on campaign.delete) or "not subscribed" (127). Such an answer is settled
 // by a read that can prove the intended end state: subscriber.get after Subscribe (which
 // then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
-// campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error
-// matches ErrOutcomeUnknown and wraps the first failure and the last answer (errors.As
-// still finds the *APIError), never a bare "already exists" or "not found". A one-shot write
-// whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it is
-// not sent again, and only the caller can tell whether to check or repeat it.
+// campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error is an
+// *OutcomeUnknownError: it matches ErrOutcomeUnknown and the first failure (a
+// *TransportError, context.DeadlineExceeded), never ErrEmailExists or ErrNotFound, since
+// that answer may be the call's own doing; the answer and the read-back's failure are in its
+// Last and ReadBack fields and in its message. A one-shot write whose answer was lost, or
+// that a gateway answered 502 or 504, fails the same way: it is not sent again, and only
+// the caller can tell whether to check or repeat it.
 // APIError.EarlierAttemptMayHaveRun tells Call users when to apply the same rule.
 //
 // # Redirects

@@ -138,8 +138,9 @@ func (p SubscriberSubscribeParams) validate(command string) error {
 // after an attempt that may have run (a reset, a timeout, 502, 504) is answered
 // ErrEmailExists, Subscribe reads the subscriber back (subscriber.get): subscribed or
 // pending, the call succeeds with ConfirmedOnRetry; otherwise, or when the read-back
-// fails, the error matches ErrOutcomeUnknown. A plain ErrEmailExists means the address
-// was in the list before the call.
+// fails, the error matches ErrOutcomeUnknown and not ErrEmailExists (the answer is in
+// OutcomeUnknownError.Last). A plain ErrEmailExists means the address was in the list
+// before the call.
 func (s *SubscribersService) Subscribe(ctx context.Context, listID int, p SubscriberSubscribeParams) (*SubscriberSubscribeResult, error) {
 	const command = "subscriber.subscribe"
 	if err := checkListID(command, listID); err != nil {
@@ -208,7 +209,8 @@ func checkFieldIDs(command, field string, fields CustomFields) error {
 // unsubscription webhooks are posted. When a retry after an attempt that may have run is answered "not subscribed"
 // (ErrSubscriberNotFound or ErrNotFound), Unsubscribe checks with subscriber.search that the
 // address is subscribed or pending in no list: then it succeeds; otherwise, or when the
-// search fails, the error matches ErrOutcomeUnknown.
+// search fails, the error matches ErrOutcomeUnknown and not the answer (which is in
+// OutcomeUnknownError.Last).
 func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) error {
 	const command = "subscriber.unsubscribe"
 	if err := checkEmail(command, "EmailAddress", email); err != nil {

@@ -11,8 +11,26 @@ import (
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect (see the package doc). It is the same sentinel as sendloop.ErrOutcomeUnknown
-// and smtp.ErrOutcomeUnknown.
+// and smtp.ErrOutcomeUnknown. Such an error is an *OutcomeUnknownError.
 var ErrOutcomeUnknown = outcome.ErrUnknown
+
+// OutcomeUnknownError is the error of a write that may or may not have taken effect. It
+// matches ErrOutcomeUnknown and wraps the failure that made the outcome unknown (a
+// *TransportError keeps context.DeadlineExceeded and the like). The answer that caused the
+// doubt is not wrapped: an "already exists" (ErrEmailExists, 6) or "not in the list"
+// (ErrEmailNotInList, 8) that the read-back could not settle may be this call's own doing,
+// so errors.Is(err, ErrEmailExists) is false. That answer and the read-back's failure are
+// in the message and in the fields:
+//
+//   - Prefix string: the start of the message, e.g. "legacy: Subscriber.Add".
+//   - First error: the failure that made the outcome unknown; wrapped.
+//   - Last error: the call's last answer or failure when it is not First, e.g. the *Error
+//     with code 6 answered to the retry; not wrapped, nil when there is none.
+//   - ReadBack error: why the read-back did not prove the write's end state; not wrapped,
+//     nil when none was made.
+//
+// It is the same type as sendloop.OutcomeUnknownError.
+type OutcomeUnknownError = outcome.Error
 
 // TransportError is a failure that left no answer to read (a dial error, a reset, a
 // timeout, a body cut short, a cancellation), with the command, the attempts made and the

@@ -80,7 +80,8 @@ type SubscriberAddResult struct {
 // retried after transient failures. When a retry after an attempt that may have run is
 // answered ErrEmailExists, the address is read back with the v3 subscriber.get on the same
 // host: in the list (subscribed or pending), the call succeeds with ConfirmedOnRetry;
-// otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown.
+// otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown and not
+// ErrEmailExists (the answer is in OutcomeUnknownError.Last).
 func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddParams) (*SubscriberAddResult, error) {
 	const cmd = CommandSubscriberAdd
 	if err := checkListID(cmd, listID); err != nil {
@@ -151,7 +152,8 @@ type SubscriberUnsubscribeResult struct {
 // have run is answered ErrEmailNotInList, the address is read back with the v3
 // subscriber.get: unsubscribed (or gone), the call succeeds with Status Unsubscribed and no
 // RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
-// the error matches ErrOutcomeUnknown.
+// the error matches ErrOutcomeUnknown and not ErrEmailNotInList (the answer is in
+// OutcomeUnknownError.Last).
 func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
 	if err := checkListID(cmd, listID); err != nil {
