@@ -76,8 +76,11 @@ type Option func(*config)
 type config struct{ transport.Settings }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
-// sendlooptest server. A path prefix is kept. Plain http is refused unless the host is
-// loopback or WithInsecureHTTP is given: the API key travels in every request.
+// sendlooptest server: the host, and any prefix a proxy adds, which is kept. A base URL
+// ending in the API's own path (/api/v3, /api/v4 or /api/index.php, with or without a
+// trailing slash or a format segment such as /json) is refused by NewClient: the client
+// adds that path itself. Plain http is refused unless the host is loopback or
+// WithInsecureHTTP is given: the API key travels in every request.
 func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later

@@ -29,6 +29,9 @@ func TestNewClientChecksItsInput(t *testing.T) {
 		{name: "empty key", key: "  ", wantErr: "API key is empty"},
 		{name: "control characters in key", key: "a\nb", wantErr: "control characters"},
 		{name: "account host", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/")}, wantURL: "https://acme.sendloop.com"},
+		{name: "the API's path", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/api/v3/")}, wantErr: "give the host (and any proxy prefix) only, https://acme.sendloop.com;"},
+		{name: "the v4 API's path", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/api/v4/json")}, wantErr: "give the host (and any proxy prefix) only"},
+		{name: "the legacy API's path", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://proxy.example/sl/api/index.php")}, wantErr: "only, https://proxy.example/sl;"},
 		{name: "path prefix kept", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://proxy.example/sendloop/")}, wantURL: "https://proxy.example/sendloop"},
 		{name: "relative URL", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("/api")}, wantErr: "absolute"},
 		{name: "other scheme", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("ftp://example.com")}, wantErr: "absolute"},
@@ -70,6 +73,10 @@ func TestNewClientFromEnv(t *testing.T) {
 	c, err = sendloop.NewClientFromEnv(sendloop.WithBaseURL("https://override.example"))
 	require.NoError(t, err)
 	assert.Equal(t, "https://override.example", c.BaseURL(), "options override the environment")
+
+	t.Setenv(sendloop.EnvBaseURL, "https://acme.sendloop.com/api/v3/")
+	_, err = sendloop.NewClientFromEnv()
+	require.ErrorContains(t, err, "give the host (and any proxy prefix) only, https://acme.sendloop.com;")
 }
 
 func TestNewClientFromEnvInsecureHTTP(t *testing.T) {

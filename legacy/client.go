@@ -83,9 +83,11 @@ type config struct {
 }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
-// sendlooptest server; requests go to its /api/index.php. A path prefix is kept. Plain
-// http is refused unless the host is loopback or WithInsecureHTTP is given: the API key
-// travels in every request.
+// sendlooptest server: the host, and any prefix a proxy adds, which is kept; requests go
+// to its /api/index.php. A base URL ending in the API's own path (/api/index.php, /api/v3
+// or /api/v4, with or without a trailing slash or a format segment) is refused by
+// NewClient: the client adds that path itself. Plain http is refused unless the host is
+// loopback or WithInsecureHTTP is given: the API key travels in every request.
 func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later

@@ -35,6 +35,8 @@ func TestNewClientValidation(t *testing.T) {
 		{"plain http on loopback", "k", []legacy.Option{legacy.WithBaseURL("http://127.0.0.1:8080/")}, "", "http://127.0.0.1:8080"},
 		{"plain http on localhost", "k", []legacy.Option{legacy.WithBaseURL("http://localhost:8080")}, "", "http://localhost:8080"},
 		{"path prefix kept", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/prefix/")}, "", "https://h.example/prefix"},
+		{"the API's path refused", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/prefix/api/index.php")}, "give the host (and any proxy prefix) only, https://h.example/prefix;", ""},
+		{"the v3 API's path refused", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/api/v3/")}, "give the host (and any proxy prefix) only, https://h.example;", ""},
 		{"query refused", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/?a=1")}, "query", ""},
 		{"credentials refused", "k", []legacy.Option{legacy.WithBaseURL("https://u:p@h.example/")}, "credentials", ""},
 		{"unknown input form", "k", []legacy.Option{legacy.WithInputForm(legacy.InputForm(9))}, "unknown input form", ""},

@@ -58,9 +58,10 @@
 //	                        that it stays out of shell histories and process lists.
 //	SENDLOOP_BASE_URL       the account's host, e.g. https://acme.sendloop.com; default
 //	                        https://app.sendloop.com. The host only: a URL whose path ends in
-//	                        /api/v3… or /api/index.php is refused ("set the host only"); other
-//	                        path prefixes (a proxy's) are kept. Plain http is refused except
-//	                        on loopback.
+//	                        /api/v3…, /api/v4… or /api/index.php is refused ("give the host
+//	                        (and any proxy prefix) only"), by the SDK's rule; other path
+//	                        prefixes (a proxy's) are kept. Plain http is refused except on
+//	                        loopback.
 //	SENDLOOP_INSECURE_HTTP  1 allows a plain http SENDLOOP_BASE_URL on another host, such as
 //	                        a `sendloop fake --listen-any` reached by a CI service name (the
 //	                        SDK's WithInsecureHTTP)
