@@ -146,9 +146,12 @@
 //     packages and the CLI: a bare address (no display name) that net/mail reads, with a
 //     host-name domain holding a dot (not "ann@localhost"), labels neither starting nor
 //     ending with a hyphen, no address literal or quoted local part, RFC 5321 lengths (local
-//     part 64, label 63, address 254 octets), internationalised domains accepted.
-//     ErrMissingParameters when empty, ErrInvalidEmailFormat otherwise. Campaign FromEmail
-//     and ReplyToEmail are checked the same way.
+//     part 64, label 63, address 254 octets), internationalised domains accepted, nothing
+//     that NormalizeAddress trims at either end (white space, a byte-order mark, a
+//     zero-width space: never removed silently, the error says it is there).
+//     ErrMissingParameters when empty, ErrInvalidEmailFormat otherwise, the reason in the
+//     message; CheckAddress applies the rule alone. Campaign FromEmail and ReplyToEmail are
+//     checked the same way.
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys
 //     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.

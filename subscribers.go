@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -69,17 +68,6 @@ const minSubscriberJSON = 160
 // decodeSubscribers decodes an array of subscriber objects (an object of them is accepted
 // too, as PHP sends a list with gaps).
 func decodeSubscribers(value []byte) ([]Subscriber, error) { return recordsFrom[Subscriber](value) }
-
-// checkEmail refuses an empty or malformed address before anything is sent.
-func checkEmail(command, field, addr string) error {
-	if strings.TrimSpace(addr) == "" {
-		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
-	}
-	if !address.Valid(addr) {
-		return invalid(command, ErrInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
-	}
-	return nil
-}
 
 // hasControl reports a control character, which no parameter that is text for people or
 // logs should carry.

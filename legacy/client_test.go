@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -257,6 +258,13 @@ func TestRefusedBeforeSending(t *testing.T) {
 		}, legacy.ErrEmailMissing, "Fields[EmailAddress]"},
 		{"email with a display name", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "Ann <a@example.com>", SubscriptionIP: "1.2.3.4"})
+			return err
+		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
+		{"email with white space around it", legacy.PostForm, func(c *legacy.Client) error {
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: " a@example.com", SubscriptionIP: "1.2.3.4"})
+			if err != nil && !strings.Contains(err.Error(), `" a@example.com" is not valid: it has white space around it`) {
+				return errors.New("the reason is not said: " + err.Error()) // no *ValidationError: the row fails
+			}
 			return err
 		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
 		{"subscription IP missing", legacy.PostForm, func(c *legacy.Client) error {

@@ -194,7 +194,8 @@
 //     end of the file, as in every CSV reader, and the reason names the lines).
 //   - Values are trimmed of surrounding whitespace (spreadsheets pad cells); --no-trim keeps
 //     it in custom fields. An empty cell empties the field of a member, and is not sent for
-//     a new address. Addresses are always trimmed, checked as the SDK checks them, and
+//     a new address. Addresses are always trimmed (sendloop.NormalizeAddress: white space,
+//     a byte-order mark, zero-width spaces), checked as the SDK checks them, and
 //     compared case-insensitively; the first row of an address wins, later ones are
 //     rejected as duplicates naming its line. A rejected row keeps its address as written:
 //     for a line the CSV reader cannot parse, the address column of its first line split
