@@ -114,6 +114,11 @@ func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true
 
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
+//
+// The key is trimmed of surrounding white space, then refused when it holds white space or
+// control characters inside, or is shorter than 8 characters. The service does not publish
+// its key format: 8 is a sanity floor that catches a placeholder or a cut-off value before
+// any request, not a rule of the service.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
@@ -151,7 +156,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 
 // NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
 // SENDLOOP_BASE_URL when set, and WithInsecureHTTP when SENDLOOP_INSECURE_HTTP is true.
-// Options given here override the environment.
+// Options given here override the environment. The key and the base URL are checked as
+// NewClient checks them.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	key := os.Getenv(EnvAPIKey)
 	if strings.TrimSpace(key) == "" {

@@ -142,6 +142,11 @@
 //     webhook field) is replaced by U+FFFD byte by byte, as encoding/json does, in every
 //     package of the module: a decoded string is valid text, and what is decoded survives
 //     being encoded and decoded again unchanged.
+//   - The API key's format is not published. NewClient trims it and refuses a key with
+//     white space or control characters inside or shorter than 8 characters: a sanity floor
+//     that catches a placeholder before the first request, not a rule of the service. The
+//     base URL is the host and any proxy prefix: one ending in /api/v3, /api/v4 or
+//     /api/index.php is refused, as the clients add the API's path themselves.
 //   - Addresses are checked before sending by one rule shared with the legacy and smtp
 //     packages and the CLI: a bare address (no display name) that net/mail reads, with a
 //     host-name domain holding a dot (not "ann@localhost"), labels neither starting nor

@@ -147,6 +147,10 @@ type Client struct {
 
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
+//
+// The key is checked as the root package's NewClient checks it: trimmed of surrounding
+// white space, then refused when it holds white space or control characters inside, or is
+// shorter than 8 characters (a sanity floor: the service does not publish its key format).
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
