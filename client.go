@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/legacylink"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
+	"github.com/go-sendloop/sendloop/legacy"
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
@@ -60,6 +62,7 @@ type Client struct {
 	baseURL   string        // without a trailing slash
 	key       func() string // a func, not a string: fmt cannot print what a closure holds
 	transport *transport.Client
+	legacy    *legacy.Client // built by NewClient on the same chassis
 }
 
 type service struct{ client *Client }
@@ -68,12 +71,35 @@ type service struct{ client *Client }
 // 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
 // disables retries. Which failures are retried depends on the command (see the package
 // doc). It is the same type as legacy.RetryPolicy.
+//
+// RetryPolicy is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type RetryPolicy struct {
+//		// MaxRetries is how many times a request may be sent again after its first
+//		// attempt: 0 for the default (3), negative for none.
+//		MaxRetries int
+//		// MinWait is the shortest wait between attempts, where the jittered
+//		// exponential backoff starts (default 250ms).
+//		MinWait time.Duration
+//		// MaxWait is the longest wait between attempts (default 10s).
+//		MaxWait time.Duration
+//		// MaxRetryAfter caps the wait a Retry-After header may impose (default one
+//		// minute): a longer wait fails the call at once with an *HTTPError that
+//		// carries the requested wait.
+//		MaxRetryAfter time.Duration
+//	}
+//
+// Its method WithDefaults returns the policy with its zero fields set to the defaults.
 type RetryPolicy = transport.Policy
 
 // Option configures a Client in NewClient.
 type Option func(*config)
 
-type config struct{ transport.Settings }
+type config struct {
+	transport.Settings
+	legacyOpts []legacy.Option
+}
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server: the host, and any prefix a proxy adds, which is kept. A base URL
@@ -112,8 +138,18 @@ func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter 
 // then crosses the network in clear text; use it only on a network you trust.
 func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
 
+// WithLegacyOptions gives the legacy-only settings of the client Legacy returns, such as
+// legacy.WithInputForm, legacy.WithMaxMediaSize and legacy.WithMaxChartDays. Several calls
+// add up. The settings both clients share (base URL, HTTP client, logger, retries, user
+// agent, rate limiter, plain http) come from the root client's options: a legacy option
+// for one of them makes NewClient fail rather than be ignored.
+func WithLegacyOptions(opts ...legacy.Option) Option {
+	return func(c *config) { c.legacyOpts = append(c.legacyOpts, opts...) }
+}
+
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
-// Options are applied in any order; the result is checked once they all are.
+// Options are applied in any order; the result is checked once they all are, the legacy
+// client's settings (WithLegacyOptions) included.
 //
 // The key is trimmed of surrounding white space, then refused when it holds white space or
 // control characters inside, or is shorter than 8 characters. The service does not publish
@@ -134,11 +170,16 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	lc, err := legacylink.New(ch, cfg.legacyOpts)
+	if err != nil {
+		return nil, fmt.Errorf("sendloop: WithLegacyOptions: %w", err)
+	}
 	key := ch.Key
 	c := &Client{
 		baseURL:   ch.BaseURL,
 		key:       func() string { return key },
 		transport: ch.Transport,
+		legacy:    lc.(*legacy.Client),
 	}
 	c.common.client = c
 	c.Account = (*AccountService)(&c.common)
@@ -190,6 +231,17 @@ func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // BaseURL returns the address the client sends to.
 func (c *Client) BaseURL() string { return c.baseURL }
+
+// Legacy returns the client of the legacy single-endpoint API (/api/index.php) for the same
+// account. NewClient builds it once, with the root client: it shares the key, the base URL,
+// the HTTP client (the client's own copy, with its redirect rules), the retry policy, the
+// rate limiter, the logger and the User-Agent product, so that calls of both APIs count
+// against one limiter and reuse one pool of connections. Its User-Agent token is the legacy
+// package's ("sendloop-go/legacy"). Legacy-only settings such as the input form are given
+// to NewClient with WithLegacyOptions; without them the legacy package's defaults apply
+// (PostForm, DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes
+// through it.
+func (c *Client) Legacy() *legacy.Client { return c.legacy }
 
 // Format is a response format of the v3 API.
 type Format string

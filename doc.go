@@ -21,6 +21,11 @@
 // (the single-endpoint XML-RPC API), smtp (the relay's X-SL-* headers and a sender),
 // personalize (merge variables) and webhook (the subscription callbacks).
 //
+// One Client reaches both APIs: Client.Legacy returns the legacy client built with it, on
+// the same key, host, HTTP client, retries, rate limiter and logger; its own settings (the
+// input form, …) are given with WithLegacyOptions. Subscribers.Unsubscribe, which leaves one
+// list, goes through it.
+//
 // # Requests and responses
 //
 // Each command is a POST to {base}/api/v3/<command>/json with a form body; the API key is
@@ -71,20 +76,35 @@
 // reset. A write whose request may have reached the service without an answer that proves
 // its effect fails with an error matching ErrOutcomeUnknown.
 //
+// # Calls in flight
+//
+// A Client keeps a window of calls in flight, shared by everything it sends (ImportAll's
+// workers, BrowseIter's pages read ahead, single calls, retries, and the calls of
+// Client.Legacy). Until the service pushes back the window (1,024 calls) is far wider than
+// any caller's concurrency and never binds. When the service answers 429 or 503, the window falls to
+// half the calls then in flight (multiplicative decrease, once per round of calls), and
+// every other answer widens it by one call per round of answers (additive increase), so
+// that a client that was told to slow down sends fewer calls at once and then finds its
+// pace again. This comes on top of the retries, which still wait as Retry-After says. The
+// service's rate limits are not published: the SDK's default concurrency
+// (ImportOptions.Concurrency) stays at 4.
+//
 // # Already done, and outcome unknown
 //
 // After an attempt that may have run (a reset after the request was written, a timeout, a
 // broken body, a 502 or 504), the retry of a write can be answered "already exists" (125),
 // "not found" (106 on campaign.delete) or "not subscribed" (127). Such an answer is settled
 // by a read that can prove the intended end state: subscriber.get after Subscribe (which
-// then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
-// campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error is an
+// then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.get after
+// Unsubscribe (the legacy code 8, "not in the list"; SubscriberUnsubscribeResult
+// .ConfirmedOnRetry), subscriber.search after UnsubscribeFromAllLists, campaign.get after
+// Campaigns.Delete. Proved, the call succeeds. Otherwise the error is an
 // *OutcomeUnknownError: it matches ErrOutcomeUnknown and the first failure (a
-// *TransportError, context.DeadlineExceeded), never ErrEmailExists or ErrNotFound, since
-// that answer may be the call's own doing; the answer and the read-back's failure are in its
-// Last and ReadBack fields and in its message. A one-shot write whose answer was lost, or
-// that a gateway answered 502 or 504, fails the same way: it is not sent again, and only
-// the caller can tell whether to check or repeat it.
+// *TransportError, context.DeadlineExceeded), never ErrEmailExists, ErrNotFound or the
+// legacy "not in the list", since that answer may be the call's own doing; the answer and
+// the read-back's failure are in its Last and ReadBack fields and in its message. A one-shot
+// write whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it
+// is not sent again, and only the caller can tell whether to check or repeat it.
 // APIError.EarlierAttemptMayHaveRun tells Call users when to apply the same rule.
 //
 // # Redirects
@@ -102,7 +122,9 @@
 // Subscribers.BrowseIter and every CampaignData …Iter walk all pages as an iter.Seq2,
 // holding one page at a time: they start from the params they are given (a copy), yield an
 // error once and stop, stop after a short or empty page, and stop with an error on a page
-// that repeats the previous one. Subscribers.ImportAll streams any number of rows the other
+// that repeats the previous one. BrowseIter reads ahead with SubscriberBrowseParams'
+// Concurrency: up to N pages in flight and in memory, still yielded in order by the same
+// rules, at most N-1 pages asked for past the end. Subscribers.ImportAll streams any number of rows the other
 // way, in concurrent batches, and reports every row it could not import.
 //
 // # Testing with sendlooptest
@@ -160,8 +182,9 @@
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys
 //     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.
-//   - subscriber.unsubscribe takes no ListID, so Subscribers.Unsubscribe takes the address
-//     out of every list that holds it.
+//   - subscriber.unsubscribe takes no ListID, so it takes the address out of every list
+//     that holds it: Subscribers.UnsubscribeFromAllLists sends it. Subscribers.Unsubscribe
+//     leaves one list, through the legacy API's Subscriber.Unsubscribe (Client.Legacy).
 //   - subscriber.import answers with counts only. ImportAll refuses malformed rows before
 //     sending and, when the service counts failures in a batch, resends the batch in halves
 //     (rows already imported come back as duplicates) until each refused row is found; a

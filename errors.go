@@ -24,24 +24,44 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 // answer that caused the doubt is not wrapped: after an attempt that may have run, an
 // "already exists" (ErrEmailExists) or "not found" that the read-back could not settle may
 // be this call's own doing, so errors.Is(err, ErrEmailExists) is false. That answer and the
-// read-back's failure are in the message and in the fields:
+// read-back's failure are in the message and in the fields. It is the same type as
+// legacy.OutcomeUnknownError.
 //
-//   - Prefix string: the start of the message, e.g. "sendloop: subscriber.subscribe".
-//   - First error: the failure that made the outcome unknown (a *TransportError for a
-//     reset or a timeout, an *HTTPError or a gateway's 502 or 504); wrapped.
-//   - Last error: the call's last answer or failure when it is not First, e.g. the
-//     *APIError "already exists" answered to the retry, or the *HTTPError of a proxy page;
-//     not wrapped, nil when there is none.
-//   - ReadBack error: why the read-back did not prove the write's end state (its failure,
-//     or what it showed instead); not wrapped, nil when none was made.
+// OutcomeUnknownError is declared once, in an internal package, for every package of the
+// module; go doc does not list the fields of such an alias, so here they are:
 //
-// It is the same type as legacy.OutcomeUnknownError.
+//	type OutcomeUnknownError struct {
+//		// Prefix starts the message, e.g. "sendloop: subscriber.subscribe".
+//		Prefix string
+//		// First is the failure that made the outcome unknown: a *TransportError for a
+//		// reset or a timeout, an *HTTPError for a gateway's 502 or 504. Wrapped.
+//		First error
+//		// Last is the call's last answer or failure when it is not First, e.g. the
+//		// *APIError "already exists" answered to the retry, or the *HTTPError of a proxy
+//		// page. Not wrapped; nil when there is none.
+//		Last error
+//		// ReadBack is why the read-back did not prove the write's end state: its failure,
+//		// or what it showed instead. Not wrapped; nil when none was made.
+//		ReadBack error
+//	}
 type OutcomeUnknownError = outcome.Error
 
 // TransportError is a failure that left no answer to read: a dial error, a reset, a timeout,
 // a body cut short, a cancellation. It names the command and how many attempts were made,
 // and keeps the cause for errors.Is and errors.As (context.DeadlineExceeded, a *url.Error,
 // …). It is the same type as legacy.TransportError.
+//
+// TransportError is declared once, in an internal package, for both clients; go doc does
+// not list the fields of such an alias, so here they are:
+//
+//	type TransportError struct {
+//		// Command is the command that failed, e.g. "list.get".
+//		Command string
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// Err is the cause, with any secret removed from its text; Unwrap returns it.
+//		Err error
+//	}
 type TransportError = transport.Error
 
 // ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
@@ -194,6 +214,27 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 // envelope, a body that is not the JSON the command answers with (an HTML error page, a
 // truncated body), or a redirect that was not followed. Excerpt is a short beginning of the
 // body with the API key removed. It is the same type as legacy.HTTPError.
+//
+// HTTPError is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type HTTPError struct {
+//		// Command is the command that failed.
+//		Command string
+//		// HTTPStatus is the HTTP status of the final response.
+//		HTTPStatus int
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// RetryAfter is the wait the server asked for (Retry-After), if any. When it
+//		// exceeds RetryPolicy.MaxRetryAfter the request is not retried and this error
+//		// carries the wait.
+//		RetryAfter time.Duration
+//		// Excerpt is at most the first 200 bytes of the body, with the API key
+//		// removed and made printable.
+//		Excerpt string
+//		// Reason says what was wrong with the response.
+//		Reason string
+//	}
 type HTTPError = transport.HTTPError
 
 // alreadyDone reports whether err is an answer with one of codes to a call of which an

@@ -69,7 +69,27 @@ func (f InputForm) String() string {
 }
 
 // RetryPolicy tunes retries: the same type as sendloop.RetryPolicy, with the same
-// defaults.
+// defaults. Zero fields take the defaults; a negative MaxRetries disables retries.
+//
+// RetryPolicy is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type RetryPolicy struct {
+//		// MaxRetries is how many times a request may be sent again after its first
+//		// attempt: 0 for the default (3), negative for none.
+//		MaxRetries int
+//		// MinWait is the shortest wait between attempts, where the jittered
+//		// exponential backoff starts (default 250ms).
+//		MinWait time.Duration
+//		// MaxWait is the longest wait between attempts (default 10s).
+//		MaxWait time.Duration
+//		// MaxRetryAfter caps the wait a Retry-After header may impose (default one
+//		// minute): a longer wait fails the call at once with an *HTTPError that
+//		// carries the requested wait.
+//		MaxRetryAfter time.Duration
+//	}
+//
+// Its method WithDefaults returns the policy with its zero fields set to the defaults.
 type RetryPolicy = transport.Policy
 
 // Option configures a Client in NewClient.
@@ -151,28 +171,51 @@ type Client struct {
 // The key is checked as the root package's NewClient checks it: trimmed of surrounding
 // white space, then refused when it holds white space or control characters inside, or is
 // shorter than 8 characters (a sanity floor: the service does not publish its key format).
+//
+// A sendloop.Client has a legacy client of its own, sharing its key, base URL, HTTP
+// client, retries, rate limiter and logger: sendloop.Client.Legacy.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
+	cfg.apply(opts)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	if cfg.form < PostForm || cfg.form > MessageGetForm {
-		return nil, fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
-	}
-	// The key travels as itself (form fields), query-escaped (the GET forms; the transport
-	// adds that spelling of every secret) and XML-escaped inside the message document. A
-	// server echoing that document in its XML answer escapes it once more: every spelling
-	// is a secret.
-	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, func(key string) []string {
-		xmlKey := escapeXML(key)
-		return []string{xmlKey, escapeXML(xmlKey)}
-	})
+	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, keySpellings)
 	if err != nil {
 		return nil, err
 	}
+	return newClient(ch, cfg), nil
+}
+
+func (cfg *config) apply(opts []Option) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(cfg)
+		}
+	}
+}
+
+// check refuses what no option should have set.
+func (cfg *config) check() error {
+	if cfg.form < PostForm || cfg.form > MessageGetForm {
+		return fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
+	}
+	return nil
+}
+
+// keySpellings are the forms of the key beyond itself that must be removed from errors and
+// logs. The key travels as itself (form fields), query-escaped (the GET forms; the
+// transport adds that spelling of every secret) and XML-escaped inside the message
+// document. A server echoing that document in its XML answer escapes it once more: every
+// spelling is a secret.
+func keySpellings(key string) []string {
+	xmlKey := escapeXML(key)
+	return []string{xmlKey, escapeXML(xmlKey)}
+}
+
+// newClient returns a Client on a built chassis.
+func newClient(ch *transport.Chassis, cfg config) *Client {
 	maxMedia := cfg.maxMediaSize
 	if maxMedia == 0 {
 		maxMedia = DefaultMaxMediaSize
@@ -185,7 +228,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		maxMediaSize: maxMedia,
 		maxChartDays: cmp.Or(cfg.maxChartDays, DefaultMaxChartDays),
 		transport:    ch.Transport,
-	}, nil
+	}
 }
 
 // String describes the client without its key.

@@ -7,10 +7,20 @@
 //	srv := sendlooptest.NewServer(t)
 //	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 //
+// NewServer and StartRelay take a TB, the part of testing.TB they use, so that a program
+// serving the fake does not link the testing package; such a program calls Start, which
+// returns an error instead of failing a test, and closes the server itself.
+//
 // It records every request (Requests), counts how many times each command really executed
 // (Executions) and injects faults into the next calls of a command (InjectFault): an HTTP
 // status with an optional Retry-After, a connection reset before or after the command ran,
 // a delay, or a given ErrorCode.
+//
+// WithLatency (and SetLatency) holds every answer back, API requests and relay replies
+// alike, by a fixed delay plus a seeded random jitter: the way to see a job's behaviour
+// over a real link, where the service is 20 to 150 ms away and the number of calls in
+// flight decides the wall time rather than the CPU. Each request waits on its own, outside
+// the server's lock, so concurrent requests overlap as they would there.
 //
 // Where the service's behaviour is not specified the fake decides, and says so here:
 //   - API errors are answered with HTTP 200 unless a fault gives another status.
@@ -40,10 +50,14 @@
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
 //     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
-//   - Webhooks are posted as the XML document package webhook reads (root Webhook, with
-//     Action, Timestamp, ListID and a Subscriber element holding the record's keys), with
-//     Content-Type text/xml, before the request that caused them is answered; each delivery
-//     is tried up to three times with a 5s timeout (SetWebhookPolicy) and recorded (Webhooks).
+//   - Webhooks are posted as the real service posts them: an XML document with root
+//     sendloop_webservice holding action (Subscription or Unsubscription),
+//     action_timestamp (Unix seconds) and a subscriber element whose children are the
+//     record's keys, and no list ID (give each list's URLs its own, as package webhook
+//     explains), labelled Content-Type application/x-www-form-urlencoded as PHP's curl
+//     labels a string body. They are posted before the request that caused them is
+//     answered; each delivery is tried up to three times with a 5s timeout
+//     (SetWebhookPolicy) and recorded (Webhooks), its body printable with %v or %s.
 //   - suppression.list.add is idempotent: adding the same address to the same list again
 //     returns the existing entry's ID. Entries added through the API have Type 'Manual'.
 //     suppression.list.get answers an empty list for an address that is not suppressed.
@@ -83,12 +97,16 @@
 //   - campaign.get, campaign.update and campaign.delete answer 106 for an unknown campaign.
 //     campaign.update applies all or nothing (the create checks, blank values 116); target
 //     arrays replace the current ones. A deleted campaign's activity stays for the exports.
-//   - SimulateSend delivers a Draft at the server's clock to the Subscribed members of its
-//     lists and segments that are neither hard-bounced nor suppressed, each address once;
-//     the campaign becomes Sent, with SendDate, SendTime and SendTimeZone in UTC.
-//     SimulateEvents records activity at delivery + After; unsubscriptions unsubscribe
-//     (webhook included), bounces set BounceType, complaints suppress globally as
-//     'FBL Report'. The Campaign counts are all-time.
+//   - The fake's clock is the host's (time.Now) unless WithClock or SetClock sets one;
+//     nothing else moves it.
+//   - SimulateSend delivers a Draft at the server's clock (SimulateSendAt at an earlier
+//     time) to the Subscribed members of its lists and segments that are neither
+//     hard-bounced nor suppressed, each address once; the campaign becomes Sent, with
+//     SendDate, SendTime and SendTimeZone in UTC. SimulateEvents records activity at
+//     delivery + After and refuses an event after the clock's now: what recipients did over
+//     days needs a delivery that many days ago. Unsubscriptions unsubscribe (webhook
+//     included), bounces set BounceType, complaints suppress globally as 'FBL Report'. The
+//     Campaign counts are all-time.
 //   - The 20-day window counts events whose UTC date is one of the delivery date and the 19
 //     dates after it. It applies to opens, forwards, openlocations, emailclients, bounces
 //     and spamcomplaints; webbrowserviews and unsubscriptions cover all time.

@@ -271,7 +271,7 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			csvPath := writeFile(t, dir, "members.csv", interruptCSV())
 			rejectsPath := filepath.Join(dir, "rejects.csv")
 			cmd := exec.Command(binary, append(slices.Clone(interruptArgs), "--csv", csvPath, "--rejects", rejectsPath)...)
-			cmd.Env = f.env
+			cmd.Env = childEnv(f.env)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			var mu sync.Mutex
@@ -328,7 +328,7 @@ func TestSyncSecondSignal(t *testing.T) {
 	csvPath := writeFile(t, dir, "members.csv", interruptCSV())
 	rejectsPath := filepath.Join(dir, "rejects.csv")
 	cmd := exec.Command(binary, "sync", "--list", "1", "--csv", csvPath, "--rejects", rejectsPath, "--grace", "1h", "--batch-size", "10")
-	cmd.Env = f.env
+	cmd.Env = childEnv(f.env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	imports := make(chan struct{}, 100)

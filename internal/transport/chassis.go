@@ -26,6 +26,7 @@ type Settings struct {
 type Chassis struct {
 	BaseURL   string // without a trailing slash
 	Key       string
+	Product   string // the caller's User-Agent product token, "" if none
 	Transport *Client
 }
 
@@ -33,6 +34,21 @@ type Chassis struct {
 // its key format: this is a sanity floor that catches a placeholder or a truncated value
 // before its first request, not a rule of the service.
 const MinKeyLength = 8
+
+// Derive returns a chassis for a second API of the same account (the legacy API of a root
+// client): the same base URL, key and transport (HTTP client, retries, rate limiter,
+// logger), with agent as the SDK's own User-Agent token and spellings' forms of the key
+// removed from errors and logs too.
+func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Chassis {
+	if ch.Product != "" {
+		agent = ch.Product + " " + agent
+	}
+	var extra []string
+	if spellings != nil {
+		extra = spellings(ch.Key)
+	}
+	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(agent, extra)}
+}
 
 // Build checks apiKey and s and sets up the transport. The key is trimmed, then refused
 // when it holds control characters, invalid UTF-8 or white space, or is shorter than
@@ -49,7 +65,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 	case strings.ContainsFunc(apiKey, unicode.IsSpace):
 		return nil, errors.New(pkg + ": the API key holds white space: give the key alone, as the account's settings show it")
 	case utf8.RuneCountInString(apiKey) < MinKeyLength:
-		return nil, fmt.Errorf("%s: the API key is shorter than %d characters: no real key is (give the key as the account's settings show it)", pkg, MinKeyLength)
+		return nil, fmt.Errorf("%s: the API key is shorter than %d characters, which no real key is: give the key as the account's settings show it", pkg, MinKeyLength)
 	case hasControl(s.UserAgent):
 		return nil, errors.New(pkg + ": the user agent holds control characters")
 	}
@@ -57,8 +73,9 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pkg, err)
 	}
-	if p := strings.TrimSpace(s.UserAgent); p != "" {
-		agent = p + " " + agent
+	product := strings.TrimSpace(s.UserAgent)
+	if product != "" {
+		agent = product + " " + agent
 	}
 	secrets := []string{apiKey}
 	if spellings != nil {
@@ -67,6 +84,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 	return &Chassis{
 		BaseURL: base,
 		Key:     apiKey,
+		Product: product,
 		Transport: New(Config{
 			HTTPClient: s.HTTPClient,
 			Logger:     s.Logger,

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,7 +154,7 @@ func New(cfg Config) *Client {
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		base = t
 	}
-	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter}
+	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: newWindow()}
 	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
@@ -230,6 +231,15 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// derive returns a Client sending through the same HTTP client, retry loop, rate limiter
+// and logger as c, with its own User-Agent and c's secrets plus more.
+func (c *Client) derive(userAgent string, secrets []string) *Client {
+	d := *c
+	d.userAgent = userAgent
+	d.redactor = NewRedactor(append(slices.Clone(c.redactor.raw), secrets...)...)
+	return &d
+}
+
 // Redact removes the configured secrets from s.
 func (c *Client) Redact(s string) string { return c.redactor.Redact(s) }
 
@@ -238,6 +248,7 @@ func (c *Client) Redactor() Redactor { return c.redactor }
 
 // call is the per-request state that the retryablehttp hooks reach through the context.
 type call struct {
+	client       *Client // the Client that sent it: a derived one has its own secrets
 	command      string
 	class        Class
 	attempts     int
@@ -297,7 +308,7 @@ func callOf(ctx context.Context) *call {
 // Do sends r, retrying as its class allows, and returns the final response with its body
 // read. A non-2xx status is not an error here: the caller interprets the body.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	st := &call{command: r.Command, class: r.Class}
+	st := &call{client: c, command: r.Command, class: r.Class}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
 	if r.Body != nil {
@@ -351,18 +362,29 @@ func RedirectReason(resp *Response) string {
 // attemptTransport reads each response's body within its attempt, so that a body that
 // stalls, breaks or comes short is a failure of that attempt, retried by the command's class
 // like a reset, rather than a failure after the retry loop has ended.
+//
+// Every attempt, retries included, takes a place in the client's window first (see window):
+// import workers, paged reads ahead and single calls share it, so that a client told to
+// slow down by 429 or 503 keeps fewer calls in flight, whichever of them sent it.
 type attemptTransport struct {
 	base    http.RoundTripper
 	limiter Limiter // waited on before every attempt, retries included; may be nil
+	window  *window // the attempts in flight
 }
 
-func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *attemptTransport) RoundTrip(req *http.Request) (_ *http.Response, err error) {
+	epoch, err := t.window.acquire(req.Context())
+	if err != nil {
+		return nil, &limiterError{"waiting for a place among the calls in flight", err}
+	}
+	var resp *http.Response
+	defer func() { t.window.release(epoch, signalOf(resp, err)) }()
 	if t.limiter != nil {
 		if err := t.limiter.Wait(req.Context()); err != nil {
-			return nil, &limiterError{err}
+			return nil, &limiterError{"waiting for the rate limiter", err}
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err = t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
@@ -376,10 +398,14 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
-// limiterError is a refusal of the rate limiter: nothing was sent, and it is final.
-type limiterError struct{ err error }
+// limiterError is a refusal of the rate limiter, or a context that ended while waiting for
+// a place in the window: nothing was sent, and it is final.
+type limiterError struct {
+	waiting string // what the attempt was waiting for
+	err     error
+}
 
-func (e *limiterError) Error() string { return "waiting for the rate limiter: " + e.err.Error() }
+func (e *limiterError) Error() string { return e.waiting + ": " + e.err.Error() }
 func (e *limiterError) Unwrap() error { return e.err }
 
 // bufferedBody is a body already read whole.
