@@ -35,8 +35,8 @@ func checkAddress(cmd, email, field string) error {
 	if strings.TrimSpace(email) == "" {
 		return invalid(cmd, ErrEmailMissing, field, "the email address is missing")
 	}
-	if !address.Valid(email) {
-		return invalid(cmd, ErrEmailFormat, field, "the email address is not a bare address such as name@example.com")
+	if problem := address.Problem(email); problem != "" {
+		return invalid(cmd, ErrEmailFormat, field, fmt.Sprintf("the email address %q is not valid: %s", email, problem))
 	}
 	return nil
 }
