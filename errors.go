@@ -11,6 +11,24 @@ import (
 	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
+// ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
+//
+// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
+// sentinel: errors.Is(err, ErrListNotFound) matches an *APIError or a *ValidationError with
+// code 118, and apiErr.Code == ErrListNotFound compares the code.
+type ErrorCode int
+
+// Message returns the service's meaning of the code: "undocumented error" for the codes
+// seen in the wild but not documented, "" for any other.
+func (c ErrorCode) Message() string { return codeMessages[c] }
+
+// String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
+func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
+
+// Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
+// code reads the same whether fmt sees it as an error or a Stringer.
+func (c ErrorCode) Error() string { return c.String() }
+
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect: an attempt may have reached the service (a reset after the request was
 // written, a timeout, a 502 or 504 answer) and no answer or read-back proves what it did.
@@ -63,24 +81,6 @@ type OutcomeUnknownError = outcome.Error
 //		Err error
 //	}
 type TransportError = transport.Error
-
-// ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
-//
-// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
-// sentinel: errors.Is(err, ErrListNotFound) matches an *APIError or a *ValidationError with
-// code 118, and apiErr.Code == ErrListNotFound compares the code.
-type ErrorCode int
-
-// Message returns the service's meaning of the code: "undocumented error" for the codes
-// seen in the wild but not documented, "" for any other.
-func (c ErrorCode) Message() string { return codeMessages[c] }
-
-// String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
-func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
-
-// Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
-// code reads the same whether fmt sees it as an error or a Stringer.
-func (c ErrorCode) Error() string { return c.String() }
 
 // APIError is a failure reported by the service in its response envelope
 // (Success = false with ErrorCode, ErrorMessage and ErrorFields).
