@@ -20,11 +20,11 @@
 // account's suppression list grow by two addresses a run.
 //
 // A run subscribes, gets, browses, updates (a new address) and searches; unsubscribes one
-// address from the list (the legacy API's Subscriber.Unsubscribe) and the other from all
-// lists (subscriber.unsubscribe); reads the suppression lists, the list's report and the
-// exports. It creates no campaign and sends no mail. Keys of an answer that the SDK's
-// decoders do not read are written to the test log (with -v), not failed: they show what
-// the service sends beyond the specification.
+// address from the list (Subscribers.Unsubscribe, through the legacy API) and the other
+// from all lists (Subscribers.UnsubscribeFromAllLists); reads the suppression lists, the
+// list's report and the exports. It creates no campaign and sends no mail. Keys of an
+// answer that the SDK's decoders do not read are written to the test log (with -v), not
+// failed: they show what the service sends beyond the specification.
 //
 // CI runs the suite against `sendloop fake` in another process, so the suite itself is
 // known to pass; RELEASING.md asks for a run against a real test account before a tag.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/wire"
-	"github.com/go-sendloop/sendloop/legacy"
 )
 
 // listName names the one list the suite uses, run after run.
@@ -27,7 +25,6 @@ const subscriptionIP = "192.0.2.1"
 // live is what the steps of one run share.
 type live struct {
 	client *sendloop.Client
-	legacy *legacy.Client
 	listID int
 	// a and b are the run's two addresses; a is changed to aUpdated by the update step.
 	a, aUpdated, b string
@@ -49,14 +46,6 @@ func setup(t *testing.T) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []legacy.Option{legacy.WithBaseURL(base), legacy.WithUserAgent("sendloop-livetest")}
-	if v, _ := strconv.ParseBool(strings.TrimSpace(os.Getenv(sendloop.EnvInsecureHTTP))); v {
-		opts = append(opts, legacy.WithInsecureHTTP())
-	}
-	lc, err := legacy.NewClient(key, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	domain := os.Getenv("SENDLOOP_LIVE_DOMAIN")
 	if domain == "" {
 		domain = "example.com"
@@ -64,7 +53,7 @@ func setup(t *testing.T) *live {
 	run := time.Now().UTC().Format("20060102t150405.000000000")
 	run = strings.ReplaceAll(run, ".", "")
 	addr := func(who string) string { return "sendloop-live-" + run + "-" + who + "@" + domain }
-	l := &live{client: client, legacy: lc, a: addr("a"), aUpdated: addr("a-updated"), b: addr("b"), unknown: newUnknownFields()}
+	l := &live{client: client, a: addr("a"), aUpdated: addr("a-updated"), b: addr("b"), unknown: newUnknownFields()}
 	prev := wire.SetUnknownFieldHook(l.unknown.add)
 	t.Cleanup(func() { wire.SetUnknownFieldHook(prev) })
 	t.Logf("base URL %s, list %q, addresses %s and %s", client.BaseURL(), listName, l.a, l.b)
@@ -241,19 +230,19 @@ func (l *live) search(ctx context.Context, t *testing.T) {
 
 // unsubscribeFromList takes the updated address out of the suite's list only.
 func (l *live) unsubscribeFromList(ctx context.Context, t *testing.T) {
-	res, err := l.legacy.SubscriberUnsubscribe(ctx, l.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: l.aUpdated, UnsubscriptionIP: subscriptionIP})
+	res, err := l.client.Subscribers.Unsubscribe(ctx, l.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: l.aUpdated, UnsubscriptionIP: subscriptionIP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != legacy.StatusUnsubscribed {
-		t.Errorf("Subscriber.Unsubscribe: status %q", res.Status)
+	if res.SubscriptionStatus != sendloop.StatusUnsubscribed {
+		t.Errorf("Subscribers.Unsubscribe: status %q", res.SubscriptionStatus)
 	}
 	l.wantStatus(ctx, t, l.aUpdated, sendloop.StatusUnsubscribed)
 }
 
 // unsubscribeFromAll takes b out of every list (subscriber.unsubscribe names no list).
 func (l *live) unsubscribeFromAll(ctx context.Context, t *testing.T) {
-	if err := l.client.Subscribers.Unsubscribe(ctx, l.b); err != nil {
+	if err := l.client.Subscribers.UnsubscribeFromAllLists(ctx, l.b); err != nil {
 		t.Fatal(err)
 	}
 	l.wantStatus(ctx, t, l.b, sendloop.StatusUnsubscribed)
