@@ -89,7 +89,7 @@
 //     error is a *RecipientsError matching ErrSomeRecipientsRefused. A 4xx
 //     refusal is retried first, with the whole message (nothing was sent).
 //     When every recipient is refused, nothing is sent.
-//   - Server replies are *SMTPError: the command, the recipient for RCPT,
+//   - Server replies are *ReplyError: the command, the recipient for RCPT,
 //     the code, the enhanced status and the text; errors.Is tells
 //     ErrTemporary (4xx) from ErrPermanent (5xx).
 //   - SendAll does not stop at a failed message. A setup failure that cannot

@@ -27,7 +27,7 @@ const defaultFakeLogSize = 100
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE] [--listen-any [--tls-name NAME]]",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]]",
 		summary: "serve a fake of the service (API and relay) for local development",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
@@ -48,9 +48,15 @@ listen on any address (0.0.0.0:8080, for services of a CI job that reach it by a
 name) with a warning: its API key and relay password are printed, and the API is plain
 http. --tls-name adds host names to the relay's certificate (the first one is also the
 host in the printed settings). Clients on another host need SENDLOOP_INSECURE_HTTP=1 for
-the plain http API (printed with the settings), or WithInsecureHTTP in the Go SDK.`,
+the plain http API (printed with the settings), or WithInsecureHTTP in the Go SDK.
+
+--latency D[,JITTER] holds every API answer back by D, plus a random jitter of up to JITTER
+(from a fixed seed), and every reply of the relay likewise: the way to see how a job
+behaves over a real link, where the service is 20 to 150 ms away and the number of calls
+in flight decides the wall time. Requests wait side by side, as over a real link.`,
 		examples: `sendloop fake > fake.env &    # then: . ./fake.env && sendloop lists
 sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty
+sendloop fake --latency 50ms,10ms > fake.env &    # a service 50-60 ms away
 sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
@@ -61,6 +67,7 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 			var tlsNames repeatedFlag
 			fs.Var(&tlsNames, "tls-name", "add the host `NAME` to the relay's certificate; the first is the printed host (repeatable)")
 			logSize := fs.Int("log-size", defaultFakeLogSize, "keep the newest `N` requests in the fake's request log (0: none)")
+			latency := fs.String("latency", "", "answer every request and relay reply after `D[,JITTER]`, e.g. 50ms or 50ms,10ms")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("fake", "unexpected argument %q", args[0])
@@ -90,8 +97,12 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 				if len(tlsNames) > 0 && !*listenAny {
 					return usagef("fake", "--tls-name goes with --listen-any: on loopback the certificate already names localhost, 127.0.0.1 and ::1")
 				}
+				delay, jitter, err := parseLatency(*latency)
+				if err != nil {
+					return usagef("fake", "--latency: %v", err)
+				}
 				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty, caFile: *caFile,
-					exposed: exposed, tlsNames: tlsNames, logSize: *logSize})
+					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter})
 			}
 		},
 	}
@@ -112,6 +123,28 @@ type fakeOptions struct {
 	exposed        bool     // an address is not loopback (--listen-any)
 	tlsNames       []string // more names for the relay's certificate
 	logSize        int      // requests kept in the request log
+	latency        time.Duration
+	jitter         time.Duration // up to this much more than latency
+}
+
+// parseLatency reads --latency's D[,JITTER]; "" is none.
+func parseLatency(v string) (delay, jitter time.Duration, err error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, 0, nil
+	}
+	d, j, hasJitter := strings.Cut(v, ",")
+	if delay, err = time.ParseDuration(strings.TrimSpace(d)); err != nil {
+		return 0, 0, fmt.Errorf("%q is not a duration such as 50ms", d)
+	}
+	if hasJitter {
+		if jitter, err = time.ParseDuration(strings.TrimSpace(j)); err != nil {
+			return 0, 0, fmt.Errorf("jitter %q is not a duration such as 10ms", j)
+		}
+	}
+	if delay < 0 || jitter < 0 {
+		return 0, 0, fmt.Errorf("%q: a latency cannot be negative", v)
+	}
+	return delay, jitter, nil
 }
 
 // checkLoopback accepts a HOST:PORT whose host is a loopback IP address or "localhost"; a
@@ -143,14 +176,20 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		return err
 	}
 	requests := &requestLogger{a: a}
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
+	srv, err := sendlooptest.Start(sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
 		sendlooptest.WithRequestHook(requests.log))
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	defer srv.Close()
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {
 			return err
 		}
 	}
+	// After the demo data, which the fake sends itself: the fake starts as fast as ever.
+	srv.SetLatency(o.latency, o.jitter)
 	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr), sendlooptest.RelayTLSNames(o.tlsNames...))
 	if err != nil {
 		return err

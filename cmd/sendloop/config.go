@@ -149,7 +149,10 @@ func (a *app) fakeService(ctx context.Context) (*fakeService, error) {
 	if a.fakeSrv != nil {
 		return a.fakeSrv, nil
 	}
-	srv := sendlooptest.NewServer(nil)
+	srv, err := sendlooptest.Start()
+	if err != nil {
+		return nil, err
+	}
 	if err := seedDemo(ctx, srv); err != nil {
 		srv.Close()
 		return nil, err
