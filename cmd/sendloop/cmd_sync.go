@@ -51,7 +51,8 @@ SubscriptionStatus column only the rows whose status is Subscribed count: the ot
 skipped (they add, update and unsubscribe no one).
 
 Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
-in custom fields (addresses are always trimmed). An empty cell empties the field.
+in custom fields (addresses are always trimmed, of a byte-order mark and zero-width spaces
+too). An empty cell empties the field.
 
 Addresses are compared case-insensitively. Members who unsubscribed are not subscribed again,
 and addresses on the suppression list (the list's or the global one) are not added: both
