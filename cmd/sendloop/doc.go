@@ -83,7 +83,7 @@
 //	     service refuses (API codes 103, 104, 147, 148, 149; legacy code 2), relay
 //	     credentials refused (SMTP 535)
 //	130  interrupted by SIGINT
-//	143  interrupted by SIGTERM
+//	143  interrupted by SIGTERM (Unix; on Windows, closing the console window)
 //
 // # Output
 //
@@ -247,10 +247,14 @@
 //   - Missing or invalid configuration (the key, the base URL, the relay settings) and
 //     credentials the service or the relay refuses are exit code 2: a CI job tells a
 //     configuration problem from a failure.
-//   - The version: the build's module version (go install …@v1.2.3); for a build from a
-//     checkout ("(devel)"), the SDK's Version constant and the VCS revision when the build
+//   - The version: a release binary's version and commit; the build's module version
+//     (go install …@v1.2.3); for a build from a checkout, the version the go command took
+//     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
-//     ended.
+//     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
+//     closing the console window, logging off or shutting down as SIGTERM (exit 143, if
+//     the few seconds Windows allows suffice), and taskkill /F or the Task Manager end the
+//     process at once, as SIGKILL does.
 package main
