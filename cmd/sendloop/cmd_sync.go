@@ -104,9 +104,12 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			o := &syncOptions{}
 			fs.IntVar(&o.listID, "list", 0, "the `ID` of the list to sync (required)")
 			fs.StringVar(&o.csvPath, "csv", "", "the CSV `FILE` (required)")
-			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and change nothing")
+			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
+			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
 			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
+			budgetFlag(fs, &o.maxRejects)
+			annotationsFlag(fs, &o.annotations)
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
 			fs.Var(&o.columns, "column", "map the column SOURCE to TARGET (`SOURCE=TARGET`): EmailAddress, a custom field's name or CustomField<id> (repeatable)")
@@ -134,6 +137,9 @@ type syncOptions struct {
 	dryRun             bool
 	unsubscribeMissing bool
 	rejectsPath        string
+	planPath           string
+	maxRejects         string
+	annotations        string
 	batchSize          int
 	concurrency        int
 
@@ -154,6 +160,8 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--batch-size must be at least 1")
 	case o.concurrency < 1:
 		return usagef("sync", "--concurrency must be at least 1")
+	case o.planPath != "" && !o.dryRun:
+		return usagef("sync", "--plan needs --dry-run")
 	}
 	var err error
 	if o.read.Encoding, err = listsync.ParseEncoding(o.encoding); err != nil {
@@ -195,10 +203,28 @@ func parseMaxUnsubscribe(s string, members int) (int, error) {
 	return l.Of(members), nil
 }
 
-func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
+func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr error) {
 	if err := o.check(); err != nil {
 		return err
 	}
+	if o.planPath == "-" && a.json {
+		return usagef("sync", "--plan - and --json both write stdout: give --plan a file")
+	}
+	budget, err := parseRejectBudget("sync", o.maxRejects)
+	if err != nil {
+		return err
+	}
+	gh, err := newGitHubReport("sync", a.env, o.annotations, o.csvPath)
+	if err != nil {
+		return err
+	}
+	var out *syncOutput
+	var res *syncResult
+	defer func() {
+		if err := gh.finish(syncSummary(o, out, res, runErr)); err != nil {
+			a.note("%v", err)
+		}
+	}()
 	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
 		return err
 	}
@@ -254,6 +280,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	defer rejects.abort()
+	rejects.gh = gh
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
@@ -285,7 +312,12 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	}
 
 	list := job.List()
-	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: job.Mapping(), rejects: rejects}
+	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
+		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget}
+	if err := out.openPlan(o.planPath, info); err != nil {
+		return err
+	}
+	defer out.closePlan()
 	if err := out.begin(); err != nil {
 		return err
 	}
@@ -296,18 +328,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		a.note("list %d is double opt-in, but subscriber.import subscribes new addresses (%d here) at once, without a confirmation email",
 			o.listID, plan.Adds)
 	}
-	a.note("plan: %d to add, %d to update, %d to unsubscribe, %d unchanged, %d skipped, %d rejected",
-		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged,
-		plan.SkippedUnsubscribed+plan.SkippedSuppressed+plan.SkippedStatus, plan.Rejected)
+	a.note("%s", out.planCounts())
 
 	// ctx ends at the first signal: no more rows are read and no call is started. The calls
 	// in flight run for the grace period, or until a second signal ends work.
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
+	var applyErr error
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
 	})
-	res, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
+	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		Grace:          g.grace,
@@ -329,10 +360,13 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
 	}
+	// Rows the service refused without a line to reject count against the budget too.
+	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
+	out.outcome, rejects.budget = &outcome, &outcome
 	if err := out.end(res); err != nil {
 		return err
 	}
-	return rejects.finish(errors.Join(applyErr, failures(res)))
+	return rejects.finish(errors.Join(applyErr, failures(res, outcome.Held)))
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
@@ -395,13 +429,14 @@ func stopReason(ctx context.Context) string {
 	return "interrupted"
 }
 
-// failures describes the changes that failed without a row to reject.
-func failures(res *syncResult) error {
+// failures describes the changes that failed without a row to reject; the rows refused
+// without a line are no failure when the reject budget held.
+func failures(res *syncResult, budgetHeld bool) error {
 	var errs []error
 	if res.UnsubscribeFailed > 0 {
 		errs = append(errs, fmt.Errorf("%s failed", plural(res.UnsubscribeFailed, "unsubscription")))
 	}
-	if res.AddUntraced > 0 {
+	if res.AddUntraced > 0 && !budgetHeld {
 		errs = append(errs, fmt.Errorf("the service refused %s that could not be traced to a line",
 			plural(res.AddUntraced, "row")))
 	}
