@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -85,10 +86,16 @@ func (o budgetOutcome) json() orderedObject {
 	return orderedObject{{"max", o.Max}, {"allowed", o.Allowed}, {"rejects", o.Rejects}, {"held", o.Held}}
 }
 
+// given reports a budget that allows rejects: the default 0 is not worth a mention.
+func (o budgetOutcome) given() bool { return o.Allowed != 0 }
+
 // describe says how the rejects fared, for people: "within --max-rejects 5%".
 func (o budgetOutcome) describe() string {
 	if o.Held {
 		return "within --max-rejects " + o.Max
+	}
+	if o.Max == strconv.Itoa(o.Allowed) {
+		return "over --max-rejects " + o.Max
 	}
 	return fmt.Sprintf("over --max-rejects %s, which allows %d", o.Max, o.Allowed)
 }
@@ -151,6 +158,14 @@ func escapeData(s string) string {
 // escapeProperty escapes a workflow command's property value.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// path is the file as the annotations name it ("" for a nil report).
+func (g *githubReport) path() string {
+	if g == nil {
+		return ""
+	}
+	return g.file
 }
 
 // reject reports a rejected or refused row that starts on line of the file.
@@ -279,13 +294,14 @@ func (g *githubReport) markdown(s githubSummary) string {
 	return b.String()
 }
 
-// mdText makes s safe in a Markdown table cell or line: no line breaks, pipes and markup
-// characters escaped.
+// mdText makes s safe in a Markdown table cell or line: no line breaks; pipes, backslashes,
+// backticks, asterisks, brackets and angle brackets escaped (GitHub's Markdown leaves an
+// underscore inside a word alone).
 func mdText(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#", r) {
+		if strings.ContainsRune("\\`*[]<>|", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

@@ -221,7 +221,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	var out *syncOutput
 	var res *syncResult
 	defer func() {
-		if err := gh.finish(syncSummary(o, out, res, runErr)); err != nil {
+		if err := gh.finish(syncSummary(o, gh.path(), out, res, runErr)); err != nil {
 			a.note("%v", err)
 		}
 	}()

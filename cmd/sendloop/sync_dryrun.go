@@ -140,7 +140,8 @@ func (s *syncOutput) endKind(kind string) error {
 // planHeader is the header of --plan's CSV. Each change takes one row per field it sets or
 // changes (an addition without values, and an unsubscription, one row with no field):
 // action (add, update, unsubscribe), line (the record's first line in the file; empty for an
-// unsubscription), email (as written in the file; the member's for an unsubscription),
+// unsubscription), email (as written in the file for an addition; as the list holds it for
+// an update or an unsubscription),
 // subscriber_id (of the member updated or unsubscribed), field (the column's header),
 // field_id (its custom field), from (the member's value), to (the file's value).
 var planHeader = []string{"action", "line", "email", "subscriber_id", "field", "field_id", "from", "to"}

@@ -302,10 +302,10 @@ func (s *syncOutput) end(res *syncResult) error {
 
 // syncSummary is the GitHub step summary of a sync: the plan's counts (and the result's,
 // once applied) when the plan was made, and how the run ended.
-func syncSummary(o *syncOptions, out *syncOutput, res *syncResult, runErr error) githubSummary {
-	s := githubSummary{title: fmt.Sprintf("sendloop sync: list %d from %s", o.listID, o.csvPath)}
+func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, runErr error) githubSummary {
+	s := githubSummary{title: fmt.Sprintf("sendloop sync: list %d from %s", o.listID, path)}
 	if out != nil {
-		s.title = fmt.Sprintf("sendloop sync: list %d %q from %s (%s)", out.list.ListID, out.list.Name, out.csvPath, plural(out.plan.Rows, "row"))
+		s.title = fmt.Sprintf("sendloop sync: list %d %q from %s (%s)", out.list.ListID, out.list.Name, path, plural(out.plan.Rows, "row"))
 		if out.dryRun {
 			s.title += ", dry run"
 		}
@@ -334,8 +334,10 @@ func syncSummary(o *syncOptions, out *syncOutput, res *syncResult, runErr error)
 	case res != nil:
 		result = append(result, "Synced.")
 	}
-	if out != nil && out.outcome != nil && out.outcome.Rejects > 0 {
-		result = append(result, fmt.Sprintf("%s rejected or refused, %s.", plural(out.outcome.Rejects, "row"), out.outcome.describe()))
+	if o := out.budgetOutcome(); o != nil && o.Rejects > 0 && o.given() {
+		result = append(result, fmt.Sprintf("%s rejected or refused, %s.", plural(o.Rejects, "row"), o.describe()))
+	} else if o != nil && o.Rejects > 0 {
+		result = append(result, fmt.Sprintf("%s rejected or refused.", plural(o.Rejects, "row")))
 	}
 	if runErr != nil {
 		result = append(result, "Failed: "+cliMessage(runErr))
@@ -344,6 +346,14 @@ func syncSummary(o *syncOptions, out *syncOutput, res *syncResult, runErr error)
 	}
 	s.result = strings.Join(result, " ")
 	return s
+}
+
+// budgetOutcome is the rejects measured against the budget, nil before (or without) a plan.
+func (s *syncOutput) budgetOutcome() *budgetOutcome {
+	if s == nil {
+		return nil
+	}
+	return s.outcome
 }
 
 // resultCounts returns the changes of a summary row that were done, failed and not attempted.

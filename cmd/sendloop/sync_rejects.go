@@ -150,7 +150,7 @@ func (s *rejectSink) finish(err error) error {
 			fmt.Fprintf(s.a.stderr, "sendloop: %s, %s\n", msg, s.budget.describe())
 			return err
 		}
-		if s.budget.Allowed != 0 { // a budget was given: say it was exceeded
+		if s.budget.given() {
 			msg += ", " + s.budget.describe()
 		}
 	}
