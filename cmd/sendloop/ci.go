@@ -76,9 +76,14 @@ type budgetOutcome struct {
 
 // check measures rejects against the budget for a file of rows data rows. N% allows N% of
 // the rows rounded up; 100% allows every row.
+// The zero budget allows none.
 func (b rejectBudget) check(rejects, rows int) budgetOutcome {
-	allowed := b.limit.Of(rows)
-	return budgetOutcome{Max: b.limit.String(), Allowed: allowed, Rejects: rejects, Held: allowed < 0 || rejects <= allowed}
+	l := b.limit
+	if l == (listsync.Limit{}) { // listsync's zero Limit is its default, 10 %
+		l = listsync.MaxCount(0)
+	}
+	allowed := l.Of(rows)
+	return budgetOutcome{Max: l.String(), Allowed: allowed, Rejects: rejects, Held: allowed < 0 || rejects <= allowed}
 }
 
 // json is the report's reject_budget member.
