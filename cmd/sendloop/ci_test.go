@@ -20,8 +20,8 @@ func TestRejectBudget(t *testing.T) {
 		{"0", 1, 10, budgetOutcome{Max: "0", Allowed: 0, Rejects: 1, Held: false}},
 		{"6", 6, 10, budgetOutcome{Max: "6", Allowed: 6, Rejects: 6, Held: true}},
 		{"6", 7, 10, budgetOutcome{Max: "6", Allowed: 6, Rejects: 7, Held: false}},
-		{"5%", 1, 10, budgetOutcome{Max: "5%", Allowed: 1, Rejects: 1, Held: true}},   // rounded up
-		{"5%", 2, 10, budgetOutcome{Max: "5%", Allowed: 1, Rejects: 2, Held: false}},  // 0.5 → 1
+		{"5%", 1, 10, budgetOutcome{Max: "5%", Allowed: 1, Rejects: 1, Held: true}},  // rounded up
+		{"5%", 2, 10, budgetOutcome{Max: "5%", Allowed: 1, Rejects: 2, Held: false}}, // 0.5 → 1
 		{"5%", 50, 1000, budgetOutcome{Max: "5%", Allowed: 50, Rejects: 50, Held: true}},
 		{" 2.5% ", 26, 1000, budgetOutcome{Max: "2.5%", Allowed: 25, Rejects: 26, Held: false}},
 		{"0%", 1, 1000, budgetOutcome{Max: "0%", Allowed: 0, Rejects: 1, Held: false}},

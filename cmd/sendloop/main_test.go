@@ -111,8 +111,8 @@ type result struct {
 
 // invocation is a run of the binary: arguments, environment, stdin and directory.
 type invocation struct {
-	args  []string
-	env   []string // the whole environment of the child: nothing is inherited
+	args []string
+	env  []string // the whole environment of the child: nothing is inherited
 	// ciEnv is added after childEnv drops the GITHUB_* variables: the tests of the CLI's
 	// GitHub Actions reporting set them here, as a workflow would.
 	ciEnv []string
