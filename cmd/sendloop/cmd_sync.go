@@ -25,13 +25,21 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE] [flags]",
+		args:    "--list ID --csv FILE [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
 updates the custom fields that differ, and with --unsubscribe-missing unsubscribes the
 members the file does not name. It plans first and prints the plan; --dry-run stops there
 and changes nothing. A second run with the same file plans nothing.
+
+A dry run prints the plan's counts and the first 20 changes of each kind (additions,
+updates, unsubscriptions), then "… and N more". --plan FILE (- for stdout, instead of the
+table) writes every change as CSV: action,line,email,subscriber_id,field,field_id,from,to,
+one row per field an addition sets or an update changes (an addition without values and an
+unsubscription take one row without a field); line is the record's first line (empty for an
+unsubscription), email the address as written (as the list holds it for an update or an
+unsubscription), from the member's value and to the file's. --json lists every change too.
 
 The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel's "Unicode
 text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
@@ -62,7 +70,17 @@ wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses 
 given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
 (line,email,reason, the address as written; the header alone when there is none);
 without it they are printed on stderr (the first 20). Any rejected row makes the exit
-code 1, in a dry run too.
+code 1, in a dry run too, unless --max-rejects allows it: N rows, or N% of the file's data
+rows (rounded up), rejected or refused by the service, still exit 0 (every reject is still
+reported); one more exits 1. A dry run measures its planned rejects. The default 0 allows
+none; the unsubscription guard's exit code 2 comes first.
+
+GitHub Actions: when GITHUB_ACTIONS=true (or with --annotations github; --annotations none
+turns it off), each rejected row is also a workflow annotation on stderr,
+"::warning file=FILE,line=N::…", naming the file relative to $GITHUB_WORKSPACE when it is
+inside it and the record's first line; GitHub shows 10 per step, so the rest are counted in
+one "::notice::". A Markdown summary (the plan's counts, the result, the most common
+rejection reasons) is appended to the file $GITHUB_STEP_SUMMARY names.
 
 Applying: additions through subscriber.import in batches (--batch-size, --concurrency),
 then updates (subscriber.update, by SubscriberID), then unsubscriptions through the legacy
@@ -94,10 +112,13 @@ and per row, sorted on disk, and the members' addresses and values, in temporary
 100 bytes per member and row).
 
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
-result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_rows (line,
-address, reason).`,
+result (counts, and rows_done, rows_failed, rows_not_attempted), rejected_rows (line,
+address, reason) and reject_budget (max as given, allowed for this file, -1 for any; rejects;
+held).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
+sendloop sync --list 12 --csv subscribers.csv --dry-run --plan plan.csv
+sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --annotations github
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
 sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
