@@ -59,7 +59,8 @@ SubscriptionStatus column only the rows whose status is Subscribed count: the ot
 skipped (they add, update and unsubscribe no one).
 
 Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
-in custom fields (addresses are always trimmed). An empty cell empties the field.
+in custom fields (addresses are always trimmed, of a byte-order mark and zero-width spaces
+too). An empty cell empties the field.
 
 Addresses are compared case-insensitively. Members who unsubscribed are not subscribed again,
 and addresses on the suppression list (the list's or the global one) are not added: both
@@ -104,12 +105,14 @@ Interruption: on SIGINT or SIGTERM sync stops reading the file and starts no new
 calls in flight get --grace (10s) to finish, and a second signal cancels them at once. It
 prints "Interrupted" with the rows done, failed and not attempted (they add up to the
 file's rows), and exits 130 after SIGINT, 143 after SIGTERM. A cancelled row is never
-reported as rejected: running the same sync again finishes the job.
+reported as rejected: running the same sync again finishes the job. (Windows has no
+SIGTERM: Ctrl-C and Ctrl-Break act as SIGINT, closing the console window as SIGTERM.)
 
 Memory does not grow with the list or the file: the plan keeps a 48-byte record per member
 and per row, sorted on disk, and the members' addresses and values, in temporary files
 (in $TMPDIR, unlinked as soon as created, so that even a killed run leaves none; about
-100 bytes per member and row).
+100 bytes per member and row). On Windows, where an open file cannot be unlinked, they are
+in %TEMP% and removed when the run ends: a killed run leaves them behind.
 
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
 result (counts, and rows_done, rows_failed, rows_not_attempted), rejected_rows (line,

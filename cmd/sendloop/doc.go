@@ -46,8 +46,8 @@
 //	lists   show the account's lists
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
-//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
-//	        [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
+//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE]
+//	        [--ca-file FILE] [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
 //	version print the version (also --version; with --json, an object)
 //
@@ -59,9 +59,10 @@
 //	                        that it stays out of shell histories and process lists.
 //	SENDLOOP_BASE_URL       the account's host, e.g. https://acme.sendloop.com; default
 //	                        https://app.sendloop.com. The host only: a URL whose path ends in
-//	                        /api/v3… or /api/index.php is refused ("set the host only"); other
-//	                        path prefixes (a proxy's) are kept. Plain http is refused except
-//	                        on loopback.
+//	                        /api/v3…, /api/v4… or /api/index.php is refused ("give the host
+//	                        (and any proxy prefix) only"), by the SDK's rule; other path
+//	                        prefixes (a proxy's) are kept. Plain http is refused except on
+//	                        loopback.
 //	SENDLOOP_INSECURE_HTTP  1 allows a plain http SENDLOOP_BASE_URL on another host, such as
 //	                        a `sendloop fake --listen-any` reached by a CI service name (the
 //	                        SDK's WithInsecureHTTP)
@@ -83,7 +84,7 @@
 //	     service refuses (API codes 103, 104, 147, 148, 149; legacy code 2), relay
 //	     credentials refused (SMTP 535)
 //	130  interrupted by SIGINT
-//	143  interrupted by SIGTERM
+//	143  interrupted by SIGTERM (Unix; on Windows, closing the console window)
 //
 // # Output
 //
@@ -129,6 +130,12 @@
 //
 //	sendloop fake > fake.env &
 //	. ./fake.env && sendloop lists
+//
+// With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
+// with the IDs a program expects, segments, subscribers in any state and suppressions. The
+// format is sendlooptest's own (sendlooptest.Seed documents it; its testdata holds
+// seed-example.json), not the service's; a fault stops the command with exit code 2 before
+// it prints its settings, named by its JSON path.
 //
 // # sync
 //
@@ -196,7 +203,8 @@
 //     end of the file, as in every CSV reader, and the reason names the lines).
 //   - Values are trimmed of surrounding whitespace (spreadsheets pad cells); --no-trim keeps
 //     it in custom fields. An empty cell empties the field of a member, and is not sent for
-//     a new address. Addresses are always trimmed, checked as the SDK checks them, and
+//     a new address. Addresses are always trimmed (sendloop.NormalizeAddress: white space,
+//     a byte-order mark, zero-width spaces), checked as the SDK checks them, and
 //     compared case-insensitively; the first row of an address wins, later ones are
 //     rejected as duplicates naming its line. A rejected row keeps its address as written:
 //     for a line the CSV reader cannot parse, the address column of its first line split
@@ -261,10 +269,14 @@
 //   - Missing or invalid configuration (the key, the base URL, the relay settings) and
 //     credentials the service or the relay refuses are exit code 2: a CI job tells a
 //     configuration problem from a failure.
-//   - The version: the build's module version (go install …@v1.2.3); for a build from a
-//     checkout ("(devel)"), the SDK's Version constant and the VCS revision when the build
+//   - The version: a release binary's version and commit; the build's module version
+//     (go install …@v1.2.3); for a build from a checkout, the version the go command took
+//     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
-//     ended.
+//     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
+//     closing the console window, logging off or shutting down as SIGTERM (exit 143, if
+//     the few seconds Windows allows suffice), and taskkill /F or the Task Manager end the
+//     process at once, as SIGKILL does.
 package main

@@ -469,7 +469,7 @@ Exit status:
        variable, a key or account the service refuses (API codes 103, 104, 147, 148,
        149; legacy code 2), relay credentials refused (SMTP 535)
   130  interrupted by SIGINT (Ctrl-C)
-  143  interrupted by SIGTERM
+  143  interrupted by SIGTERM (Windows: the console window closed)
 
 Run 'sendloop help <command>' for a command's flags.
 `
