@@ -27,7 +27,8 @@
 //
 // # Commands
 //
-//	sync    --list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]
+//	sync    --list ID --csv FILE [--dry-run [--plan FILE|-]] [--unsubscribe-missing]
+//	        [--rejects FILE] [--max-rejects N|N%] [--annotations auto|github|none]
 //	        [--batch-size N] [--concurrency N] [--column SOURCE=TARGET]...
 //	        [--ignore-column NAME]... [--ignore-unknown-columns] [--encoding ENC]
 //	        [--delimiter CHAR] [--no-trim]
@@ -75,8 +76,8 @@
 // # Exit status
 //
 //	0    done
-//	1    some rows failed (sync: rejected or refused rows, in a dry run too), or any other
-//	     failure: an API or relay error, a network failure
+//	1    some rows failed (sync: rejected or refused rows, in a dry run too, beyond
+//	     --max-rejects), or any other failure: an API or relay error, a network failure
 //	2    usage, configuration or credentials: an unknown command or flag, a missing or
 //	     invalid flag value or argument, an unreadable input file, a CSV header that does not
 //	     fit the list, an environment variable unset or invalid, a key or account the
@@ -215,7 +216,28 @@
 //     row of the file) and make the exit code 1.
 //   - A dry run reads the file twice too, to list its changes (additions in file order,
 //     then updates, then unsubscriptions) and write the rejects; it never writes to the
-//     service.
+//     service. As text it prints the plan's counts and the first 20 changes of each kind,
+//     then "… and N more additions" (a dry run of 5,000 additions is about 30 lines, and
+//     stops reading once it has shown them and seen every rejected row); --plan FILE (or -
+//     for stdout, instead of the table) writes every change as CSV,
+//     action,line,email,subscriber_id,field,field_id,from,to, one row per field set or
+//     changed; --json lists every change.
+//   - --max-rejects N or N% (of the file's data rows, rounded up) is a reject budget:
+//     rejected rows and rows the service refused (traced to a line or not) count; within
+//     it the exit code is 0 and every reject is still reported, beyond it 1. A dry run
+//     measures the planned rejects. The default 0 allows none; the guard's exit code 2
+//     comes first. The JSON document's reject_budget says {"max": "5%", "allowed": 50,
+//     "rejects": 3, "held": true} (allowed -1 for 100%).
+//   - GitHub Actions: with GITHUB_ACTIONS=true or --annotations github (none turns it off),
+//     every rejected row is also a workflow command on stderr (so that --json's stdout stays
+//     one document; the runner reads both streams), "::warning file=F,line=N::rejected
+//     "ADDR": REASON", F relative to $GITHUB_WORKSPACE when the file is inside it, N the
+//     record's first line, escaped as workflow commands require (%25, %0D, %0A; in F also
+//     %3A and %2C). The first 10 only, as GitHub shows 10 warnings per step, then one
+//     ::notice:: with the count of the rest. A Markdown summary (the plan's counts, the
+//     result, the five most common reasons, "line N" folded; a few KiB at most) is
+//     appended to $GITHUB_STEP_SUMMARY when it is set, also when the sync fails or is
+//     refused. docs/github-actions.md shows a nightly workflow.
 //   - Progress: only on a terminal (see Output); --quiet silences it there too. export shows
 //     how many subscribers it has written.
 //   - export reads up to --concurrency pages at once (4), in order, holding no more in
