@@ -280,10 +280,12 @@ func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryCla
 // notation (Fields[CustomField7]). APIKey and Command are added by the client and may not
 // be given. A failure struct becomes an *Error, an XML-RPC fault a *Fault.
 //
-// Retries follow the command's name: Chart.*, Report.*, Media.Browse and names ending in
-// .Get or .Browse are reads; Subscriber.Add and names ending in .Update, .Delete or
-// .Unsubscribe are idempotent; anything else, Media.Upload above all, is sent once unless
-// it surely did not reach the service, unless WithRetryClass says otherwise.
+// Retries follow the command: the functions the specification names keep their class
+// (Subscriber.Update and Subscriber.Delete are idempotent, Subscriber.Get, Subscribers.Get
+// and the Report.* functions reads, Media.Upload one-shot); another name is a read when it
+// says so (Chart.*, Report.*, names ending in .Get or .Browse) and a one-shot write
+// otherwise, sent again only when it surely did not reach the service, unless
+// WithRetryClass says otherwise.
 func (c *Client) Call(ctx context.Context, command string, params any, opts ...CallOption) (Struct, error) {
 	if err := checkCommand(command); err != nil {
 		return nil, err

@@ -124,8 +124,8 @@ type Spec struct {
 // Write reports whether the command changes anything.
 func (s Spec) Write() bool { return s.Class != transport.Read }
 
-// Root lists the commands of the root package's client (API V3 and Person), keyed by
-// lower-case name; Legacy lists the legacy endpoint's. The two share lower-case names
+// rootTable holds the commands of the root package's client (API V3 and Person), keyed by
+// lower-case name; legacyTable the legacy endpoint's. The two share lower-case names
 // (subscriber.get, Subscriber.Get), so each client looks in its own.
 var (
 	rootTable   = index(v3Specs, personSpecs)
