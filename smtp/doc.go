@@ -142,7 +142,9 @@
 //     Structured extra headers (In-Reply-To, References, List-*) must be
 //     ASCII; In-Reply-To and References must hold <id@host> message IDs.
 //   - ListUnsubscribe writes List-Unsubscribe (RFC 2369): http(s) URLs and
-//     mailto: addresses, ASCII, in angle brackets. ListUnsubscribeOneClick
+//     mailto: addresses, in angle brackets. Non-ASCII characters in them are
+//     percent-encoded as UTF-8 (RFC 3987, section 3.1), so that
+//     https://example.com/u?e=Zoë is written https://example.com/u?e=Zo%C3%AB. ListUnsubscribeOneClick
 //     adds "List-Unsubscribe-Post: List-Unsubscribe=One-Click" (RFC 8058)
 //     and needs an https URL.
 //   - ExtraHeaders may not set what the builder writes (From, To, Cc, Bcc,
@@ -155,8 +157,10 @@
 //     packages (*AddressError), CR, LF or other controls in any header value
 //     (*HeaderError), a content type that does not parse, a multipart type
 //     or a charset other than UTF-8 for an inline part or attachment, an
-//     inline part without an HTML body or with a Content-ID not of the
-//     id@host form (*PartError).
+//     inline part without an HTML body or with a Content-ID that is not
+//     printable ASCII (*PartError). A Content-ID need not have the id@host
+//     form of RFC 2392: a file name such as logo.png is accepted, since mail
+//     clients resolve cid: URLs by the Content-ID as written.
 //   - A Raw message is sent as is after the X-SL-* fields of Headers (and a
 //     Message-ID when it has none); if it already carries one of those X-SL
 //     fields it is refused (ErrDuplicateHeader) rather than silently sending

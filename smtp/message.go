@@ -104,6 +104,8 @@ type Attachment struct {
 type Inline struct {
 	// ContentID identifies the part, with or without angle brackets, e.g.
 	// "logo@example.com"; the HTML refers to it as src="cid:logo@example.com".
+	// A bare file name such as "logo.png" is accepted too (src="cid:logo.png"):
+	// mail clients resolve cid: URLs by the Content-ID as written.
 	ContentID string
 	// Filename is the name offered if the recipient saves the part; optional.
 	Filename string
@@ -408,12 +410,14 @@ func (m *Message) listUnsubscribe(top *headerList) error {
 		if err := checkHeaderText(name, s); err != nil {
 			return err
 		}
+		s = percentEncodeNonASCII(s)
 		u, err := url.Parse(s)
-		bad := err != nil || !isASCII(s) || strings.ContainsAny(s, " \t<>,")
+		bad := err != nil || strings.ContainsAny(s, " \t<>,")
 		switch {
 		case bad:
 		case strings.EqualFold(u.Scheme, "mailto"):
-			bad = u.Opaque == "" || !address.Valid(strings.SplitN(u.Opaque, "?", 2)[0])
+			to, _ := url.PathUnescape(strings.SplitN(u.Opaque, "?", 2)[0])
+			bad = u.Opaque == "" || !address.Valid(to)
 		case strings.EqualFold(u.Scheme, "https"), strings.EqualFold(u.Scheme, "http"):
 			bad = u.Host == ""
 			hasHTTPS = hasHTTPS || strings.EqualFold(u.Scheme, "https") && !bad
@@ -421,7 +425,7 @@ func (m *Message) listUnsubscribe(top *headerList) error {
 			bad = true
 		}
 		if bad {
-			return &HeaderError{Header: name, Key: s, Err: errors.New("want an http(s) URL or a mailto: address, ASCII, without spaces, < > or commas")}
+			return &HeaderError{Header: name, Key: m.ListUnsubscribe[i], Err: errors.New("want an http(s) URL or a mailto: address, without spaces, < > or commas")}
 		}
 		uris[i] = "<" + s + ">"
 	}
@@ -433,6 +437,27 @@ func (m *Message) listUnsubscribe(top *headerList) error {
 		top.add(postName, "List-Unsubscribe=One-Click")
 	}
 	return nil
+}
+
+// percentEncodeNonASCII maps an IRI to a URI as RFC 3987, section 3.1, does:
+// every byte of a non-ASCII character's UTF-8 form becomes %XX, the rest is
+// left as it is.
+func percentEncodeNonASCII(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&0xf])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // reservedHeaders are written by the builder; ExtraHeaders cannot set them.
