@@ -70,7 +70,7 @@ func parseReplyLine(s string) Reply {
 // runStopped is the error of the keys a stopped run did not send.
 type runStopped struct{ cause error }
 
-func (e *runStopped) Error() string  { return ErrRunStopped.Error() + ": " + e.cause.Error() }
+func (e *runStopped) Error() string   { return ErrRunStopped.Error() + ": " + e.cause.Error() }
 func (e *runStopped) Unwrap() []error { return []error{ErrRunStopped, e.cause} }
 
 // classifyKeyed gives the state of a sent message, and the error that stops
