@@ -60,8 +60,20 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 			}
 			continue
 		}
+		if err := b.failed(); err != nil {
+			// The run stopped while this one waited for a connection.
+			r.release(s)
+			res.Err = err
+			return
+		}
 		res.Attempts++
 		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries, kt)
+		var smtpErr *SMTPError
+		if kt != nil && errors.As(err, &smtpErr) && smtpErr.Command == "MAIL" && smtpErr.Permanent() {
+			// A 5xx to MAIL FROM is about the sender, not this message: the
+			// keyed run stops before the connection goes to the next one.
+			b.fail(&runStopped{cause: r.redact(err)})
+		}
 		r.release(s)
 		res.Err = err
 		r.slowDownOn(err)
