@@ -2,6 +2,8 @@ package smtp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -105,5 +107,31 @@ func TestLimiterWaitGivesBackOnCancel(t *testing.T) {
 	}
 	if l.tokens < -0.01 || l.tokens > 0.01 {
 		t.Errorf("tokens = %v after a cancelled wait, want the token back (about 0)", l.tokens)
+	}
+}
+
+func TestSlowDownOn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"421", &SMTPError{Command: "MAIL", Code: 421}, 1},
+		{"452 for a recipient", &RecipientsError{Refused: []*SMTPError{{Command: "RCPT", Code: 452}}}, 1},
+		{"451 wrapped", fmt.Errorf("x: %w", &SMTPError{Command: "DATA", Code: 451}), 1},
+		{"550", &SMTPError{Command: "RCPT", Code: 550}, 0},
+		{"no reply", errors.New("connection reset"), 0},
+		{"nil", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := &Relay{limiter: newLimiter(10, 1)}
+			r.slowDownOn(tt.err)
+			if r.limiter.slow != tt.want {
+				t.Errorf("halvings = %d, want %d", r.limiter.slow, tt.want)
+			}
+		})
 	}
 }
