@@ -128,4 +128,3 @@ func (m *Message) extraHeader(top *headerList, f Field) error {
 	top.add(f.Name, value)
 	return nil
 }
-
