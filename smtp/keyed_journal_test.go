@@ -2,6 +2,7 @@ package smtp_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -161,3 +162,85 @@ func TestWithRate(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+// TestSendKeyedCancel ends the context after the first result: every key is
+// still yielded, none is left in flight in the journal, and the rerun sends
+// exactly the keys not sent.
+func TestSendKeyedCancel(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1))
+	path := filepath.Join(t.TempDir(), "journal")
+	var keys []string
+	for i := range 40 {
+		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
+	}
+	ctx, cancel := context.WithCancel(testContext(t))
+	j := openJournal(t, path, testBinding)
+	seq, err := client.SendKeyed(ctx, keyed(keys...), smtp.SendKeyedOptions{Journal: j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for res := range seq {
+		n++
+		cancel()
+		switch res.State {
+		case smtp.KeySent, smtp.KeyDeferred, smtp.KeyUnknown:
+		case smtp.KeyNotAttempted:
+			if !errors.Is(res.Err, smtp.ErrNotAttempted) || !errors.Is(res.Err, context.Canceled) {
+				t.Errorf("%s: %v", res.Key, res.Err)
+			}
+		default:
+			t.Errorf("%s: %v (%v)", res.Key, res.State, res.Err)
+		}
+	}
+	if n != len(keys) {
+		t.Fatalf("%d results for %d keys", n, len(keys))
+	}
+	for rec := range j.All() {
+		if rec.State == smtp.JournalInFlight {
+			t.Errorf("%s left in flight by a cancelled run", rec.Key)
+		}
+	}
+	j.Close()
+	j = openJournal(t, path, testBinding)
+	sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: j})
+	got := delivered(fake)
+	for _, key := range keys {
+		if rec, _ := j.Lookup(key); got[key] != 1 && !(rec.State == smtp.JournalUnknown && got[key] == 0) {
+			t.Errorf("%s delivered %d times (journal %v)", key, got[key], rec.State)
+		}
+	}
+}
+
+// TestSendKeyedSomeRecipientsRefused: a message to two recipients, one
+// refused, is sent; refused only when both are.
+func TestSendKeyedSomeRecipientsRefused(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil)
+	for _, f := range []string{"b@example.net", "c@example.net", "d@example.net"} {
+		fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: f, Code: 550})
+	}
+	msgs := func(yield func(string, *smtp.Message) bool) {
+		for _, to := range [][]string{{"a@example.net", "b@example.net"}, {"c@example.net", "d@example.net"}} {
+			m := template
+			m.To = to
+			if !yield("row-"+to[0], &m) {
+				return
+			}
+		}
+	}
+	j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+	got := sendKeyed(t, client, msgs, smtp.SendKeyedOptions{Journal: j})
+	if res := got["row-a@example.net"]; res.State != smtp.KeySent || !errors.Is(res.Err, smtp.ErrSomeRecipientsRefused) {
+		t.Errorf("one of two refused: %v (%v), want sent", res.State, res.Err)
+	}
+	if res := got["row-c@example.net"]; res.State != smtp.KeyRefused {
+		t.Errorf("both refused: %v (%v), want refused", res.State, res.Err)
+	}
+	if rec, _ := j.Lookup("row-c@example.net"); rec.State != smtp.JournalRefused || !strings.HasPrefix(rec.Reply, "550 ") {
+		t.Errorf("journal: %+v", rec)
+	}
+}
