@@ -176,6 +176,7 @@ func TestSendKeyedCancel(t *testing.T) {
 		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
 	}
 	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
 	j := openJournal(t, path, testBinding)
 	seq, err := client.SendKeyed(ctx, keyed(keys...), smtp.SendKeyedOptions{Journal: j})
 	if err != nil {
