@@ -258,6 +258,9 @@ func (run *keyedRun) decide(ctx context.Context, i int, j *keyedJob) (KeyedResul
 		return res, true
 	}
 	if err := run.b.failed(); err != nil {
+		if !errors.Is(err, ErrRunStopped) {
+			err = &runStopped{cause: err} // a setup failure the pool recorded
+		}
 		res.State, res.Err = KeyNotAttempted, err
 		return res, true
 	}

@@ -188,7 +188,10 @@ func greetingServer(t *testing.T) string {
 
 func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 	t.Parallel()
-	keys := []string{"ann@example.net", "bob@example.net", "cat@example.net", "dan@example.net"}
+	var keys []string // more than the workers of the pool: some wait for the stop
+	for i := range 30 {
+		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
+	}
 	tests := []struct {
 		name   string
 		client func(t *testing.T) *smtp.Relay

@@ -76,7 +76,9 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 		}
 		r.release(s)
 		res.Err = err
-		r.slowDownOn(err)
+		if kind != stale {
+			r.slowDownOn(err) // not the 421 of a connection the server closed while idle
+		}
 		if kt != nil && kt.dotOut && kind == retry {
 			// A 4xx reply to the final dot: not delivered, and the key may be
 			// sent again, by this run or the next.
