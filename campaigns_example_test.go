@@ -11,11 +11,16 @@ import (
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// exampleCampaignSetup starts a fake whose clock stands at Monday 2026-03-02 10:00 UTC and
+// exampleSendTime is when the examples' campaigns are delivered: Monday 2026-03-02 10:00 UTC,
+// four weeks before the fake's clock, so that what their recipients did in those weeks has
+// happened.
+var exampleSendTime = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+// exampleCampaignSetup starts a fake whose clock stands at Monday 2026-03-30 10:00 UTC and
 // makes list 1 with n subscribers reader0@example.com, reader1@example.com, ….
 func exampleCampaignSetup(n int) (*sendlooptest.Server, *sendloop.Client) {
-	monday := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithClock(func() time.Time { return monday }))
+	now := exampleSendTime.AddDate(0, 0, 28)
+	srv := sendlooptest.NewServer(nil, sendlooptest.WithClock(func() time.Time { return now }))
 	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	ctx := context.Background()
 	_ = client.Call(ctx, "list.create", map[string]string{"Name": "Readers", "OptInMode": "Single"}, nil)
@@ -69,9 +74,9 @@ func ExampleReportsService_CampaignOpens() {
 		Recipients:   []sendloop.Recipient{{ListID: 1}},
 		PlainContent: "We launched! Unsubscribe: %Link:Unsubscribe%",
 	})
-	// The fake delivers the campaign and records opens: two on the first day, one on the
-	// third, and one 25 days later, past the report's 20-day window.
-	readers, _ := srv.SimulateSend(id)
+	// The fake delivers the campaign four weeks ago and records opens: two on the first
+	// day, one on the third, and one 25 days later, past the report's 20-day window.
+	readers, _ := srv.SimulateSendAt(id, exampleSendTime)
 	day := 24 * time.Hour
 	_ = srv.SimulateEvents(id,
 		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: readers[0], After: time.Hour},
@@ -105,7 +110,7 @@ func ExampleCampaignDataService_BrowserViewsIter() {
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
 		PlainContent: "Digest. Unsubscribe: %Link:Unsubscribe%"}
 	id, _ := client.Campaigns.Create(ctx, c)
-	readers, _ := srv.SimulateSend(id)
+	readers, _ := srv.SimulateSendAt(id, exampleSendTime)
 	for i, r := range readers {
 		_ = srv.SimulateEvents(id, sendlooptest.CampaignEvent{Kind: sendlooptest.EventBrowserView, Email: r, After: time.Duration(i) * time.Minute})
 	}
@@ -144,7 +149,7 @@ func ExamplePeopleService_Track() {
 		return
 	}
 	fmt.Println(p.UserID, p.EmailAddress, p.Sessions, p.Extra["plan"], p.EntryDate)
-	// Output: user-7 ann@example.com 1 pro 2026-03-02 10:00:00
+	// Output: user-7 ann@example.com 1 pro 2026-03-30 10:00:00
 }
 
 func ExampleExportsService_Bounces() {
@@ -156,7 +161,7 @@ func ExampleExportsService_Bounces() {
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
 		PlainContent: "Notice. Unsubscribe: %Link:Unsubscribe%"}
 	id, _ := client.Campaigns.Create(ctx, c)
-	readers, _ := srv.SimulateSend(id)
+	readers, _ := srv.SimulateSendAt(id, exampleSendTime)
 	_ = srv.SimulateEvents(id, sendlooptest.CampaignEvent{Kind: sendlooptest.EventHardBounce, Email: readers[1], After: time.Minute})
 
 	// BounceType must be hard or soft: anything else is refused before sending.
@@ -184,7 +189,7 @@ func ExampleCampaignDataService_EmailOpens() {
 		ReplyToName: "Dana", ReplyToEmail: "dana@example.com", TargetListIDs: []int{1},
 		PlainContent: "Digest. Unsubscribe: %Link:Unsubscribe%"}
 	id, _ := client.Campaigns.Create(ctx, c)
-	readers, _ := srv.SimulateSend(id)
+	readers, _ := srv.SimulateSendAt(id, exampleSendTime)
 	_ = srv.SimulateEvents(id,
 		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: readers[0], After: time.Hour},
 		sendlooptest.CampaignEvent{Kind: sendlooptest.EventClick, Email: readers[0], After: 2 * time.Hour, Link: "https://example.com/spring"},

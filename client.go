@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/legacylink"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
+	"github.com/go-sendloop/sendloop/legacy"
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
@@ -60,6 +62,7 @@ type Client struct {
 	baseURL   string        // without a trailing slash
 	key       func() string // a func, not a string: fmt cannot print what a closure holds
 	transport *transport.Client
+	legacy    *legacy.Client // built by NewClient on the same chassis
 }
 
 type service struct{ client *Client }
@@ -73,7 +76,10 @@ type RetryPolicy = transport.Policy
 // Option configures a Client in NewClient.
 type Option func(*config)
 
-type config struct{ transport.Settings }
+type config struct {
+	transport.Settings
+	legacyOpts []legacy.Option
+}
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server. A path prefix is kept. Plain http is refused unless the host is
@@ -109,8 +115,18 @@ func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter 
 // then crosses the network in clear text; use it only on a network you trust.
 func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
 
+// WithLegacyOptions gives the legacy-only settings of the client Legacy returns, such as
+// legacy.WithInputForm, legacy.WithMaxMediaSize and legacy.WithMaxChartDays. Several calls
+// add up. The settings both clients share (base URL, HTTP client, logger, retries, user
+// agent, rate limiter, plain http) come from the root client's options: a legacy option
+// for one of them makes NewClient fail rather than be ignored.
+func WithLegacyOptions(opts ...legacy.Option) Option {
+	return func(c *config) { c.legacyOpts = append(c.legacyOpts, opts...) }
+}
+
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
-// Options are applied in any order; the result is checked once they all are.
+// Options are applied in any order; the result is checked once they all are, the legacy
+// client's settings (WithLegacyOptions) included.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
@@ -126,11 +142,16 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	lc, err := legacylink.New(ch, cfg.legacyOpts)
+	if err != nil {
+		return nil, fmt.Errorf("sendloop: WithLegacyOptions: %w", err)
+	}
 	key := ch.Key
 	c := &Client{
 		baseURL:   ch.BaseURL,
 		key:       func() string { return key },
 		transport: ch.Transport,
+		legacy:    lc.(*legacy.Client),
 	}
 	c.common.client = c
 	c.Account = (*AccountService)(&c.common)
@@ -181,6 +202,17 @@ func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // BaseURL returns the address the client sends to.
 func (c *Client) BaseURL() string { return c.baseURL }
+
+// Legacy returns the client of the legacy single-endpoint API (/api/index.php) for the same
+// account. NewClient builds it once, with the root client: it shares the key, the base URL,
+// the HTTP client (the client's own copy, with its redirect rules), the retry policy, the
+// rate limiter, the logger and the User-Agent product, so that calls of both APIs count
+// against one limiter and reuse one pool of connections. Its User-Agent token is the legacy
+// package's ("sendloop-go/legacy"). Legacy-only settings such as the input form are given
+// to NewClient with WithLegacyOptions; without them the legacy package's defaults apply
+// (PostForm, DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes
+// through it.
+func (c *Client) Legacy() *legacy.Client { return c.legacy }
 
 // Format is a response format of the v3 API.
 type Format string

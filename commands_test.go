@@ -57,7 +57,9 @@ var typedCalls = map[string]func(context.Context, *writeWorld) error{
 		_, err := w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 		return err
 	},
-	"subscriber.unsubscribe": func(ctx context.Context, w *writeWorld) error { return w.c.Subscribers.Unsubscribe(ctx, w.member) },
+	"subscriber.unsubscribe": func(ctx context.Context, w *writeWorld) error {
+		return w.c.Subscribers.UnsubscribeFromAllLists(ctx, w.member)
+	},
 	"subscriber.update": func(ctx context.Context, w *writeWorld) error {
 		return w.c.Subscribers.Update(ctx, w.listID, sendloop.SubscriberUpdateParams{EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "x"}})
 	},

@@ -21,6 +21,11 @@
 // (the single-endpoint XML-RPC API), smtp (the relay's X-SL-* headers and a sender),
 // personalize (merge variables) and webhook (the subscription callbacks).
 //
+// One Client reaches both APIs: Client.Legacy returns the legacy client built with it, on
+// the same key, host, HTTP client, retries, rate limiter and logger; its own settings (the
+// input form, …) are given with WithLegacyOptions. Subscribers.Unsubscribe, which leaves one
+// list, goes through it.
+//
 // # Requests and responses
 //
 // Each command is a POST to {base}/api/v3/<command>/json with a form body; the API key is
@@ -77,8 +82,10 @@
 // broken body, a 502 or 504), the retry of a write can be answered "already exists" (125),
 // "not found" (106 on campaign.delete) or "not subscribed" (127). Such an answer is settled
 // by a read that can prove the intended end state: subscriber.get after Subscribe (which
-// then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.search after Unsubscribe,
-// campaign.get after Campaigns.Delete. Proved, the call succeeds. Otherwise the error
+// then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.get after
+// Unsubscribe (the legacy code 8, "not in the list"; SubscriberUnsubscribeResult
+// .ConfirmedOnRetry), subscriber.search after UnsubscribeFromAllLists, campaign.get after
+// Campaigns.Delete. Proved, the call succeeds. Otherwise the error
 // matches ErrOutcomeUnknown and wraps the first failure and the last answer (errors.As
 // still finds the *APIError), never a bare "already exists" or "not found". A one-shot write
 // whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it is
@@ -150,8 +157,9 @@
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys
 //     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.
-//   - subscriber.unsubscribe takes no ListID, so Subscribers.Unsubscribe takes the address
-//     out of every list that holds it.
+//   - subscriber.unsubscribe takes no ListID, so it takes the address out of every list
+//     that holds it: Subscribers.UnsubscribeFromAllLists sends it. Subscribers.Unsubscribe
+//     leaves one list, through the legacy API's Subscriber.Unsubscribe (Client.Legacy).
 //   - subscriber.import answers with counts only. ImportAll refuses malformed rows before
 //     sending and, when the service counts failures in a batch, resends the batch in halves
 //     (rows already imported come back as duplicates) until each refused row is found; a

@@ -93,7 +93,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return res.ConfirmedOnRetry, nil
 		}, confirmed, 2, "subscriber.get"},
 		{"subscriber.unsubscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
-			return true, w.c.Subscribers.Unsubscribe(ctx, w.member)
+			return true, w.c.Subscribers.UnsubscribeFromAllLists(ctx, w.member)
 		}, confirmed, 2, "subscriber.search"},
 		{"subscriber.update", func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.Subscribers.Update(ctx, w.listID, sendloop.SubscriberUpdateParams{EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "pro"}})
@@ -137,10 +137,23 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 		}, confirmed, 2, "subscriber.get"},
 		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.lc.SubscriberUnsubscribe(ctx, w.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: w.member, UnsubscriptionIP: "192.0.2.1"})
-			if err == nil && res.Status != legacy.StatusUnsubscribed {
+			if err != nil {
+				return false, err
+			}
+			if res.Status != legacy.StatusUnsubscribed {
 				return false, errors.New("the result is not Unsubscribed")
 			}
-			return true, err
+			return res.ConfirmedOnRetry, nil
+		}, confirmed, 2, "subscriber.get"},
+		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) { // through the root client
+			res, err := w.c.Subscribers.Unsubscribe(ctx, w.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: w.member, UnsubscriptionIP: "0.0.0.0"})
+			if err != nil {
+				return false, err
+			}
+			if res.SubscriptionStatus != sendloop.StatusUnsubscribed || res.RedirectURL != "" {
+				return false, errors.New("the read-back did not fill the result")
+			}
+			return res.ConfirmedOnRetry, nil
 		}, confirmed, 2, "subscriber.get"},
 		{legacy.CommandMediaUpload, func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.lc.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})

@@ -151,9 +151,7 @@ func TestCampaignOverallReport(t *testing.T) {
 	// unsubscribed or complained) moves the account's averages.
 	second, err := w.c.Campaigns.Create(ctx, validCampaign(w.listID))
 	require.NoError(t, err)
-	rcpts, err := w.srv.SimulateSend(second)
-	require.NoError(t, err)
-	assert.Equal(t, []string{w.emails[2]}, rcpts)
+	assert.Equal(t, []string{w.emails[2]}, w.deliver(t, second))
 
 	got, err = w.c.Reports.CampaignOverall(ctx, id)
 	require.NoError(t, err)

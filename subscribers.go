@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -199,39 +198,6 @@ func checkFieldIDs(command, field string, fields CustomFields) error {
 		}
 	}
 	return nil
-}
-
-// Unsubscribe takes the address out of every list that holds it, not out of one list:
-// subscriber.unsubscribe names no list, and this package reads that as "every list". To
-// leave one list only, use the legacy API's Subscriber.Unsubscribe, which takes a ListID
-// (legacy.Client.SubscriberUnsubscribe), as the sendloop CLI's sync does. The lists'
-// unsubscription webhooks are posted. When a retry after an attempt that may have run is answered "not subscribed"
-// (ErrSubscriberNotFound or ErrNotFound), Unsubscribe checks with subscriber.search that the
-// address is subscribed or pending in no list: then it succeeds; otherwise, or when the
-// search fails, the error matches ErrOutcomeUnknown.
-func (s *SubscribersService) Unsubscribe(ctx context.Context, email string) error {
-	const command = "subscriber.unsubscribe"
-	if err := checkEmail(command, "EmailAddress", email); err != nil {
-		return err
-	}
-	err := s.client.do(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, nil)
-	if answer, ok := alreadyDone(err, ErrSubscriberNotFound, ErrNotFound); ok {
-		err = settleRetry(command, answer, func() error {
-			results, err := s.Search(ctx, email)
-			if err != nil {
-				return err
-			}
-			for _, r := range results {
-				for _, hit := range r.Subscribers {
-					if strings.EqualFold(hit.EmailAddress, email) && hit.SubscriptionStatus.isMember() {
-						return fmt.Errorf("the address is still %q in list %d", hit.SubscriptionStatus, r.ListID)
-					}
-				}
-			}
-			return nil
-		})
-	}
-	return err
 }
 
 // SubscriberGetParams names a subscriber of a list: give exactly one of SubscriberID and

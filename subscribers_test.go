@@ -67,12 +67,14 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var events []*webhook.Event
-	hooks := httptest.NewServer(webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
+	handler, err := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, ev)
 		return nil
-	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list")))
+	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list"))
+	require.NoError(t, err)
+	hooks := httptest.NewServer(handler)
 	defer hooks.Close()
 
 	c, srv := newTestClient(t)
@@ -105,7 +107,7 @@ func TestSubscriptionStateMachine(t *testing.T) {
 	assert.Equal(t, sendlooptest.Welcome, outbox[1].Kind)
 	require.Error(t, srv.Confirm(id, "bo@example.com"), "nothing left to confirm")
 
-	require.NoError(t, c.Subscribers.Unsubscribe(ctx, "bo@example.com"))
+	require.NoError(t, c.Subscribers.UnsubscribeFromAllLists(ctx, "bo@example.com"))
 	assert.Equal(t, keyParam(srv)+"&EmailAddress=bo%40example.com", string(srv.LastRequest().Body))
 	sub, err = c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: "bo@example.com"})
 	require.NoError(t, err)
@@ -150,7 +152,7 @@ func TestWebhookDeliveryRetriesAndGivesUp(t *testing.T) {
 	id := newList(t, c, sendloop.OptInSingle)
 	require.NoError(t, c.Lists.UpdateSettings(context.Background(), id, sendloop.ListSettingsUpdateParams{WebServiceUnsubscriptionURL: sendloop.String(hooks.URL)}))
 	subscribe(t, c, id, "cy@example.com")
-	require.NoError(t, c.Subscribers.Unsubscribe(context.Background(), "cy@example.com"))
+	require.NoError(t, c.Subscribers.UnsubscribeFromAllLists(context.Background(), "cy@example.com"))
 	d := srv.Webhooks()
 	require.Len(t, d, 1)
 	assert.False(t, d[0].Delivered)
@@ -191,7 +193,7 @@ func TestSubscriberErrorCodes(t *testing.T) {
 			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: "f@example.com", SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{77: "x"}})
 			return err
 		}, sendloop.ErrCustomFieldNotFound},
-		{"unsubscribe a stranger", func() error { return c.Subscribers.Unsubscribe(ctx, "nobody@example.com") }, sendloop.ErrSubscriberNotFound},
+		{"unsubscribe a stranger", func() error { return c.Subscribers.UnsubscribeFromAllLists(ctx, "nobody@example.com") }, sendloop.ErrSubscriberNotFound},
 		{"get a stranger", func() error {
 			_, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: "nobody@example.com"})
 			return err
@@ -255,7 +257,7 @@ func TestSubscriberRefusedBeforeSending(t *testing.T) {
 			return c.Subscribers.Update(ctx, 1, sendloop.SubscriberUpdateParams{})
 		}, sendloop.ErrMissingParameters},
 		{"unsubscribe empty", "subscriber.unsubscribe", func(c *sendloop.Client) error {
-			return c.Subscribers.Unsubscribe(ctx, "")
+			return c.Subscribers.UnsubscribeFromAllLists(ctx, "")
 		}, sendloop.ErrMissingParameters},
 		{"search empty", "subscriber.search", func(c *sendloop.Client) error {
 			_, err := c.Subscribers.Search(ctx, " ")
@@ -649,7 +651,7 @@ func TestSubscribeRetriedAfterItRanIsASuccess(t *testing.T) {
 	assert.Equal(t, 1, srv.SubscriberCount(id))
 
 	srv.InjectFault("subscriber.unsubscribe", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
-	require.NoError(t, c.Subscribers.Unsubscribe(context.Background(), "once@example.com"))
+	require.NoError(t, c.Subscribers.UnsubscribeFromAllLists(context.Background(), "once@example.com"))
 	status, _ := srv.SubscriberStatus(id, "once@example.com")
 	assert.Equal(t, "Unsubscribed", status)
 

@@ -145,28 +145,51 @@ type Client struct {
 
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
+//
+// A sendloop.Client has a legacy client of its own, sharing its key, base URL, HTTP
+// client, retries, rate limiter and logger: sendloop.Client.Legacy.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
+	cfg.apply(opts)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	if cfg.form < PostForm || cfg.form > MessageGetForm {
-		return nil, fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
-	}
-	// The key travels as itself (form fields), query-escaped (the GET forms; the transport
-	// adds that spelling of every secret) and XML-escaped inside the message document. A
-	// server echoing that document in its XML answer escapes it once more: every spelling
-	// is a secret.
-	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, func(key string) []string {
-		xmlKey := escapeXML(key)
-		return []string{xmlKey, escapeXML(xmlKey)}
-	})
+	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, keySpellings)
 	if err != nil {
 		return nil, err
 	}
+	return newClient(ch, cfg), nil
+}
+
+func (cfg *config) apply(opts []Option) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(cfg)
+		}
+	}
+}
+
+// check refuses what no option should have set.
+func (cfg *config) check() error {
+	if cfg.form < PostForm || cfg.form > MessageGetForm {
+		return fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
+	}
+	return nil
+}
+
+// keySpellings are the forms of the key beyond itself that must be removed from errors and
+// logs. The key travels as itself (form fields), query-escaped (the GET forms; the
+// transport adds that spelling of every secret) and XML-escaped inside the message
+// document. A server echoing that document in its XML answer escapes it once more: every
+// spelling is a secret.
+func keySpellings(key string) []string {
+	xmlKey := escapeXML(key)
+	return []string{xmlKey, escapeXML(xmlKey)}
+}
+
+// newClient returns a Client on a built chassis.
+func newClient(ch *transport.Chassis, cfg config) *Client {
 	maxMedia := cfg.maxMediaSize
 	if maxMedia == 0 {
 		maxMedia = DefaultMaxMediaSize
@@ -179,7 +202,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		maxMediaSize: maxMedia,
 		maxChartDays: cmp.Or(cfg.maxChartDays, DefaultMaxChartDays),
 		transport:    ch.Transport,
-	}, nil
+	}
 }
 
 // String describes the client without its key.

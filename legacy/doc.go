@@ -14,6 +14,12 @@
 // logging) but does not import it: lists are made with the v3 API (sendloop.Client), and
 // both APIs act on the same account.
 //
+// A program using both APIs needs no second client: sendloop.Client.Legacy returns a
+// Client built with the root client, on its key, base URL, HTTP client, retries, rate
+// limiter and logger. The settings of this package alone (WithInputForm, WithMaxMediaSize,
+// WithMaxChartDays) are then given to sendloop.NewClient with sendloop.WithLegacyOptions;
+// the options of settings the root client owns are refused there.
+//
 // # Input forms
 //
 // WithInputForm selects how a request carries its parameters:

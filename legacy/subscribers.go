@@ -141,16 +141,21 @@ type SubscriberUnsubscribeParams struct {
 type SubscriberUnsubscribeResult struct {
 	// Status is StatusUnsubscribed.
 	Status Status
-	// RedirectURL is the page to send the former subscriber to.
+	// RedirectURL is the page to send the former subscriber to. It is empty when
+	// ConfirmedOnRetry: only the lost answer carried it.
 	RedirectURL string
+	// ConfirmedOnRetry reports that an attempt whose answer was lost (a reset, a timeout, a
+	// 502 or 504) unsubscribed the address: the retry was answered code 8 (not in the list)
+	// and the v3 subscriber.get showed the address unsubscribed.
+	ConfirmedOnRetry bool
 }
 
 // SubscriberUnsubscribe takes an address out of a list (Subscriber.Unsubscribe); the
 // list's unsubscription webhook is posted. Validation before sending is as for
 // SubscriberAdd. The command is an idempotent write. When a retry after an attempt that may
 // have run is answered ErrEmailNotInList, the address is read back with the v3
-// subscriber.get: unsubscribed (or gone), the call succeeds with Status Unsubscribed and no
-// RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
+// subscriber.get: unsubscribed, the call succeeds with Status Unsubscribed, ConfirmedOnRetry
+// and no RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
 // the error matches ErrOutcomeUnknown.
 func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
@@ -180,7 +185,7 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p Subscr
 		if err != nil {
 			return nil, err
 		}
-		return &SubscriberUnsubscribeResult{Status: StatusUnsubscribed}, nil
+		return &SubscriberUnsubscribeResult{Status: StatusUnsubscribed, ConfirmedOnRetry: true}, nil
 	}
 	if err != nil {
 		return nil, err

@@ -40,10 +40,14 @@
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
 //     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
-//   - Webhooks are posted as the XML document package webhook reads (root Webhook, with
-//     Action, Timestamp, ListID and a Subscriber element holding the record's keys), with
-//     Content-Type text/xml, before the request that caused them is answered; each delivery
-//     is tried up to three times with a 5s timeout (SetWebhookPolicy) and recorded (Webhooks).
+//   - Webhooks are posted as the real service posts them: an XML document with root
+//     sendloop_webservice holding action (Subscription or Unsubscription),
+//     action_timestamp (Unix seconds) and a subscriber element whose children are the
+//     record's keys, and no list ID (give each list's URLs its own, as package webhook
+//     explains), labelled Content-Type application/x-www-form-urlencoded as PHP's curl
+//     labels a string body. They are posted before the request that caused them is
+//     answered; each delivery is tried up to three times with a 5s timeout
+//     (SetWebhookPolicy) and recorded (Webhooks), its body printable with %v or %s.
 //   - suppression.list.add is idempotent: adding the same address to the same list again
 //     returns the existing entry's ID. Entries added through the API have Type 'Manual'.
 //     suppression.list.get answers an empty list for an address that is not suppressed.
@@ -83,12 +87,16 @@
 //   - campaign.get, campaign.update and campaign.delete answer 106 for an unknown campaign.
 //     campaign.update applies all or nothing (the create checks, blank values 116); target
 //     arrays replace the current ones. A deleted campaign's activity stays for the exports.
-//   - SimulateSend delivers a Draft at the server's clock to the Subscribed members of its
-//     lists and segments that are neither hard-bounced nor suppressed, each address once;
-//     the campaign becomes Sent, with SendDate, SendTime and SendTimeZone in UTC.
-//     SimulateEvents records activity at delivery + After; unsubscriptions unsubscribe
-//     (webhook included), bounces set BounceType, complaints suppress globally as
-//     'FBL Report'. The Campaign counts are all-time.
+//   - The fake's clock is the host's (time.Now) unless WithClock or SetClock sets one;
+//     nothing else moves it.
+//   - SimulateSend delivers a Draft at the server's clock (SimulateSendAt at an earlier
+//     time) to the Subscribed members of its lists and segments that are neither
+//     hard-bounced nor suppressed, each address once; the campaign becomes Sent, with
+//     SendDate, SendTime and SendTimeZone in UTC. SimulateEvents records activity at
+//     delivery + After and refuses an event after the clock's now: what recipients did over
+//     days needs a delivery that many days ago. Unsubscriptions unsubscribe (webhook
+//     included), bounces set BounceType, complaints suppress globally as 'FBL Report'. The
+//     Campaign counts are all-time.
 //   - The 20-day window counts events whose UTC date is one of the delivery date and the 19
 //     dates after it. It applies to opens, forwards, openlocations, emailclients, bounces
 //     and spamcomplaints; webbrowserviews and unsubscriptions cover all time.

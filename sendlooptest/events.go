@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,6 +62,31 @@ type WebhookDelivery struct {
 	StatusCode int    // of the last attempt; 0 when it got no answer
 	Err        string // of the last attempt
 	Delivered  bool   // a 2xx answer came back
+}
+
+// String shows the delivery on one line, then its body as text: %v, %+v and %s print the
+// XML document rather than its bytes.
+func (d WebhookDelivery) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s webhook to %s: ", d.Action, d.URL)
+	switch {
+	case d.Delivered:
+		b.WriteString("delivered")
+	case d.Err != "":
+		fmt.Fprintf(&b, "not delivered (%s)", d.Err)
+	default:
+		b.WriteString("not delivered")
+	}
+	fmt.Fprintf(&b, ", %s, status %d\n%s", plural(d.Attempts, "attempt"), d.StatusCode, d.Body)
+	return b.String()
+}
+
+// plural writes a count before its noun: "1 attempt", "3 attempts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // webhookJob is a webhook waiting to be posted once the state lock is released.

@@ -15,12 +15,24 @@ import (
 
 const oneDay = 24 * time.Hour
 
-// sentFakeCampaign creates campaign 1 for list 1 and delivers it.
+// readClock is when the campaign tests read what the recipients of a campaign delivered at
+// campaignClock did: 60 days later, so that activity over those days has happened.
+var readClock = campaignClock.Add(60 * oneDay)
+
+// sentFakeCampaign creates campaign 1 for list 1 and delivers it (deliver).
 func sentFakeCampaign(t *testing.T, srv *Server) []string {
 	t.Helper()
 	require.Contains(t, v3Command(t, srv, "campaign.create", campaignPairs()...), `"CampaignID":1`)
-	rcpts, err := srv.SimulateSend(1)
+	return deliver(t, srv, 1)
+}
+
+// deliver delivers a campaign at the fake's clock, campaignClock, then moves the clock on to
+// readClock.
+func deliver(t *testing.T, srv *Server, campaignID int) []string {
+	t.Helper()
+	rcpts, err := srv.SimulateSend(campaignID)
 	require.NoError(t, err)
+	srv.SetClock(func() time.Time { return readClock })
 	return rcpts
 }
 
@@ -246,8 +258,7 @@ func TestListOverallCountsTheListsRecipientsOnly(t *testing.T) {
 	_, news := fakeList(t, srv, "news", 2)
 	_, club := fakeList(t, srv, "club", 2)
 	require.Contains(t, v3Command(t, srv, "campaign.create", campaignPairs("TargetListIDs[]", "2")...), `"CampaignID":1`)
-	_, err := srv.SimulateSend(1)
-	require.NoError(t, err)
+	deliver(t, srv, 1)
 	require.NoError(t, srv.SimulateEvents(1,
 		CampaignEvent{Kind: EventOpen, Email: news[0], After: oneDay}, // Tuesday
 		CampaignEvent{Kind: EventOpen, Email: news[0], After: oneDay + time.Hour},
@@ -267,21 +278,52 @@ func TestListOverallCountsTheListsRecipientsOnly(t *testing.T) {
 	assert.Contains(t, v3Command(t, srv, "report.list.overall", "ListID", "2"), `"OpenPerformance":0,`)
 }
 
-// TestSimulatedEventsAreNeverInTheFuture: the fake's clock moves on to the last simulated
-// event, so that nothing it reports is dated after its now.
+// TestSimulatedEventsAreNeverInTheFuture: activity has happened. An event after the fake's
+// now is refused, nothing is recorded and the clock stays; a campaign delivered in the past
+// (SimulateSendAt) takes activity up to now.
 func TestSimulatedEventsAreNeverInTheFuture(t *testing.T) {
 	t.Parallel()
 	srv := newCampaignFake(t)
 	_, news := fakeList(t, srv, "news", 1)
-	sentFakeCampaign(t, srv)
-	before := srv.now()
-	require.NoError(t, srv.SimulateEvents(1, CampaignEvent{Kind: EventOpen, Email: news[0], After: 2 * oneDay}))
-	assert.False(t, srv.now().Before(before.Add(2*oneDay)), "the clock moved on to the event")
-	date := v3Command(t, srv, "System.SystemDate.Get")
-	assert.Contains(t, date, before.Add(2*oneDay).UTC().Format("2006-01-02"))
+	require.Contains(t, v3Command(t, srv, "campaign.create", campaignPairs()...), `"CampaignID":1`)
+	require.Contains(t, v3Command(t, srv, "campaign.create", campaignPairs()...), `"CampaignID":2`)
 
-	// Events already in the past leave the clock alone.
-	now := srv.now()
-	require.NoError(t, srv.SimulateEvents(1, CampaignEvent{Kind: EventOpen, Email: news[0], After: time.Hour}))
-	assert.Equal(t, now, srv.now())
+	_, err := srv.SimulateSendAt(2, campaignClock.Add(time.Second))
+	require.ErrorContains(t, err, "after the fake's now")
+	_, err = srv.SimulateSendAt(2, time.Time{})
+	require.ErrorContains(t, err, "no delivery time")
+	status, _ := srv.CampaignStatus(2)
+	assert.Equal(t, "Draft", status, "a refused delivery changes nothing")
+
+	_, err = srv.SimulateSend(1)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		events []CampaignEvent
+		want   string // error substring; "" for none
+	}{
+		{"a day later", []CampaignEvent{{Kind: EventOpen, Email: news[0], After: oneDay}}, "event 0: 2026-03-03 10:00:00 (delivery + 24h0m0s) is after the fake's now, 2026-03-02 10:00:00"},
+		{"a second later, after one in time", []CampaignEvent{{Kind: EventOpen, Email: news[0]}, {Kind: EventOpen, Email: news[0], After: time.Second}}, "event 1:"},
+		{"an unsubscription later", []CampaignEvent{{Kind: EventUnsubscription, Email: news[0], After: time.Minute}}, "after the fake's now"},
+	}
+	for _, tt := range tests {
+		require.ErrorContains(t, srv.SimulateEvents(1, tt.events...), tt.want, tt.name)
+	}
+	assert.Equal(t, campaignClock, srv.now(), "the clock stays")
+	assert.Contains(t, v3Command(t, srv, "System.SystemDate.Get"), "2026-03-02 10:00:00")
+	assert.Contains(t, v3Command(t, srv, "report.campaign.overall", "CampaignID", "1"), `"UniqueOpens":0,`, "nothing recorded")
+	assert.Contains(t, v3Command(t, srv, "subscriber.get", "ListID", "1", "EmailAddress", news[0]), `"SubscriptionStatus":"Subscribed"`)
+	require.NoError(t, srv.SimulateEvents(1, CampaignEvent{Kind: EventOpen, Email: news[0]}), "at the delivery, which is now")
+
+	// Delivered three days ago: three days of activity, reported, up to now exactly.
+	rcpts, err := srv.SimulateSendAt(2, campaignClock.Add(-3*oneDay))
+	require.NoError(t, err)
+	require.Equal(t, news, rcpts)
+	assert.Contains(t, v3Command(t, srv, "campaign.get", "CampaignID", "2"), `"SendDate":"2026-02-27","SendTime":"10:00:00"`)
+	require.NoError(t, srv.SimulateEvents(2,
+		CampaignEvent{Kind: EventOpen, Email: news[0], After: time.Hour},
+		CampaignEvent{Kind: EventOpen, Email: news[0], After: 3 * oneDay}))
+	assert.Contains(t, v3Command(t, srv, "report.campaign.opens", "CampaignID", "2"), `"2026-02-27":{"Total":1,"Unique":1}`)
+	assert.Contains(t, v3Command(t, srv, "report.campaign.opens", "CampaignID", "2"), `"2026-03-02":{"Total":1,"Unique":1}`)
+	assert.Equal(t, campaignClock, srv.now())
 }

@@ -55,7 +55,7 @@ type Option func(*Server)
 // WithAPIKey sets the key the server accepts instead of a random one.
 func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
 
-// WithClock sets the server's clock, for answers that carry dates.
+// WithClock sets the server's clock, for answers that carry dates (default: the host's).
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
 // WithListener serves on ln instead of a random loopback port, e.g. for a fixed address.

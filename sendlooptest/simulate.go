@@ -29,8 +29,9 @@ type CampaignEvent struct {
 	Kind CampaignEventKind
 	// Email is the recipient, one of the addresses SimulateSend returned.
 	Email string
-	// After is how long after the delivery the event happens. The windowed reports count
-	// events whose date is within the first 20 days from the delivery date.
+	// After is how long after the delivery the event happens; delivery + After must not be
+	// after the fake's now (deliver earlier with SimulateSendAt). The windowed reports
+	// count events whose date is within the first 20 days from the delivery date.
 	After time.Duration
 
 	// Country and City are where an open was read: the country code and city of the open
@@ -70,9 +71,36 @@ var knownEventKinds = []CampaignEventKind{EventOpen, EventClick, EventBrowserVie
 // addresses it reached in delivery order. The recipients are the Subscribed members of the
 // target lists and segments that are neither hard-bounced nor suppressed, each address once.
 // The campaign becomes Sent with SendDate and SendTime set (in UTC).
+//
+// Recipient activity cannot come later than the fake's now (see SimulateEvents): to record
+// what recipients did over hours or days, deliver the campaign that long ago with
+// SimulateSendAt.
 func (s *Server) SimulateSend(campaignID int) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.simulateSend(campaignID, s.now())
+}
+
+// SimulateSendAt is SimulateSend with the delivery dated at, which may be in the past but
+// not after the server's now: a campaign delivered days ago can carry days of activity
+// (SimulateEvents) and fill the reports, whose window starts at the delivery date. The
+// recipients are those of the current state, whatever their subscription dates.
+func (s *Server) SimulateSendAt(campaignID int, at time.Time) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	switch {
+	case at.IsZero():
+		return nil, fmt.Errorf("sendlooptest: campaign %d: no delivery time", campaignID)
+	case at.After(now):
+		return nil, fmt.Errorf("sendlooptest: campaign %d: delivery at %s is after the fake's now, %s",
+			campaignID, at.UTC().Format(time.DateTime), now.UTC().Format(time.DateTime))
+	}
+	return s.simulateSend(campaignID, at)
+}
+
+// simulateSend delivers a campaign at the given time; the caller holds s.mu.
+func (s *Server) simulateSend(campaignID int, at time.Time) ([]string, error) {
 	camp := s.state.campaigns.byID[campaignID]
 	switch {
 	case camp == nil:
@@ -80,11 +108,11 @@ func (s *Server) SimulateSend(campaignID int) ([]string, error) {
 	case !camp.deliveredAt.IsZero():
 		return nil, fmt.Errorf("sendlooptest: campaign %d was already sent", campaignID)
 	}
-	now := s.now().UTC()
+	at = at.UTC()
 	camp.recipients = s.state.campaignTargets(camp)
-	camp.deliveredAt = now
+	camp.deliveredAt = at
 	camp.Status = campaignSent
-	camp.SendDate, camp.SendTime, camp.SendTimeZone = now.Format(dateLayout), now.Format("15:04:05"), systemTimeZone
+	camp.SendDate, camp.SendTime, camp.SendTimeZone = at.Format(dateLayout), at.Format("15:04:05"), systemTimeZone
 	out := make([]string, len(camp.recipients))
 	for i, sub := range camp.recipients {
 		out[i] = sub.Email
@@ -133,57 +161,54 @@ func (st *state) campaignTargets(camp *campaign) []*subscriber {
 // bounce sets the subscriber's BounceType (a soft bounce never overrides a hard one), and a
 // spam complaint adds the address to the global suppression list with the type 'FBL Report'.
 //
-// No event is dated after the fake's now: when the last event falls later, the fake's clock
-// moves on to it, as time would have passed for the activity to happen.
+// Activity has happened: an event dated after the fake's now (delivery + After later than
+// the server's clock) is refused, and the clock never moves. Deliver the campaign in the
+// past with SimulateSendAt to record activity over hours or days.
 func (s *Server) SimulateEvents(campaignID int, events ...CampaignEvent) error {
 	s.mu.Lock()
-	latest, err := s.state.simulate(campaignID, events)
-	if late := latest.Sub(s.now()); err == nil && late > 0 {
-		earlier := s.now
-		s.now = func() time.Time { return earlier().Add(late) }
-	}
+	err := s.state.simulate(campaignID, events, s.now())
 	s.mu.Unlock()
 	s.deliverWebhooks()
 	return err
 }
 
-// simulate records events and returns the time of the latest.
-func (st *state) simulate(campaignID int, events []CampaignEvent) (time.Time, error) {
+// simulate records events, none of them after now.
+func (st *state) simulate(campaignID int, events []CampaignEvent, now time.Time) error {
 	camp := st.campaigns.byID[campaignID]
 	switch {
 	case camp == nil:
-		return time.Time{}, fmt.Errorf("sendlooptest: no campaign %d", campaignID)
+		return fmt.Errorf("sendlooptest: no campaign %d", campaignID)
 	case camp.deliveredAt.IsZero():
-		return time.Time{}, fmt.Errorf("sendlooptest: campaign %d has not been sent: call SimulateSend first", campaignID)
+		return fmt.Errorf("sendlooptest: campaign %d has not been sent: call SimulateSend first", campaignID)
 	}
 	subs := make([]*subscriber, len(events))
 	leaving := map[*subscriber]bool{}
 	for i, e := range events {
 		if !slices.Contains(knownEventKinds, e.Kind) {
-			return time.Time{}, fmt.Errorf("sendlooptest: event %d: unknown kind %q", i, e.Kind)
+			return fmt.Errorf("sendlooptest: event %d: unknown kind %q", i, e.Kind)
 		}
 		if e.After < 0 {
-			return time.Time{}, fmt.Errorf("sendlooptest: event %d: After %v is before the delivery", i, e.After)
+			return fmt.Errorf("sendlooptest: event %d: After %v is before the delivery", i, e.After)
+		}
+		if at := camp.deliveredAt.Add(e.After); at.After(now) {
+			return fmt.Errorf("sendlooptest: event %d: %s (delivery + %v) is after the fake's now, %s: deliver the campaign earlier (SimulateSendAt)",
+				i, at.UTC().Format(time.DateTime), e.After, now.UTC().Format(time.DateTime))
 		}
 		idx := slices.IndexFunc(camp.recipients, func(sub *subscriber) bool { return strings.EqualFold(sub.Email, strings.TrimSpace(e.Email)) })
 		if idx < 0 {
-			return time.Time{}, fmt.Errorf("sendlooptest: event %d: %q did not receive campaign %d", i, e.Email, campaignID)
+			return fmt.Errorf("sendlooptest: event %d: %q did not receive campaign %d", i, e.Email, campaignID)
 		}
 		subs[i] = camp.recipients[idx]
 		if e.Kind == EventUnsubscription {
 			if subs[i].Status != statusSubscribed || leaving[subs[i]] {
-				return time.Time{}, fmt.Errorf("sendlooptest: event %d: %s is not subscribed to list %d", i, e.Email, subs[i].list.ID)
+				return fmt.Errorf("sendlooptest: event %d: %s is not subscribed to list %d", i, e.Email, subs[i].list.ID)
 			}
 			leaving[subs[i]] = true
 		}
 	}
-	var latest time.Time
 	for i, e := range events {
 		sub := subs[i]
 		at := camp.deliveredAt.Add(e.After)
-		if at.After(latest) {
-			latest = at
-		}
 		switch e.Kind {
 		case EventUnsubscription:
 			if e.Channel == "" {
@@ -193,7 +218,7 @@ func (st *state) simulate(campaignID int, events []CampaignEvent) (time.Time, er
 				e.IP = "0.0.0.0"
 			}
 			if _, f := st.unsubscribe(sub.list, sub.Email, e.IP, at); f != ok {
-				return time.Time{}, errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
+				return errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
 			}
 		case EventHardBounce:
 			sub.setBounce(st, "Hard")
@@ -207,7 +232,7 @@ func (st *state) simulate(campaignID int, events []CampaignEvent) (time.Time, er
 		st.activity = append(st.activity, &activity{CampaignEvent: e, CampaignID: campaignID, sub: sub,
 			listID: sub.list.ID, at: at, seq: len(st.activity)})
 	}
-	return latest, nil
+	return nil
 }
 
 // activityOf returns a campaign's (or with campaignID 0 every campaign's) events of the

@@ -53,7 +53,9 @@
 //
 // The callback names no list: give each list its own callback URLs carrying its ID
 // (https://hooks.example.com/sendloop?list=12) and the Handler's WithListIDParam("list")
-// fills Event.ListID.
+// fills Event.ListID. A Handler so told never passes on an event without a list ID: a
+// request with neither the parameter nor a list ID in its body, or whose parameter and body
+// name different lists, is answered 400.
 //
 // An action must be present and known (see ParseKind), unless the Handler is given
 // WithDefaultKind, and the subscriber record must carry an EmailAddress.

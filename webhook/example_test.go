@@ -12,7 +12,7 @@ import (
 )
 
 func ExampleNewHandler() {
-	h := webhook.NewHandler(func(ctx context.Context, ev *webhook.Event) error {
+	h, err := webhook.NewHandler(func(ctx context.Context, ev *webhook.Event) error {
 		s := ev.Subscriber
 		fmt.Println(ev.Kind, ev.Time.Format("2006-01-02 15:04:05 MST"), "list", ev.ListID)
 		fmt.Println(s.SubscriberID, s.EmailAddress, s.SubscriptionStatus, s.BounceType)
@@ -21,6 +21,10 @@ func ExampleNewHandler() {
 		fmt.Println("name", s.CustomFields[7], "order", ev.Extra["order_id"])
 		return nil // make this idempotent: deliveries may repeat
 	}, webhook.WithToken("s3cret"), webhook.WithListIDParam("list"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	srv := httptest.NewServer(h)
 	defer srv.Close()

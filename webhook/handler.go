@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // TokenHeader is the request header that may carry the shared token.
@@ -29,10 +31,22 @@ type Handler struct {
 	defaultKind Kind
 	logger      *slog.Logger
 	listParam   string
+	optErrs     []error // the options' refusals, returned by NewHandler
 }
 
-// Option configures a Handler.
+// Option configures a Handler. An option given a value it cannot take makes NewHandler
+// return an error matching ErrInvalidOption.
 type Option func(*Handler)
+
+// ErrInvalidOption is matched (errors.Is) by the error NewHandler returns when an option
+// was given a value it cannot take: an empty WithToken, an unknown WithDefaultKind, an
+// empty or reserved WithListIDParam.
+var ErrInvalidOption = errors.New("webhook: invalid option")
+
+// refuse records an option's refusal for NewHandler to return.
+func (h *Handler) refuse(option, reason string) {
+	h.optErrs = append(h.optErrs, fmt.Errorf("%w: %s: %s", ErrInvalidOption, option, reason))
+}
 
 // WithMaxBodyBytes sets the body size limit; larger bodies are answered
 // with 413. A limit of zero or less keeps DefaultMaxBodyBytes.
@@ -47,12 +61,13 @@ func WithMaxBodyBytes(n int64) Option {
 // WithToken requires every request to carry token, in the TokenHeader
 // header or else the TokenParam query parameter; requests without it, or
 // with another value, are answered with 401. The comparison takes constant
-// time. An empty token makes NewHandler panic, so that a missing secret
-// in the configuration cannot silently turn the check off.
+// time. An empty token makes NewHandler return an error, so that a missing
+// secret in the configuration cannot silently turn the check off.
 func WithToken(token string) Option {
 	return func(h *Handler) {
 		if token == "" {
-			panic("webhook: WithToken with empty token")
+			h.refuse("WithToken", "empty token")
+			return
 		}
 		h.tokenSum = sha256.Sum256([]byte(token))
 		h.hasToken = true
@@ -63,11 +78,12 @@ func WithToken(token string) Option {
 // This suits a handler mounted only at a list's WebServiceSubscriptionURL
 // (KindSubscription) or WebServiceUnsubscriptionURL (KindUnsubscription).
 // An Action present in the body still wins; an unknown one is still
-// rejected. It panics if k is not a known Kind.
+// rejected. A k that is not a known Kind makes NewHandler return an error.
 func WithDefaultKind(k Kind) Option {
 	return func(h *Handler) {
 		if !k.Valid() {
-			panic("webhook: WithDefaultKind with unknown kind " + string(k))
+			h.refuse("WithDefaultKind", fmt.Sprintf("unknown kind %q", string(k)))
+			return
 		}
 		h.defaultKind = k
 	}
@@ -76,10 +92,26 @@ func WithDefaultKind(k Kind) Option {
 // WithListIDParam names the query parameter that carries the list ID. The service's callback
 // names no list, so give each list its own callback URL (its WebServiceSubscriptionURL and
 // WebServiceUnsubscriptionURL) with the list's ID in it, e.g. https://hooks.example.com/
-// sendloop?list=12, and the Handler fills Event.ListID from it when the body has none. A
-// value that is not a list ID is answered with 400.
+// sendloop?list=12, and the Handler fills Event.ListID from it.
+//
+// Since the Handler then knows where the list ID is, it never passes on an event without
+// one: a request is answered with 400 when the parameter is missing (or empty) and the
+// body carries no list ID either, when a value is not a list ID, when the parameter is
+// repeated with different values, and when it names another list than the body does. A
+// body's list ID alone is accepted.
+//
+// An empty name, or TokenParam, makes NewHandler return an error.
 func WithListIDParam(name string) Option {
-	return func(h *Handler) { h.listParam = name }
+	return func(h *Handler) {
+		switch {
+		case strings.TrimSpace(name) == "":
+			h.refuse("WithListIDParam", "empty parameter name")
+		case name == TokenParam:
+			h.refuse("WithListIDParam", "the parameter "+strconv.Quote(name)+" carries the token")
+		default:
+			h.listParam = name
+		}
+	}
 }
 
 // WithLogger makes the Handler log each rejected or failed delivery at
@@ -92,13 +124,16 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // NewHandler returns a Handler that calls fn with each parsed Event and the
-// request's context. It panics if fn is nil.
+// request's context. An option given a bad value makes it return an error matching
+// ErrInvalidOption (every such option is named in it) and no Handler. A nil fn is a
+// programming error: NewHandler panics, as http.HandleFunc does.
 //
 // Responses, all with a short text/plain body:
 //
 //	200 fn returned nil
 //	400 unparseable body, unknown or missing action, missing subscriber
-//	    or email address, invalid value
+//	    or email address, invalid value; with WithListIDParam a missing,
+//	    invalid or conflicting list ID
 //	401 token required and missing or wrong
 //	405 method other than POST (with Allow: POST)
 //	413 body over the limit
@@ -108,15 +143,20 @@ func WithLogger(l *slog.Logger) Option {
 // The service's retry and delivery guarantees are not published: a callback may come twice
 // (after a lost answer, say), so fn must tolerate the same event posted again, e.g. by
 // making its effect idempotent on the subscriber ID, kind and time.
-func NewHandler(fn func(ctx context.Context, ev *Event) error, opts ...Option) *Handler {
+func NewHandler(fn func(ctx context.Context, ev *Event) error, opts ...Option) (*Handler, error) {
 	if fn == nil {
 		panic("webhook: NewHandler with nil callback")
 	}
 	h := &Handler{fn: fn, maxBody: DefaultMaxBodyBytes}
 	for _, opt := range opts {
-		opt(h)
+		if opt != nil {
+			opt(h)
+		}
 	}
-	return h
+	if err := errors.Join(h.optErrs...); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -156,15 +196,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	if h.listParam != "" && ev.ListID == 0 {
-		if v := r.URL.Query().Get(h.listParam); v != "" {
-			id, err := strconv.Atoi(v)
-			if err != nil || id <= 0 {
-				h.reject(w, r, http.StatusBadRequest, "invalid list ID in the "+h.listParam+" query parameter")
-				return
-			}
-			ev.ListID = id
+	if h.listParam != "" {
+		id, reason := h.listID(r, ev.ListID)
+		if reason != "" {
+			h.reject(w, r, http.StatusBadRequest, reason)
+			return
 		}
+		ev.ListID = id
 	}
 
 	if err := h.fn(r.Context(), ev); err != nil {
@@ -177,6 +215,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, "OK\n")
+}
+
+// listID settles the list ID of a delivery from the WithListIDParam query parameter and
+// the body's list ID (0: none), or says why the request is refused. Empty values of the
+// parameter count as absent.
+func (h *Handler) listID(r *http.Request, fromBody int) (id int, reason string) {
+	param := "the " + h.listParam + " query parameter"
+	for _, v := range r.URL.Query()[h.listParam] {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n <= 0:
+			return 0, "invalid list ID in " + param
+		case id != 0 && n != id:
+			return 0, "conflicting list IDs in " + param
+		}
+		id = n
+	}
+	switch {
+	case id == 0 && fromBody == 0:
+		return 0, "missing list ID: no " + h.listParam + " query parameter"
+	case id == 0:
+		return fromBody, ""
+	case fromBody != 0 && fromBody != id:
+		return 0, "list ID in " + param + " differs from the body's"
+	}
+	return id, ""
 }
 
 // tokenOK compares digests so that neither content nor length leaks

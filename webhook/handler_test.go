@@ -83,7 +83,7 @@ func TestHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rec := &recorder{err: tt.callbackErr}
-			h := webhook.NewHandler(rec.handle, tt.opts...)
+			h := mustHandler(t, rec.handle, tt.opts...)
 
 			method, target := tt.method, tt.target
 			if method == "" {
@@ -139,7 +139,7 @@ func TestHandlerServer(t *testing.T) {
 	t.Parallel()
 	type ctxKey struct{}
 	var gotCtx atomic.Bool
-	h := webhook.NewHandler(func(ctx context.Context, _ *webhook.Event) error {
+	h := mustHandler(t, func(ctx context.Context, _ *webhook.Event) error {
 		gotCtx.Store(ctx.Value(ctxKey{}) == "v")
 		return nil
 	}, webhook.WithMaxBodyBytes(int64(len(canonicalXML))))
@@ -178,7 +178,7 @@ func TestHandlerLogging(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := webhook.NewHandler(func(context.Context, *webhook.Event) error { return errors.New("boom") },
+	h := mustHandler(t, func(context.Context, *webhook.Event) error { return errors.New("boom") },
 		webhook.WithToken(secret), webhook.WithLogger(logger))
 
 	for _, target := range []string{"/hook?token=" + secret, "/hook?token=wrong"} {
@@ -211,26 +211,120 @@ func (lw *lockedWriter) Write(p []byte) (int, error) {
 	return lw.w.Write(p)
 }
 
-func TestNewHandlerPanics(t *testing.T) {
+// mustHandler builds a Handler or fails the test.
+func mustHandler(t *testing.T, fn func(context.Context, *webhook.Event) error, opts ...webhook.Option) *webhook.Handler {
+	t.Helper()
+	h, err := webhook.NewHandler(fn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestNewHandlerOptions checks that bad option values are errors from NewHandler, each
+// named, and that good ones build a Handler.
+func TestNewHandlerOptions(t *testing.T) {
 	t.Parallel()
 	fn := func(context.Context, *webhook.Event) error { return nil }
 	tests := []struct {
-		name string
-		make func()
+		name    string
+		opts    []webhook.Option
+		wantErr []string // substrings; nil: no error
 	}{
-		{"nil callback", func() { webhook.NewHandler(nil) }},
-		{"empty token", func() { webhook.NewHandler(fn, webhook.WithToken("")) }},
-		{"unknown default kind", func() { webhook.NewHandler(fn, webhook.WithDefaultKind("Bounce")) }},
+		{name: "none"},
+		{name: "all good", opts: []webhook.Option{webhook.WithToken(secret), webhook.WithDefaultKind(webhook.KindSubscription),
+			webhook.WithListIDParam("list"), webhook.WithMaxBodyBytes(10), webhook.WithLogger(nil), nil}},
+		{name: "empty token", opts: []webhook.Option{webhook.WithToken("")}, wantErr: []string{"WithToken: empty token"}},
+		{name: "unknown default kind", opts: []webhook.Option{webhook.WithDefaultKind("Bounce")}, wantErr: []string{`WithDefaultKind: unknown kind "Bounce"`}},
+		{name: "empty list parameter", opts: []webhook.Option{webhook.WithListIDParam(" ")}, wantErr: []string{"WithListIDParam: empty parameter name"}},
+		{name: "list parameter is the token's", opts: []webhook.Option{webhook.WithListIDParam(webhook.TokenParam)}, wantErr: []string{"WithListIDParam", "token"}},
+		{name: "every bad option named", opts: []webhook.Option{webhook.WithToken(""), webhook.WithListIDParam(""), webhook.WithDefaultKind("")},
+			wantErr: []string{"WithToken", "WithListIDParam", "WithDefaultKind"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
+			h, err := webhook.NewHandler(fn, tt.opts...)
+			if tt.wantErr == nil {
+				if err != nil || h == nil {
+					t.Fatalf("NewHandler = %v, %v; want a Handler", h, err)
 				}
-			}()
-			tt.make()
+				return
+			}
+			if err == nil || h != nil {
+				t.Fatalf("NewHandler = %v, %v; want an error", h, err)
+			}
+			if !errors.Is(err, webhook.ErrInvalidOption) {
+				t.Errorf("%v does not match ErrInvalidOption", err)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestNewHandlerNilCallbackPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	_, _ = webhook.NewHandler(nil)
+}
+
+// TestHandlerListID checks where a Handler told WithListIDParam takes the list ID from,
+// and that it never passes on an event without one.
+func TestHandlerListID(t *testing.T) {
+	t.Parallel()
+	noList := strings.Replace(canonicalXML, "<ListID>3</ListID>", "", 1)
+	list4 := strings.Replace(canonicalXML, "<ListID>3</ListID>", "<ListID>4</ListID>", 1)
+	tests := []struct {
+		name     string
+		query    string
+		body     string
+		wantCode int
+		wantBody string
+		wantList int
+	}{
+		{name: "query only", query: "?list=7", body: noList, wantCode: 200, wantList: 7},
+		{name: "query with the token", query: "?token=x&list=7", body: noList, wantCode: 200, wantList: 7},
+		{name: "query with spaces", query: "?list=%207%20", body: noList, wantCode: 200, wantList: 7},
+		{name: "body only", body: canonicalXML, wantCode: 200, wantList: 3},
+		{name: "empty query value, body has it", query: "?list=", body: canonicalXML, wantCode: 200, wantList: 3},
+		{name: "query and body agree", query: "?list=3", body: canonicalXML, wantCode: 200, wantList: 3},
+		{name: "repeated, same value", query: "?list=7&list=7", body: noList, wantCode: 200, wantList: 7},
+		{name: "missing everywhere", body: noList, wantCode: 400, wantBody: "missing list ID"},
+		{name: "empty query value, none in the body", query: "?list=", body: noList, wantCode: 400, wantBody: "missing list ID"},
+		{name: "another parameter", query: "?List=7", body: noList, wantCode: 400, wantBody: "missing list ID"},
+		{name: "query and body differ", query: "?list=3", body: list4, wantCode: 400, wantBody: "differs"},
+		{name: "repeated, different values", query: "?list=7&list=8", body: noList, wantCode: 400, wantBody: "conflicting"},
+		{name: "not a number", query: "?list=x", body: noList, wantCode: 400, wantBody: "invalid list ID"},
+		{name: "zero", query: "?list=0", body: canonicalXML, wantCode: 400, wantBody: "invalid list ID"},
+		{name: "negative", query: "?list=-3", body: canonicalXML, wantCode: 400, wantBody: "invalid list ID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{}
+			h := mustHandler(t, rec.handle, webhook.WithListIDParam("list"))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/hook"+tt.query, strings.NewReader(tt.body)))
+			if w.Code != tt.wantCode || !strings.Contains(w.Body.String(), tt.wantBody) {
+				t.Fatalf("answer %d %q, want %d with %q", w.Code, w.Body, tt.wantCode, tt.wantBody)
+			}
+			if tt.wantCode != 200 {
+				if rec.count() != 0 {
+					t.Fatal("a refused delivery reached the callback")
+				}
+				return
+			}
+			if rec.count() != 1 || rec.events[0].ListID != tt.wantList {
+				t.Fatalf("events %+v, want one of list %d", rec.events, tt.wantList)
+			}
 		})
 	}
 }

@@ -79,7 +79,7 @@ func TestRealCallback(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got *webhook.Event
-			h := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error { got = ev; return nil }, tt.opts...)
+			h := mustHandler(t, func(_ context.Context, ev *webhook.Event) error { got = ev; return nil }, tt.opts...)
 			r := httptest.NewRequest(http.MethodPost, "/hook"+tt.query, strings.NewReader(tt.body))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded") // the body decides
 			w := httptest.NewRecorder()

@@ -90,7 +90,9 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				if *segmentID > 0 {
 					what = fmt.Sprintf("segment %d of list %d", *segmentID, *listID)
 				}
-				prog.start(0, func(done, _ int64) string { return fmt.Sprintf("exporting %s: %d subscribers", what, done) })
+				prog.start(0, func(done, _ int64) string {
+					return fmt.Sprintf("exporting %s: %s", what, plural(int(done), "subscriber"))
+				})
 
 				out := bufio.NewWriterSize(a.stdout, 64<<10)
 				var cw *csv.Writer

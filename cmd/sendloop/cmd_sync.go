@@ -297,9 +297,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 
 	var unsubscriber *legacy.Client
 	if o.unsubscribeMissing && !o.dryRun {
-		if unsubscriber, err = a.legacyClient(ctx); err != nil {
-			return err
-		}
+		unsubscriber = c.Legacy()
 	}
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -330,11 +328,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	}
 	named := plan.Adds + plan.Updates + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
 	if plan.Unsubscribes > 0 && named == 0 {
-		return fmt.Errorf("refusing to unsubscribe all %d members of list %d: %s names no subscriber", plan.Unsubscribes, o.listID, o.csvPath)
+		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(plan.Unsubscribes, "member"), o.listID, o.csvPath)
 	}
 	if limit, _ := parseMaxUnsubscribe(g.maxUnsubscribe, plan.Members); limit >= 0 && plan.Unsubscribes > limit {
-		return usagef("sync", "refusing to unsubscribe %d of the %d members of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
-			plan.Unsubscribes, plan.Members, o.listID, g.maxUnsubscribe, limit, o.csvPath)
+		return usagef("sync", "refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+			plan.Unsubscribes, plural(plan.Members, "member"), o.listID, g.maxUnsubscribe, limit, o.csvPath)
 	}
 
 	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: mapping, rejects: rejects}
@@ -359,7 +357,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	res := &syncResult{}
 	total := int64(plan.Adds + plan.Updates + plan.Unsubscribes)
 	prog.start(total, func(done, total int64) string {
-		return fmt.Sprintf("applying: %d/%d changes", done, total)
+		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
 	})
 	applyErr := applyAdds(ctx, work, c, o, plan, open, rejects, res, prog)
 	if applyErr == nil && ctx.Err() == nil {

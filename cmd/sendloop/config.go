@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -128,33 +127,6 @@ func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
 	return c, nil
 }
 
-// legacyClient returns a client of the legacy single-endpoint API for the same account.
-func (a *app) legacyClient(ctx context.Context) (*legacy.Client, error) {
-	key, base, err := a.apiConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	insecure, err := a.checkBaseURL(base)
-	if err != nil {
-		return nil, err
-	}
-	opts := []legacy.Option{legacy.WithUserAgent(userAgent)}
-	if base != "" {
-		opts = append(opts, legacy.WithBaseURL(base))
-	}
-	if insecure {
-		opts = append(opts, legacy.WithInsecureHTTP())
-	}
-	if a.verbose {
-		opts = append(opts, legacy.WithLogger(a.logger()))
-	}
-	c, err := legacy.NewClient(key, opts...)
-	if err != nil {
-		return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
-	}
-	return c, nil
-}
-
 func (a *app) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
@@ -202,8 +174,9 @@ func (a *app) closeFake() {
 //   - list 1 "Demo" (single opt-in) with the custom fields 1 "First name" and 2 "Plan";
 //   - its subscribers ann@example.com (Ann, pro) and bob@example.com (Bob, free), and
 //     carol@example.com (Carol, free), who unsubscribed;
-//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob: Ann opened it (from Paris)
-//     and clicked its link an hour later, Bob opened it.
+//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob four hours before the fake
+//     started: Ann opened it (from Paris) and clicked its link an hour later, Bob opened it.
+//     All of it is in the past, within the reports' window.
 func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	fail := func(err error) error { return fmt.Errorf("seeding the fake: %w", err) }
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(loopbackURL(srv.URL)))
@@ -233,7 +206,9 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if _, err := c.Subscribers.Import(ctx, listID, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
 		return fail(err)
 	}
-	if err := c.Subscribers.Unsubscribe(ctx, "carol@example.com"); err != nil {
+	// Carol left the list herself, from this host.
+	_, err = c.Subscribers.Unsubscribe(ctx, listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: "carol@example.com", UnsubscriptionIP: "127.0.0.1"})
+	if err != nil {
 		return fail(err)
 	}
 	_, err = c.CallRaw(ctx, "campaign.create", url.Values{
@@ -249,7 +224,9 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := srv.SimulateSend(1); err != nil {
+	// Delivered in the past, so that the recipients' activity has happened by now: the
+	// fake refuses activity after its clock, the host's.
+	if _, err := srv.SimulateSendAt(1, time.Now().Add(-4*time.Hour)); err != nil {
 		return fail(err)
 	}
 	err = srv.SimulateEvents(1,

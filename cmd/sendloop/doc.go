@@ -115,8 +115,10 @@
 //   - list 1 "Demo" (single opt-in) with the custom fields 1 "First name" and 2 "Plan";
 //   - its subscribers ann@example.com (Ann, pro) and bob@example.com (Bob, free), and
 //     carol@example.com (Carol, free), who unsubscribed;
-//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob: Ann opened it and clicked
-//     its link, Bob opened it.
+//   - campaign 1 "Welcome" to list 1, delivered to Ann and Bob four hours before the fake
+//     started: Ann opened it and clicked its link, Bob opened it, all before the start.
+//
+// The fake's clock is the host's.
 //
 // With --fake, send goes to a fake relay started in the process (trusted through its own
 // certificate authority) and prints the message it captured, merge variables rendered.

@@ -84,7 +84,7 @@ func applyAdds(stop, work context.Context, c *sendloop.Client, o *syncOptions, p
 		res.AddFailed = len(report.Failed) + report.Unattributed
 		res.AddUntraced = report.Unattributed
 		if report.Unattributed > 0 {
-			rejects.a.note("the service refused %d rows that could not be traced to a line", report.Unattributed)
+			rejects.a.note("the service refused %s that could not be traced to a line", plural(report.Unattributed, "row"))
 		}
 		if len(report.Failed) > 0 {
 			if traceErr := traceFailures(plan, open, report.Failed, rejects); traceErr != nil {

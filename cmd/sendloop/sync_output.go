@@ -257,9 +257,9 @@ func (s *syncOutput) endDryRun(stopped *dryRunStop) error {
 	var err error
 	switch {
 	case stopped != nil && stopped.interrupted:
-		_, err = fmt.Fprintf(w, "\nInterrupted: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+		_, err = fmt.Fprintf(w, "\nInterrupted: %d of the %s listed. Dry run: nothing was changed.\n", s.changes, plural(planned, "planned change"))
 	case stopped != nil:
-		_, err = fmt.Fprintf(w, "\nStopped: %d of the %d planned changes listed. Dry run: nothing was changed.\n", s.changes, planned)
+		_, err = fmt.Fprintf(w, "\nStopped: %d of the %s listed. Dry run: nothing was changed.\n", s.changes, plural(planned, "planned change"))
 	case s.changes == 0:
 		_, err = io.WriteString(w, "\nNo changes.\n")
 	}

@@ -38,15 +38,17 @@ func campaignTour(ctx context.Context, c *sendloop.Client, srv *sendlooptest.Ser
 	}
 	fmt.Printf("campaign:    #%d %q, %s, to list #%d\n", camp.CampaignID, camp.CampaignName, camp.CampaignStatus, listID)
 
-	// The fake plays the delivery and the recipients.
-	recipients, err := srv.SimulateSend(id)
+	// The fake plays the delivery and the recipients. What recipients did has happened by
+	// now, so the delivery is dated three days ago (within the reports' 20-day window) and
+	// the activity falls in those three days.
+	day := 24 * time.Hour
+	recipients, err := srv.SimulateSendAt(id, time.Now().Add(-3*day))
 	if err != nil {
 		return err
 	}
 	if len(recipients) == 0 {
 		return fmt.Errorf("list #%d has no subscriber to send to", listID)
 	}
-	day := 24 * time.Hour
 	first, last := recipients[0], recipients[len(recipients)-1]
 	err = srv.SimulateEvents(id,
 		sendlooptest.CampaignEvent{Kind: sendlooptest.EventOpen, Email: first, After: 20 * time.Minute,
@@ -66,22 +68,22 @@ func campaignTour(ctx context.Context, c *sendloop.Client, srv *sendlooptest.Ser
 	if err != nil {
 		return fmt.Errorf("reading the campaign: %w", err)
 	}
-	fmt.Printf("sent:        %s %s to %d recipients, status %s\n", camp.SendDate, camp.SendTime, camp.TotalRecipients, camp.CampaignStatus)
+	fmt.Printf("sent:        %s %s to %s, status %s\n", camp.SendDate, camp.SendTime, plural(camp.TotalRecipients, "recipient"), camp.CampaignStatus)
 
 	report, err := c.Reports.CampaignOverall(ctx, id)
 	if err != nil {
 		return fmt.Errorf("reading the report: %w", err)
 	}
-	fmt.Printf("report:      %d of %d delivered, %d unique opens (%.1f%%), %d unique clicks (%.1f%%)\n",
-		report.TotalDelivered, report.TotalRecipients, report.UniqueOpens, report.UniqueOpensRatio,
-		report.UniqueClicks, report.UniqueClicksRatio)
+	fmt.Printf("report:      %d of %d delivered, %s (%.1f%%), %s (%.1f%%)\n",
+		report.TotalDelivered, report.TotalRecipients, plural(report.UniqueOpens, "unique open"), report.UniqueOpensRatio,
+		plural(report.UniqueClicks, "unique click"), report.UniqueClicksRatio)
 
 	opens, err := c.Reports.CampaignOpens(ctx, id)
 	if err != nil {
 		return fmt.Errorf("reading the opens: %w", err)
 	}
 	for _, d := range opens {
-		fmt.Printf("opens:       %s: %d, from %d recipients\n", d.Date, d.Total, d.Unique)
+		fmt.Printf("opens:       %s: %d, from %s\n", d.Date, d.Total, plural(d.Unique, "recipient"))
 	}
 	locations, err := c.Reports.CampaignOpenLocations(ctx, id)
 	if err != nil {
@@ -98,4 +100,12 @@ func campaignTour(ctx context.Context, c *sendloop.Client, srv *sendlooptest.Ser
 		}
 	}
 	return nil
+}
+
+// plural writes a count before its noun: "1 recipient", "2 recipients".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

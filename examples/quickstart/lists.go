@@ -32,11 +32,14 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 			return 0, err
 		}
 	}
+	// The service's callback names no list: each list's callback URLs carry its ID, which
+	// the handler reads (webhook.WithListIDParam).
+	listHooksURL := fmt.Sprintf("%s?token=quickstart&list=%d", hooksURL, listID)
 	welcome := sendloop.FinalActionSendEmail
 	err = client.Lists.UpdateSettings(ctx, listID, sendloop.ListSettingsUpdateParams{
 		SubscriptionFinalAction:     &welcome,
-		WebServiceSubscriptionURL:   sendloop.String(hooksURL + "?token=quickstart"),
-		WebServiceUnsubscriptionURL: sendloop.String(hooksURL + "?token=quickstart"),
+		WebServiceSubscriptionURL:   sendloop.String(listHooksURL),
+		WebServiceUnsubscriptionURL: sendloop.String(listHooksURL),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("setting the webhooks: %w", err)
@@ -59,7 +62,7 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 			return 0, err
 		}
 	}
-	fmt.Printf("outbox:      %d emails (confirmation requests and welcomes)\n", len(srv.Outbox()))
+	fmt.Printf("outbox:      %s (confirmation requests and welcomes)\n", plural(len(srv.Outbox()), "email"))
 
 	for sub, err := range client.Subscribers.BrowseIter(ctx, listID, sendloop.SubscriberBrowseParams{}) {
 		if err != nil {
@@ -68,7 +71,9 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 		fmt.Printf("browse:      #%d %s %s, plan %s\n", sub.SubscriberID, sub.EmailAddress, sub.SubscriptionStatus, sub.CustomFields[fields["Plan"]])
 	}
 
-	if err := client.Subscribers.Unsubscribe(ctx, "bob@example.com"); err != nil {
+	// Bob leaves this list (and only this one) from the page the RedirectURL of his
+	// subscription led to; his address is the unsubscription's IP.
+	if _, err := client.Subscribers.Unsubscribe(ctx, listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: "bob@example.com", UnsubscriptionIP: "203.0.113.7"}); err != nil {
 		return 0, fmt.Errorf("unsubscribing: %w", err)
 	}
 	fmt.Println("unsubscribe: bob@example.com")
@@ -84,12 +89,15 @@ func listTour(ctx context.Context, client *sendloop.Client, srv *sendlooptest.Se
 func startWebhookReceiver() (events func() []*webhook.Event, url string, stop func(), err error) {
 	var mu sync.Mutex
 	var received []*webhook.Event
-	handler := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
+	handler, err := webhook.NewHandler(func(_ context.Context, ev *webhook.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		received = append(received, ev)
 		return nil
-	}, webhook.WithToken("quickstart"))
+	}, webhook.WithToken("quickstart"), webhook.WithListIDParam("list"))
+	if err != nil {
+		return nil, "", nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", nil, err

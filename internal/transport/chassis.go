@@ -25,7 +25,23 @@ type Settings struct {
 type Chassis struct {
 	BaseURL   string // without a trailing slash
 	Key       string
+	Product   string // the caller's User-Agent product token, "" if none
 	Transport *Client
+}
+
+// Derive returns a chassis for a second API of the same account (the legacy API of a root
+// client): the same base URL, key and transport (HTTP client, retries, rate limiter,
+// logger), with agent as the SDK's own User-Agent token and spellings' forms of the key
+// removed from errors and logs too.
+func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Chassis {
+	if ch.Product != "" {
+		agent = ch.Product + " " + agent
+	}
+	var extra []string
+	if spellings != nil {
+		extra = spellings(ch.Key)
+	}
+	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(agent, extra)}
 }
 
 // Build checks apiKey and s and sets up the transport. pkg prefixes the errors ("sendloop",
@@ -46,8 +62,9 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pkg, err)
 	}
-	if p := strings.TrimSpace(s.UserAgent); p != "" {
-		agent = p + " " + agent
+	product := strings.TrimSpace(s.UserAgent)
+	if product != "" {
+		agent = product + " " + agent
 	}
 	secrets := []string{apiKey}
 	if spellings != nil {
@@ -56,6 +73,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 	return &Chassis{
 		BaseURL: base,
 		Key:     apiKey,
+		Product: product,
 		Transport: New(Config{
 			HTTPClient: s.HTTPClient,
 			Logger:     s.Logger,

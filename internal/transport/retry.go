@@ -16,6 +16,9 @@ import (
 
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callOf(ctx)
+	if st.client != nil {
+		c = st.client // the retry loop is shared with derived clients: log and redact as the sender
+	}
 	c.logAttempt(ctx, st, resp, err)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -230,6 +231,15 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// derive returns a Client sending through the same HTTP client, retry loop, rate limiter
+// and logger as c, with its own User-Agent and c's secrets plus more.
+func (c *Client) derive(userAgent string, secrets []string) *Client {
+	d := *c
+	d.userAgent = userAgent
+	d.redactor = NewRedactor(append(slices.Clone(c.redactor.raw), secrets...)...)
+	return &d
+}
+
 // Redact removes the configured secrets from s.
 func (c *Client) Redact(s string) string { return c.redactor.Redact(s) }
 
@@ -238,6 +248,7 @@ func (c *Client) Redactor() Redactor { return c.redactor }
 
 // call is the per-request state that the retryablehttp hooks reach through the context.
 type call struct {
+	client       *Client // the Client that sent it: a derived one has its own secrets
 	command      string
 	class        Class
 	attempts     int
@@ -297,7 +308,7 @@ func callOf(ctx context.Context) *call {
 // Do sends r, retrying as its class allows, and returns the final response with its body
 // read. A non-2xx status is not an error here: the caller interprets the body.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	st := &call{command: r.Command, class: r.Class}
+	st := &call{client: c, command: r.Command, class: r.Class}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
 	if r.Body != nil {
