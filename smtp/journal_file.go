@@ -10,6 +10,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -193,8 +194,10 @@ func (j *FileJournal) Append(rec JournalRecord) error {
 		return j.err
 	}
 	if i, ok := j.last[rec.Key]; ok {
+		rec.Key = j.records[i].Key
 		j.records[i] = rec
 	} else {
+		rec.Key = strings.Clone(rec.Key) // not the caller's buffer, which may be a whole row
 		j.last[rec.Key] = len(j.records)
 		j.records = append(j.records, rec)
 	}

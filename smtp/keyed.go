@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -161,8 +162,10 @@ type KeyedResult struct {
 //
 // SendKeyed returns an error, before sending anything, for an invalid
 // Shard, or a Journal bound to another shard (*JournalMismatchError). A key
-// given twice is KeyInvalid the second time (ErrDuplicateKey). One run at a
-// time may use a journal.
+// given twice is KeyInvalid the second time (ErrDuplicateKey). Keys are
+// compared as given: normalise addresses used as keys (trim them, lower-case
+// them) so that one mailbox has one key. One run at a time may use a
+// journal.
 func (r *Relay) SendKeyed(ctx context.Context, msgs iter.Seq2[string, *Message], opts SendKeyedOptions) (iter.Seq[KeyedResult], error) {
 	if err := opts.Shard.validate(); err != nil {
 		return nil, err
@@ -227,7 +230,7 @@ func (run *keyedRun) decide(ctx context.Context, i int, j *keyedJob) (KeyedResul
 		res.State, res.Err = KeyInvalid, fmt.Errorf("%w: %q", ErrDuplicateKey, key)
 		return res, true
 	}
-	run.seen[key] = struct{}{}
+	run.seen[strings.Clone(key)] = struct{}{} // not the caller's buffer, which may be a whole row
 	if journal := run.opts.Journal; journal != nil {
 		if prev, ok := journal.Lookup(key); ok {
 			res.Previous, j.prev = &prev, &prev
