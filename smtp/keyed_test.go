@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -164,28 +163,6 @@ func TestSendKeyedStates(t *testing.T) {
 	})
 }
 
-// greetingServer answers every connection with a 554 greeting.
-func greetingServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprint(c, "554 5.7.1 no service for you\r\n")
-			time.Sleep(10 * time.Millisecond)
-			c.Close()
-		}
-	}()
-	return l.Addr().String()
-}
-
 func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 	t.Parallel()
 	var keys []string // more than the workers of the pool: some wait for the stop
@@ -213,12 +190,9 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 			return client
 		}},
 		{"554 greeting", func(t *testing.T) *smtp.Relay {
-			client, err := smtp.NewRelay(greetingServer(t), smtp.Auth{Username: testUser, Password: testPassword}, retrying)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { client.Close() })
-			return client
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "CONNECT", Code: 554, Message: "5.7.1 no service for you", Times: 100})
+			return newClient(t, fake, testPassword, nil, retrying)
 		}},
 		{"MAIL FROM refused", func(t *testing.T) *smtp.Relay {
 			fake := startRelay(t)
