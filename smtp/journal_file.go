@@ -16,10 +16,15 @@ import (
 	"unicode/utf8"
 )
 
-// Durability of a FileJournal: an fsync after this many records, or when a
-// record comes this long after the last fsync, and at Close.
+// Durability of a FileJournal: besides at Close, the file is fsynced
+// after JournalSyncEvery records, or when a record comes JournalSyncInterval
+// or more after the last fsync.
 const (
-	JournalSyncEvery    = 32
+	// JournalSyncEvery is the most records a FileJournal writes between two
+	// fsyncs.
+	JournalSyncEvery = 32
+	// JournalSyncInterval is the time after which the next record of a
+	// FileJournal is fsynced, however few came since the last fsync.
 	JournalSyncInterval = time.Second
 )
 
