@@ -2,7 +2,6 @@ package sendloop_test
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -13,81 +12,6 @@ import (
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
-
-// campaignClock is the fakes' fixed clock in the campaign tests: a Monday, 10:00 UTC.
-var campaignClock = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-
-const oneDay = 24 * time.Hour
-
-// unsubscribeHTML is campaign content the fake accepts: it holds an unsubscription link.
-const unsubscribeHTML = `<p>Hello</p><p><a href="%Link:Unsubscribe%">Unsubscribe</a></p>`
-
-// campaignWorld is a fake with a fixed clock, a client for it and a list of subscribers.
-type campaignWorld struct {
-	c      *sendloop.Client
-	srv    *sendlooptest.Server
-	listID int
-	emails []string
-}
-
-func newCampaignWorld(t testing.TB, subscribers int) *campaignWorld {
-	t.Helper()
-	srv := sendlooptest.NewServer(t, sendlooptest.WithClock(func() time.Time { return campaignClock }))
-	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
-	require.NoError(t, err)
-	w := &campaignWorld{c: c, srv: srv}
-	w.listID, w.emails = w.addList(t, "news", subscribers)
-	return w
-}
-
-// addList makes a single opt-in list holding n subscribers <name><i>@example.com.
-func (w *campaignWorld) addList(t testing.TB, name string, n int) (int, []string) {
-	t.Helper()
-	ctx := context.Background()
-	var out struct{ ListID int }
-	require.NoError(t, w.c.Call(ctx, "list.create", map[string]string{"Name": name, "OptInMode": "Single"}, &out))
-	var emails []string
-	for i := 0; i < n; i++ {
-		email := fmt.Sprintf("%s%d@example.com", name, i)
-		require.NoError(t, w.c.Call(ctx, "subscriber.subscribe", map[string]string{
-			"ListID": strconv.Itoa(out.ListID), "EmailAddress": email, "SubscriptionIP": "127.0.0.1"}, nil))
-		emails = append(emails, email)
-	}
-	return out.ListID, emails
-}
-
-// validCampaign is a version 1 campaign the fake accepts, targeting listIDs.
-func validCampaign(listIDs ...int) sendloop.CampaignCreateParams {
-	return sendloop.CampaignCreateParams{
-		CampaignName: "Spring sale", FromName: "Dana Demo", FromEmail: "dana@example.com",
-		ReplyToName: "Dana Demo", ReplyToEmail: "reply@example.com", Subject: "Spring sale",
-		TargetListIDs: listIDs, HTMLContent: unsubscribeHTML,
-	}
-}
-
-// sentCampaign creates a campaign for the world's list and delivers it.
-func (w *campaignWorld) sentCampaign(t testing.TB) int {
-	t.Helper()
-	id, err := w.c.Campaigns.Create(context.Background(), validCampaign(w.listID))
-	require.NoError(t, err)
-	require.Equal(t, w.emails, w.deliver(t, id))
-	return id
-}
-
-// campaignReadClock is when the campaign tests read what the recipients of a campaign
-// delivered at campaignClock did: 60 days later, so that activity over those days has
-// happened (the fake refuses activity after its now).
-var campaignReadClock = campaignClock.Add(60 * oneDay)
-
-// deliver has the fake deliver a campaign at its clock, then moves the clock on to
-// campaignReadClock (where it stays for later deliveries).
-func (w *campaignWorld) deliver(t testing.TB, id int) []string {
-	t.Helper()
-	rcpts, err := w.srv.SimulateSend(id)
-	require.NoError(t, err)
-	w.srv.SetClock(func() time.Time { return campaignReadClock })
-	return rcpts
-}
 
 func TestCampaignCreate(t *testing.T) {
 	t.Parallel()

@@ -71,6 +71,26 @@ type service struct{ client *Client }
 // 10s with jitter, and Retry-After honoured up to one minute. A negative MaxRetries
 // disables retries. Which failures are retried depends on the command (see the package
 // doc). It is the same type as legacy.RetryPolicy.
+//
+// RetryPolicy is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type RetryPolicy struct {
+//		// MaxRetries is how many times a request may be sent again after its first
+//		// attempt: 0 for the default (3), negative for none.
+//		MaxRetries int
+//		// MinWait is the shortest wait between attempts, where the jittered
+//		// exponential backoff starts (default 250ms).
+//		MinWait time.Duration
+//		// MaxWait is the longest wait between attempts (default 10s).
+//		MaxWait time.Duration
+//		// MaxRetryAfter caps the wait a Retry-After header may impose (default one
+//		// minute): a longer wait fails the call at once with an *HTTPError that
+//		// carries the requested wait.
+//		MaxRetryAfter time.Duration
+//	}
+//
+// Its method WithDefaults returns the policy with its zero fields set to the defaults.
 type RetryPolicy = transport.Policy
 
 // Option configures a Client in NewClient.

@@ -2,7 +2,6 @@ package sendloop_test
 
 import (
 	"context"
-	"iter"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -35,17 +34,6 @@ func forwarders(records []sendloop.CampaignForward) []int {
 		ids = append(ids, r.SubscriberID)
 	}
 	return ids
-}
-
-// countRecords walks seq, failing on an error, and returns how many records it yielded.
-func countRecords[T any](t *testing.T, seq iter.Seq2[T, error]) int {
-	t.Helper()
-	n := 0
-	for _, err := range seq {
-		require.NoError(t, err)
-		n++
-	}
-	return n
 }
 
 func idRange(from, to int) []int {

@@ -76,6 +76,19 @@
 // reset. A write whose request may have reached the service without an answer that proves
 // its effect fails with an error matching ErrOutcomeUnknown.
 //
+// # Calls in flight
+//
+// A Client keeps a window of calls in flight, shared by everything it sends (ImportAll's
+// workers, BrowseIter's pages read ahead, single calls, retries, and the calls of
+// Client.Legacy). Until the service pushes back the window (1,024 calls) is far wider than
+// any caller's concurrency and never binds. When the service answers 429 or 503, the window falls to
+// half the calls then in flight (multiplicative decrease, once per round of calls), and
+// every other answer widens it by one call per round of answers (additive increase), so
+// that a client that was told to slow down sends fewer calls at once and then finds its
+// pace again. This comes on top of the retries, which still wait as Retry-After says. The
+// service's rate limits are not published: the SDK's default concurrency
+// (ImportOptions.Concurrency) stays at 4.
+//
 // # Already done, and outcome unknown
 //
 // After an attempt that may have run (a reset after the request was written, a timeout, a
@@ -107,7 +120,9 @@
 // Subscribers.BrowseIter and every CampaignData …Iter walk all pages as an iter.Seq2,
 // holding one page at a time: they start from the params they are given (a copy), yield an
 // error once and stop, stop after a short or empty page, and stop with an error on a page
-// that repeats the previous one. Subscribers.ImportAll streams any number of rows the other
+// that repeats the previous one. BrowseIter reads ahead with SubscriberBrowseParams'
+// Concurrency: up to N pages in flight and in memory, still yielded in order by the same
+// rules, at most N-1 pages asked for past the end. Subscribers.ImportAll streams any number of rows the other
 // way, in concurrent batches, and reports every row it could not import.
 //
 // # Testing with sendlooptest

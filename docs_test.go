@@ -6,9 +6,13 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
 )
 
 // TestEveryExportedFieldIsDocumented walks the importable packages (not internal/, cmd/ or
@@ -107,4 +111,68 @@ func fieldNames(field *ast.Field) []string {
 		return []string{t.Sel.Name}
 	}
 	return nil
+}
+
+// TestAliasDocsListTheFields checks that the doc comment of each exported alias of a struct
+// declared in internal/ lists every field of the struct with its type, as a Go declaration
+// indented in the comment: go doc shows an alias's comment but not the fields of the type
+// it names, so the comment is the only place a reader finds them.
+func TestAliasDocsListTheFields(t *testing.T) {
+	t.Parallel()
+	aliases := []struct {
+		file, name string
+		typ        reflect.Type
+	}{
+		{file: "client.go", name: "RetryPolicy", typ: reflect.TypeFor[sendloop.RetryPolicy]()},
+		{file: "errors.go", name: "HTTPError", typ: reflect.TypeFor[sendloop.HTTPError]()},
+		{file: "errors.go", name: "TransportError", typ: reflect.TypeFor[sendloop.TransportError]()},
+		{file: "legacy/client.go", name: "RetryPolicy", typ: reflect.TypeFor[legacy.RetryPolicy]()},
+		{file: "legacy/errors.go", name: "HTTPError", typ: reflect.TypeFor[legacy.HTTPError]()},
+		{file: "legacy/errors.go", name: "TransportError", typ: reflect.TypeFor[legacy.TransportError]()},
+	}
+	for _, a := range aliases {
+		t.Run(a.file+":"+a.name, func(t *testing.T) {
+			t.Parallel()
+			doc := aliasDoc(t, a.file, a.name)
+			if !strings.Contains(doc, "\ttype "+a.name+" struct {\n") {
+				t.Errorf("the doc comment of %s does not declare type %s struct { … }", a.name, a.name)
+			}
+			for i := range a.typ.NumField() {
+				f := a.typ.Field(i)
+				if !f.IsExported() {
+					continue
+				}
+				typ := strings.ReplaceAll(f.Type.String(), "transport.", "")
+				if !strings.Contains(doc, "\t\t"+f.Name+" "+typ+"\n") || !strings.Contains(doc, "\t\t// "+f.Name+" ") {
+					t.Errorf("the doc comment of %s does not document the field %s %s", a.name, f.Name, typ)
+				}
+			}
+		})
+	}
+}
+
+// aliasDoc returns the doc comment of the type name declared in file.
+func aliasDoc(t *testing.T, file, name string) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			if ts := spec.(*ast.TypeSpec); ts.Name.Name == name && ts.Assign.IsValid() {
+				doc := ts.Doc
+				if doc == nil {
+					doc = gen.Doc
+				}
+				return doc.Text()
+			}
+		}
+	}
+	t.Fatalf("no alias %s in %s", name, file)
+	return ""
 }

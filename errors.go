@@ -22,6 +22,18 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 // a body cut short, a cancellation. It names the command and how many attempts were made,
 // and keeps the cause for errors.Is and errors.As (context.DeadlineExceeded, a *url.Error,
 // …). It is the same type as legacy.TransportError.
+//
+// TransportError is declared once, in an internal package, for both clients; go doc does
+// not list the fields of such an alias, so here they are:
+//
+//	type TransportError struct {
+//		// Command is the command that failed, e.g. "list.get".
+//		Command string
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// Err is the cause, with any secret removed from its text; Unwrap returns it.
+//		Err error
+//	}
 type TransportError = transport.Error
 
 // ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
@@ -174,6 +186,27 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 // envelope, a body that is not the JSON the command answers with (an HTML error page, a
 // truncated body), or a redirect that was not followed. Excerpt is a short beginning of the
 // body with the API key removed. It is the same type as legacy.HTTPError.
+//
+// HTTPError is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type HTTPError struct {
+//		// Command is the command that failed.
+//		Command string
+//		// HTTPStatus is the HTTP status of the final response.
+//		HTTPStatus int
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// RetryAfter is the wait the server asked for (Retry-After), if any. When it
+//		// exceeds RetryPolicy.MaxRetryAfter the request is not retried and this error
+//		// carries the wait.
+//		RetryAfter time.Duration
+//		// Excerpt is at most the first 200 bytes of the body, with the API key
+//		// removed and made printable.
+//		Excerpt string
+//		// Reason says what was wrong with the response.
+//		Reason string
+//	}
 type HTTPError = transport.HTTPError
 
 // alreadyDone reports whether err is an answer with one of codes to a call of which an

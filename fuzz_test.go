@@ -111,13 +111,13 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	})
 }
 
-func FuzzSearchResultUnmarshal(f *testing.F) {
+func FuzzSubscriberSearchResultUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"ListID":1,"ListName":"A","Subscribers":{"12":"a@b.c","13":"d@e.f"},"SubscriberDetails":{"12":{"SubscriptionStatus":"Subscribed","BounceType":"Not Bounced","CustomField3":"x"}}}`))
 	f.Add([]byte(`{"ListID":"2","Subscribers":[],"SubscriberDetails":[]}`))
 	f.Add([]byte(`{"Subscribers":{"x":"a"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		stable(t, data, decoder[SearchResult](), wireSearchResult)
-		var r SearchResult
+		stable(t, data, decoder[SubscriberSearchResult](), wireSubscriberSearchResult)
+		var r SubscriberSearchResult
 		if err := r.UnmarshalJSON(data); err != nil {
 			return
 		}

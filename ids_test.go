@@ -35,119 +35,119 @@ func TestIDsOutsideTheInt32RangeNeverReachTheWire(t *testing.T) {
 		code     sendloop.ErrorCode // for an out-of-range ID; 0: ErrInvalidParameterValue
 		legacy   bool
 	}{
-		{"Lists.Get ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		{name: "Lists.Get ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Lists.Get(ctx, id, sendloop.ListGetParams{CustomFields: false})
 			return err
-		}, false, 0, false},
-		{"Lists.Update ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Lists.Update ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Lists.Update(ctx, id, sendloop.ListUpdateParams{Name: "N"})
-		}, false, 0, false},
-		{"Lists.Settings ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Lists.Settings ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Lists.Settings(ctx, id)
 			return err
-		}, false, 0, false},
-		{"Lists.UpdateSettings ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Lists.UpdateSettings ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Lists.UpdateSettings(ctx, id, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: sendloop.String("s")})
-		}, false, 0, false},
-		{"Subscribers.Subscribe ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Subscribe ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Subscribe(ctx, id, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 			return err
-		}, false, 0, false},
-		{"Subscribers.Subscribe custom field ID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Subscribe custom field ID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.1", Fields: sendloop.CustomFields{id: "x"}})
 			return err
-		}, false, sendloop.ErrCustomFieldNotFound, false},
-		{"Subscribers.Get ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, code: sendloop.ErrCustomFieldNotFound},
+		{name: "Subscribers.Get ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Get(ctx, id, sendloop.SubscriberGetParams{EmailAddress: email})
 			return err
-		}, false, 0, false},
-		{"Subscribers.Get SubscriberID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Get SubscriberID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			if id == 0 {
 				return nil // 0 means "by address": not this test's case
 			}
 			_, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{SubscriberID: id})
 			return err
-		}, true, 0, false},
-		{"Subscribers.Update SubscriberID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, optional: true},
+		{name: "Subscribers.Update SubscriberID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			if id == 0 {
 				return nil
 			}
 			return c.Subscribers.Update(ctx, 1, sendloop.SubscriberUpdateParams{SubscriberID: id, EmailAddress: email})
-		}, true, 0, false},
-		{"Subscribers.Update ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, optional: true},
+		{name: "Subscribers.Update ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Subscribers.Update(ctx, id, sendloop.SubscriberUpdateParams{EmailAddress: email, Fields: sendloop.CustomFields{1: "x"}})
-		}, false, 0, false},
-		{"Subscribers.Browse ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Browse ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Browse(ctx, id, sendloop.SubscriberBrowseParams{})
 			return err
-		}, false, 0, false},
-		{"Subscribers.Browse SegmentID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Browse SegmentID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Browse(ctx, 1, sendloop.SubscriberBrowseParams{SegmentID: id})
 			return err
-		}, true, sendloop.ErrInvalidSegmentID, false},
-		{"Subscribers.BrowseIter ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, optional: true, code: sendloop.ErrInvalidSegmentID},
+		{name: "Subscribers.BrowseIter ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return drain(c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{}))
-		}, false, 0, false},
-		{"Subscribers.Import ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.Import ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.Import(ctx, id, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: email}}})
 			return err
-		}, false, 0, false},
-		{"Subscribers.ImportAll ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Subscribers.ImportAll ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Subscribers.ImportAll(ctx, id, func(yield func(sendloop.ImportSubscriber) bool) {
 				yield(sendloop.ImportSubscriber{EmailAddress: email})
 			}, sendloop.ImportOptions{})
 			return err
-		}, false, 0, false},
-		{"Suppression.List ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Suppression.List ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Suppression.List(ctx, id)
 			return err
-		}, true, sendloop.ErrListNotFound, false},
-		{"Suppression.Add ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, optional: true, code: sendloop.ErrListNotFound},
+		{name: "Suppression.Add ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Suppression.Add(ctx, id, sendloop.SuppressionAddParams{EmailAddress: email})
 			return err
-		}, true, sendloop.ErrListNotFound, false},
-		{"Campaigns.Get CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}, optional: true, code: sendloop.ErrListNotFound},
+		{name: "Campaigns.Get CampaignID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Campaigns.Get(ctx, id)
 			return err
-		}, false, 0, false},
-		{"Campaigns.Update CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Campaigns.Update CampaignID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Campaigns.Update(ctx, id, sendloop.CampaignUpdateParams{Subject: "S"})
-		}, false, 0, false},
-		{"Campaigns.Delete CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Campaigns.Delete CampaignID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			return c.Campaigns.Delete(ctx, id)
-		}, false, 0, false},
-		{"Reports.ListOverall ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Reports.ListOverall ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Reports.ListOverall(ctx, id)
 			return err
-		}, false, 0, false},
-		{"Reports.CampaignOpens CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Reports.CampaignOpens CampaignID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Reports.CampaignOpens(ctx, id)
 			return err
-		}, false, 0, false},
-		{"CampaignData.Bounces CampaignID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "CampaignData.Bounces CampaignID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.CampaignData.Bounces(ctx, id, sendloop.CampaignDataParams{})
 			return err
-		}, false, 0, false},
-		{"Exports.Unsubscriptions ListID", func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
+		}},
+		{name: "Exports.Unsubscriptions ListID", call: func(ctx context.Context, c *sendloop.Client, _ *legacy.Client, id int) error {
 			_, err := c.Exports.Unsubscriptions(ctx, id)
 			return err
-		}, true, 0, false},
-		{"legacy SubscriberAdd ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
+		}, optional: true},
+		{name: "legacy SubscriberAdd ListID", call: func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
 			_, err := lc.SubscriberAdd(ctx, id, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "192.0.2.1"})
 			return err
-		}, false, 0, true},
-		{"legacy SubscriberAdd custom field ID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
+		}, legacy: true},
+		{name: "legacy SubscriberAdd custom field ID", call: func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
 			_, err := lc.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: email, SubscriptionIP: "192.0.2.1", CustomFields: map[int]string{id: "x"}})
 			return err
-		}, false, 0, true},
-		{"legacy SubscriberUnsubscribe ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
+		}, legacy: true},
+		{name: "legacy SubscriberUnsubscribe ListID", call: func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
 			_, err := lc.SubscriberUnsubscribe(ctx, id, legacy.SubscriberUnsubscribeParams{EmailAddress: email, UnsubscriptionIP: "192.0.2.1"})
 			return err
-		}, false, 0, true},
-		{"legacy ChartListActivity ListID", func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
+		}, legacy: true},
+		{name: "legacy ChartListActivity ListID", call: func(ctx context.Context, _ *sendloop.Client, lc *legacy.Client, id int) error {
 			_, err := lc.ChartListActivity(ctx, id, legacy.ChartListActivityParams{Start: time.Now(), Days: 3})
 			return err
-		}, false, 0, true},
+		}, legacy: true},
 	}
 	for _, tt := range tests {
 		for _, id := range []int{0, -1, math.MaxInt32 + 1, 1 << 40} {

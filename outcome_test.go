@@ -13,42 +13,6 @@ import (
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// writeWorld is what a write of the outcome table acts on: a list holding a subscriber, a
-// second address outside it, and a draft campaign.
-type writeWorld struct {
-	c        *sendloop.Client
-	lc       *legacy.Client
-	listID   int
-	member   string // subscribed to listID
-	outsider string // in no list
-	campaign int
-	field    int // a custom field of listID
-}
-
-func newWriteWorld(t *testing.T) (*writeWorld, *sendlooptest.Server) {
-	t.Helper()
-	c, srv := newTestClient(t)
-	ctx := context.Background()
-	lc, err := legacy.NewClient(srv.APIKey, legacy.WithBaseURL(srv.URL), legacy.WithRetry(legacy.RetryPolicy(fastRetry)))
-	require.NoError(t, err)
-	w := &writeWorld{c: c, lc: lc, member: "member@example.com", outsider: "new@example.com"}
-	w.listID, err = c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInSingle})
-	require.NoError(t, err)
-	w.field, err = srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
-	require.NoError(t, err)
-	_, err = c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.member, SubscriptionIP: "192.0.2.1"})
-	require.NoError(t, err)
-	w.campaign, err = c.Campaigns.Create(ctx, campaignCreate(w.listID))
-	require.NoError(t, err)
-	return w, srv
-}
-
-func campaignCreate(listID int) sendloop.CampaignCreateParams {
-	return sendloop.CampaignCreateParams{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
-		ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hello",
-		TargetListIDs: []int{listID}, HTMLContent: unsubscribeHTML}
-}
-
 // Outcomes of a write whose first attempt ran and lost its answer.
 const (
 	succeeds  = "succeeds"  // retried; the retry's answer is success
@@ -68,21 +32,21 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 		executions int
 		readBack   string // the command that settles "already done", if any
 	}{
-		{"account.info.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+		{command: "account.info.update", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.Account.Update(ctx, sendloop.AccountUpdateParams{City: "Izmir"})
-		}, succeeds, 2, ""},
-		{"list.create", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "list.create", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInDouble})
 			return false, err
-		}, unknown, 1, ""},
-		{"list.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: unknown, executions: 1},
+		{command: "list.update", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.Lists.Update(ctx, w.listID, sendloop.ListUpdateParams{Name: "Renamed"})
-		}, succeeds, 2, ""},
-		{"list.settings.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "list.settings.update", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			subject := "Please confirm"
 			return false, w.c.Lists.UpdateSettings(ctx, w.listID, sendloop.ListSettingsUpdateParams{SubscriptionOptInSubject: &subject})
-		}, succeeds, 2, ""},
-		{"subscriber.subscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "subscriber.subscribe", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 			if err != nil {
 				return false, err
@@ -91,41 +55,41 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 				return false, errors.New("the read-back did not fill the result")
 			}
 			return res.ConfirmedOnRetry, nil
-		}, confirmed, 2, "subscriber.get"},
-		{"subscriber.unsubscribe", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: confirmed, executions: 2, readBack: "subscriber.get"},
+		{command: "subscriber.unsubscribe", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return true, w.c.Subscribers.UnsubscribeFromAllLists(ctx, w.member)
-		}, confirmed, 2, "subscriber.search"},
-		{"subscriber.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: confirmed, executions: 2, readBack: "subscriber.search"},
+		{command: "subscriber.update", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.Subscribers.Update(ctx, w.listID, sendloop.SubscriberUpdateParams{EmailAddress: w.member, Fields: sendloop.CustomFields{w.field: "pro"}})
-		}, succeeds, 2, ""},
-		{"subscriber.import", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "subscriber.import", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.c.Subscribers.Import(ctx, w.listID, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "imported@example.com"}}})
 			return false, err
-		}, succeeds, 2, ""},
-		{"suppression.list.add", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "suppression.list.add", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.c.Suppression.Add(ctx, 0, sendloop.SuppressionAddParams{EmailAddress: "blocked@example.com"})
 			return false, err
-		}, succeeds, 2, ""},
-		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "campaign.create", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.c.Campaigns.Create(ctx, campaignCreate(w.listID))
 			return false, err
-		}, unknown, 1, ""},
-		{"campaign.create", func(ctx context.Context, w *writeWorld) (bool, error) { // version 2
+		}, outcome: unknown, executions: 1},
+		{command: "campaign.create", call: func(ctx context.Context, w *writeWorld) (bool, error) { // version 2
 			_, err := w.c.Campaigns.CreateV2(ctx, sendloop.CampaignCreateV2Params{Name: "C2", FromName: "Ann", FromEmail: "ann@example.com",
 				ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hi",
 				Recipients: []sendloop.Recipient{{ListID: w.listID}}, HTMLContent: unsubscribeHTML})
 			return false, err
-		}, unknown, 1, ""},
-		{"campaign.update", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: unknown, executions: 1},
+		{command: "campaign.update", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.Campaigns.Update(ctx, w.campaign, sendloop.CampaignUpdateParams{Subject: "New subject"})
-		}, succeeds, 2, ""},
-		{"campaign.delete", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: succeeds, executions: 2},
+		{command: "campaign.delete", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return true, w.c.Campaigns.Delete(ctx, w.campaign)
-		}, confirmed, 2, "campaign.get"},
-		{"person.track", func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: confirmed, executions: 2, readBack: "campaign.get"},
+		{command: "person.track", call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			return false, w.c.People.Track(ctx, "u1", sendloop.PersonTrackParams{Email: w.member})
-		}, unknown, 1, ""},
-		{legacy.CommandSubscriberAdd, func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: unknown, executions: 1},
+		{command: legacy.CommandSubscriberAdd, call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.lc.SubscriberAdd(ctx, w.listID, legacy.SubscriberAddParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 			if err != nil {
 				return false, err
@@ -134,8 +98,8 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 				return false, errors.New("the read-back did not fill the result")
 			}
 			return res.ConfirmedOnRetry, nil
-		}, confirmed, 2, "subscriber.get"},
-		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: confirmed, executions: 2, readBack: "subscriber.get"},
+		{command: legacy.CommandSubscriberUnsubscribe, call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			res, err := w.lc.SubscriberUnsubscribe(ctx, w.listID, legacy.SubscriberUnsubscribeParams{EmailAddress: w.member, UnsubscriptionIP: "192.0.2.1"})
 			if err != nil {
 				return false, err
@@ -144,8 +108,8 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 				return false, errors.New("the result is not Unsubscribed")
 			}
 			return res.ConfirmedOnRetry, nil
-		}, confirmed, 2, "subscriber.get"},
-		{legacy.CommandSubscriberUnsubscribe, func(ctx context.Context, w *writeWorld) (bool, error) { // through the root client
+		}, outcome: confirmed, executions: 2, readBack: "subscriber.get"},
+		{command: legacy.CommandSubscriberUnsubscribe, call: func(ctx context.Context, w *writeWorld) (bool, error) { // through the root client
 			res, err := w.c.Subscribers.Unsubscribe(ctx, w.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: w.member, UnsubscriptionIP: "0.0.0.0"})
 			if err != nil {
 				return false, err
@@ -154,11 +118,11 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 				return false, errors.New("the read-back did not fill the result")
 			}
 			return res.ConfirmedOnRetry, nil
-		}, confirmed, 2, "subscriber.get"},
-		{legacy.CommandMediaUpload, func(ctx context.Context, w *writeWorld) (bool, error) {
+		}, outcome: confirmed, executions: 2, readBack: "subscriber.get"},
+		{command: legacy.CommandMediaUpload, call: func(ctx context.Context, w *writeWorld) (bool, error) {
 			_, err := w.lc.MediaUpload(ctx, legacy.MediaUploadParams{Data: []byte("GIF89a"), MediaType: "image/gif"})
 			return false, err
-		}, unknown, 1, ""},
+		}, outcome: unknown, executions: 1},
 	}
 	for _, tt := range tests {
 		variants := []bool{false}

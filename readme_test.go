@@ -110,12 +110,14 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
 var (
 	_ = errors.Is
+	_ = listsync.New
 	_ = fmt.Sprint
 	_ = smtp.NewRelay
 	_ = log.Fatal

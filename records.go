@@ -57,7 +57,9 @@ func rawDecodeWire(d *wire.Decoder, unmarshal func([]byte) error) error {
 	return unmarshal(raw)
 }
 
-func (r *SearchResult) decodeWire(d *wire.Decoder) error { return rawDecodeWire(d, r.UnmarshalJSON) }
+func (r *SubscriberSearchResult) decodeWire(d *wire.Decoder) error {
+	return rawDecodeWire(d, r.UnmarshalJSON)
+}
 func (a *SuppressedAddress) decodeWire(d *wire.Decoder) error {
 	return rawDecodeWire(d, a.UnmarshalJSON)
 }

@@ -150,17 +150,6 @@ func TestHTTPSToHTTPRedirectIsRefused(t *testing.T) {
 	assert.Zero(t, plain.Load())
 }
 
-// countingTransport stands for a tracing wrapper: it must see every attempt.
-type countingTransport struct {
-	n    atomic.Int64
-	next http.RoundTripper
-}
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return c.next.RoundTrip(r)
-}
-
 func TestRedirectRuleHoldsOnTheCallersClientWithoutChangingIt(t *testing.T) {
 	t.Parallel()
 	p := newRedirectPair(t, http.StatusTemporaryRedirect, false)

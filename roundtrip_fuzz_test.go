@@ -109,7 +109,7 @@ func wireList(l List) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func wireSearchResult(r SearchResult) ([]byte, error) {
+func wireSubscriberSearchResult(r SubscriberSearchResult) ([]byte, error) {
 	addresses, details := map[string]string{}, map[string]map[string]string{}
 	for _, hit := range r.Subscribers {
 		id := strconv.Itoa(hit.SubscriberID)

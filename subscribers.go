@@ -318,7 +318,17 @@ type SubscriberBrowseParams struct {
 	SegmentID int `url:"SegmentID,omitempty"`
 	// StartIndex is the page index, from 0: page n holds subscribers n·100 to n·100+99.
 	StartIndex int `url:"StartIndex,omitempty"`
+	// Concurrency is how many pages BrowseIter asks for at once (default 1: one after the
+	// other). It is not sent, and Browse ignores it. Over a real link each page costs a
+	// round trip, so N pages in flight read a big list up to N times faster; the pages
+	// still come in order, and at most N are held in memory. Values above
+	// MaxBrowseConcurrency count as that.
+	Concurrency int `url:"-"`
 }
+
+// MaxBrowseConcurrency is the most pages BrowseIter asks for at once, whatever
+// SubscriberBrowseParams.Concurrency says: each costs a goroutine and a page of memory.
+const MaxBrowseConcurrency = 256
 
 // validate refuses an impossible StartIndex or SegmentID.
 func (p SubscriberBrowseParams) validate(command string) error {
@@ -364,16 +374,38 @@ func readBrowsePage(subs *[]Subscriber) func(key []byte, d *wire.Decoder) error 
 }
 
 // BrowseIter walks every subscriber of a list (or segment) page by page, from
-// p.StartIndex, holding one page in memory at a time. It yields an error once and stops;
-// it stops after a short or empty page, and with an error on a page that repeats the
-// previous one.
+// p.StartIndex, in order. It yields an error once and stops; it stops after a short or
+// empty page, and with an error on a page that repeats the previous one.
+//
+// With p.Concurrency N above 1 it asks for up to N pages at once (the next pages are known
+// before this one arrives), holds at most N pages in memory, and yields exactly what it
+// would one page at a time. Once a page is known to end the list it asks for no page after
+// it, so it reads at most N-1 pages past the end. When the walk stops (the loop breaks, a
+// page fails or ends the list) the pages still in flight are cancelled and dropped, their
+// errors unseen. The client's window of calls in flight applies to these pages too: a
+// service answering 429 or 503 gets fewer of them at once.
 func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p SubscriberBrowseParams) iter.Seq2[Subscriber, error] {
-	return pages("subscriber.browse", p.StartIndex, BrowsePageSize, func(sub Subscriber) int { return sub.SubscriberID },
-		func(page int) ([]Subscriber, error) {
+	const command = "subscriber.browse"
+	if err := checkListID(command, listID); err != nil {
+		return failedIter[Subscriber](err)
+	}
+	if err := p.validate(command); err != nil {
+		return failedIter[Subscriber](err)
+	}
+	return pagesAhead(ctx, command, p.StartIndex, BrowsePageSize, min(p.Concurrency, MaxBrowseConcurrency), func(sub Subscriber) int { return sub.SubscriberID },
+		func(ctx context.Context, page int) ([]Subscriber, error) {
 			q := p
 			q.StartIndex = page
 			return s.Browse(ctx, listID, q)
 		})
+}
+
+// failedIter yields err and stops.
+func failedIter[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
+	}
 }
 
 // ImportSubscriber is one row of an import.

@@ -9,8 +9,8 @@ import (
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
-// SearchResult is the subscribers of one list whose address matched a search.
-type SearchResult struct {
+// SubscriberSearchResult is the subscribers of one list whose address matched a search.
+type SubscriberSearchResult struct {
 	ListID      int         // the list holding the matches
 	ListName    string      // the list's name
 	Subscribers []SearchHit // the matches in the list, in the order of the service's Subscribers object
@@ -34,7 +34,7 @@ type SearchHit struct {
 
 // UnmarshalJSON decodes one element of SearchResults. Hand-written: it joins two objects
 // keyed by subscriber ID (Subscribers and SubscriberDetails) into one list.
-func (r *SearchResult) UnmarshalJSON(data []byte) error {
+func (r *SubscriberSearchResult) UnmarshalJSON(data []byte) error {
 	var details map[int]Subscriber
 	err := wire.ScanObject(data, func(key, v []byte) (err error) {
 		switch string(key) {
@@ -81,14 +81,14 @@ func (r *SearchResult) UnmarshalJSON(data []byte) error {
 
 // Search finds subscribers whose address contains email, in every list
 // (subscriber.search).
-func (s *SubscribersService) Search(ctx context.Context, email string) ([]SearchResult, error) {
+func (s *SubscribersService) Search(ctx context.Context, email string) ([]SubscriberSearchResult, error) {
 	const command = "subscriber.search"
 	if strings.TrimSpace(email) == "" {
 		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
 	}
-	var results []SearchResult
+	var results []SubscriberSearchResult
 	err := s.client.doWire(ctx, &apiCall{command: command, form: url.Values{"EmailAddress": {email}}}, member("SearchResults", func(d *wire.Decoder) (err error) {
-		results, err = decodeRecords[SearchResult](d)
+		results, err = decodeRecords[SubscriberSearchResult](d)
 		return err
 	}))
 	if err != nil {

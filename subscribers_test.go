@@ -20,21 +20,6 @@ import (
 	"github.com/go-sendloop/sendloop/webhook"
 )
 
-// newList makes a list on the fake and returns its ID.
-func newList(t testing.TB, c *sendloop.Client, mode sendloop.OptInMode) int {
-	t.Helper()
-	id, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "List", OptInMode: mode})
-	require.NoError(t, err)
-	return id
-}
-
-func subscribe(t testing.TB, c *sendloop.Client, listID int, email string) *sendloop.SubscriberSubscribeResult {
-	t.Helper()
-	res, err := c.Subscribers.Subscribe(context.Background(), listID, sendloop.SubscriberSubscribeParams{EmailAddress: email, SubscriptionIP: "192.0.2.7"})
-	require.NoError(t, err)
-	return res
-}
-
 func TestSubscribeSingleOptIn(t *testing.T) {
 	t.Parallel()
 	c, srv := newTestClient(t)

@@ -3,7 +3,6 @@ package sendloop_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -73,18 +72,4 @@ func TestSystemTimeZonesShapes(t *testing.T) {
 			assert.Equal(t, tt.want, zones)
 		})
 	}
-}
-
-// cannedClient returns a client for a server that answers every request with body.
-func cannedClient(t testing.TB, status int, body string) *sendloop.Client {
-	t.Helper()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(hs.Close)
-	c, err := sendloop.NewClient("canned-key", sendloop.WithBaseURL(hs.URL), sendloop.WithRetry(fastRetry))
-	require.NoError(t, err)
-	return c
 }

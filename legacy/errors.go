@@ -17,6 +17,18 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 // TransportError is a failure that left no answer to read (a dial error, a reset, a
 // timeout, a body cut short, a cancellation), with the command, the attempts made and the
 // cause. It is the same type as sendloop.TransportError.
+//
+// TransportError is declared once, in an internal package, for both clients; go doc does
+// not list the fields of such an alias, so here they are:
+//
+//	type TransportError struct {
+//		// Command is the command that failed, e.g. "list.get".
+//		Command string
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// Err is the cause, with any secret removed from its text; Unwrap returns it.
+//		Err error
+//	}
 type TransportError = transport.Error
 
 // ErrorCode is a numeric error code of the legacy API (the APIErrorCode member of a failure
@@ -217,4 +229,25 @@ func invalid(command string, code ErrorCode, field, reason string) *ValidationEr
 // HTTPError is a response that is no legacy answer: a body that is not XML-RPC (an HTML
 // error page, a truncated body), a non-2xx status without a failure struct, or a redirect
 // that was not followed. It is the same type as sendloop.HTTPError.
+//
+// HTTPError is declared once, in an internal package, for both clients; go doc does not
+// list the fields of such an alias, so here they are:
+//
+//	type HTTPError struct {
+//		// Command is the command that failed.
+//		Command string
+//		// HTTPStatus is the HTTP status of the final response.
+//		HTTPStatus int
+//		// Attempts is how many times the request was sent.
+//		Attempts int
+//		// RetryAfter is the wait the server asked for (Retry-After), if any. When it
+//		// exceeds RetryPolicy.MaxRetryAfter the request is not retried and this error
+//		// carries the wait.
+//		RetryAfter time.Duration
+//		// Excerpt is at most the first 200 bytes of the body, with the API key
+//		// removed and made printable.
+//		Excerpt string
+//		// Reason says what was wrong with the response.
+//		Reason string
+//	}
 type HTTPError = transport.HTTPError

@@ -7,10 +7,20 @@
 //	srv := sendlooptest.NewServer(t)
 //	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 //
+// NewServer and StartRelay take a TB, the part of testing.TB they use, so that a program
+// serving the fake does not link the testing package; such a program calls Start, which
+// returns an error instead of failing a test, and closes the server itself.
+//
 // It records every request (Requests), counts how many times each command really executed
 // (Executions) and injects faults into the next calls of a command (InjectFault): an HTTP
 // status with an optional Retry-After, a connection reset before or after the command ran,
 // a delay, or a given ErrorCode.
+//
+// WithLatency (and SetLatency) holds every answer back, API requests and relay replies
+// alike, by a fixed delay plus a seeded random jitter: the way to see a job's behaviour
+// over a real link, where the service is 20 to 150 ms away and the number of calls in
+// flight decides the wall time rather than the CPU. Each request waits on its own, outside
+// the server's lock, so concurrent requests overlap as they would there.
 //
 // Where the service's behaviour is not specified the fake decides, and says so here:
 //   - API errors are answered with HTTP 200 unless a fault gives another status.
@@ -39,7 +49,10 @@
 //     unknown-field row counts as failed. subscriber.browse pages 100 records by ascending
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
-//     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
+//     DefineSegment (a segment selects the subscribers whose field equals a value) make them,
+//     and LoadSeed loads a whole account's lists, fields (with given IDs), segments,
+//     subscribers in any state and suppressions from a Seed, the package's own format, which
+//     `sendloop fake --seed FILE` reads as JSON (ReadSeed; testdata/seed-example.json).
 //   - Webhooks are posted as the real service posts them: an XML document with root
 //     sendloop_webservice holding action (Subscription or Unsubscription),
 //     action_timestamp (Unix seconds) and a subscriber element whose children are the

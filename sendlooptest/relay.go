@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/emersion/go-message/mail"
@@ -46,6 +45,7 @@ type Relay struct {
 	caPEM              []byte
 	serveDone          chan struct{}
 	closing            chan struct{} // closed by Close: ends injected delays
+	latency            *latency      // holds replies back (RelayLatency); nil for none
 	connections        atomic.Int64
 	closeOnce          sync.Once
 
@@ -156,6 +156,7 @@ type relayConfig struct {
 	tlsNames        []string // more names for the certificate (RelayTLSNames)
 	maxMessageBytes int64
 	implicitTLS     bool
+	latency         *latency // RelayLatency; nil for none
 }
 
 // RelayImplicitTLS makes the relay speak TLS from the first byte, as on port
@@ -197,8 +198,9 @@ func RelayAuthMechanisms(mechanisms ...string) RelayOption {
 
 // StartRelay starts a fake relay on 127.0.0.1 with a random port, accepting
 // username and password. With a non-nil t, the relay is closed when the test
-// ends; otherwise call Close.
-func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*Relay, error) {
+// ends; otherwise (in a program) call Close. Failures are returned, never
+// reported through t.
+func StartRelay(t TB, username, password string, opts ...RelayOption) (*Relay, error) {
 	if t != nil {
 		t.Helper()
 	}
@@ -218,6 +220,7 @@ func StartRelay(t testing.TB, username, password string, opts ...RelayOption) (*
 		mechanisms: cfg.mechanisms,
 		serveDone:  make(chan struct{}),
 		closing:    make(chan struct{}),
+		latency:    cfg.latency,
 	}
 	server := gosmtp.NewServer(gosmtp.BackendFunc(r.newSession))
 	server.Domain = "localhost"
@@ -317,6 +320,9 @@ func (l trackingListener) Accept() (net.Conn, error) {
 			break
 		}
 		go l.relay.refuseConnection(c, f)
+	}
+	if l.relay.latency != nil {
+		c = newLatentConn(c, l.relay.latency, l.relay.closing)
 	}
 	tc := &trackedConn{Conn: c, relay: l.relay}
 	l.relay.mu.Lock()

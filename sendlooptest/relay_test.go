@@ -306,7 +306,7 @@ func TestRelayRejectsMalformedMessages(t *testing.T) {
 			_, err := relayTestSender(t, relay).Send(relayTestContext(t), &smtp.Message{
 				From: "a@example.com", To: []string{"b@example.com"}, Raw: []byte(tt.raw),
 			})
-			var smtpErr *smtp.SMTPError
+			var smtpErr *smtp.ReplyError
 			if !errors.As(err, &smtpErr) || smtpErr.Command != "DATA" || smtpErr.Code != 554 || !strings.Contains(smtpErr.Message, tt.wantText) {
 				t.Fatalf("err = %v, want DATA 554 mentioning %q", err, tt.wantText)
 			}
@@ -348,7 +348,7 @@ func TestRelayFaults(t *testing.T) {
 			}
 			continue
 		}
-		var smtpErr *smtp.SMTPError
+		var smtpErr *smtp.ReplyError
 		if !errors.As(err, &smtpErr) || smtpErr.Code != step.wantCode || smtpErr.Recipient != step.wantRecipient {
 			t.Errorf("step %d: err = %v, want %d for %q", i, err, step.wantCode, step.wantRecipient)
 		}

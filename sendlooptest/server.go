@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
@@ -43,6 +41,7 @@ type Server struct {
 	executions map[string]int
 	faults     map[string][]*Fault
 	state      *state
+	latency    latency // WithLatency
 
 	webhookPolicy WebhookPolicy
 	webhooks      []WebhookDelivery
@@ -76,9 +75,9 @@ func WithRequestLog(n int) Option { return func(s *Server) { s.logSize = n } }
 // keeps them.
 func WithRequestHook(fn func(Request)) Option { return func(s *Server) { s.onRequest = fn } }
 
-// NewServer starts a fake on a loopback port. With a non-nil t it is closed when the test
-// ends; with nil (outside tests) call Close.
-func NewServer(t testing.TB, opts ...Option) *Server {
+// Start starts a fake on a loopback port (or on the listener of WithListener), for programs
+// rather than tests: the caller calls Close.
+func Start(opts ...Option) (*Server, error) {
 	s := &Server{
 		APIKey:     "sltest_" + randomHex(16),
 		now:        time.Now,
@@ -89,20 +88,19 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(s)
 	}
+	ln := s.listener
+	if ln == nil {
+		var err error
+		if ln, err = listenLoopback(); err != nil {
+			return nil, err
+		}
+	}
 	s.state = newState(s.now())
 	s.relayUser, s.relayPassword = "relay-"+randomHex(4)+"@example.com", randomHex(12)
-	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	if s.listener != nil {
-		s.hs.Listener.Close()
-		s.hs.Listener = s.listener
-	}
+	s.hs = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(s.serveHTTP)}}
 	s.hs.Start()
 	s.URL = s.hs.URL
-	if t != nil {
-		t.Helper()
-		t.Cleanup(s.Close)
-	}
-	return s
+	return s, nil
 }
 
 // Close stops the server.
@@ -114,12 +112,13 @@ func (s *Server) RelayCredentials() (username, password string) { return s.relay
 
 // StartRelay starts the account's SMTP relay: a fake relay on loopback that requires the
 // account's relay credentials (RelayCredentials). With a non-nil t it is closed when the
-// test ends.
-func (s *Server) StartRelay(t testing.TB, opts ...RelayOption) (*Relay, error) {
+// test ends; with nil (in a program) call its Close.
+func (s *Server) StartRelay(t TB, opts ...RelayOption) (*Relay, error) {
 	if t != nil {
 		t.Helper()
 	}
-	return StartRelay(t, s.relayUser, s.relayPassword, opts...)
+	serverLatency := func(c *relayConfig) { c.latency = &s.latency }
+	return StartRelay(t, s.relayUser, s.relayPassword, append([]RelayOption{serverLatency}, opts...)...)
 }
 
 // SetClock replaces the server's clock.
@@ -317,45 +316,6 @@ type call struct {
 }
 
 // handler executes a command with the server's lock held.
-type handler func(c *call) (object, *apiError)
-
-type command struct {
-	name     string   // canonical spelling
-	required []string // parameters whose absence is error 105
-	run      handler
-}
-
-// commands holds every v3 command, keyed by lower-case name: the SDK's command table
-// (internal/commands: spelling and required parameters) paired with the handlers each file
-// declares. A command of the table without a handler, or a handler without a command,
-// stops the package from loading: the two cannot drift apart.
-var commands = dispatch(accountHandlers, listsHandlers, subscribersHandlers, suppressionHandlers,
-	campaignsHandlers, reportsHandlers, exportsHandlers, systemHandlers)
-
-func dispatch(sets ...map[string]handler) map[string]command {
-	handlers := map[string]handler{}
-	for _, set := range sets {
-		maps.Copy(handlers, set)
-	}
-	out := map[string]command{}
-	for _, spec := range cmdtable.All() {
-		if spec.Path != "" {
-			continue // served by its own route (the person operations)
-		}
-		key := strings.ToLower(spec.Name)
-		run, ok := handlers[key]
-		if !ok {
-			panic("sendlooptest: no handler for " + spec.Name)
-		}
-		delete(handlers, key)
-		out[key] = command{name: spec.Name, required: spec.Required, run: run}
-	}
-	for name := range handlers {
-		panic("sendlooptest: a handler for " + name + ", which the command table lacks")
-	}
-	return out
-}
-
 var formats = map[string]bool{"json": true, "xml": true, "php": true}
 
 // route serves an address other than /api/v3/<command>/<format>: the legacy endpoint and
@@ -416,6 +376,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.onRequest(logged.Request)
 	}
 
+	// The latency is spent here, outside the lock: concurrent requests overlap.
+	if d := s.latency.next(); d > 0 && !sleep(r, d) {
+		return
+	}
 	if !applyFault(w, r, fault) {
 		return
 	}
@@ -553,18 +517,6 @@ var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledAnswer is the largest buffer answerBufs keeps.
 const maxPooledAnswer = 1 << 20
-
-// sleep waits d or until the client goes away; it reports whether to go on.
-func sleep(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
 
 // resetConnection drops the TCP connection with a reset, so the client sees an error
 // instead of a response.

@@ -92,6 +92,13 @@
 //     a second, down to 1/32) as well as being retried; 5 seconds without
 //     one double it again, up to the rate asked for.
 //
+// NewRelayFromEnv makes the Relay from the variables the sendloop CLI reads
+// (SENDLOOP_SMTP_HOST, _PORT, _USER, _PASSWORD and _CA_FILE, a PEM file of
+// certificates to trust), so that one program sends through the real relay
+// and through `sendloop fake`, which prints those variables and writes its
+// relay's authority to the CA file. NewRelayFromLookup reads them through a
+// function of the caller's.
+//
 // # Decisions where the service is silent
 //
 // Transport and authentication:
@@ -152,7 +159,7 @@
 //     error is a *RecipientsError matching ErrSomeRecipientsRefused. A 4xx
 //     refusal is retried first, with the whole message (nothing was sent).
 //     When every recipient is refused, nothing is sent.
-//   - Server replies are *SMTPError: the command, the recipient for RCPT,
+//   - Server replies are *ReplyError: the command, the recipient for RCPT,
 //     the code, the enhanced status and the text; errors.Is tells
 //     ErrTemporary (4xx) from ErrPermanent (5xx).
 //   - SendAll does not stop at a failed message. A setup failure that cannot

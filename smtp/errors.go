@@ -17,7 +17,7 @@ import (
 var ErrOutcomeUnknown = outcome.ErrUnknown
 
 // Sentinel errors, matched with errors.Is. Most are wrapped in a *HeaderError,
-// *AddressError, *PartError, *SizeError or *SMTPError carrying the details.
+// *AddressError, *PartError, *SizeError or *ReplyError carrying the details.
 var (
 	// ErrInsecureAuth is returned when the connection is not protected by TLS
 	// (the server offered no STARTTLS) and the host is not a loopback address:
@@ -32,11 +32,11 @@ var (
 	// ErrNoRecipients is returned when a message has no To, Cc or Bcc address.
 	ErrNoRecipients = errors.New("sendloop/smtp: message has no recipients")
 
-	// ErrTemporary is matched by an *SMTPError with a 4xx reply: the same send
+	// ErrTemporary is matched by an *ReplyError with a 4xx reply: the same send
 	// may succeed later.
 	ErrTemporary = errors.New("temporary SMTP failure (4xx)")
 
-	// ErrPermanent is matched by an *SMTPError with a 5xx reply: the same send
+	// ErrPermanent is matched by an *ReplyError with a 5xx reply: the same send
 	// will fail again.
 	ErrPermanent = errors.New("permanent SMTP failure (5xx)")
 
@@ -181,11 +181,11 @@ func (e *SizeError) Error() string {
 // Is matches ErrMessageTooLarge.
 func (e *SizeError) Is(target error) bool { return target == ErrMessageTooLarge }
 
-// SMTPError is a reply of the server that refused a command.
+// ReplyError is a reply of the server that refused a command.
 //
 // errors.Is(err, ErrTemporary) holds for a 4xx reply, errors.Is(err,
 // ErrPermanent) for a 5xx one.
-type SMTPError struct {
+type ReplyError struct {
 	// Command is the command the server answered: CONNECT (the greeting),
 	// EHLO, STARTTLS, AUTH, RSET, MAIL, RCPT or DATA (the DATA command or
 	// the reply to the final dot that ends the message).
@@ -203,7 +203,7 @@ type SMTPError struct {
 }
 
 // Error returns the command, the recipient if any, and the reply.
-func (e *SMTPError) Error() string {
+func (e *ReplyError) Error() string {
 	var b strings.Builder
 	b.WriteString("sendloop/smtp: ")
 	if e.Recipient != "" {
@@ -222,13 +222,13 @@ func (e *SMTPError) Error() string {
 }
 
 // Temporary reports a 4xx reply: the same send may succeed later.
-func (e *SMTPError) Temporary() bool { return e.Code >= 400 && e.Code <= 499 }
+func (e *ReplyError) Temporary() bool { return e.Code >= 400 && e.Code <= 499 }
 
 // Permanent reports a 5xx reply: retrying the same send will fail again.
-func (e *SMTPError) Permanent() bool { return e.Code >= 500 && e.Code <= 599 }
+func (e *ReplyError) Permanent() bool { return e.Code >= 500 && e.Code <= 599 }
 
 // Is matches ErrTemporary for a 4xx reply and ErrPermanent for a 5xx one.
-func (e *SMTPError) Is(target error) bool {
+func (e *ReplyError) Is(target error) bool {
 	switch target {
 	case ErrTemporary:
 		return e.Temporary()
@@ -244,7 +244,7 @@ func (e *SMTPError) Is(target error) bool {
 // nothing was delivered.
 type RecipientsError struct {
 	// Refused holds the reply to each refused RCPT, in envelope order.
-	Refused []*SMTPError
+	Refused []*ReplyError
 	// Delivered reports that the message was accepted for the other
 	// recipients.
 	Delivered bool
@@ -267,7 +267,7 @@ func (e *RecipientsError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the replies, so that errors.As finds an *SMTPError and
+// Unwrap returns the replies, so that errors.As finds an *ReplyError and
 // errors.Is tells ErrTemporary from ErrPermanent.
 func (e *RecipientsError) Unwrap() []error {
 	errs := make([]error, len(e.Refused))
@@ -282,11 +282,11 @@ func (e *RecipientsError) Is(target error) bool {
 	return target == ErrSomeRecipientsRefused && e.Delivered
 }
 
-// newSMTPError converts a reply that go-smtp returned, removing the secrets a
+// newReplyError converts a reply that go-smtp returned, removing the secrets a
 // hostile server might echo. go-smtp keeps the enhanced code in the text when
 // the reply is a success or when it could not parse it.
-func newSMTPError(command, recipient string, e *gosmtp.SMTPError, redact func(string) string) *SMTPError {
-	out := &SMTPError{Command: command, Recipient: recipient, Code: e.Code}
+func newReplyError(command, recipient string, e *gosmtp.SMTPError, redact func(string) string) *ReplyError {
+	out := &ReplyError{Command: command, Recipient: recipient, Code: e.Code}
 	msg := e.Message
 	if e.EnhancedCode != gosmtp.NoEnhancedCode && e.EnhancedCode != gosmtp.EnhancedCodeNotSet {
 		out.EnhancedCode = fmt.Sprintf("%d.%d.%d", e.EnhancedCode[0], e.EnhancedCode[1], e.EnhancedCode[2])
@@ -348,7 +348,7 @@ func (e *redactedError) Is(target error) bool { return errors.Is(e.cause, target
 // the wrapping error's text carried the secret).
 func (e *redactedError) As(target any) bool {
 	switch target.(type) {
-	case **SMTPError, **RecipientsError, **SizeError:
+	case **ReplyError, **RecipientsError, **SizeError:
 		return errors.As(e.cause, target)
 	}
 	return false

@@ -84,40 +84,40 @@ func TestLoginAuthDialogue(t *testing.T) {
 	}
 }
 
-func TestNewSMTPError(t *testing.T) {
+func TestNewReplyError(t *testing.T) {
 	t.Parallel()
 	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
 	tests := []struct {
 		name          string
 		in            gosmtp.SMTPError
 		recipient     string
-		want          SMTPError
+		want          ReplyError
 		wantText      string
 		wantTemporary bool
 	}{
 		{
 			"enhanced code", gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 1, 1}, Message: "no such user"}, "bob@example.com",
-			SMTPError{Command: "RCPT", Recipient: "bob@example.com", Code: 550, EnhancedCode: "5.1.1", Message: "no such user"},
+			ReplyError{Command: "RCPT", Recipient: "bob@example.com", Code: 550, EnhancedCode: "5.1.1", Message: "no such user"},
 			"sendloop/smtp: RCPT TO:<bob@example.com> rejected: 550 5.1.1 no such user", false,
 		},
 		{
 			"no enhanced code", gosmtp.SMTPError{Code: 451, Message: "try later"}, "",
-			SMTPError{Command: "RCPT", Code: 451, Message: "try later"},
+			ReplyError{Command: "RCPT", Code: 451, Message: "try later"},
 			"sendloop/smtp: RCPT rejected: 451 try later", true,
 		},
 		{
 			"code left in the text, multi-line and redaction", gosmtp.SMTPError{Code: 535, Message: "5.7.8 bad\n5.7.8 password hunter2"}, "",
-			SMTPError{Command: "RCPT", Code: 535, EnhancedCode: "5.7.8", Message: "bad\npassword [REDACTED]"},
+			ReplyError{Command: "RCPT", Code: 535, EnhancedCode: "5.7.8", Message: "bad\npassword [REDACTED]"},
 			"sendloop/smtp: RCPT rejected: 535 5.7.8 bad; password [REDACTED]", false,
 		},
 		{
 			"not an enhanced code", gosmtp.SMTPError{Code: 554, Message: "1.2.3 nope"}, "",
-			SMTPError{Command: "RCPT", Code: 554, Message: "1.2.3 nope"},
+			ReplyError{Command: "RCPT", Code: 554, Message: "1.2.3 nope"},
 			"sendloop/smtp: RCPT rejected: 554 1.2.3 nope", false,
 		},
 	}
 	for _, tt := range tests {
-		got := newSMTPError("RCPT", tt.recipient, &tt.in, redact)
+		got := newReplyError("RCPT", tt.recipient, &tt.in, redact)
 		if *got != tt.want || got.Error() != tt.wantText {
 			t.Errorf("%s: got %+v %q, want %+v %q", tt.name, *got, got.Error(), tt.want, tt.wantText)
 		}

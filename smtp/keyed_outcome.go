@@ -44,7 +44,7 @@ func outcomeText(res *SendResult) string {
 	if errors.As(res.Err, &rerr) && len(rerr.Refused) > 0 {
 		return replyText(rerr.Refused[0])
 	}
-	var serr *SMTPError
+	var serr *ReplyError
 	if errors.As(res.Err, &serr) {
 		return replyText(serr)
 	}
@@ -52,7 +52,7 @@ func outcomeText(res *SendResult) string {
 }
 
 // replyText writes a refusal as the server did, on one line.
-func replyText(e *SMTPError) string {
+func replyText(e *ReplyError) string {
 	return Reply{Code: e.Code, EnhancedCode: e.EnhancedCode, Message: e.Message}.String()
 }
 
@@ -101,7 +101,7 @@ func classifyKeyed(ctx context.Context, res SendResult, kt *keyTx) (KeyState, er
 		}
 		return KeyRefused, nil
 	}
-	var serr *SMTPError
+	var serr *ReplyError
 	if errors.As(err, &serr) && serr.Command == "DATA" {
 		if serr.Permanent() {
 			return KeyRefused, nil

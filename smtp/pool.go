@@ -313,12 +313,12 @@ func (r *Relay) authenticate(ctx context.Context, client *gosmtp.Client) error {
 	return nil
 }
 
-// commandError turns a failed command into an *SMTPError when the server
+// commandError turns a failed command into an *ReplyError when the server
 // replied, or into the context error when ctx ended the session.
 func (r *Relay) commandError(ctx context.Context, command string, err error) error {
 	var goErr *gosmtp.SMTPError
 	if errors.As(err, &goErr) {
-		return newSMTPError(command, "", goErr, r.redactString)
+		return newReplyError(command, "", goErr, r.redactString)
 	}
 	return r.ctxError(ctx, command, err)
 }

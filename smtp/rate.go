@@ -112,7 +112,7 @@ func (r *Relay) slowDownOn(err error) {
 	if r.limiter == nil || err == nil {
 		return
 	}
-	var smtpErr *SMTPError
+	var smtpErr *ReplyError
 	if errors.As(err, &smtpErr) && smtpErr.Temporary() {
 		r.limiter.slowDown()
 	}

@@ -117,10 +117,10 @@ func TestSlowDownOn(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"421", &SMTPError{Command: "MAIL", Code: 421}, 1},
-		{"452 for a recipient", &RecipientsError{Refused: []*SMTPError{{Command: "RCPT", Code: 452}}}, 1},
-		{"451 wrapped", fmt.Errorf("x: %w", &SMTPError{Command: "DATA", Code: 451}), 1},
-		{"550", &SMTPError{Command: "RCPT", Code: 550}, 0},
+		{"421", &ReplyError{Command: "MAIL", Code: 421}, 1},
+		{"452 for a recipient", &RecipientsError{Refused: []*ReplyError{{Command: "RCPT", Code: 452}}}, 1},
+		{"451 wrapped", fmt.Errorf("x: %w", &ReplyError{Command: "DATA", Code: 451}), 1},
+		{"550", &ReplyError{Command: "RCPT", Code: 550}, 0},
 		{"no reply", errors.New("connection reset"), 0},
 		{"nil", nil, 0},
 	}

@@ -199,7 +199,7 @@ type SendResult struct {
 	// refusal of the data, or a lost connection, leaves Accepted as it was.
 	Accepted []string
 	// Refused holds the server's reply to each refused recipient.
-	Refused []*SMTPError
+	Refused []*ReplyError
 	// Attempts is how many times the message was sent (0 when it was never
 	// tried: invalid, or the context ended first).
 	Attempts int

@@ -218,9 +218,9 @@ func TestRelayWrongPassword(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = newClient(t, fake, testPassword, nil).Send(testContext(t), personalizedMessage())
-			var smtpErr *smtp.SMTPError
+			var smtpErr *smtp.ReplyError
 			if !errors.As(err, &smtpErr) {
-				t.Fatalf("err = %v, want *SMTPError", err)
+				t.Fatalf("err = %v, want *ReplyError", err)
 			}
 			if smtpErr.Command != "AUTH" || smtpErr.Code != 535 || smtpErr.EnhancedCode != "5.7.8" || !smtpErr.Permanent() || smtpErr.Temporary() {
 				t.Errorf("err = %+v, want permanent AUTH 535 5.7.8", smtpErr)
@@ -259,9 +259,9 @@ func TestRelayReplyErrors(t *testing.T) {
 			client := newClient(t, fake, testPassword, &logs)
 			ctx := testContext(t)
 			_, err := client.Send(ctx, personalizedMessage())
-			var smtpErr *smtp.SMTPError
+			var smtpErr *smtp.ReplyError
 			if !errors.As(err, &smtpErr) {
-				t.Fatalf("err = %v, want *SMTPError", err)
+				t.Fatalf("err = %v, want *ReplyError", err)
 			}
 			if smtpErr.Command != tt.wantCommand || smtpErr.Recipient != tt.wantRecipient || smtpErr.Code != tt.fault.Code ||
 				smtpErr.Message != tt.fault.Message || smtpErr.Temporary() != tt.wantTemporary || smtpErr.Permanent() == tt.wantTemporary {

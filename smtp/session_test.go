@@ -262,7 +262,7 @@ func TestRelay421MidSessionReconnects(t *testing.T) {
 	once := newClient(t, fake, testPassword, nil)
 	fake.FailNext("DATA", 421, "try later")
 	_, err = once.Send(ctx, simpleMessage(2))
-	var smtpErr *smtp.SMTPError
+	var smtpErr *smtp.ReplyError
 	if !errors.As(err, &smtpErr) || smtpErr.Code != 421 || !errors.Is(err, smtp.ErrTemporary) || errors.Is(err, smtp.ErrPermanent) {
 		t.Errorf("err = %v, want a temporary 421", err)
 	}
@@ -413,7 +413,7 @@ func TestSendAllAuthRefusedOnce(t *testing.T) {
 	n := 0
 	for res := range client.SendAll(testContext(t), messages(5)) {
 		n++
-		var smtpErr *smtp.SMTPError
+		var smtpErr *smtp.ReplyError
 		if !errors.As(res.Err, &smtpErr) || smtpErr.Command != "AUTH" || smtpErr.Code != 535 || !errors.Is(res.Err, smtp.ErrPermanent) {
 			t.Errorf("message %d: %v, want AUTH 535", res.Index, res.Err)
 		}

@@ -68,7 +68,7 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 		}
 		res.Attempts++
 		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries, kt)
-		var smtpErr *SMTPError
+		var smtpErr *ReplyError
 		if kt != nil && errors.As(err, &smtpErr) && smtpErr.Command == "MAIL" && smtpErr.Permanent() {
 			// A 5xx to MAIL FROM is about the sender, not this message: the
 			// keyed run stops before the connection goes to the next one.
@@ -110,7 +110,7 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 // isTemporarySetup reports a connection failure worth another try: a dial
 // or network error, or a 4xx reply to the greeting, EHLO or AUTH.
 func isTemporarySetup(err error) bool {
-	var smtpErr *SMTPError
+	var smtpErr *ReplyError
 	if errors.As(err, &smtpErr) {
 		return smtpErr.Temporary()
 	}
@@ -152,7 +152,7 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 	s.clean = false
 	if err := s.client.Mail(env.from, &gosmtp.MailOptions{Size: int64(len(data)), UTF8: env.utf8}); err != nil {
 		kind, err := r.replyError(ctx, s, "MAIL", "", err)
-		var smtpErr *SMTPError
+		var smtpErr *ReplyError
 		if reused && s.broken && (!errors.As(err, &smtpErr) || smtpErr.Code == 421) && ctx.Err() == nil {
 			// The server closed the connection while it was idle (maybe
 			// with a 421, read now): nothing was sent, and the message goes
@@ -169,7 +169,7 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 			continue
 		}
 		kind, err := r.replyError(ctx, s, "RCPT", rcpt, err)
-		var smtpErr *SMTPError
+		var smtpErr *ReplyError
 		if s.broken || !errors.As(err, &smtpErr) {
 			return kind, err // 421 or a lost connection: the transaction is gone
 		}
@@ -224,12 +224,12 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 }
 
 // replyError classifies the failure of a command: a reply becomes an
-// *SMTPError (4xx: retry, 5xx: done; 421 also ends the connection), anything
+// *ReplyError (4xx: retry, 5xx: done; 421 also ends the connection), anything
 // else a lost connection (retry).
 func (r *Relay) replyError(ctx context.Context, s *session, command, recipient string, err error) (outcomeKind, error) {
 	var goErr *gosmtp.SMTPError
 	if errors.As(err, &goErr) {
-		smtpErr := newSMTPError(command, recipient, goErr, r.redactString)
+		smtpErr := newReplyError(command, recipient, goErr, r.redactString)
 		if smtpErr.Code == 421 {
 			s.broken = true
 		}

@@ -95,6 +95,7 @@ func TestUsageErrors(t *testing.T) {
 		{"sync with rejects onto the CSV", []string{"sync", "--list", "1", "--csv", csvPath, "--rejects", csvPath}, nil, "", []string{"--rejects names the CSV file itself"}},
 		{"export without --list", []string{"export"}, nil, "", []string{"--list ID is required"}},
 		{"export in xml", []string{"export", "--list", "1", "--format", "xml"}, nil, "", []string{"--format must be csv or json"}},
+		{"export with no page at a time", []string{"export", "--list", "1", "--concurrency", "0"}, nil, "", []string{"--concurrency must be at least 1"}},
 		{"call without a command", []string{"call"}, nil, "", []string{"call needs a command name"}},
 		{"call with a bare parameter", []string{"call", "list.get", "ListID"}, nil, "", []string{`parameter "ListID" is not key=value`}},
 		{"call with the key as a parameter", []string{"call", "list.get", "APIKey=x"}, nil, "", []string{"the API key comes from SENDLOOP_API_KEY"}},
@@ -115,6 +116,9 @@ func TestUsageErrors(t *testing.T) {
 		{"fake on every interface", []string{"fake", "--addr", "0.0.0.0:0"}, nil, "", []string{"loopback addresses only", "unless --listen-any"}},
 		{"fake on a public host", []string{"fake", "--smtp-addr", "example.com:25"}, nil, "", []string{"loopback addresses only"}},
 		{"fake under --fake", []string{"--fake", "fake"}, nil, "", []string{"--fake has no meaning"}},
+		{"fake with a latency that is no duration", []string{"fake", "--latency", "fast"}, nil, "", []string{`--latency: "fast" is not a duration`}},
+		{"fake with a jitter that is no duration", []string{"fake", "--latency", "50ms,x"}, nil, "", []string{`--latency: jitter "x" is not a duration`}},
+		{"fake with a negative latency", []string{"fake", "--latency", "-5ms"}, nil, "", []string{"a latency cannot be negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,6 +280,14 @@ func TestExportStreamsPages(t *testing.T) {
 	}
 	r := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID))
 	expect(t, r, exitOK, nil, []string{"exported 250 subscribers"})
+	// Pages read ahead, or one after the other: the same lines in the same order.
+	for _, n := range []string{"1", "2", "16"} {
+		again := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n)
+		expect(t, again, exitOK, nil, []string{"exported 250 subscribers"})
+		if again.stdout != r.stdout {
+			t.Errorf("export --concurrency %s differs from the default's", n)
+		}
+	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if len(lines) != n {
 		t.Fatalf("%d lines, want %d", len(lines), n)

@@ -10,17 +10,21 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 func exportCommand() *command {
 	return &command{
 		name:    "export",
-		args:    "--list ID [--segment ID] [--format csv|json] [--excel]",
+		args:    "--list ID [--segment ID] [--format csv|json] [--excel] [--concurrency N]",
 		summary: "stream a list's subscribers as CSV or JSON lines",
 		help: `
 Streams every subscriber of a list (or of one of its segments), in every state, to stdout,
-page by page (subscriber.browse), holding one page in memory at a time.
+page by page (subscriber.browse), in the list's order. It asks for up to --concurrency
+pages at once (4 by default; 1 reads one page after the other) and holds no more pages
+than that in memory: over a real link each page costs a round trip, and pages in flight
+side by side read a big list that many times faster. A service that answers 429 or 503
+gets fewer calls at once until it stops pushing back.
 
 The columns are EmailAddress, then the list's custom fields, named as in the list (or
 CustomField<id> when a name is empty, shared by two fields or one of the record's own
@@ -50,6 +54,7 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 			segmentID := fs.Int("segment", 0, "export only the segment with this `ID`")
 			format := fs.String("format", "", "the output `format`: csv or json (JSON Lines); default csv, json with --json")
 			excel := fs.Bool("excel", false, "for spreadsheets: a UTF-8 byte-order mark, and no cell read as a formula")
+			concurrency := fs.Int("concurrency", 4, "ask for up to `N` pages at once")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("export", "unexpected argument %q", args[0])
@@ -59,6 +64,9 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				}
 				if *segmentID < 0 {
 					return usagef("export", "--segment must be positive")
+				}
+				if *concurrency < 1 {
+					return usagef("export", "--concurrency must be at least 1")
 				}
 				f := strings.ToLower(*format)
 				if f == "" {
@@ -81,9 +89,9 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				if err != nil {
 					return err
 				}
-				fields := listFields(list)
-				columns := append([]string{csvsync.ColumnEmail}, csvsync.ColumnNames(fields)...)
-				columns = append(columns, csvsync.ReadOnlyColumns...)
+				fields := listsync.ListFields(list)
+				columns := append([]string{listsync.ColumnEmail}, listsync.ColumnNames(fields)...)
+				columns = append(columns, listsync.ReadOnlyColumns...)
 				prog, endProgress := a.startProgress()
 				defer endProgress()
 				what := fmt.Sprintf("list %d", *listID)
@@ -119,7 +127,7 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				n := 0
 				record := make([]string, len(columns))
 				var line []byte
-				for sub, err := range c.Subscribers.BrowseIter(ctx, *listID, sendloop.SubscriberBrowseParams{SegmentID: *segmentID}) {
+				for sub, err := range c.Subscribers.BrowseIter(ctx, *listID, sendloop.SubscriberBrowseParams{SegmentID: *segmentID, Concurrency: *concurrency}) {
 					if err != nil {
 						flushExport(cw, out)
 						return err
@@ -228,13 +236,4 @@ func appendJSONLine(b []byte, keys, values []string, nFields int) []byte {
 		}
 	}
 	return append(b, '}', '\n')
-}
-
-// listFields returns a list's custom fields for csvsync.
-func listFields(l *sendloop.List) []csvsync.Field {
-	out := make([]csvsync.Field, 0, len(l.CustomFields))
-	for _, f := range l.CustomFields {
-		out = append(out, csvsync.Field{ID: f.CustomFieldID, Name: f.FieldName})
-	}
-	return out
 }

@@ -27,14 +27,33 @@ const defaultFakeLogSize = 100
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE] [--listen-any [--tls-name NAME]]",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]]",
 		summary: "serve a fake of the service (API and relay) for local development",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
 SIGTERM): the v3 and legacy APIs over HTTP on --addr, and the SMTP relay (STARTTLS with a
 certificate made at start, AUTH PLAIN or LOGIN) on --smtp-addr. It holds the same demo data
-as --fake (list 1 "Demo", see 'sendloop help'), unless --empty. Its state lives in memory
-and is lost when it stops.
+as --fake (list 1 "Demo", see 'sendloop help'), unless --empty or --seed. Its state lives
+in memory and is lost when it stops.
+
+--seed FILE starts it with the data of FILE instead (it implies --empty): lists with their
+custom fields (IDs may be given, so that a program knows its CustomField<id>), segments,
+subscribers in any state the service reports, and suppressions, global or of a list. The
+format is the fake's own JSON, not the service's; the sendlooptest package documents it
+(Seed), and its file testdata/seed-example.json is an example:
+
+  {"lists": [{"id": 7, "name": "Customers", "opt_in_mode": "Single",
+              "custom_fields": [{"id": 3, "name": "Company"}],
+              "segments": [{"name": "Acme", "field": "Company", "value": "Acme"}],
+              "subscribers": [{"email": "ann@example.com", "fields": {"Company": "Acme"}},
+                              {"email": "bob@example.com", "status": "Unsubscribed",
+                               "bounce_type": "Hard"}],
+              "suppressions": [{"email": "no@example.com"}]}],
+   "suppressions": [{"email": "complained@example.com", "type": "FBL Report"}]}
+
+A seed with a fault is refused before the fake prints its settings (exit code 2), every
+fault named by its JSON path, e.g. lists[0].subscribers[1].status; unknown members are
+faults.
 
 On stdout it prints the settings to reach it as shell export lines (a JSON object with
 --json): SENDLOOP_BASE_URL, SENDLOOP_API_KEY (the fake's own random key), and the relay's
@@ -48,19 +67,28 @@ listen on any address (0.0.0.0:8080, for services of a CI job that reach it by a
 name) with a warning: its API key and relay password are printed, and the API is plain
 http. --tls-name adds host names to the relay's certificate (the first one is also the
 host in the printed settings). Clients on another host need SENDLOOP_INSECURE_HTTP=1 for
-the plain http API (printed with the settings), or WithInsecureHTTP in the Go SDK.`,
+the plain http API (printed with the settings), or WithInsecureHTTP in the Go SDK.
+
+--latency D[,JITTER] holds every API answer back by D, plus a random jitter of up to JITTER
+(from a fixed seed), and every reply of the relay likewise: the way to see how a job
+behaves over a real link, where the service is 20 to 150 ms away and the number of calls
+in flight decides the wall time. Requests wait side by side, as over a real link.`,
 		examples: `sendloop fake > fake.env &    # then: . ./fake.env && sendloop lists
 sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty
+sendloop fake --seed testdata/seed.json > fake.env &
+sendloop fake --latency 50ms,10ms > fake.env &    # a service 50-60 ms away
 sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
 			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback unless --listen-any)")
 			empty := fs.Bool("empty", false, "start without the demo data")
+			seedFile := fs.String("seed", "", "start with the data of the JSON seed `FILE` instead of the demo data (implies --empty)")
 			caFile := fs.String("ca-file", "", "write the relay's CA certificate to `FILE` and keep it (default: a temporary file)")
 			listenAny := fs.Bool("listen-any", false, "allow addresses other than loopback, such as 0.0.0.0:8080 (prints a warning)")
 			var tlsNames repeatedFlag
 			fs.Var(&tlsNames, "tls-name", "add the host `NAME` to the relay's certificate; the first is the printed host (repeatable)")
 			logSize := fs.Int("log-size", defaultFakeLogSize, "keep the newest `N` requests in the fake's request log (0: none)")
+			latency := fs.String("latency", "", "answer every request and relay reply after `D[,JITTER]`, e.g. 50ms or 50ms,10ms")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("fake", "unexpected argument %q", args[0])
@@ -90,8 +118,20 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 				if len(tlsNames) > 0 && !*listenAny {
 					return usagef("fake", "--tls-name goes with --listen-any: on loopback the certificate already names localhost, 127.0.0.1 and ::1")
 				}
-				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty, caFile: *caFile,
-					exposed: exposed, tlsNames: tlsNames, logSize: *logSize})
+				delay, jitter, err := parseLatency(*latency)
+				if err != nil {
+					return usagef("fake", "--latency: %v", err)
+				}
+				var seed *sendlooptest.Seed
+				if *seedFile != "" {
+					s, err := readSeedFile(*seedFile)
+					if err != nil {
+						return usagef("fake", "--seed %s: %v", *seedFile, err)
+					}
+					seed = &s
+				}
+				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty || seed != nil, caFile: *caFile,
+					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter, seed: seed})
 			}
 		},
 	}
@@ -112,6 +152,39 @@ type fakeOptions struct {
 	exposed        bool     // an address is not loopback (--listen-any)
 	tlsNames       []string // more names for the relay's certificate
 	logSize        int      // requests kept in the request log
+	latency        time.Duration
+	jitter         time.Duration      // up to this much more than latency
+	seed           *sendlooptest.Seed // the data to start with (--seed), checked by LoadSeed
+}
+
+// readSeedFile reads a --seed file.
+func readSeedFile(path string) (sendlooptest.Seed, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sendlooptest.Seed{}, err
+	}
+	defer f.Close()
+	return sendlooptest.ReadSeed(f)
+}
+
+// parseLatency reads --latency's D[,JITTER]; "" is none.
+func parseLatency(v string) (delay, jitter time.Duration, err error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, 0, nil
+	}
+	d, j, hasJitter := strings.Cut(v, ",")
+	if delay, err = time.ParseDuration(strings.TrimSpace(d)); err != nil {
+		return 0, 0, fmt.Errorf("%q is not a duration such as 50ms", d)
+	}
+	if hasJitter {
+		if jitter, err = time.ParseDuration(strings.TrimSpace(j)); err != nil {
+			return 0, 0, fmt.Errorf("jitter %q is not a duration such as 10ms", j)
+		}
+	}
+	if delay < 0 || jitter < 0 {
+		return 0, 0, fmt.Errorf("%q: a latency cannot be negative", v)
+	}
+	return delay, jitter, nil
 }
 
 // checkLoopback accepts a HOST:PORT whose host is a loopback IP address or "localhost"; a
@@ -143,14 +216,25 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		return err
 	}
 	requests := &requestLogger{a: a}
-	srv := sendlooptest.NewServer(nil, sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
+	srv, err := sendlooptest.Start(sendlooptest.WithListener(ln), sendlooptest.WithRequestLog(o.logSize),
 		sendlooptest.WithRequestHook(requests.log))
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	defer srv.Close()
+	if o.seed != nil {
+		if err := srv.LoadSeed(*o.seed); err != nil {
+			return usagef("fake", "--seed: %v", err)
+		}
+	}
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {
 			return err
 		}
 	}
+	// After the demo data, which the fake sends itself: the fake starts as fast as ever.
+	srv.SetLatency(o.latency, o.jitter)
 	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr), sendlooptest.RelayTLSNames(o.tlsNames...))
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -14,13 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
-	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/listsync"
 )
-
-// unsubscriptionIP is the UnsubscriptionIP sent with Subscriber.Unsubscribe: the service's
-// "unset" address, since no subscriber's address made the request.
-const unsubscriptionIP = "0.0.0.0"
 
 // syncGCPercent is the garbage collector's GOGC while sync runs.
 const syncGCPercent = 150
@@ -146,8 +140,8 @@ type syncOptions struct {
 	// How the file is read; check fills read and header from the flags' text.
 	columns, ignoreColumns repeatedFlag
 	encoding, delimiter    string
-	read                   csvsync.ReadOptions
-	header                 csvsync.HeaderOptions
+	read                   listsync.ReadOptions
+	header                 listsync.HeaderOptions
 }
 
 func (o *syncOptions) check() error {
@@ -162,17 +156,17 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--concurrency must be at least 1")
 	}
 	var err error
-	if o.read.Encoding, err = csvsync.ParseEncoding(o.encoding); err != nil {
+	if o.read.Encoding, err = listsync.ParseEncoding(o.encoding); err != nil {
 		return usagef("sync", "--encoding: %v", err)
 	}
 	if o.delimiter != "" {
-		if o.read.Comma, err = csvsync.ParseDelimiter(o.delimiter); err != nil {
+		if o.read.Comma, err = listsync.ParseDelimiter(o.delimiter); err != nil {
 			return usagef("sync", "--delimiter: %v", err)
 		}
 	}
 	o.header.Columns = nil
 	for _, c := range o.columns {
-		m, err := csvsync.ParseColumnMap(c)
+		m, err := listsync.ParseColumnMap(c)
 		if err != nil {
 			return usagef("sync", "--column: %v", err)
 		}
@@ -188,62 +182,17 @@ type syncStop struct {
 	maxUnsubscribe string
 }
 
-// syncResult counts what applying the plan did, and how the file's rows ended.
-type syncResult struct {
-	Interrupted             bool `json:"interrupted"`
-	Added                   int  `json:"added"`
-	AlreadyPresent          int  `json:"already_present"`
-	AddFailed               int  `json:"add_failed"`
-	AddUntraced             int  `json:"add_untraced"` // refused rows the service's answer did not let us trace
-	AddNotAttempted         int  `json:"add_not_attempted"`
-	Updated                 int  `json:"updated"`
-	UpdateFailed            int  `json:"update_failed"`
-	UpdateNotAttempted      int  `json:"update_not_attempted"`
-	Unsubscribed            int  `json:"unsubscribed"`
-	UnsubscribeFailed       int  `json:"unsubscribe_failed"`
-	UnsubscribeNotAttempted int  `json:"unsubscribe_not_attempted"`
-	Rejected                int  `json:"rejected"`
-	// The file's rows: done (changed, or nothing to change), failed (rejected or refused),
-	// not attempted (left by an interruption); they add up to the plan's rows.
-	RowsDone         int `json:"rows_done"`
-	RowsFailed       int `json:"rows_failed"`
-	RowsNotAttempted int `json:"rows_not_attempted"`
-}
-
-// count fills in what follows from the plan: what was not attempted, and the rows' tally.
-func (res *syncResult) count(plan *csvsync.Plan, rejected int, unsubscribing bool) {
-	res.Rejected = rejected
-	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed
-	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed
-	if unsubscribing {
-		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed
-	}
-	res.RowsDone = plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus +
-		res.Added + res.AlreadyPresent + res.Updated
-	res.RowsFailed = rejected + res.AddUntraced
-	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed
-}
+// syncResult is what applying the plan did: the --json document's result.
+type syncResult = listsync.Result
 
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
 func parseMaxUnsubscribe(s string, members int) (int, error) {
-	text := strings.TrimSpace(s)
-	pct, isPct := strings.CutSuffix(text, "%")
-	if isPct {
-		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
-		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
-			return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
-		}
-		if v == 100 {
-			return -1, nil
-		}
-		return int(math.Ceil(v * float64(members) / 100)), nil
-	}
-	n, err := strconv.Atoi(text)
-	if err != nil || n < 0 {
+	l, err := listsync.ParseLimit(s)
+	if err != nil {
 		return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
 	}
-	return n, nil
+	return l.Of(members), nil
 }
 
 func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
@@ -253,6 +202,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
 		return err
 	}
+	limit, _ := listsync.ParseLimit(g.maxUnsubscribe)
 	if g.grace < 0 {
 		return usagef("sync", "--grace cannot be negative")
 	}
@@ -270,35 +220,35 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	if err != nil {
 		return usagef("sync", "--csv: %v", err)
 	}
-	head, err := csvsync.Open(o.csvPath, o.read)
+	src, err := listsync.OpenCSV(o.csvPath, listsync.CSVOptions{Read: o.read, Header: o.header})
 	if err != nil {
 		return usagef("sync", "%s: %v", o.csvPath, err)
 	}
-	header := head.Header
-	head.Close()
 
 	c, err := a.client(ctx)
 	if err != nil {
 		return err
 	}
-	open := func() (*csvsync.Reader, error) { return openUnchanged(o.csvPath, o.read, info) }
-	list, err := c.Lists.Get(ctx, o.listID, sendloop.ListGetParams{CustomFields: true})
-	if err != nil {
-		if ctx.Err() != nil {
-			return interruptedBeforeChanges(ctx, a, o.csvPath, open)
-		}
+	var members atomic.Int64
+	job, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
+		UnsubscribeMissing: o.unsubscribeMissing,
+		Concurrency:        o.concurrency,
+		Progress: func(p listsync.PlanProgress) {
+			members.Store(int64(p.Members))
+			prog.set(p.Read)
+		},
+	})
+	var herr *listsync.HeaderError
+	switch {
+	case errors.As(err, &herr):
+		return usagef("sync", "%s: %v", o.csvPath, err)
+	case err != nil && ctx.Err() != nil:
+		return interruptedBeforeChanges(ctx, a, src)
+	case err != nil:
 		return err
 	}
-	mapping, err := csvsync.MapHeader(header, listFields(list), o.header)
-	if err != nil {
-		return usagef("sync", "%s: %v", o.csvPath, err)
-	}
-	a.note("%s", describeMapping(o.csvPath, head, mapping))
+	a.note("%s", describeMapping(src, job.Mapping()))
 
-	var unsubscriber *legacy.Client
-	if o.unsubscribeMissing && !o.dryRun {
-		unsubscriber = c.Legacy()
-	}
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
 		return err
@@ -307,40 +257,40 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
-	planner, err := csvsync.NewPlanner(mapping, csvsync.Options{
-		UnsubscribeMissing: o.unsubscribeMissing,
-		Progress:           func(offset int64) { prog.set(offset) },
+	prog.start(info.Size(), func(done, total int64) string {
+		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
 	})
-	if err != nil {
-		return err
-	}
-	defer planner.Close()
-	plan, err := makePlan(ctx, a, c, o, planner, open, info, prog)
+	plan, err := job.Plan(ctx)
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
-			return interruptedBeforeChanges(ctx, a, o.csvPath, open)
+			return interruptedBeforeChanges(ctx, a, src)
 		}
 		return err
 	}
-	if o.unsubscribeMissing && plan.Unreadable > 0 {
-		return refuseUnreadable(a, o.csvPath, plan, open, rejects)
-	}
-	named := plan.Adds + plan.Updates + plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus
-	if plan.Unsubscribes > 0 && named == 0 {
-		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(plan.Unsubscribes, "member"), o.listID, o.csvPath)
-	}
-	if limit, _ := parseMaxUnsubscribe(g.maxUnsubscribe, plan.Members); limit >= 0 && plan.Unsubscribes > limit {
+	defer plan.Close()
+	var unreadable *listsync.UnreadableError
+	var empty *listsync.EmptySourceError
+	var guard *listsync.GuardError
+	switch err := plan.Check(limit); {
+	case errors.As(err, &unreadable):
+		return refuseUnreadable(ctx, a, o.csvPath, plan, rejects)
+	case errors.As(err, &empty):
+		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(empty.Members, "member"), o.listID, o.csvPath)
+	case errors.As(err, &guard):
 		return usagef("sync", "refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
-			plan.Unsubscribes, plural(plan.Members, "member"), o.listID, g.maxUnsubscribe, limit, o.csvPath)
+			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
+	case err != nil:
+		return err
 	}
 
-	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: mapping, rejects: rejects}
+	list := job.List()
+	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: job.Mapping(), rejects: rejects}
 	if err := out.begin(); err != nil {
 		return err
 	}
 	if o.dryRun {
-		return runDryRun(ctx, out, plan, open, rejects)
+		return runDryRun(ctx, out, plan, rejects)
 	}
 	if list.OptInMode == sendloop.OptInDouble && plan.Adds > 0 {
 		a.note("list %d is double opt-in, but subscriber.import subscribes new addresses (%d here) at once, without a confirmation email",
@@ -351,28 +301,31 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		plan.SkippedUnsubscribed+plan.SkippedSuppressed+plan.SkippedStatus, plan.Rejected)
 
 	// ctx ends at the first signal: no more rows are read and no call is started. The calls
-	// in flight run on work, which lives on for the grace period (or until a second signal).
-	work, cancelWork := graceful(ctx, g.grace)
+	// in flight run for the grace period, or until a second signal ends work.
+	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
-	res := &syncResult{}
-	total := int64(plan.Adds + plan.Updates + plan.Unsubscribes)
-	prog.start(total, func(done, total int64) string {
+	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
 	})
-	applyErr := applyAdds(ctx, work, c, o, plan, open, rejects, res, prog)
-	if applyErr == nil && ctx.Err() == nil {
-		applyErr = applyUpdates(ctx, work, c, o, plan, open, rejects, res, prog)
-	}
-	if applyErr == nil && ctx.Err() == nil {
-		applyErr = applyUnsubscribes(ctx, work, a, unsubscriber, o, plan, res, prog)
-	}
+	res, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
+		BatchSize:      o.batchSize,
+		MaxUnsubscribe: limit,
+		Grace:          g.grace,
+		Work:           work,
+		Progress:       func(done, _ int) { prog.set(int64(done)) },
+		OnReject:       func(r listsync.RejectedRow) { rejects.add(r.Line, r.Address, r.Reason) },
+		OnUntraced: func(rows int) {
+			a.note("the service refused %s that could not be traced to a line", plural(rows, "row"))
+		},
+		OnUnsubscribeError: func(email string, err error) {
+			fmt.Fprintf(a.stderr, "sendloop: unsubscribing %s: %v\n", email, err)
+		},
+	})
 	prog.finish()
-	res.count(plan, rejects.count, unsubscriber != nil)
-	if ctx.Err() != nil {
-		res.Interrupted = true
-		if errors.Is(applyErr, context.Canceled) || errors.Is(applyErr, context.Cause(work)) {
-			applyErr = nil // the interruption says it
-		}
+	if res == nil {
+		return applyErr
+	}
+	if res.Interrupted {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
 	}
@@ -382,97 +335,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	return rejects.finish(errors.Join(applyErr, failures(res)))
 }
 
-// openUnchanged opens the CSV again (sync reads it up to four times: to plan, to add, to
-// update, to trace refused rows) and refuses it if its size or modification time is not
-// what they were at the start: the plan's decisions are by line.
-func openUnchanged(path string, read csvsync.ReadOptions, first os.FileInfo) (*csvsync.Reader, error) {
-	r, err := csvsync.Open(path, read)
-	if err != nil {
-		return nil, err
-	}
-	info, err := os.Stat(path)
-	if err == nil && (info.Size() != first.Size() || !info.ModTime().Equal(first.ModTime())) {
-		err = fmt.Errorf("%s changed during the sync (its size or modification time differs); nothing more was read from it: run the sync again", path)
-	}
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-// makePlan reads the list's members and the suppression lists into the planner while it
-// reads the file (the two do not depend on each other), then plans. It stops with ctx.
-func makePlan(ctx context.Context, a *app, c *sendloop.Client, o *syncOptions, planner *csvsync.Planner,
-	open func() (*csvsync.Reader, error), info os.FileInfo, prog *progress) (*csvsync.Plan, error) {
-	var members atomic.Int64
-	prog.start(info.Size(), func(done, total int64) string {
-		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
-	})
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	fileDone := make(chan error, 1)
-	go func() {
-		err := planner.ReadFile(ctx, open)
-		if err != nil {
-			cancel(err)
-		}
-		fileDone <- err
-	}()
-	membersErr := func() error {
-		for sub, err := range browseMembers(ctx, c, o.listID, o.concurrency) {
-			if err != nil {
-				return err
-			}
-			if err := planner.AddMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
-				return err
-			}
-			members.Add(1)
-		}
-		for _, id := range []int{o.listID, 0} {
-			entries, err := c.Suppression.List(ctx, id)
-			if err != nil {
-				return err
-			}
-			for _, e := range entries {
-				if err := planner.Suppress(e.EmailAddress); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}()
-	if membersErr != nil {
-		cancel(membersErr)
-	}
-	fileErr := <-fileDone
-	switch {
-	case membersErr != nil && !errors.Is(membersErr, context.Canceled):
-		return nil, membersErr
-	case fileErr != nil && !errors.Is(fileErr, context.Canceled):
-		return nil, fileErr
-	case membersErr != nil || fileErr != nil:
-		return nil, context.Cause(ctx)
-	}
-	return planner.Plan()
-}
-
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
 const maxUnreadableNamed = 5
 
-// refuseUnreadable refuses a sync with --unsubscribe-missing of a file with records the
-// CSV reader could not parse: who is missing is unknown (an unterminated quote swallows the
-// lines after it), and the adds and updates would be those of a truncated file, so nothing
-// is changed. The rejected rows go to the rejects as usual and the error names the
-// malformed lines, so that the file can be fixed.
-func refuseUnreadable(a *app, path string, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
-	r, err := open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+// refuseUnreadable reports a sync with --unsubscribe-missing of a file with records the CSV
+// reader could not parse, which listsync refuses: who is missing is unknown (an
+// unterminated quote swallows the lines after it), and nothing is changed. The rejected
+// rows go to the rejects as usual and the error names the malformed lines, so that the file
+// can be fixed.
+func refuseUnreadable(ctx context.Context, a *app, path string, plan *listsync.Plan, rejects *rejectSink) error {
 	var named []string
-	for ev, err := range plan.Events(r, csvsync.EventReject) {
+	for ev, err := range plan.Events(ctx, listsync.EventReject) {
 		if err != nil {
 			return err
 		}
@@ -484,7 +357,7 @@ func refuseUnreadable(a *app, path string, plan *csvsync.Plan, open func() (*csv
 	if plan.Unreadable > len(named) {
 		named = append(named, "…")
 	}
-	err = fmt.Errorf("refusing to unsubscribe anyone: %s has %s whose addresses cannot be read (an unterminated quote?), so who is missing is unknown: %s; nothing was changed (fix the file, or sync without --unsubscribe-missing)",
+	err := fmt.Errorf("refusing to unsubscribe anyone: %s has %s whose addresses cannot be read (an unterminated quote?), so who is missing is unknown: %s; nothing was changed (fix the file, or sync without --unsubscribe-missing)",
 		path, plural(plan.Unreadable, "malformed record"), strings.Join(named, ", "))
 	if a.json && rejects.path == "" {
 		rejects.abort() // no document lists them (they went to stderr): the error names the lines
@@ -495,12 +368,9 @@ func refuseUnreadable(a *app, path string, plan *csvsync.Plan, open func() (*csv
 
 // interruptedBeforeChanges reports a sync stopped while it planned: nothing was changed,
 // and every row of the file (counted, not read through the plan) is left to the next run.
-func interruptedBeforeChanges(ctx context.Context, a *app, path string, open func() (*csvsync.Reader, error)) error {
-	rows := 0
-	if r, err := open(); err == nil {
-		rows, _ = csvsync.CountRecords(r)
-		r.Close()
-	}
+func interruptedBeforeChanges(ctx context.Context, a *app, src *listsync.CSVFile) error {
+	path := src.Path
+	rows, _ := src.CountRecords()
 	if a.json {
 		doc := orderedObject{{"csv", path}, {"interrupted", true}, {"changed", false}, {"rows", rows},
 			{"rows_done", 0}, {"rows_failed", 0}, {"rows_not_attempted", rows}}
@@ -539,13 +409,13 @@ func failures(res *syncResult) error {
 }
 
 // describeMapping says how the file is read, for the notes.
-func describeMapping(path string, r *csvsync.Reader, m *csvsync.Mapping) string {
+func describeMapping(r *listsync.CSVFile, m *listsync.Mapping) string {
 	sep := map[rune]string{',': "comma", ';': "semicolon", '\t': "tab", '|': "pipe"}[r.Comma]
 	if sep == "" {
 		sep = strconv.QuoteRune(r.Comma)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s-separated", path, r.Encoding, sep)
+	fmt.Fprintf(&b, "%s: %s, %s-separated", r.Path, r.Encoding, sep)
 	if r.BOM {
 		b.WriteString(", with a byte-order mark")
 	}

@@ -13,17 +13,18 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
 )
 
 // Environment variables read by the tool.
 const (
 	envAPIKey       = sendloop.EnvAPIKey  // SENDLOOP_API_KEY
 	envBaseURL      = sendloop.EnvBaseURL // SENDLOOP_BASE_URL
-	envSMTPHost     = "SENDLOOP_SMTP_HOST"
-	envSMTPPort     = "SENDLOOP_SMTP_PORT"
-	envSMTPUser     = "SENDLOOP_SMTP_USER"
-	envSMTPPassword = "SENDLOOP_SMTP_PASSWORD"
-	envSMTPCAFile   = "SENDLOOP_SMTP_CA_FILE"
+	envSMTPHost     = smtp.EnvHost        // SENDLOOP_SMTP_HOST
+	envSMTPPort     = smtp.EnvPort        // SENDLOOP_SMTP_PORT
+	envSMTPUser     = smtp.EnvUser        // SENDLOOP_SMTP_USER
+	envSMTPPassword = smtp.EnvPassword    // SENDLOOP_SMTP_PASSWORD
+	envSMTPCAFile   = smtp.EnvCAFile      // SENDLOOP_SMTP_CA_FILE
 	// envInsecureHTTP allows a plain http SENDLOOP_BASE_URL on a host that is not loopback,
 	// e.g. a `sendloop fake --listen-any` reached by its CI service name. The SDK's
 	// equivalent is the WithInsecureHTTP option, which NewClientFromEnv sets from it too.
@@ -149,7 +150,10 @@ func (a *app) fakeService(ctx context.Context) (*fakeService, error) {
 	if a.fakeSrv != nil {
 		return a.fakeSrv, nil
 	}
-	srv := sendlooptest.NewServer(nil)
+	srv, err := sendlooptest.Start()
+	if err != nil {
+		return nil, err
+	}
 	if err := seedDemo(ctx, srv); err != nil {
 		srv.Close()
 		return nil, err

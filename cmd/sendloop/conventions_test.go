@@ -156,8 +156,8 @@ func TestExitCode(t *testing.T) {
 		{&sendloop.APIError{Code: sendloop.ErrListNotFound}, exitFailure, "failure"},
 		{&legacy.Error{Code: legacy.ErrInvalidAPIKey}, exitUsage, "credentials"},
 		{&legacy.Error{Code: legacy.ErrListNotFound}, exitFailure, "failure"},
-		{&smtp.SMTPError{Command: "AUTH", Code: 535}, exitUsage, "credentials"},
-		{&smtp.SMTPError{Command: "RCPT", Code: 550}, exitFailure, "failure"},
+		{&smtp.ReplyError{Command: "AUTH", Code: 535}, exitUsage, "credentials"},
+		{&smtp.ReplyError{Command: "RCPT", Code: 550}, exitFailure, "failure"},
 		{errors.Join(errors.New("3 rows were rejected"), &sendloop.APIError{Code: sendloop.ErrInvalidAPIKey}), exitUsage, "credentials"},
 	}
 	for _, tt := range tests {

@@ -32,7 +32,7 @@
 //	        [--ignore-column NAME]... [--ignore-unknown-columns] [--encoding ENC]
 //	        [--delimiter CHAR] [--no-trim]
 //	        keep a list in step with a CSV file
-//	export  --list ID [--segment ID] [--format csv|json] [--excel]
+//	export  --list ID [--segment ID] [--format csv|json] [--excel] [--concurrency N]
 //	        stream a list's (or a segment's) subscribers to stdout
 //	send    --from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-]
 //	        [--cc ADDR]... [--bcc ADDR]... [--inline CID=FILE]... [--attach FILE]...
@@ -45,8 +45,8 @@
 //	lists   show the account's lists
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
-//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
-//	        [--listen-any] [--tls-name NAME]...
+//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE]
+//	        [--ca-file FILE] [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
 //	version print the version (also --version; with --json, an object)
 //
@@ -129,6 +129,12 @@
 //	sendloop fake > fake.env &
 //	. ./fake.env && sendloop lists
 //
+// With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
+// with the IDs a program expects, segments, subscribers in any state and suppressions. The
+// format is sendlooptest's own (sendlooptest.Seed documents it; its testdata holds
+// seed-example.json), not the service's; a fault stops the command with exit code 2 before
+// it prints its settings, named by its JSON path.
+//
 // # sync
 //
 // sync reads the list (list.get with its custom fields), its members (subscriber.browse,
@@ -210,6 +216,8 @@
 //     service.
 //   - Progress: only on a terminal (see Output); --quiet silences it there too. export shows
 //     how many subscribers it has written.
+//   - export reads up to --concurrency pages at once (4), in order, holding no more in
+//     memory; the output is the same whatever the concurrency.
 //   - export writes every subscriber in every state, values as the service sends them
 //     ('0000-00-00' for an unset date). Custom-field columns are named as in the list, or
 //     CustomField<id> when the name is empty, shared, or one of the record's own columns.

@@ -24,6 +24,7 @@ type fakeProcess struct {
 	exited chan struct{} // closed once the process is waited for
 	err    error         // Wait's error, set before exited is closed
 	env    []string      // the settings it printed, as environment variables
+	lines  []string      // the settings as printed, one line each
 }
 
 type syncBuffer struct {
@@ -52,7 +53,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 	}
 	all = append(all, "fake", "--addr", "127.0.0.1:0", "--smtp-addr", "127.0.0.1:0")
 	cmd := exec.Command(binary, append(all, args...)...)
-	cmd.Env = []string{"TMPDIR=" + t.TempDir()}
+	cmd.Env = childEnv([]string{"TMPDIR=" + t.TempDir()})
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 			if !ok {
 				t.Fatalf("the fake stopped before printing its settings; stderr:\n%s", p.stderr)
 			}
+			p.lines = append(p.lines, line)
 			if jsonOut {
 				var settings map[string]string
 				if err := json.Unmarshal([]byte(line), &settings); err != nil {
@@ -216,4 +218,22 @@ func TestFakeCommandAddressInUse(t *testing.T) {
 	defer ln.Close()
 	r := invocation{args: []string{"fake", "--addr", ln.Addr().String()}, env: []string{}}.run(t)
 	expect(t, r, exitFailure, nil, []string{"address already in use"})
+}
+
+// TestFakeCommandLatency: --latency holds every answer back, while the demo data is
+// seeded as fast as ever.
+func TestFakeCommandLatency(t *testing.T) {
+	t.Parallel()
+	const latency = 300 * time.Millisecond
+	p := startFake(t, false, "--latency", "300ms,10ms")
+	// lists makes one call (list.getlist); without the latency it takes a few milliseconds.
+	start := time.Now()
+	r := invocation{args: []string{"lists"}, env: p.env}.run(t)
+	expect(t, r, exitOK, []string{"Demo"}, nil)
+	if took := time.Since(start); took < latency {
+		t.Errorf("lists took %v against a fake with --latency 300ms", took)
+	}
+	if code := p.stop(t); code != exitOK {
+		t.Errorf("exit code %d after SIGTERM", code)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 )
 
 // Exit codes of an interrupted run: 128 plus the signal's number, as shells report it.
@@ -79,30 +78,18 @@ func interruptedCode(ctx context.Context, code int) (int, bool) {
 	return exitInterrupt, true
 }
 
-// errGraceOver is the cause of the work context after the grace period.
-var errGraceOver = errors.New("the grace period after the interruption ended")
-
 // errSecondSignal is the cause of the work context after a second signal.
 var errSecondSignal = errors.New("interrupted a second time")
 
-// graceful returns the context for the calls a command has in flight when ctx ends: it
-// lives on for grace after ctx ends, and is cancelled at once by a second signal. Call
-// cancel when done.
-func graceful(ctx context.Context, grace time.Duration) (work context.Context, cancel func()) {
+// secondSignal returns the context for the calls a command has in flight when ctx ends
+// (its grace period is the command's to apply): it keeps ctx's values, outlives ctx, and
+// is cancelled at once by a second signal. Call cancel when done.
+func secondSignal(ctx context.Context) (work context.Context, cancel func()) {
 	work, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
 	hard, _ := ctx.Value(hardStopKey{}).(<-chan struct{})
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancelWork(errGraceOver)
 		case <-hard:
 			cancelWork(errSecondSignal)
 		case <-done:

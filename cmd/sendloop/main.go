@@ -325,7 +325,7 @@ func exitCode(err error) (code int, kind string) {
 	var ue *usageError
 	var apiErr *sendloop.APIError
 	var legacyErr *legacy.Error
-	var smtpErr *smtp.SMTPError
+	var smtpErr *smtp.ReplyError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, "usage"
@@ -379,7 +379,7 @@ func (a *app) fail(err error) int {
 		obj := orderedObject{{"error", msg}, {"kind", kind}, {"exit_code", code}}
 		var apiErr *sendloop.APIError
 		var legacyErr *legacy.Error
-		var smtpErr *smtp.SMTPError
+		var smtpErr *smtp.ReplyError
 		switch {
 		case errors.As(err, &apiErr):
 			obj = append(obj, member{"api_command", apiErr.Command}, member{"api_error_code", int(apiErr.Code)})

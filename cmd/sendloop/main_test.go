@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func launch(path string, args []string) int {
 		}
 	}
 	cmd := exec.Command(path, args...)
-	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = childEnv(env), os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
@@ -85,6 +86,21 @@ func launch(path string, args []string) int {
 		}
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// childEnv is the environment to give a sendloop subprocess: env without the GITHUB_*
+// variables, so that a test run inside GitHub Actions sees the CLI behave as anywhere else
+// (the CLI may change its output when GITHUB_ACTIONS=true), and never nil, since a nil
+// exec.Cmd.Env would inherit the test's whole environment. Every test that starts the binary
+// sets its environment through it.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if len(kv) < len("GITHUB_") || !strings.EqualFold(kv[:len("GITHUB_")], "GITHUB_") { // Windows ignores case
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // result is what a run of the binary produced.
@@ -107,7 +123,7 @@ func (inv invocation) run(t testing.TB) result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, inv.args...)
-	cmd.Env = inv.env
+	cmd.Env = childEnv(inv.env)
 	cmd.Dir = inv.dir
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var stdout, stderr bytes.Buffer
@@ -226,3 +242,27 @@ func testContext(t testing.TB) context.Context {
 
 // emailN returns a distinct address for each n.
 func emailN(n int) string { return fmt.Sprintf("user%06d@example.com", n) }
+
+func TestChildEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{name: "nil inherits nothing", env: nil, want: []string{}},
+		{name: "GitHub's variables dropped", env: []string{"GITHUB_ACTIONS=true", "SENDLOOP_API_KEY=k", "GITHUB_STEP_SUMMARY=/tmp/s", "TERM=dumb"},
+			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb"}},
+		{name: "only the prefix counts, in any case", env: []string{"MY_GITHUB_TOKEN=x", "github_actions=true", "GITHUB=1"},
+			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := childEnv(tt.env)
+			if got == nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("childEnv(%q) = %#v, want %#v", tt.env, got, tt.want)
+			}
+		})
+	}
+}

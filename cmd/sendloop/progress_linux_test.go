@@ -59,7 +59,7 @@ func TestSyncProgressOnTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "sync", "--list", "1", "--csv", csvPath, "--batch-size", "200", "--concurrency", "1")
-	cmd.Env = f.env
+	cmd.Env = childEnv(f.env)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, slave
 	terminal := make(chan string)
@@ -109,7 +109,7 @@ func runOnTerminal(t *testing.T, env []string, args ...string) (stdout, tty stri
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = env
+	cmd.Env = childEnv(env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, slave
 	terminal := make(chan string)

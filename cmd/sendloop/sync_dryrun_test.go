@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 // TestDryRunInterrupted: a dry run stopped by a signal still closes its output: with --json
@@ -22,28 +22,20 @@ func TestDryRunInterrupted(t *testing.T) {
 		t.Run(map[bool]string{true: "json", false: "text"}[asJSON], func(t *testing.T) {
 			t.Parallel()
 			path := writeFile(t, t.TempDir(), "m.csv", "EmailAddress,Plan\nnew1@example.com,a\nbad,b\nnew2@example.com,c\n")
-			open := func() (*csvsync.Reader, error) { return csvsync.Open(path) }
-			r, err := open()
+			src, err := listsync.OpenCSV(path, listsync.CSVOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := csvsync.MapHeader(r.Header, []csvsync.Field{{ID: 2, Name: "Plan"}})
-			r.Close()
+			job, err := listsync.New(testContext(t), apiClient(t, newFake(t)), demoListID, src, listsync.Options{TempDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := csvsync.NewPlanner(m, csvsync.Options{TempDir: t.TempDir()})
+			plan, err := job.Plan(testContext(t))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer p.Close()
-			if err := p.ReadFile(context.Background(), open); err != nil {
-				t.Fatal(err)
-			}
-			plan, err := p.Plan()
-			if err != nil {
-				t.Fatal(err)
-			}
+			defer plan.Close()
+			m := job.Mapping()
 			var stdout bytes.Buffer
 			a := &app{env: &env{stdout: &stdout, stderr: io.Discard}, json: asJSON}
 			info, err := os.Stat(path)
@@ -61,7 +53,7 @@ func TestDryRunInterrupted(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancelCause(context.Background())
 			cancel(&interruptedError{syscall.SIGINT})
-			if err := runDryRun(ctx, out, plan, open, rejects); err == nil || !strings.Contains(err.Error(), "interrupted (SIGINT)") {
+			if err := runDryRun(ctx, out, plan, rejects); err == nil || !strings.Contains(err.Error(), "interrupted (SIGINT)") {
 				t.Errorf("error %v, want the interruption", err)
 			}
 			if !asJSON {

@@ -271,7 +271,7 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			csvPath := writeFile(t, dir, "members.csv", interruptCSV())
 			rejectsPath := filepath.Join(dir, "rejects.csv")
 			cmd := exec.Command(binary, append(slices.Clone(interruptArgs), "--csv", csvPath, "--rejects", rejectsPath)...)
-			cmd.Env = f.env
+			cmd.Env = childEnv(f.env)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			var mu sync.Mutex
@@ -296,15 +296,17 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			mu.Lock()
 			signalled := n >= at
 			mu.Unlock()
-			if signalled && code != wantCode {
+			// A signal that comes as the last calls end finds nothing left to stop: the
+			// run reports a complete sync and exits with the signal's code, or, when the
+			// process ends before its signal handler runs (a loaded machine), with the
+			// complete run's own code.
+			stopped := strings.Contains(stdout.String(), `"interrupted": true`)
+			if signalled && code != wantCode && (stopped || code != exitFailure) {
 				t.Errorf("exit code %d after %v, want %d\nstdout:\n%s\nstderr:\n%s", code, sig, wantCode, stdout.String(), stderr.String())
 			}
 			if want := fmt.Sprintf(`"kind":"interrupted","exit_code":%d`, code); code == wantCode && !strings.Contains(stderr.String(), want) {
 				t.Errorf("the JSON error does not say %s:\n%s", want, stderr.String())
 			}
-			// A signal that comes as the last calls end finds nothing left to stop: the
-			// run reports a complete sync (and still exits with the signal's code).
-			stopped := strings.Contains(stdout.String(), `"interrupted": true`)
 			if stopped && !strings.Contains(stderr.String(), "interrupted ("+signalName(sig)+")") {
 				t.Errorf("stderr does not say the run was interrupted (exit %d):\n%s\nstdout:\n%s", code, stderr.String(), stdout.String())
 			}
@@ -328,7 +330,7 @@ func TestSyncSecondSignal(t *testing.T) {
 	csvPath := writeFile(t, dir, "members.csv", interruptCSV())
 	rejectsPath := filepath.Join(dir, "rejects.csv")
 	cmd := exec.Command(binary, "sync", "--list", "1", "--csv", csvPath, "--rejects", rejectsPath, "--grace", "1h", "--batch-size", "10")
-	cmd.Env = f.env
+	cmd.Env = childEnv(f.env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	imports := make(chan struct{}, 100)

@@ -9,14 +9,14 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 // dryRun lists the changes of the plan and writes the rejected rows.
 // runDryRun lists the plan's changes and closes the output: also when the listing stops
 // (a signal, a read error), so that --json's document stays whole and says how far it got.
-func runDryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
-	runErr := dryRun(ctx, out, plan, open, rejects)
+func runDryRun(ctx context.Context, out *syncOutput, plan *listsync.Plan, rejects *rejectSink) error {
+	runErr := dryRun(ctx, out, plan, rejects)
 	var stopped *dryRunStop
 	if runErr != nil {
 		stopped = &dryRunStop{interrupted: ctx.Err() != nil}
@@ -30,35 +30,30 @@ func runDryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open fu
 // dryRunStop says why a dry run stopped before listing every change.
 type dryRunStop struct{ interrupted bool }
 
-func dryRun(ctx context.Context, out *syncOutput, plan *csvsync.Plan, open func() (*csvsync.Reader, error), rejects *rejectSink) error {
-	for _, mask := range []csvsync.EventKind{csvsync.EventAdd | csvsync.EventReject, csvsync.EventUpdate} {
-		if mask == csvsync.EventUpdate && plan.Updates == 0 {
+func dryRun(ctx context.Context, out *syncOutput, plan *listsync.Plan, rejects *rejectSink) error {
+	for _, mask := range []listsync.EventKind{listsync.EventAdd | listsync.EventReject, listsync.EventUpdate} {
+		if mask == listsync.EventUpdate && plan.Updates == 0 {
 			continue
 		}
-		r, err := open()
-		if err != nil {
-			return err
-		}
-		for ev, err := range plan.Events(r, mask) {
+		// Read without ctx: a signal ends the listing below, with its reason.
+		for ev, err := range plan.Events(context.WithoutCancel(ctx), mask) {
 			if err == nil && ctx.Err() != nil {
 				err = errors.New(stopReason(ctx))
 			}
 			if err == nil {
 				switch ev.Kind {
-				case csvsync.EventReject:
+				case listsync.EventReject:
 					rejects.addRow(ev.Row, ev.Reason)
-				case csvsync.EventAdd:
+				case listsync.EventAdd:
 					err = out.add(ev.Row)
-				case csvsync.EventUpdate:
+				case listsync.EventUpdate:
 					err = out.update(*ev.Update)
 				}
 			}
 			if err != nil {
-				r.Close()
 				return err
 			}
 		}
-		r.Close()
 	}
 	for u, err := range plan.ToUnsubscribe() {
 		if err == nil && ctx.Err() != nil {
@@ -81,8 +76,8 @@ type syncOutput struct {
 	csvPath            string
 	dryRun             bool
 	unsubscribeMissing bool
-	plan               *csvsync.Plan
-	mapping            *csvsync.Mapping
+	plan               *listsync.Plan
+	mapping            *listsync.Mapping
 	rejects            *rejectSink
 	changes            int
 }
@@ -174,7 +169,7 @@ func (s *syncOutput) change(text string, v orderedObject) error {
 	return err
 }
 
-func (s *syncOutput) add(row csvsync.Row) error {
+func (s *syncOutput) add(row listsync.MappedRow) error {
 	fields := orderedObject{}
 	var text []string
 	for i, f := range s.mapping.Fields {
@@ -187,7 +182,7 @@ func (s *syncOutput) add(row csvsync.Row) error {
 		orderedObject{{"action", "add"}, {"line", row.Line}, {"email", row.Email}, {"fields", fields}})
 }
 
-func (s *syncOutput) update(u csvsync.Update) error {
+func (s *syncOutput) update(u listsync.Update) error {
 	var changes []orderedObject
 	var text []string
 	for _, ch := range u.Changes {
@@ -198,7 +193,7 @@ func (s *syncOutput) update(u csvsync.Update) error {
 		orderedObject{{"action", "update"}, {"line", u.Line}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}, {"changes", changes}})
 }
 
-func (s *syncOutput) unsubscribe(u csvsync.Unsubscribe) error {
+func (s *syncOutput) unsubscribe(u listsync.Unsubscribe) error {
 	return s.change(fmt.Sprintf("%-11s %-11s %s", "unsubscribe", "", u.Email),
 		orderedObject{{"action", "unsubscribe"}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}})
 }

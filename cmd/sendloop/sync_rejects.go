@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/go-sendloop/sendloop/cmd/sendloop/internal/csvsync"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 // rejectSink receives the rejected rows: into the --rejects file, or onto stderr; with
@@ -27,7 +27,7 @@ type rejectSink struct {
 }
 
 // addRow rejects a row of the file, reporting its address as written.
-func (s *rejectSink) addRow(row csvsync.Row, reason string) {
+func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
 	s.add(row.Line, row.Raw, reason)
 }
 

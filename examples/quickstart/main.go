@@ -74,7 +74,10 @@ func newClient() (client *sendloop.Client, srv *sendlooptest.Server, where strin
 		}
 		return client, nil, client.BaseURL(), nil
 	}
-	srv = sendlooptest.NewServer(nil)
+	srv, err = sendlooptest.Start()
+	if err != nil {
+		return nil, nil, "", err
+	}
 	client, err = sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		srv.Close()

@@ -154,7 +154,7 @@ func New(cfg Config) *Client {
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		base = t
 	}
-	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter}
+	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: newWindow()}
 	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
@@ -362,18 +362,29 @@ func RedirectReason(resp *Response) string {
 // attemptTransport reads each response's body within its attempt, so that a body that
 // stalls, breaks or comes short is a failure of that attempt, retried by the command's class
 // like a reset, rather than a failure after the retry loop has ended.
+//
+// Every attempt, retries included, takes a place in the client's window first (see window):
+// import workers, paged reads ahead and single calls share it, so that a client told to
+// slow down by 429 or 503 keeps fewer calls in flight, whichever of them sent it.
 type attemptTransport struct {
 	base    http.RoundTripper
 	limiter Limiter // waited on before every attempt, retries included; may be nil
+	window  *window // the attempts in flight
 }
 
-func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *attemptTransport) RoundTrip(req *http.Request) (_ *http.Response, err error) {
+	epoch, err := t.window.acquire(req.Context())
+	if err != nil {
+		return nil, &limiterError{"waiting for a place among the calls in flight", err}
+	}
+	var resp *http.Response
+	defer func() { t.window.release(epoch, signalOf(resp, err)) }()
 	if t.limiter != nil {
 		if err := t.limiter.Wait(req.Context()); err != nil {
-			return nil, &limiterError{err}
+			return nil, &limiterError{"waiting for the rate limiter", err}
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err = t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
@@ -387,10 +398,14 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
-// limiterError is a refusal of the rate limiter: nothing was sent, and it is final.
-type limiterError struct{ err error }
+// limiterError is a refusal of the rate limiter, or a context that ended while waiting for
+// a place in the window: nothing was sent, and it is final.
+type limiterError struct {
+	waiting string // what the attempt was waiting for
+	err     error
+}
 
-func (e *limiterError) Error() string { return "waiting for the rate limiter: " + e.err.Error() }
+func (e *limiterError) Error() string { return e.waiting + ": " + e.err.Error() }
 func (e *limiterError) Unwrap() error { return e.err }
 
 // bufferedBody is a body already read whole.

@@ -1,0 +1,70 @@
+// Command sync-job keeps a list in step with a JSON export of subscribers, as a nightly job
+// would: it plans, refuses to unsubscribe more than 10 % of the list, and applies the plan;
+// Ctrl-C stops it cleanly (run it again to finish). With SENDLOOP_API_KEY unset it syncs the
+// demo list of an embedded sendlooptest fake (demo.go) with export.json; with it set (and
+// SENDLOOP_BASE_URL), it syncs the list SENDLOOP_LIST_ID with the file given as argument.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/listsync"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, os.Args[1:]); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, w io.Writer, args []string) error {
+	key, base, listID, data := os.Getenv(sendloop.EnvAPIKey), os.Getenv(sendloop.EnvBaseURL), 1, demoExport
+	if key == "" {
+		var stop func()
+		key, base, stop = demo(ctx)
+		defer stop()
+	} else if len(args) == 1 {
+		listID, _ = strconv.Atoi(os.Getenv("SENDLOOP_LIST_ID"))
+		var err error
+		if data, err = os.ReadFile(args[0]); err != nil {
+			return err
+		}
+	}
+	c, err := sendloop.NewClient(key, sendloop.WithBaseURL(base))
+	if err != nil {
+		return err
+	}
+	var rows []listsync.Row // [{"email": "ann@example.com", "fields": {"Plan": "pro"}}, …]
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return err
+	}
+	job, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{UnsubscribeMissing: true})
+	if err != nil {
+		return err
+	}
+	plan, err := job.Plan(ctx)
+	if err != nil {
+		return err
+	}
+	defer plan.Close()
+	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
+		OnReject: func(r listsync.RejectedRow) { fmt.Fprintf(w, "rejected row %d %q: %s\n", r.Line, r.Address, r.Reason) }})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "done: %d added, %d updated, %d unsubscribed; rows: %d done, %d failed, %d not attempted\n",
+		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
+	return nil
+}

@@ -1,0 +1,77 @@
+package sendloop_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// TestCallsInFlightFallOnPushBackAndGrowBack: ImportAll's workers and BrowseIter's pages
+// read ahead, 8 at a time, are answered 429 or 503 in their first round; the retries go out
+// at most 4 at a time (half the 8 in flight), and the window grows back to 8 as answers
+// come.
+func TestCallsInFlightFallOnPushBackAndGrowBack(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	tests := []struct {
+		name    string
+		command string
+		status  int
+		members int // in the list before the run
+		run     func(ctx context.Context, c *sendloop.Client, id int) error
+	}{
+		{"ImportAll", "subscriber.import", 429, 0, func(ctx context.Context, c *sendloop.Client, id int) error {
+			rows := func(yield func(sendloop.ImportSubscriber) bool) {
+				for i := range 800 {
+					if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("i%04d@example.com", i)}) {
+						return
+					}
+				}
+			}
+			report, err := c.Subscribers.ImportAll(ctx, id, rows, sendloop.ImportOptions{BatchSize: 10, Concurrency: n})
+			if err == nil && report.Imported != 800 {
+				err = fmt.Errorf("imported %d of 800", report.Imported)
+			}
+			return err
+		}},
+		{"BrowseIter", "subscriber.browse", 503, 8000, func(ctx context.Context, c *sendloop.Client, id int) error {
+			read := 0
+			for _, err := range c.Subscribers.BrowseIter(ctx, id, sendloop.SubscriberBrowseParams{Concurrency: n}) {
+				if err != nil {
+					return err
+				}
+				read++
+			}
+			if read != 8000 {
+				return fmt.Errorf("read %d of 8000", read)
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv, pt, id := browseFixture(t, tt.members)
+			pt.mu.Lock()
+			pt.starts = nil
+			pt.mu.Unlock()
+			srv.SetLatency(20*time.Millisecond, 0)
+			srv.InjectFault(tt.command, sendlooptest.Fault{Status: tt.status, RetryAfter: "0", Times: n})
+			require.NoError(t, tt.run(context.Background(), c, id))
+
+			starts, _ := pt.startsAndPeak()
+			require.Greater(t, len(starts), 70)
+			assert.Equal(t, int64(n), slices.Max(starts[:n]), "the first round: %v", starts[:n])
+			assert.LessOrEqual(t, slices.Max(starts[n:2*n]), int64(n/2), "after the push-back: %v", starts[n:2*n])
+			assert.Equal(t, int64(n), slices.Max(starts[len(starts)-20:]), "grown back: %v", starts)
+		})
+	}
+}

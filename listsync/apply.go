@@ -1,0 +1,439 @@
+package listsync
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
+)
+
+// UnsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
+// "unset" address, since no subscriber's address made the request. The service requires
+// one; a batch job has none to give.
+const UnsubscriptionIP = "0.0.0.0"
+
+// DefaultBatchSize is the number of rows per subscriber.import call by default.
+const DefaultBatchSize = 1000
+
+// ErrGraceOver is the cause of the calls' context when ApplyOptions.Grace ends.
+var ErrGraceOver = errors.New("listsync: the grace period after the interruption ended")
+
+// ApplyOptions tunes Plan.Apply.
+type ApplyOptions struct {
+	// BatchSize is the number of rows per subscriber.import call (DefaultBatchSize when 0).
+	BatchSize int
+	// MaxUnsubscribe bounds the unsubscriptions (DefaultLimit, 10 % of the list, when zero):
+	// a plan beyond it is refused with a *GuardError before any change.
+	MaxUnsubscribe Limit
+	// Grace is how long the calls in flight may run once Apply's context ends; zero
+	// cancels them with it.
+	Grace time.Duration
+	// Work, when set, is the context of the calls in flight: ending it (a second Ctrl-C)
+	// cancels them at once, grace or not. Its values are the calls' values. Nil means
+	// Apply's context's values, with no cancellation of its own.
+	Work context.Context
+	// Progress, when set, is called with the changes made (or failed) so far and their
+	// total, from more than one goroutine.
+	Progress func(done, total int)
+	// OnReject, when set, receives every row rejected or refused, with why: the rows the
+	// plan rejected, and those the service refused. It is called one row at a time.
+	OnReject func(RejectedRow)
+	// OnUntraced, when set, is called with the number of rows the service refused that its
+	// answer did not let Apply trace to a row.
+	OnUntraced func(rows int)
+	// OnUnsubscribeError, when set, receives each failed unsubscription (a member has no row
+	// to reject). It is called one at a time.
+	OnUnsubscribeError func(email string, err error)
+}
+
+// RejectedRow is a row that was not applied, with why.
+type RejectedRow struct {
+	// Line is the row's line.
+	Line int
+	// Address is the address as written (see MappedRow.Raw).
+	Address string
+	// Reason says why.
+	Reason string
+}
+
+// Result counts what applying a plan did, and how the source's rows ended. It encodes to
+// JSON as the result of `sendloop --json sync`.
+type Result struct {
+	// Interrupted reports that Apply's context ended before every change was made.
+	Interrupted bool `json:"interrupted"`
+	// Added counts the addresses added.
+	Added int `json:"added"`
+	// AlreadyPresent counts the additions the service found already on the list.
+	AlreadyPresent int `json:"already_present"`
+	// AddFailed counts the additions refused or failed.
+	AddFailed int `json:"add_failed"`
+	// AddUntraced counts the refused additions the service's answer did not let Apply trace
+	// to a row (among AddFailed).
+	AddUntraced int `json:"add_untraced"`
+	// AddNotAttempted counts the additions an interruption left.
+	AddNotAttempted int `json:"add_not_attempted"`
+	// Updated counts the members updated.
+	Updated int `json:"updated"`
+	// UpdateFailed counts the updates that failed.
+	UpdateFailed int `json:"update_failed"`
+	// UpdateNotAttempted counts the updates an interruption left.
+	UpdateNotAttempted int `json:"update_not_attempted"`
+	// Unsubscribed counts the members unsubscribed from the list.
+	Unsubscribed int `json:"unsubscribed"`
+	// UnsubscribeFailed counts the unsubscriptions that failed.
+	UnsubscribeFailed int `json:"unsubscribe_failed"`
+	// UnsubscribeNotAttempted counts the unsubscriptions an interruption left.
+	UnsubscribeNotAttempted int `json:"unsubscribe_not_attempted"`
+	// Rejected counts the rows given to OnReject.
+	Rejected int `json:"rejected"`
+	// RowsDone counts the rows done: changed, or nothing to change.
+	RowsDone int `json:"rows_done"`
+	// RowsFailed counts the rows rejected or refused.
+	RowsFailed int `json:"rows_failed"`
+	// RowsNotAttempted counts the rows an interruption left. The three add up to the plan's
+	// Rows.
+	RowsNotAttempted int `json:"rows_not_attempted"`
+}
+
+// applier is one run of Apply.
+type applier struct {
+	pl       *Plan
+	stop     context.Context
+	work     context.Context
+	opts     ApplyOptions
+	res      *Result
+	mu       sync.Mutex // guards res and the callbacks
+	total    int
+	imported int // rows the import has handled
+	done     int // updates and unsubscriptions handled
+}
+
+// Apply makes the plan's changes: the additions through subscriber.import in batches, then
+// the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
+// first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
+// starts no new call; the calls in flight run on ApplyOptions.Work for ApplyOptions.Grace
+// more. The Result accounts for every row. The error reports a failure that stopped the
+// work (a source that cannot be read again, a failed import call); the rows rejected or
+// refused go to OnReject and failed unsubscriptions to OnUnsubscribeError, both counted in
+// the Result. An interruption is no error: the Result says it, and the same sync run again
+// finishes the job.
+func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
+	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
+		return nil, err
+	}
+	if pl.applied {
+		return nil, errors.New("listsync: the plan was applied already: make a new one")
+	}
+	pl.applied = true
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
+	defer cancel()
+	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{}, total: pl.Adds + pl.Updates + pl.Unsubscribes}
+	err := a.adds()
+	if err == nil && ctx.Err() == nil {
+		err = a.updates()
+	}
+	if err == nil && ctx.Err() == nil {
+		err = a.unsubscribes()
+	}
+	a.count()
+	if ctx.Err() != nil {
+		a.res.Interrupted = true
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)) {
+			err = nil // the interruption says it
+		}
+	}
+	return a.res, err
+}
+
+// withGrace returns the context of the calls in flight: work (or ctx's values), ended grace
+// after ctx ends.
+func withGrace(ctx, work context.Context, grace time.Duration) (context.Context, func()) {
+	if work == nil {
+		work = context.WithoutCancel(ctx)
+	}
+	out, cancel := context.WithCancelCause(work)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(ErrGraceOver)
+		case <-done:
+		}
+	}()
+	return out, func() {
+		close(done)
+		cancel(context.Canceled)
+	}
+}
+
+// count fills in what follows from the plan: what was not attempted, and the rows' tally.
+func (a *applier) count() {
+	res, plan := a.res, a.pl
+	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed
+	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed
+	if plan.Unsubscribes > 0 {
+		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed
+	}
+	res.RowsDone = plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus +
+		res.Added + res.AlreadyPresent + res.Updated
+	res.RowsFailed = res.Rejected + res.AddUntraced
+	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed
+}
+
+// reject reports a row not applied.
+func (a *applier) reject(line int, address, reason string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.res.Rejected++
+	if a.opts.OnReject != nil {
+		a.opts.OnReject(RejectedRow{Line: line, Address: address, Reason: reason})
+	}
+}
+
+// progress reports the changes handled so far; call it with a.mu held.
+func (a *applier) progress() {
+	if a.opts.Progress != nil {
+		a.opts.Progress(a.imported+a.done, a.total)
+	}
+}
+
+// importRow is the row sent for an addition: the address and the non-empty fields (an
+// empty field of a new subscriber is empty anyway).
+func importRow(m *Mapping, row MappedRow) sendloop.ImportSubscriber {
+	sub := sendloop.ImportSubscriber{EmailAddress: row.Email}
+	for i, f := range m.Fields {
+		if row.Values[i] == "" {
+			continue
+		}
+		if sub.Fields == nil {
+			sub.Fields = sendloop.CustomFields{}
+		}
+		sub.Fields[f.Field.ID] = row.Values[i]
+	}
+	return sub
+}
+
+// cutShort reports whether err is work's own cancellation rather than an answer.
+func cutShort(work context.Context, err error) bool {
+	return work.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)))
+}
+
+// adds streams the source once more: rejected rows go to OnReject, new addresses to
+// ImportAll, until stop ends; the calls run on work. Rows the service refused are then
+// traced to their lines by a last pass.
+func (a *applier) adds() error {
+	pl := a.pl
+	if pl.Adds == 0 && pl.Rejected == 0 {
+		return nil
+	}
+	r, err := pl.job.open(a.stop)()
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	mapping := pl.Mapping()
+	var readErr error
+	rows := func(yield func(sendloop.ImportSubscriber) bool) {
+		for ev, err := range pl.events(r, EventAdd|EventReject) {
+			if a.stop.Err() != nil {
+				return // the rest of the source is not read: its rows are not attempted
+			}
+			if err != nil {
+				readErr = err
+				return
+			}
+			if ev.Kind == EventReject {
+				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				continue
+			}
+			if !yield(importRow(mapping, ev.Row)) {
+				return
+			}
+		}
+	}
+	if pl.Adds == 0 {
+		for range rows {
+		}
+		return readErr
+	}
+	report, err := pl.job.client.Subscribers.ImportAll(a.work, pl.job.listID, rows, sendloop.ImportOptions{
+		BatchSize:   a.opts.BatchSize,
+		Concurrency: pl.job.opts.Concurrency,
+		OnProgress: func(p sendloop.ImportProgress) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.imported = p.Rows
+			a.progress()
+		},
+		Stop: a.stop.Done(), // a batch waiting for a worker is not sent once stop ends
+	})
+	if report != nil {
+		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
+		a.res.AddFailed = len(report.Failed) + report.Unattributed
+		a.res.AddUntraced = report.Unattributed
+		if report.Unattributed > 0 && a.opts.OnUntraced != nil {
+			a.opts.OnUntraced(report.Unattributed)
+		}
+		if len(report.Failed) > 0 {
+			if traceErr := a.traceFailures(report.Failed); traceErr != nil {
+				err = errors.Join(err, traceErr)
+			}
+		}
+	}
+	return errors.Join(err, readErr)
+}
+
+// traceFailures reads the additions again to find the lines of the rows ImportAll reports as
+// failed (by their position among the additions), and rejects them.
+func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
+	slices.SortFunc(failed, func(x, y sendloop.FailedRow) int { return x.Index - y.Index })
+	r, err := a.pl.job.open(a.work)()
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	index, next := 0, 0
+	for ev, err := range a.pl.events(r, EventAdd) {
+		if err != nil {
+			return err
+		}
+		if ev.Kind != EventAdd {
+			continue // the source changed: reported by the first pass
+		}
+		for next < len(failed) && failed[next].Index == index {
+			a.reject(ev.Row.Line, ev.Row.Raw, importFailure(failed[next].Err))
+			next++
+		}
+		if next == len(failed) {
+			break
+		}
+		index++
+	}
+	return nil
+}
+
+func importFailure(err error) string {
+	if errors.Is(err, sendloop.ErrRowRefused) {
+		return "refused by the service"
+	}
+	return "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
+}
+
+// forEach calls fn for every item of seq, n at a time, until stop ends; it returns seq's
+// error after the calls started have returned.
+func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn func(T)) error {
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for item, err := range seq {
+		if err != nil {
+			return err
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-stop.Done():
+		}
+		if stop.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fn(item)
+		}()
+	}
+	return nil
+}
+
+// updateSeq yields the plan's updates in the source's order; a row that changed since the
+// plan is rejected.
+func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
+	return func(yield func(Update, error) bool) {
+		for ev, err := range a.pl.events(r, EventUpdate) {
+			if err != nil {
+				yield(Update{}, err)
+				return
+			}
+			if ev.Kind == EventReject {
+				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				continue
+			}
+			if !yield(*ev.Update, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (a *applier) updates() error {
+	pl := a.pl
+	if pl.Updates == 0 {
+		return nil
+	}
+	r, err := pl.job.open(a.stop)()
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u Update) {
+		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
+		failed := err != nil && !cutShort(a.work, err)
+		if failed {
+			a.reject(u.Line, u.Email, "update failed: "+strings.TrimPrefix(err.Error(), "sendloop: "))
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		switch {
+		case err == nil:
+			a.res.Updated++
+		case failed:
+			a.res.UpdateFailed++
+		}
+		a.done++
+		a.progress()
+	})
+}
+
+func (a *applier) unsubscribes() error {
+	pl := a.pl
+	if pl.Unsubscribes == 0 {
+		return nil
+	}
+	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
+		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
+		if errors.Is(err, legacy.ErrEmailNotInList) {
+			err = nil // gone since the plan was made: the list is as wanted
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		switch {
+		case err == nil:
+			a.res.Unsubscribed++
+		case cutShort(a.work, err):
+		default:
+			a.res.UnsubscribeFailed++
+			if a.opts.OnUnsubscribeError != nil {
+				a.opts.OnUnsubscribeError(u.Email, err)
+			}
+		}
+		a.done++
+		a.progress()
+	})
+}

@@ -1,0 +1,171 @@
+package listsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+)
+
+// EventKind tells an Event's kind; kinds combine as a mask for Events.
+type EventKind int
+
+// The kinds of Event.
+const (
+	// EventAdd is a row whose address is to be added to the list.
+	EventAdd EventKind = 1 << iota
+	// EventReject is a rejected row.
+	EventReject
+	// EventUpdate is a row whose member's custom fields are to be updated.
+	EventUpdate
+)
+
+// Event is a row of the source that the sync adds, updates or rejects.
+type Event struct {
+	// Kind says what the sync does with the row.
+	Kind EventKind
+	// Row is the row as read through the mapping.
+	Row MappedRow
+	// Reason says why a rejected row is rejected.
+	Reason string
+	// Update describes an update.
+	Update *Update
+}
+
+// Events reads the source again and yields, in its order, the rows of the kinds that mask
+// names; see events. A source that cannot be opened again yields its error.
+func (pl *Plan) Events(ctx context.Context, mask EventKind) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		r, err := pl.job.open(ctx)()
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		defer r.close()
+		for ev, err := range pl.events(r, mask) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// events reads the source again from r and yields, in its order, the rows of the kinds that
+// mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
+// the updates. A row planned for a kind that mask names but that no longer holds the
+// address it was planned for (the source changed since) is yielded as an EventReject,
+// whatever the mask, with ReasonFileChanged. Rows of unchanged members, skipped rows and
+// suppressed addresses yield nothing. A read error is yielded once, and ends the sequence.
+func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
+	p := pl.planner
+	return func(yield func(Event, error) bool) {
+		decisions, stop := iter.Pull2(p.decisions.all())
+		defer stop()
+		d, err, ok := decisions()
+		for {
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			if !ok && mask&EventReject == 0 {
+				return // no decision left, and the rows rejected as read are not wanted
+			}
+			recLine, rerr := r.next()
+			if errors.Is(rerr, io.EOF) {
+				return
+			}
+			if rerr != nil {
+				yield(Event{}, rerr)
+				return
+			}
+			line := uint32(recLine)
+			var ev Event
+			changed := false
+			switch {
+			case ok && d.seq == line:
+				if decisionEvent[d.kind]&mask != 0 {
+					row := r.row()
+					// The file is read again: a line that no longer names the address the
+					// decision was made for is skipped, and reported, whatever the mask.
+					if k1, k2 := p.key(row.Key); row.Key == "" || k1 != d.k1 || k2 != d.k2 {
+						ev, changed = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, true
+					} else {
+						ev, err = pl.event(d, row)
+					}
+				}
+				if err == nil {
+					d, err, ok = decisions()
+				}
+			case mask&EventReject != 0:
+				row := r.row()
+				if row.Reject != "" {
+					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
+				}
+			}
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			if ev.Kind&mask == 0 && !changed {
+				continue
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ReasonFileChanged is the Reason of a row skipped because the file changed during the sync.
+const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
+
+// decisionEvent is the kind of Event of each kind of decision.
+var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}
+
+// event turns a decision about a row into its Event.
+func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
+	switch d.kind {
+	case decisionAdd:
+		return Event{Kind: EventAdd, Row: row}, nil
+	case decisionDuplicate:
+		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
+	}
+	email, values, err := pl.planner.memberText(d)
+	if err != nil {
+		return Event{}, err
+	}
+	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: email, Fields: map[int]string{}}
+	for i, f := range pl.planner.mapping.Fields {
+		if values[i] == row.Values[i] {
+			continue
+		}
+		u.Fields[f.Field.ID] = row.Values[i]
+		u.Changes = append(u.Changes, Change{Field: f.Field, Header: f.Header, From: values[i], To: row.Values[i]})
+	}
+	if len(u.Changes) == 0 {
+		return Event{}, nil // the fingerprints differed, the values do not
+	}
+	return Event{Kind: EventUpdate, Row: row, Update: u}, nil
+}
+
+// ToUnsubscribe yields the members to unsubscribe, in the order they were added.
+func (pl *Plan) ToUnsubscribe() iter.Seq2[Unsubscribe, error] {
+	p := pl.planner
+	return func(yield func(Unsubscribe, error) bool) {
+		for r, err := range p.absent.all() {
+			if err != nil {
+				yield(Unsubscribe{}, err)
+				return
+			}
+			email, _, err := p.memberText(r)
+			if err != nil {
+				yield(Unsubscribe{}, err)
+				return
+			}
+			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: email}, nil) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package listsync_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// demo starts a fake holding list 1 with the custom field Plan and two members.
+func demo() (*sendlooptest.Server, *sendloop.Client) {
+	srv := sendlooptest.NewServer(nil)
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Customers", OptInMode: sendloop.OptInSingle})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := srv.DefineCustomField(list, sendlooptest.CustomField{Name: "Plan"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.Subscribers.Import(ctx, list, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{
+		{EmailAddress: "ann@example.com", Fields: sendloop.CustomFields{plan: "free"}},
+		{EmailAddress: "bob@example.com", Fields: sendloop.CustomFields{plan: "free"}},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv, c
+}
+
+// Sync a list with rows from anywhere (a query, an export): here, rows in memory. The
+// guard refuses to unsubscribe more than half of the list.
+func Example() {
+	srv, c := demo()
+	defer srv.Close()
+	ctx := context.Background()
+
+	src := listsync.Rows([]listsync.Row{
+		{Email: " Ann@Example.com ", Fields: map[string]string{"Plan": "pro"}},
+		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
+		{Email: "not an address"},
+	})
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := job.Plan(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer plan.Close()
+	fmt.Printf("plan: %d to add, %d to update, %d to unsubscribe, %d rejected\n",
+		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Rejected)
+
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{
+		MaxUnsubscribe: listsync.MaxPercent(50),
+		OnReject: func(r listsync.RejectedRow) {
+			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("added %d, updated %d, unsubscribed %d; rows: %d done, %d failed\n",
+		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed)
+	status, _ := srv.SubscriberStatus(1, "bob@example.com")
+	fmt.Println("bob:", status)
+	// Output:
+	// plan: 1 to add, 1 to update, 1 to unsubscribe, 1 rejected
+	// row 3 "not an address": invalid email address
+	// added 1, updated 1, unsubscribed 1; rows: 2 done, 1 failed
+	// bob: Unsubscribed
+}
+
+// Sync a list with a CSV file, as `sendloop sync --csv` does: the dry run lists the changes.
+func ExampleOpenCSV() {
+	srv, c := demo()
+	defer srv.Close()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "listsync-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "customers.csv")
+	if err := os.WriteFile(path, []byte("E-mail;Plan\nann@example.com;free\nBOB@example.com;team\ndan@example.com;pro\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+
+	src, err := listsync.OpenCSV(path, listsync.CSVOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := job.Plan(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer plan.Close()
+	for ev, err := range plan.Events(ctx, listsync.EventAdd|listsync.EventUpdate|listsync.EventReject) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev.Kind {
+		case listsync.EventAdd:
+			fmt.Printf("line %d: add %s %q\n", ev.Row.Line, ev.Row.Email, ev.Row.Values)
+		case listsync.EventUpdate:
+			ch := ev.Update.Changes[0]
+			fmt.Printf("line %d: update %s: %s %q → %q\n", ev.Row.Line, ev.Update.Email, ch.Header, ch.From, ch.To)
+		}
+	}
+	fmt.Printf("%q-separated, %d unchanged\n", src.Comma, plan.Unchanged)
+	// Output:
+	// line 3: update bob@example.com: Plan "free" → "team"
+	// line 4: add dan@example.com ["pro"]
+	// ';'-separated, 1 unchanged
+}
+
+// Read a recipient file by column name: the address, and every other column.
+func ExampleReader_Named() {
+	r, err := listsync.NewReader(strings.NewReader("Name,Email Address,Coupon\nAnn, ann@example.com ,A1\nBob,bob@,B2\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	col, err := listsync.AddressColumn(r.Header, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for rec, err := range r.Named(col) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if rec.Reject != "" {
+			fmt.Printf("line %d %q: %s\n", rec.Line, rec.Raw, rec.Reject)
+			continue
+		}
+		fmt.Printf("line %d %s: %s, %s\n", rec.Line, rec.Address, rec.Columns["Name"], rec.Columns["Coupon"])
+	}
+	// Output:
+	// line 2 ann@example.com: Ann, A1
+	// line 3 "bob@": invalid email address
+}
+
+// A plan beyond the guard is refused before any change.
+func ExamplePlan_Check() {
+	srv, c := demo()
+	defer srv.Close()
+	ctx := context.Background()
+	job, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := job.Plan(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer plan.Close()
+	var guard *listsync.GuardError
+	if err := plan.Check(listsync.MaxCount(0)); errors.As(err, &guard) {
+		fmt.Printf("refused: %d of %d members, %s allows %d\n", guard.Unsubscribes, guard.Members, guard.Limit, guard.Allowed)
+	}
+	// Output:
+	// refused: 1 of 2 members, 0 allows 0
+}

@@ -1,0 +1,139 @@
+package listsync
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Limit bounds how many members a sync may unsubscribe: a count, or a share of the list's
+// subscribed and pending members (rounded up). The zero Limit is DefaultLimit.
+type Limit struct {
+	n       float64
+	percent bool
+	set     bool
+}
+
+// DefaultLimit is the limit of a zero Limit and of `sendloop sync`: 10 % of the list.
+var DefaultLimit = MaxPercent(10)
+
+// NoLimit lets a sync unsubscribe every member the source does not name.
+var NoLimit = MaxPercent(100)
+
+// MaxCount is a limit of n members.
+func MaxCount(n int) Limit { return Limit{n: float64(max(n, 0)), set: true} }
+
+// MaxPercent is a limit of p % of the list's members (0 to 100; 100 is no limit).
+func MaxPercent(p float64) Limit {
+	return Limit{n: math.Max(0, math.Min(p, 100)), percent: true, set: true}
+}
+
+// ParseLimit reads a limit as a user writes it: "N" members, or "N%" of the list.
+func ParseLimit(s string) (Limit, error) {
+	text := strings.TrimSpace(s)
+	if pct, isPct := strings.CutSuffix(text, "%"); isPct {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
+			return Limit{}, fmt.Errorf("limit %q: want N or N%% (0%% to 100%%)", s)
+		}
+		return MaxPercent(v), nil
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 0 {
+		return Limit{}, fmt.Errorf("limit %q: want N or N%% (0%% to 100%%)", s)
+	}
+	return MaxCount(n), nil
+}
+
+// Of returns how many of members the limit allows unsubscribing, or -1 for no limit.
+func (l Limit) Of(members int) int {
+	if !l.set {
+		l = DefaultLimit
+	}
+	switch {
+	case !l.percent:
+		return int(l.n)
+	case l.n >= 100:
+		return -1
+	}
+	return int(math.Ceil(l.n * float64(members) / 100))
+}
+
+// String writes the limit as ParseLimit reads it.
+func (l Limit) String() string {
+	if !l.set {
+		l = DefaultLimit
+	}
+	s := strconv.FormatFloat(l.n, 'f', -1, 64)
+	if l.percent {
+		s += "%"
+	}
+	return s
+}
+
+// GuardError refuses a plan that would unsubscribe more members than the limit allows.
+type GuardError struct {
+	// Unsubscribes is the number of members the plan would unsubscribe.
+	Unsubscribes int
+	// Members is the number of the list's subscribed and pending members.
+	Members int
+	// Allowed is the number the limit allows.
+	Allowed int
+	// Limit is the limit.
+	Limit Limit
+}
+
+// Error says how many members the plan would unsubscribe and how many the limit allows.
+func (e *GuardError) Error() string {
+	return fmt.Sprintf("listsync: refusing to unsubscribe members: %d of %d, beyond the limit %s (%d); nothing was changed",
+		e.Unsubscribes, e.Members, e.Limit, e.Allowed)
+}
+
+// EmptySourceError refuses to unsubscribe every member of a list when the source names no
+// subscriber at all: an empty or truncated export must not empty the list.
+type EmptySourceError struct {
+	// Members is the number of members the plan would unsubscribe.
+	Members int
+}
+
+// Error says that the source names no subscriber.
+func (e *EmptySourceError) Error() string {
+	return fmt.Sprintf("listsync: refusing to unsubscribe every member of the list (%d): the source names no subscriber", e.Members)
+}
+
+// UnreadableError refuses to unsubscribe anyone when the source has records that could not
+// be parsed (an unterminated quote swallows the lines after it): who is missing is unknown.
+// The malformed rows are among the plan's rejected rows (Events with EventReject, their
+// Row.Malformed set).
+type UnreadableError struct {
+	// Records is the number of records that could not be parsed.
+	Records int
+}
+
+// Error says how many records could not be read.
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("listsync: refusing to unsubscribe anyone: records of the source cannot be read (%d), so who is missing is unknown; nothing was changed", e.Records)
+}
+
+// Check refuses a plan that must not be applied: one that would unsubscribe members while
+// some records could not be read (*UnreadableError), every member while the source names no
+// subscriber (*EmptySourceError), or more members than max allows (*GuardError). A dry run
+// calls it to say what Apply would refuse; Apply calls it before any change.
+func (pl *Plan) Check(max Limit) error {
+	if pl.planner.opts.UnsubscribeMissing && pl.Unreadable > 0 {
+		return &UnreadableError{Records: pl.Unreadable}
+	}
+	if pl.Unsubscribes > 0 && pl.Named() == 0 {
+		return &EmptySourceError{Members: pl.Unsubscribes}
+	}
+	if allowed := max.Of(pl.Members); allowed >= 0 && pl.Unsubscribes > allowed {
+		return &GuardError{Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: allowed, Limit: max}
+	}
+	return nil
+}
+
+// Named counts the rows that name a subscriber: added, updated, unchanged or skipped.
+func (pl *Plan) Named() int {
+	return pl.Adds + pl.Updates + pl.Unchanged + pl.SkippedUnsubscribed + pl.SkippedSuppressed + pl.SkippedStatus
+}

@@ -1,0 +1,36 @@
+package listsync
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// newFake starts an empty fake.
+func newFake(t testing.TB) *sendlooptest.Server {
+	t.Helper()
+	return sendlooptest.NewServer(t)
+}
+
+func apiClient(t testing.TB, srv *sendlooptest.Server) *sendloop.Client {
+	t.Helper()
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// testContext returns a context ended when the test ends, or after a minute.
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// emailN returns a distinct address for each n.
+func emailN(n int) string { return fmt.Sprintf("user%06d@example.com", n) }

@@ -1,0 +1,265 @@
+// Package listsync keeps a Sendloop list in step with a source of subscribers: a CSV file, a
+// database query, a JSON export. It is the engine of `sendloop sync`, for Go programs.
+//
+// A sync has three steps. New reads the list (list.get) and maps the source's columns to the
+// list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's members
+// (several pages at once) and its suppression lists while it reads the source, and compares
+// them address by address, case-insensitively: which rows add an address, which update a
+// member's custom fields, which members the source does not name (unsubscribed with
+// Options.UnsubscribeMissing), which rows are skipped (members who unsubscribed, suppressed
+// addresses) and which are rejected, with why. Plan.Apply makes the changes: additions
+// through subscriber.import in batches, updates by subscriber ID, and unsubscriptions from
+// this list only, never from every list.
+//
+// # Sources
+//
+// OpenCSV reads CSV files as spreadsheets write them: UTF-8 or UTF-16 with a byte-order
+// mark, or latin1 and windows-1252 when told; comma, semicolon or tab detected from the
+// header line or from Excel's "sep=" line; RFC 4180 quoting. Every rejected record is
+// reported with the line it starts on. The address column is EmailAddress in any common
+// spelling (Email, E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps;
+// spaces around addresses are trimmed. The CSV layer is in two parts: Reader reads records
+// and Reader.Named yields each as its address and its other columns by name (for any
+// program reading a recipient file); Mapping reads them as a sync's rows.
+//
+// RowFunc and Rows take rows from anywhere, as an iter.Seq2[Row, error]: each Row carries
+// its position for reports, its address, and its custom-field values keyed by field name or
+// CustomField<id>.
+//
+// # The source is read twice
+//
+// The plan keeps no row: it keeps, on disk, a 48-byte record per member and per row (a
+// fingerprint of the address and of the values, and the row's line), whatever the size of
+// the list and of the source. Applying the plan reads the source again, and once more to
+// trace the rows the service refused to their lines. So a Source is one that can be read
+// again: a CSVFile opens its file again and refuses it when its size or modification time
+// changed; RowFunc calls its function again. Each row read again is checked against the
+// plan: a row that no longer holds the address planned for it is not applied but rejected
+// with ReasonFileChanged, so that a source that changed in between never applies one row's
+// values to another address. A source that cannot be read twice (stdin, a stream) is
+// spooled to a file first, or held in memory with Rows.
+//
+// # Safety
+//
+// Members who unsubscribed are not subscribed again, and suppressed addresses are not
+// added: both are skipped. Unsubscribing the members a source does not name is refused
+// (Plan.Check, and Apply before any change) when the source names no subscriber at all,
+// when a record could not be parsed (an unterminated quote swallows the lines after it), and
+// beyond ApplyOptions.MaxUnsubscribe (by default 10 % of the list's members). A member whose
+// row is rejected but names the address is kept.
+//
+// # Interruption
+//
+// Apply stops starting calls when its context ends; the calls in flight get
+// ApplyOptions.Grace to finish, and end at once when ApplyOptions.Work ends. The Result
+// accounts for every row of the source: done, failed (with a reason, through
+// ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
+// running the same sync again finishes the job.
+//
+// # Memory and speed
+//
+// A plan keeps about 48 bytes per member and per row in memory-bounded sorted runs on disk,
+// and the members' addresses and values in a temporary file (about 100 bytes per member and
+// row, in Options.TempDir, unlinked as soon as created so that even a killed process leaves
+// none). Its heap stays flat, so a job may let the garbage collector work less often:
+// `sendloop sync` runs with debug.SetGCPercent(150).
+//
+// Where the service says nothing, listsync takes the most tolerant sound course, and says
+// so where it does: members pending a double opt-in confirmation count as members; an empty
+// value empties the field; addresses are compared case-insensitively, as the service does.
+package listsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/go-sendloop/sendloop"
+)
+
+// DefaultConcurrency is the number of API calls a sync keeps in flight by default.
+const DefaultConcurrency = 4
+
+// DefaultReadAhead is how many pages of members (of sendloop.BrowsePageSize) are asked for
+// at once while planning, at most: Options.ReadAhead's default is the smaller of this and
+// Options.Concurrency.
+const DefaultReadAhead = 4
+
+// Options tunes a sync; the zero value plans additions and updates only.
+type Options struct {
+	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
+	UnsubscribeMissing bool
+	// Concurrency is the number of API calls kept in flight (DefaultConcurrency when 0).
+	Concurrency int
+	// ReadAhead is the number of pages of members asked for at once while planning; 0
+	// means the smaller of Concurrency and DefaultReadAhead.
+	ReadAhead int
+	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
+	TempDir string
+	// Progress, when set, is called now and then while the plan is made, from more than
+	// one goroutine.
+	Progress func(PlanProgress)
+}
+
+// PlanProgress says how far the reading of the list and the source went.
+type PlanProgress struct {
+	// Members is the number of members read so far.
+	Members int
+	// Read is how far the source has been read: bytes of a CSV file, rows of another source.
+	Read int64
+}
+
+// Job is a sync of one list with one source, ready to plan.
+type Job struct {
+	client  *sendloop.Client
+	listID  int
+	src     Source
+	opts    Options
+	list    *sendloop.List
+	mapping *Mapping
+}
+
+// New reads the list (with its custom fields) and maps the source's columns to them. A
+// column that names nothing known is a *HeaderError (see HeaderOptions).
+func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts Options) (*Job, error) {
+	if listID <= 0 {
+		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.ReadAhead <= 0 {
+		opts.ReadAhead = min(opts.Concurrency, DefaultReadAhead)
+	}
+	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
+	if err != nil {
+		return nil, err
+	}
+	m, err := src.mapping(ListFields(list))
+	if err != nil {
+		return nil, err
+	}
+	return &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m}, nil
+}
+
+// ListFields returns a list's custom fields, as MapHeader and ColumnNames take them.
+func ListFields(l *sendloop.List) []Field {
+	out := make([]Field, 0, len(l.CustomFields))
+	for _, f := range l.CustomFields {
+		out = append(out, Field{ID: f.CustomFieldID, Name: f.FieldName})
+	}
+	return out
+}
+
+// List returns the list as list.get described it.
+func (j *Job) List() *sendloop.List { return j.list }
+
+// Mapping returns how the source's columns map to the address and the custom fields.
+func (j *Job) Mapping() *Mapping { return j.mapping }
+
+// open returns the opener of the source's passes.
+func (j *Job) open(ctx context.Context) opener {
+	return func() (pass, error) { return j.src.open(ctx, j.mapping) }
+}
+
+// CountRows counts the source's rows without planning: the rows a sync stopped while it
+// planned did not reach.
+func (j *Job) CountRows(ctx context.Context) (int, error) {
+	r, err := j.open(ctx)()
+	if err != nil {
+		return 0, err
+	}
+	defer r.close()
+	n := 0
+	for {
+		if _, err := r.next(); errors.Is(err, io.EOF) {
+			return n, nil
+		} else if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// Plan reads the list's members and its suppression lists (the list's and the global one)
+// while it reads the source, and compares them. It stops when ctx ends. The plan holds
+// temporary files: Close it.
+func (j *Job) Plan(ctx context.Context) (*Plan, error) {
+	var members atomic.Int64
+	var read atomic.Int64
+	report := func() {
+		if j.opts.Progress != nil {
+			j.opts.Progress(PlanProgress{Members: int(members.Load()), Read: read.Load()})
+		}
+	}
+	p, err := newPlanner(j.mapping, plannerOptions{
+		UnsubscribeMissing: j.opts.UnsubscribeMissing,
+		TempDir:            j.opts.TempDir,
+		Progress:           func(offset int64) { read.Store(offset); report() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	pl, err := j.makePlan(ctx, p, &members, report)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	pl.job = j
+	return pl, nil
+}
+
+// makePlan reads the members and the suppression lists into the planner while it reads the
+// source (the two do not depend on each other), then plans.
+func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, report func()) (*Plan, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fileDone := make(chan error, 1)
+	go func() {
+		err := p.readSource(ctx, j.open(ctx))
+		if err != nil {
+			cancel(err)
+		}
+		fileDone <- err
+	}()
+	membersErr := func() error {
+		for sub, err := range browseMembers(ctx, j.client, j.listID, j.opts.ReadAhead) {
+			if err != nil {
+				return err
+			}
+			if err := p.addMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
+				return err
+			}
+			if members.Add(1)%sendloop.BrowsePageSize == 0 {
+				report()
+			}
+		}
+		for _, id := range []int{j.listID, 0} {
+			entries, err := j.client.Suppression.List(ctx, id)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if err := p.suppress(e.EmailAddress); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}()
+	if membersErr != nil {
+		cancel(membersErr)
+	}
+	fileErr := <-fileDone
+	switch {
+	case membersErr != nil && !errors.Is(membersErr, context.Canceled):
+		return nil, membersErr
+	case fileErr != nil && !errors.Is(fileErr, context.Canceled):
+		return nil, fileErr
+	case membersErr != nil || fileErr != nil:
+		return nil, context.Cause(ctx)
+	}
+	return p.finish()
+}

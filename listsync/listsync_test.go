@@ -1,0 +1,422 @@
+package listsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
+)
+
+// demoList makes list 1 with the fields First name (1) and Plan (2), and the members ann
+// (pro), bob (free) and gone (free).
+func demoList(t *testing.T, opts ...sendlooptest.Option) (*sendlooptest.Server, *sendloop.Client) {
+	t.Helper()
+	srv := sendlooptest.NewServer(t, opts...)
+	c := apiClient(t, srv)
+	ctx := testContext(t)
+	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Demo", OptInMode: sendloop.OptInSingle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"First name", "Plan"} {
+		if _, err := srv.DefineCustomField(list, sendlooptest.CustomField{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = c.Subscribers.Import(ctx, list, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{
+		{EmailAddress: "ann@example.com", Fields: sendloop.CustomFields{2: "pro"}},
+		{EmailAddress: "bob@example.com", Fields: sendloop.CustomFields{2: "free"}},
+		{EmailAddress: "gone@example.com", Fields: sendloop.CustomFields{2: "free"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// planRows plans a sync of list 1 with src.
+func planRows(t *testing.T, c *sendloop.Client, src Source, opts Options) *Plan {
+	t.Helper()
+	opts.TempDir = t.TempDir()
+	job, err := New(testContext(t), c, 1, src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := job.Plan(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pl.Close() })
+	return pl
+}
+
+func TestRowsSource(t *testing.T) {
+	t.Parallel()
+	_, c := demoList(t)
+	rows := []Row{
+		{Email: "ann@example.com", Fields: map[string]string{"plan": "pro"}},
+		{Email: "BOB@example.com", Fields: map[string]string{"plan": "team", "CustomField1": "Bob"}},
+		{Email: "new@example.com", Fields: map[string]string{"Colour": "red"}},
+		{Email: "", Fields: nil},
+	}
+	src := RowFunc([]string{"plan", "CustomField1"}, func(context.Context) iter.Seq2[Row, error] {
+		return func(yield func(Row, error) bool) {
+			for _, r := range rows {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	})
+	var reads atomic.Int64
+	pl := planRows(t, c, src, Options{Progress: func(p PlanProgress) { reads.Store(p.Read) }})
+	if reads.Load() != 4 {
+		t.Errorf("the last progress says %d rows read, want 4", reads.Load())
+	}
+	if pl.Rows != 4 || pl.Unchanged != 1 || pl.Updates != 1 || pl.Adds != 0 || pl.Rejected != 2 {
+		t.Errorf("plan %+v", *pl)
+	}
+	var rejects []string
+	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+		rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`3 new@example.com: unknown field "Colour" (the source's fields are "plan", "CustomField1")`,
+		"4 : missing email address",
+	}
+	if strings.Join(rejects, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rejects\n%s\nwant\n%s", strings.Join(rejects, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Updated != 1 || res.RowsDone != 2 || res.RowsFailed != 2 || res.RowsNotAttempted != 0 {
+		t.Errorf("result %+v", *res)
+	}
+}
+
+func TestRowFuncErrors(t *testing.T) {
+	t.Parallel()
+	_, c := demoList(t)
+	seq := func(rows ...Row) func(context.Context) iter.Seq2[Row, error] {
+		return func(context.Context) iter.Seq2[Row, error] {
+			return func(yield func(Row, error) bool) {
+				for _, r := range rows {
+					if !yield(r, nil) {
+						return
+					}
+				}
+				yield(Row{}, errors.New("the query failed"))
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		fields []string
+		rows   func(context.Context) iter.Seq2[Row, error]
+		want   string
+	}{
+		{"unknown field", []string{"Plan", "Colour"}, seq(), `listsync: source fields: unknown field "Colour" (the list's custom fields are "First name" (CustomField1), "Plan" (CustomField2))`},
+		{"lines that do not increase", nil, seq(Row{Line: 5, Email: "a@example.com"}, Row{Line: 5, Email: "b@example.com"}), "row 2 has Line 5, after a row with Line 5"},
+		{"the source's error", nil, seq(Row{Email: "a@example.com"}), "reading the source: the query failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			job, err := New(testContext(t), c, 1, RowFunc(tt.fields, tt.rows), Options{TempDir: t.TempDir()})
+			if err == nil {
+				var pl *Plan
+				pl, err = job.Plan(testContext(t))
+				if pl != nil {
+					pl.Close()
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestSourceChangedBetweenReads: a RowFunc whose rows change after the plan is not applied
+// to the wrong addresses: the rows that moved are rejected.
+func TestSourceChangedBetweenReads(t *testing.T) {
+	t.Parallel()
+	srv, c := demoList(t)
+	var reads atomic.Int32
+	src := RowFunc([]string{"Plan"}, func(context.Context) iter.Seq2[Row, error] {
+		rows := []Row{{Email: "new@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}}
+		if reads.Add(1) > 1 { // the export was rewritten in between
+			rows[0], rows[1] = rows[1], rows[0]
+		}
+		return func(yield func(Row, error) bool) {
+			for _, r := range rows {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	})
+	pl := planRows(t, c, src, Options{})
+	var rejects []string
+	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || res.Added != 0 || res.Updated != 0 {
+		t.Errorf("rejects %q, result %+v", rejects, *res)
+	}
+	if _, ok := srv.SubscriberStatus(1, "new@example.com"); ok {
+		t.Error("a row was applied after the source changed")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		src   Source
+		limit Limit
+		check func(error) bool
+	}{
+		{"names no subscriber", Rows([]Row{{Email: "bad"}}), NoLimit, func(err error) bool {
+			var e *EmptySourceError
+			return errors.As(err, &e) && e.Members == 3
+		}},
+		{"beyond the default limit", Rows([]Row{{Email: "ann@example.com"}}), Limit{}, func(err error) bool {
+			var e *GuardError
+			return errors.As(err, &e) && e.Unsubscribes == 2 && e.Members == 3 && e.Allowed == 1
+		}},
+		{"beyond a count", Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), MaxCount(0), func(err error) bool {
+			var e *GuardError
+			return errors.As(err, &e) && e.Allowed == 0
+		}},
+		{"within a share", Rows([]Row{{Email: "ann@example.com"}}), MaxPercent(67), func(err error) bool { return err == nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, c := demoList(t) // Apply changes the list
+			pl := planRows(t, c, tt.src, Options{UnsubscribeMissing: true})
+			if err := pl.Check(tt.limit); !tt.check(err) {
+				t.Errorf("Check: %v", err)
+			}
+			if _, err := pl.Apply(testContext(t), ApplyOptions{MaxUnsubscribe: tt.limit}); !tt.check(err) {
+				t.Errorf("Apply: %v", err)
+			}
+		})
+	}
+}
+
+// TestUnsubscribesFromThisListOnly: a member the source does not name leaves the synced
+// list and stays in the others.
+func TestUnsubscribesFromThisListOnly(t *testing.T) {
+	t.Parallel()
+	srv, c := demoList(t)
+	ctx := testContext(t)
+	other, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Subscribers.Import(ctx, other, sendloop.SubscriberImportParams{Subscribers: []sendloop.ImportSubscriber{{EmailAddress: "gone@example.com"}}}); err != nil {
+		t.Fatal(err)
+	}
+	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: NoLimit})
+	if err != nil || res.Unsubscribed != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	for list, want := range map[int]string{1: "Unsubscribed", other: "Subscribed"} {
+		if got, _ := srv.SubscriberStatus(list, "gone@example.com"); got != want {
+			t.Errorf("gone@example.com is %q in list %d, want %q", got, list, want)
+		}
+	}
+}
+
+// TestApplyInterrupted: Apply's context ends at the first update: with no grace the call in
+// flight is cancelled and left not attempted; with a grace it finishes. Nothing more starts,
+// and the rows add up.
+func TestApplyInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, grace := range []time.Duration{0, time.Minute} {
+		t.Run(fmt.Sprint(grace), func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var cancel context.CancelFunc
+			hook := sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.Command == "subscriber.update" && cancel != nil {
+					cancel()
+				}
+			})
+			srv, c := demoList(t, hook)
+			srv.InjectFault("subscriber.update", sendlooptest.Fault{Delay: 300 * time.Millisecond, Times: 10})
+			src := Rows([]Row{
+				{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}},
+				{Email: "bob@example.com", Fields: map[string]string{"Plan": "team"}},
+			})
+			pl := planRows(t, c, src, Options{Concurrency: 1, UnsubscribeMissing: true})
+			ctx, stop := context.WithCancel(testContext(t))
+			defer stop()
+			mu.Lock()
+			cancel = stop
+			mu.Unlock()
+			var progress atomic.Int32
+			res, err := pl.Apply(ctx, ApplyOptions{Grace: grace, MaxUnsubscribe: NoLimit,
+				Progress: func(int, int) { progress.Add(1) },
+				OnReject: func(r RejectedRow) { t.Errorf("rejected %+v", r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Result{Interrupted: true, UpdateNotAttempted: 2, UnsubscribeNotAttempted: 1, RowsNotAttempted: 2}
+			if grace > 0 {
+				want = Result{Interrupted: true, Updated: 1, UpdateNotAttempted: 1, UnsubscribeNotAttempted: 1, RowsDone: 1, RowsNotAttempted: 1}
+			}
+			if *res != want {
+				t.Errorf("result %+v, want %+v", *res, want)
+			}
+			// The call cancelled in flight is not executed by the fake.
+			if n, want := srv.Executions("subscriber.update"), res.Updated; n != want {
+				t.Errorf("%d updates executed, want %d", n, want)
+			}
+			if progress.Load() != 1 {
+				t.Errorf("%d progress calls", progress.Load())
+			}
+		})
+	}
+}
+
+func TestLimit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in      string
+		members int
+		want    int
+		text    string
+		bad     bool
+	}{
+		{"10%", 1000, 100, "10%", false},
+		{"10%", 3, 1, "10%", false},
+		{"0%", 50, 0, "0%", false},
+		{"100%", 50, -1, "100%", false},
+		{" 12.5 % ", 80, 10, "12.5%", false},
+		{"7", 1000, 7, "7", false},
+		{"101%", 10, 0, "", true},
+		{"-1", 10, 0, "", true},
+		{"NaN%", 10, 0, "", true},
+		{"", 10, 0, "", true},
+	} {
+		l, err := ParseLimit(tt.in)
+		if (err != nil) != tt.bad {
+			t.Errorf("ParseLimit(%q): %v", tt.in, err)
+			continue
+		}
+		if tt.bad {
+			continue
+		}
+		if got := l.Of(tt.members); got != tt.want || l.String() != tt.text {
+			t.Errorf("ParseLimit(%q).Of(%d) = %d (%s), want %d (%s)", tt.in, tt.members, got, l, tt.want, tt.text)
+		}
+	}
+	if (Limit{}).Of(1000) != 100 || (Limit{}).String() != "10%" {
+		t.Error("the zero Limit is not 10%")
+	}
+}
+
+func TestAddressColumn(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		header  []string
+		columns []ColumnMap
+		want    int
+		err     string
+	}{
+		{[]string{"Name", " E-mail "}, nil, 1, ""},
+		{[]string{"Work", "Email"}, []ColumnMap{{Source: "work", Target: "EmailAddress"}}, 0, ""},
+		{[]string{"Email", "Mail"}, nil, -1, "both hold EmailAddress"},
+		{[]string{"Name"}, nil, -1, "no address column"},
+		{[]string{"Name"}, []ColumnMap{{Source: "Work", Target: "Email"}}, -1, `no column "Work"`},
+	} {
+		got, err := AddressColumn(tt.header, tt.columns)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("AddressColumn(%q, %v) = %d, %v; want %d, %q", tt.header, tt.columns, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestNamed(t *testing.T) {
+	t.Parallel()
+	r, err := NewReader(strings.NewReader("sep=;\nEmail;Name\nann@example.com;Ann\nb\"ob@example.com;Bob\nc@example.com\n;Nobody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rec, err := range r.Named(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %q %q %v %q %t", rec.Line, rec.Address, rec.Raw, rec.Columns, rec.Reject, rec.Malformed))
+	}
+	want := []string{
+		`3 "ann@example.com" "ann@example.com" map[Name:Ann] "" false`,
+		`4 "" "b\"ob@example.com" map[] "malformed line: bare \" in non-quoted-field" true`,
+		`5 "" "c@example.com" map[] "malformed line: 1 field, the header has 2" false`,
+		`6 "" "" map[] "missing email address" false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// FuzzParseLimit: any text either fails or gives a limit that reads back the same.
+func FuzzParseLimit(f *testing.F) {
+	for _, s := range []string{"10%", "0", "7", "100%", " 12.5 % ", "1e2%", "-1", "NaN%", "%", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLimit(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseLimit(l.String())
+		if err != nil {
+			t.Fatalf("ParseLimit(%q) = %s, which does not read back: %v", s, l, err)
+		}
+		for _, members := range []int{0, 1, 9, 1000} {
+			if got, want := back.Of(members), l.Of(members); got != want || want < -1 {
+				t.Fatalf("ParseLimit(%q).Of(%d) = %d, read back %d", s, members, want, got)
+			}
+		}
+	})
+}
+
+// TestRowsFieldsAndCount: Rows takes its fields from the rows' keys; CountRows counts the
+// rows without planning.
+func TestRowsFieldsAndCount(t *testing.T) {
+	t.Parallel()
+	_, c := demoList(t)
+	src := Rows([]Row{{Email: "a@example.com", Fields: map[string]string{"Plan": "x"}}, {Email: "b@example.com", Fields: map[string]string{"First name": "B", "Plan": "y"}}})
+	job, err := New(testContext(t), c, 1, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headers []string
+	for _, f := range job.Mapping().Fields {
+		headers = append(headers, f.Header)
+	}
+	if got := strings.Join(headers, ","); got != "Plan,First name" {
+		t.Errorf("fields %s", got)
+	}
+	if n, err := job.CountRows(testContext(t)); n != 2 || err != nil {
+		t.Errorf("CountRows: %d, %v", n, err)
+	}
+}

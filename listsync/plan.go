@@ -1,0 +1,441 @@
+package listsync
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"iter"
+	"os"
+	"strings"
+)
+
+// StatusUnsubscribed is the SubscriptionStatus of a member who unsubscribed.
+const StatusUnsubscribed = "Unsubscribed"
+
+// progressEvery is how many records go by between two plannerOptions.Progress calls.
+const progressEvery = 1024
+
+// plannerOptions tunes a planner.
+type plannerOptions struct {
+	// UnsubscribeMissing plans the unsubscription of members the source does not name.
+	UnsubscribeMissing bool
+	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
+	TempDir string
+	// Progress, when set, is called now and then while the source is read, with the
+	// number of bytes read so far (CSV) or of rows.
+	Progress func(offset int64)
+}
+
+// The kinds of rec.
+const (
+	kindMember       = iota + 1 // a member of the list
+	kindUnsubscribed            // a member who unsubscribed
+	kindSuppressed              // an address of a suppression list
+	kindRow                     // a row to add, update or keep
+	kindProtect                 // a skipped or rejected row naming an address: its member stays
+
+	decisionAdd
+	decisionUpdate
+	decisionDuplicate
+)
+
+// planner compares a CSV with a list's members in memory that does not grow with either:
+// members, suppressed addresses and rows become fixed-size records (a 128-bit fingerprint of
+// the address, a 64-bit one of the field values) sorted on disk and merged, and the members'
+// addresses and values wait in a temporary file for the few that an update or an
+// unsubscription needs. The files have no name (removed as soon as created); Close closes
+// them.
+type planner struct {
+	mapping *Mapping
+	opts    plannerOptions
+	seeds   [3]maphash.Seed
+
+	members *sorter // members and suppressed addresses, by key
+	data    *os.File
+	dataW   *bufio.Writer
+	dataOff int64
+	count   int
+	scratch []byte
+	err     error
+
+	plan      *Plan
+	rows      *sorter // the rows naming an address, by key then line
+	decisions *sorter // what to do with each row to add, update or reject, by line
+	absent    *sorter // the members to unsubscribe, in browse order
+}
+
+// newPlanner returns a planner for sources read through m.
+func newPlanner(m *Mapping, opts plannerOptions) (*planner, error) {
+	dir := opts.TempDir
+	p := &planner{mapping: m, opts: opts}
+	p.plan = &Plan{planner: p}
+	for i := range p.seeds {
+		p.seeds[i] = maphash.MakeSeed()
+	}
+	p.members = newSorter(dir, false)
+	p.rows = newSorter(dir, false)
+	p.decisions = newSorter(dir, true)
+	p.absent = newSorter(dir, true)
+	var err error
+	if p.data, err = createTemp(dir, "sendloop-sync-members-*"); err != nil {
+		return nil, err
+	}
+	p.dataW = bufio.NewWriterSize(p.data, 64<<10)
+	return p, nil
+}
+
+// close closes the plan's temporary files (removed as soon as created); the Plan cannot be
+// read after it.
+func (p *planner) close() error {
+	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
+		s.close()
+	}
+	closeTemp(p.data)
+	return nil
+}
+
+// key returns the fingerprint of an address, compared case-insensitively.
+func (p *planner) key(lower string) (uint64, uint64) {
+	return maphash.String(p.seeds[0], lower), maphash.String(p.seeds[1], lower)
+}
+
+// valuesHash returns the fingerprint of the mapped fields' values, in mapping order.
+func (p *planner) valuesHash(value func(i int) string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(p.seeds[2])
+	var n [binary.MaxVarintLen64]byte
+	for i := range p.mapping.Fields {
+		v := value(i)
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))])
+		h.WriteString(v)
+	}
+	return h.Sum64()
+}
+
+// addMember records a subscriber of the list, with its custom fields by ID; only the mapped
+// fields are kept. A later record for the same address replaces an earlier one. An error
+// (writing the temporary files) is also returned by Plan.
+func (p *planner) addMember(id int, email, status string, fields map[int]string) error {
+	if p.err != nil {
+		return p.err
+	}
+	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	r := rec{k1: k1, k2: k2, id: uint32(id), seq: uint32(p.count), kind: kindMember, off: uint64(p.dataOff)}
+	if status == StatusUnsubscribed {
+		r.kind = kindUnsubscribed
+	}
+	r.vals = p.valuesHash(func(i int) string { return fields[p.mapping.Fields[i].Field.ID] })
+	b := appendString(p.scratch[:0], email)
+	for _, f := range p.mapping.Fields {
+		b = appendString(b, fields[f.Field.ID])
+	}
+	p.scratch = b
+	r.n = uint32(len(b))
+	p.count++
+	if _, err := p.dataW.Write(b); err != nil {
+		p.err = err
+		return err
+	}
+	p.dataOff += int64(len(b))
+	if err := p.members.add(r); err != nil {
+		p.err = err
+	}
+	return p.err
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// suppress records an address of the suppression list: the plan never adds it.
+func (p *planner) suppress(email string) error {
+	if p.err != nil {
+		return p.err
+	}
+	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	p.err = p.members.add(rec{k1: k1, k2: k2, kind: kindSuppressed})
+	return p.err
+}
+
+// memberText reads a member's address and values back from the member file.
+func (p *planner) memberText(r rec) (email string, values []string, err error) {
+	b := make([]byte, r.n)
+	if _, err := p.data.ReadAt(b, int64(r.off)); err != nil {
+		return "", nil, fmt.Errorf("reading the plan's temporary file: %w", err)
+	}
+	next := func() string {
+		n, k := binary.Uvarint(b)
+		s := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return s
+	}
+	email = next()
+	values = make([]string, len(p.mapping.Fields))
+	for i := range values {
+		values[i] = next()
+	}
+	return email, values, nil
+}
+
+// Change is a custom field an update changes.
+type Change struct {
+	// Field is the custom field.
+	Field Field
+	// Header is the source's name for it (the CSV column's name).
+	Header string
+	// From is the member's value; To the row's.
+	From, To string
+}
+
+// Update is a member whose custom fields differ from its row.
+type Update struct {
+	// Line is the row's line.
+	Line int
+	// SubscriberID identifies the member.
+	SubscriberID int
+	// Email is the member's address, as the list holds it.
+	Email string
+	// Fields holds the new values of the changed fields, by field ID.
+	Fields map[int]string
+	// Changes lists the changed fields, in the mapping's order.
+	Changes []Change
+}
+
+// Unsubscribe is a member the source does not name.
+type Unsubscribe struct {
+	// SubscriberID identifies the member.
+	SubscriberID int
+	// Email is the member's address, as the list holds it.
+	Email string
+}
+
+// Plan is what a sync would do. Every row of the source is counted once: in Adds, Updates,
+// Unchanged, one of the Skipped counts or Rejected.
+type Plan struct {
+	// Rows is the number of data records in the file.
+	Rows int
+	// Adds is the number of rows whose address is new to the list.
+	Adds int
+	// Updates is the number of members whose custom fields differ from their row.
+	Updates int
+	// Unsubscribes is the number of members to unsubscribe: those the CSV does not name
+	// (with UnsubscribeMissing, and when no record is unreadable).
+	Unsubscribes int
+	// Members counts the list's members that are subscribed or pending: the base of the
+	// share of the list that Unsubscribes would remove.
+	Members int
+	// Unchanged counts the members whose row matches them.
+	Unchanged int
+	// SkippedUnsubscribed counts rows of members who unsubscribed: a sync does not
+	// subscribe them again.
+	SkippedUnsubscribed int
+	// SkippedSuppressed counts rows whose address is on the suppression list.
+	SkippedSuppressed int
+	// SkippedStatus counts rows whose SubscriptionStatus column says other than Subscribed.
+	SkippedStatus int
+	// Rejected counts the rows rejected: malformed, without a valid address, or repeating
+	// an address of an earlier row.
+	Rejected int
+	// Absent counts the subscribed or pending members the CSV does not name (whether or not
+	// they are to be unsubscribed).
+	Absent int
+	// Unreadable counts records the CSV reader could not parse (an unterminated quote
+	// swallows the lines after it): who is absent from the file is then unknown, and no
+	// member is planned for unsubscription.
+	Unreadable int
+
+	planner *planner
+	job     *Job
+	applied bool
+}
+
+// Mapping returns the mapping the plan's rows are read through.
+func (pl *Plan) Mapping() *Mapping { return pl.planner.mapping }
+
+// Close removes the plan's temporary files; the plan cannot be read or applied after it.
+func (pl *Plan) Close() error { return pl.planner.close() }
+
+// readSource reads the source that open opens, once, into the plan's records. It may run
+// while members and suppressed addresses are added (in another goroutine), and is called
+// once per planner, before finish. When ctx ends it stops reading and returns ctx's error.
+func (p *planner) readSource(ctx context.Context, open opener) error {
+	pl := p.plan
+	return p.scan(ctx, open, func(row MappedRow) error {
+		pl.Rows++
+		switch {
+		case row.Reject != "":
+			pl.Rejected++
+			if row.Malformed {
+				pl.Unreadable++
+			}
+			// A member whose row is rejected is not missing from the file: a stray comma
+			// must not unsubscribe anyone.
+			// Nor one shifting the address out of its column: every address the row holds
+			// is protected.
+			for _, k := range row.Protect {
+				k1, k2 := p.key(k)
+				if err := p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect}); err != nil {
+					return err
+				}
+			}
+			if row.Email == "" || row.Protect != nil {
+				return nil
+			}
+			k1, k2 := p.key(strings.ToLower(row.Email))
+			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
+		case row.Skip:
+			pl.SkippedStatus++
+			k1, k2 := p.key(row.Key)
+			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
+		}
+		k1, k2 := p.key(row.Key)
+		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
+			vals: p.valuesHash(func(i int) string { return row.Values[i] })})
+	})
+}
+
+// finish compares the members with the source's rows, address by address, and returns the
+// plan; call it once, after readSource and the last addMember.
+func (p *planner) finish() (*Plan, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := p.dataW.Flush(); err != nil {
+		return nil, err
+	}
+	if err := p.join(p.plan); err != nil {
+		return nil, err
+	}
+	return p.plan, nil
+}
+
+// join merges the members with the rows, address by address, and records the decisions.
+func (p *planner) join(pl *Plan) error {
+	members, stopM := iter.Pull2(p.members.all())
+	defer stopM()
+	rows, stopR := iter.Pull2(p.rows.all())
+	defer stopR()
+	nextM := func() (rec, bool, error) { r, err, ok := members(); return r, ok, err }
+	nextR := func() (rec, bool, error) { r, err, ok := rows(); return r, ok, err }
+	m, okM, err := nextM()
+	if err != nil {
+		return err
+	}
+	r, okR, err := nextR()
+	if err != nil {
+		return err
+	}
+	for okM || okR {
+		// The smallest key of the two heads, and every record of both that carries it.
+		var k1, k2 uint64
+		switch {
+		case !okR || okM && (m.k1 < r.k1 || m.k1 == r.k1 && m.k2 <= r.k2):
+			k1, k2 = m.k1, m.k2
+		default:
+			k1, k2 = r.k1, r.k2
+		}
+		var member rec
+		isMember, suppressed := false, false
+		for okM && m.k1 == k1 && m.k2 == k2 {
+			switch m.kind {
+			case kindSuppressed:
+				suppressed = true
+			default:
+				member, isMember = m, true // the last record of an address wins
+			}
+			if m, okM, err = nextM(); err != nil {
+				return err
+			}
+		}
+		first, protected := uint32(0), false
+		for okR && r.k1 == k1 && r.k2 == k2 {
+			if err := p.decide(pl, r, &first, &protected, member, isMember, suppressed); err != nil {
+				return err
+			}
+			if r, okR, err = nextR(); err != nil {
+				return err
+			}
+		}
+		if isMember && member.kind == kindMember {
+			pl.Members++
+			if first == 0 && !protected {
+				pl.Absent++
+				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
+					pl.Unsubscribes++
+					if err := p.absent.add(member); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// decide plans a row of an address; first is the line of the address's first row to add,
+// update or keep (0 before it), and protected reports a skipped or rejected row naming it.
+func (p *planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member rec, isMember, suppressed bool) error {
+	if r.kind == kindProtect {
+		*protected = true
+		return nil
+	}
+	if *first != 0 {
+		pl.Rejected++
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionDuplicate, id: *first})
+	}
+	*first = r.seq
+	switch {
+	case isMember && member.kind == kindUnsubscribed:
+		pl.SkippedUnsubscribed++
+	case isMember && member.vals == r.vals:
+		pl.Unchanged++
+	case isMember:
+		pl.Updates++
+		d := member
+		d.seq, d.kind = r.seq, decisionUpdate
+		return p.decisions.add(d)
+	case suppressed:
+		pl.SkippedSuppressed++
+	default:
+		pl.Adds++
+		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionAdd})
+	}
+	return nil
+}
+
+// scan reads the source that open opens, handing each record to fn as a MappedRow, until
+// ctx ends.
+func (p *planner) scan(ctx context.Context, open opener, fn func(MappedRow) error) error {
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	for n := 0; ; n++ {
+		if n%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if p.opts.Progress != nil {
+				p.opts.Progress(r.offset())
+			}
+		}
+		if _, err := r.next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+		if err := fn(r.row()); err != nil {
+			return err
+		}
+	}
+	if p.opts.Progress != nil {
+		p.opts.Progress(r.offset())
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package sendlooptest
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
+)
+
+type handler func(c *call) (object, *apiError)
+
+type command struct {
+	name     string   // canonical spelling
+	required []string // parameters whose absence is error 105
+	run      handler
+}
+
+// commands holds every v3 command, keyed by lower-case name: the SDK's command table
+// (internal/commands: spelling and required parameters) paired with the handlers each file
+// declares. A command of the table without a handler is absent here (the fake answers it as
+// an unknown command), and a handler without a command is dropped: commandMismatches lists
+// both, and a test fails on any, so the two cannot drift apart without the package panicking
+// at load.
+var commands, commandMismatches = dispatch(accountHandlers, listsHandlers, subscribersHandlers,
+	suppressionHandlers, campaignsHandlers, reportsHandlers, exportsHandlers, systemHandlers)
+
+// dispatch pairs the command table with the handlers of sets. It returns the commands that
+// have a handler and a sentence for each command without a handler or handler without a
+// command, sorted.
+func dispatch(sets ...map[string]handler) (map[string]command, []string) {
+	handlers := map[string]handler{}
+	for _, set := range sets {
+		maps.Copy(handlers, set)
+	}
+	out := map[string]command{}
+	var mismatches []string
+	for _, spec := range cmdtable.All() {
+		if spec.Path != "" {
+			continue // served by its own route (the person operations)
+		}
+		key := strings.ToLower(spec.Name)
+		run, ok := handlers[key]
+		if !ok {
+			mismatches = append(mismatches, "no handler for "+spec.Name)
+			continue
+		}
+		delete(handlers, key)
+		out[key] = command{name: spec.Name, required: spec.Required, run: run}
+	}
+	for name := range handlers {
+		mismatches = append(mismatches, "a handler for "+name+", which the command table lacks")
+	}
+	slices.Sort(mismatches)
+	return out, mismatches
+}

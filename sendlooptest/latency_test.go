@@ -1,0 +1,145 @@
+package sendlooptest
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// timedPost sends a request to path and returns how long the answer took.
+func timedPost(t *testing.T, hc *http.Client, srv *Server, path string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	resp, err := hc.Post(srv.URL+path, "application/x-www-form-urlencoded",
+		strings.NewReader(url.Values{"APIKey": {srv.APIKey}}.Encode()))
+	if !assert.NoError(t, err) {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(start)
+}
+
+func TestLatencyHoldsEveryAPIBack(t *testing.T) {
+	t.Parallel()
+	const d, jitter = 40 * time.Millisecond, 20 * time.Millisecond
+	srv := NewServer(t, WithLatency(d, jitter))
+	for _, path := range []string{
+		"/api/v3/system.systemdate.get/json", // v3
+		"/api/v4/person.json",                // person (v4)
+		LegacyPath,                           // legacy
+		"/api/v3/no.such.command/json",       // refused, but still over the link
+	} {
+		took := timedPost(t, http.DefaultClient, srv, path)
+		assert.GreaterOrEqual(t, took, d, path)
+		// Generous: the machine is shared; the jitter alone is at most 20ms.
+		assert.Less(t, took, d+jitter+time.Second, path)
+	}
+
+	srv.SetLatency(0, 0)
+	assert.Less(t, timedPost(t, http.DefaultClient, srv, "/api/v3/system.systemdate.get/json"), d, "SetLatency(0, 0) removes it")
+}
+
+func TestLatencyJitterIsBoundedAndVaries(t *testing.T) {
+	t.Parallel()
+	l := newLatency(10*time.Millisecond, 5*time.Millisecond)
+	seen := map[time.Duration]bool{}
+	for range 200 {
+		d := l.next()
+		require.GreaterOrEqual(t, d, 10*time.Millisecond)
+		require.LessOrEqual(t, d, 15*time.Millisecond)
+		seen[d] = true
+	}
+	assert.Greater(t, len(seen), 100, "the jitter is random")
+
+	again := newLatency(10*time.Millisecond, 5*time.Millisecond)
+	first := newLatency(10*time.Millisecond, 5*time.Millisecond)
+	for range 10 {
+		assert.Equal(t, first.next(), again.next(), "seeded: the same sequence in every run")
+	}
+	assert.Equal(t, time.Duration(0), (&latency{}).next(), "the zero latency holds nothing back")
+}
+
+// TestLatencyIsSpentOutsideTheLock proves that concurrent requests overlap: 16 at once
+// with 50ms each take about 50ms, not 16×50ms as they would queued behind the state lock.
+func TestLatencyIsSpentOutsideTheLock(t *testing.T) {
+	t.Parallel()
+	const n, d = 16, 50 * time.Millisecond
+	srv := NewServer(t, WithLatency(d, 0))
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	defer hc.CloseIdleConnections()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.GreaterOrEqual(t, timedPost(t, hc, srv, "/api/v3/subscriber.browse/json"), d)
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	assert.Less(t, took, n*d/2, "16 concurrent requests with 50ms latency took %v", took)
+}
+
+// TestRelayLatencyHoldsEveryReplyBack: the greeting and each reply come one latency later.
+func TestRelayLatencyHoldsEveryReplyBack(t *testing.T) {
+	t.Parallel()
+	const d = 40 * time.Millisecond
+	tests := []struct {
+		name  string
+		start func(t *testing.T) (*Relay, error)
+	}{
+		{"RelayLatency", func(t *testing.T) (*Relay, error) {
+			return StartRelay(t, "u", "p", RelayWithoutSTARTTLS(), RelayLatency(d, 0))
+		}},
+		{"the server's", func(t *testing.T) (*Relay, error) {
+			return NewServer(t, WithLatency(d, 0)).StartRelay(t, RelayWithoutSTARTTLS())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			relay, err := tt.start(t)
+			require.NoError(t, err)
+			start := time.Now()
+			conn, err := net.Dial("tcp", relay.Addr())
+			require.NoError(t, err)
+			defer conn.Close()
+			r := bufio.NewReader(conn)
+			// readReply reads a whole reply, its continuation lines included.
+			readReply := func() string {
+				var last string
+				for {
+					line, err := r.ReadString('\n')
+					require.NoError(t, err)
+					if last = line; len(line) < 4 || line[3] != '-' {
+						return last
+					}
+				}
+			}
+			assert.True(t, strings.HasPrefix(readReply(), "220"))
+			assert.GreaterOrEqual(t, time.Since(start), d, "the greeting")
+			for _, cmd := range []string{"EHLO client.example", "NOOP", "RSET"} {
+				start := time.Now()
+				_, err := io.WriteString(conn, cmd+"\r\n")
+				require.NoError(t, err)
+				reply := readReply()
+				took := time.Since(start)
+				assert.True(t, strings.HasPrefix(reply, "250"), "%s: %q", cmd, reply)
+				assert.GreaterOrEqual(t, took, d, cmd)
+				// One latency for the whole reply, not one for each of its lines.
+				assert.Less(t, took, 2*d+time.Second, cmd)
+			}
+		})
+	}
+}
