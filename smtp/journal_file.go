@@ -267,10 +267,15 @@ type journalLine struct {
 	Time      string `json:"t,omitempty"`
 }
 
+// encodeJournalRecord returns the line of rec, its end of line included; <, > and & are
+// written as they are, so that Message-IDs read as such.
 func encodeJournalRecord(rec JournalRecord) []byte {
-	line, _ := json.Marshal(journalLine{Key: rec.Key, State: rec.State.String(), MessageID: rec.MessageID,
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(journalLine{Key: rec.Key, State: rec.State.String(), MessageID: rec.MessageID,
 		Reply: rec.Reply, Time: rec.Time.UTC().Format(time.RFC3339Nano)})
-	return append(line, '\n')
+	return buf.Bytes()
 }
 
 // headerPrefix starts every journal file.
