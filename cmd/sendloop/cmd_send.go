@@ -82,11 +82,26 @@ the relay's reply, which often carries its queue ID. A recipient the relay refus
 reported, and the command fails, even when the others got the message.
 
 With --fake the message goes to an in-process fake relay, trusted through its own
-certificate, and the command prints what the relay captured, merge variables rendered.`,
+certificate, and the command prints what the relay captured, merge variables rendered.
+
+--recipients FILE.csv sends one message per row instead of --to: to the row's address (a
+Name column gives the display name; the file is read as sync reads it: --encoding,
+--delimiter, --column), every other column a merge variable for both %COL% and {{COL}}, as
+is each --var NAME=VALUE. Rename a column whose name has spaces with --column
+'First name=FIRST'. --header and --list-unsubscribe values may hold {{COL}}. --journal FILE
+records each row before its final dot and after the relay's reply, so that a run killed at
+any moment can be run again: rows sent or refused are skipped, rows added since are sent,
+and rows whose outcome is unknown are listed, never sent again without --resend-unknown.
+--shard K/N splits a file across N jobs (a stable hash of the address), each with its own
+journal. --rate N paces the relay (4xx replies slow it down), --concurrency N its
+connections; --dry-run prints the first messages and sends nothing. The report (--json:
+one object whose counts add up to the file's rows) lists the rows refused, unknown,
+deferred and rejected; the exit code is 1 when there are any.`,
 		examples: `sendloop send --from 'Shop <shop@example.com>' --to ann@example.net --subject 'Your order' --text order.txt
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
-sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'`,
+sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
+sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{EMAIL}}'`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
@@ -96,7 +111,7 @@ sendloop --fake send --from a@example.com --to b@example.net --subject Test --te
 			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")
 			fs.StringVar(&o.text, "text", "", "the plain-text body, read from `FILE` (- for stdin)")
 			fs.StringVar(&o.html, "html", "", "the HTML body, read from `FILE` (- for stdin)")
-			fs.Var(&o.inline, "inline", "an inline image, `CID=FILE`, shown by the HTML as src=\"cid:CID\" (CID like logo@example.com); repeatable")
+			fs.Var(&o.inline, "inline", "an inline image, `FILE` (shown by the HTML as src=\"cid:FILE's name\") or CID=FILE; repeatable")
 			fs.Var(&o.attach, "attach", "attach `FILE`; repeatable")
 			fs.Var(&o.headers, "header", "add the header `'NAME: VALUE'` (In-Reply-To, References, X-...); repeatable")
 			fs.Var(&o.listUnsubscribe, "list-unsubscribe", "an unsubscribe `URL` (https:) or mailto: address for List-Unsubscribe; repeatable")
@@ -137,7 +152,7 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	case strings.TrimSpace(o.from) == "":
 		return nil, usagef("send", "--from is required")
 	case len(o.to) == 0 && o.list.recipients == "":
-		return nil, usagef("send", "--to (or --recipients FILE) is required")
+		return nil, usagef("send", "--to is required (or --recipients FILE)")
 	case o.subject == "":
 		return nil, usagef("send", "--subject is required")
 	case o.text == "" && o.html == "":
