@@ -129,12 +129,16 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 	if err != nil {
 		return usagef("send", "%s: %v", l.recipients, err)
 	}
-	// Every other column is a merge variable: its name must be one a tag can hold.
+	// Every other column is a merge variable: its name must be one a tag can hold. The
+	// address is one too, under its column's name when a tag can hold it ({{email}}).
 	colName := map[string]string{} // header name (trimmed) → merge-variable name
-	nameCol := ""
+	nameCol, addrName := "", ""
 	for i, h := range r.Header {
 		h = strings.TrimSpace(h)
 		if i == addrCol {
+			if mergeName.MatchString(h) {
+				addrName = h
+			}
 			continue
 		}
 		name := h
@@ -153,7 +157,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 		if _, ok := vars[ph]; ok {
 			continue
 		}
-		found := false
+		found := ph == addrName
 		for _, n := range colName {
 			found = found || n == ph
 		}
@@ -176,6 +180,9 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 				continue
 			}
 			values := map[string]string{}
+			if addrName != "" {
+				values[addrName] = rec.Address
+			}
 			for h, v := range rec.Columns {
 				values[colName[h]] = v
 			}

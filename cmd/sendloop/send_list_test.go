@@ -3,10 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -68,7 +72,7 @@ func TestSendRecipients(t *testing.T) {
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "News for {{FIRST}}", "--text", text,
 		"--html", "-", "--inline", logo, "--recipients", csv, "--journal", journal, "--column", "First name=FIRST",
 		"--var", "SEASON=spring", "--list-unsubscribe", "https://example.com/u?c={{Code}}&n={{FIRST}}",
-		"--header", "X-Code: {{Code}}"}
+		"--header", "X-Code: {{Code}}", "--header", "X-To: {{E-mail}}"}
 	html := `<p>Hi {{FIRST}}</p><img src="cid:logo.png">`
 
 	relay.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user"})
@@ -87,7 +91,7 @@ func TestSendRecipients(t *testing.T) {
 		switch m.EnvelopeTo[0] {
 		case "ann@example.net":
 			if m.RenderedSubject != "News for Ann" || m.RenderedText != "Hi Ann, code A1, season spring" || m.Header.Get("To") != `"Ann Lee" <ann@example.net>` ||
-				m.Header.Get("List-Unsubscribe") != "<https://example.com/u?c=A1&n=Ann>" || m.Header.Get("X-Code") != "A1" ||
+				m.Header.Get("List-Unsubscribe") != "<https://example.com/u?c=A1&n=Ann>" || m.Header.Get("X-Code") != "A1" || m.Header.Get("X-To") != "ann@example.net" ||
 				len(m.Inline) != 1 || m.Inline[0].ContentID != "logo.png" {
 				t.Errorf("ann's message: subject %q text %q To %q List-Unsubscribe %q X-Code %q inline %+v", m.RenderedSubject, m.RenderedText,
 					m.Header.Get("To"), m.Header.Get("List-Unsubscribe"), m.Header.Get("X-Code"), m.Inline)
@@ -214,4 +218,76 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestSendRecipientsKilled kills `send --recipients` with SIGKILL at random moments, the
+// relay holding each message a few milliseconds, then runs it to the end: every address got
+// at most one message, and every address that got none is named unknown by the final run.
+func TestSendRecipientsKilled(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	relay, env := relayEnv(t, f)
+	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 3 * time.Millisecond, Times: 1 << 30})
+	dir := t.TempDir()
+	const rows = 400
+	var b strings.Builder
+	b.WriteString("email\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "user%d@example.net\n", i)
+	}
+	csv := writeFile(t, dir, "list.csv", b.String())
+	text := writeFile(t, dir, "body.txt", "Hi")
+	journal := filepath.Join(dir, "journal")
+	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
+		"--recipients", csv, "--journal", journal, "--concurrency", "2"}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 26))
+	for run := range 20 {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = childEnv(env)
+		before := fileSize(journal)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Killed once it writes to the journal (the process takes a while to start), a
+		// random moment later.
+		for deadline := time.Now().Add(10 * time.Second); fileSize(journal) == before && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil {
+			t.Logf("run %d ended before the kill", run+1)
+		}
+	}
+	r := invocation{args: args, env: env}.run(t)
+	rep := decodeListReport(t, r.stdout)
+	unknown := map[string]bool{}
+	for _, u := range rep.UnknownRows {
+		unknown[u.Email] = true
+	}
+	got := map[string]int{}
+	for _, m := range relay.Messages() {
+		got[m.EnvelopeTo[0]]++
+	}
+	for i := range rows {
+		addr := fmt.Sprintf("user%d@example.net", i)
+		switch n := got[addr]; {
+		case n > 1:
+			t.Errorf("%s got %d messages", addr, n)
+		case n == 0 && !unknown[addr]:
+			t.Errorf("%s got no message and the final run does not name it unknown", addr)
+		}
+	}
+	if rep.Rows != rows || rep.Sent+rep.Skipped["already_sent"]+rep.Skipped["unknown"]+rep.Unknown != rows {
+		t.Errorf("final run: %+v", rep)
+	}
+	t.Logf("%d messages delivered, %d rows unknown after 20 kills", len(relay.Messages()), len(unknown))
+}
+
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
