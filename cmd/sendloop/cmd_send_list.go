@@ -316,10 +316,8 @@ func rowMessage(tmpl *smtp.Message, o *sendOptions, addr, name string, values ma
 			m.ExtraHeaders[i] = smtp.Field{Name: f.Name, Value: render(f.Value, false)}
 		}
 	}
-	// Refused here, before sending: an address or a rendered header the message cannot hold.
-	if _, err := m.Bytes(); err != nil {
-		return nil, err
-	}
+	// An address or a rendered header the message cannot hold is refused by SendKeyed, before
+	// sending, as an invalid key: a rejected row.
 	return &m, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -290,4 +291,61 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return info.Size()
+}
+
+// TestSendRecipientsInterrupted stops a run with SIGINT: exit code 130, a report whose counts
+// add up, and a rerun that finishes the job.
+func TestSendRecipientsInterrupted(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	relay, env := relayEnv(t, f)
+	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 5 * time.Millisecond, Times: 1 << 30})
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("email\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "user%d@example.net\n", i)
+	}
+	csv := writeFile(t, dir, "list.csv", b.String())
+	text := writeFile(t, dir, "body.txt", "Hi")
+	journal := filepath.Join(dir, "journal")
+	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
+		"--recipients", csv, "--journal", journal, "--concurrency", "1"}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = childEnv(env)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); fileSize(journal) < 2000 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupt {
+		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupt, stdout.String())
+	}
+	rep := decodeListReport(t, stdout.String())
+	if rep.NotAttempted == 0 || rep.Sent == 0 {
+		t.Errorf("interrupted run: %+v", rep)
+	}
+	r := invocation{args: args, env: env}.run(t)
+	rep = decodeListReport(t, r.stdout)
+	if rep.Unknown+rep.Skipped["unknown"] == 0 {
+		expect(t, r, exitOK, nil, nil)
+	}
+	got := map[string]int{}
+	for _, m := range relay.Messages() {
+		got[m.EnvelopeTo[0]]++
+	}
+	for addr, n := range got {
+		if n != 1 {
+			t.Errorf("%s got %d messages", addr, n)
+		}
+	}
+	if len(got)+rep.Unknown+rep.Skipped["unknown"] < 200 {
+		t.Errorf("%d addresses got a message after the rerun: %+v", len(got), rep)
+	}
 }
