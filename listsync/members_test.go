@@ -70,7 +70,7 @@ func TestBrowseMembersRepeatedPage(t *testing.T) {
 		_, _ = w.Write([]byte(page.String()))
 	}))
 	defer srv.Close()
-	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
