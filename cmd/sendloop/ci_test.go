@@ -133,6 +133,7 @@ func TestReasonKind(t *testing.T) {
 		"malformed line: 2 fields, the header has 3": "malformed line: 2 fields, the header has 3",
 		"not imported: subscriber.import: error 111": "not imported: subscriber.import: error 111",
 		"record on lines 4-7":                        "record on lines N",
+		"malformed line: (lines 7 to 8)":             "malformed line: (lines N)",
 		strings.Repeat("é", 150):                     strings.Repeat("é", 100) + "…",
 	}
 	for in, want := range tests {
