@@ -21,6 +21,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	c.logAttempt(ctx, st, resp, err)
 	if ctxErr := ctx.Err(); ctxErr != nil {
+		if isLimiterError(err) {
+			// The context ended while the attempt waited for the window or the limiter:
+			// nothing was sent, which the error must keep saying (see mayHaveRun).
+			return false, err
+		}
 		return false, ctxErr
 	}
 	if err != nil {
