@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,8 +95,11 @@ func TestWindowQueuesInOrderAndHonoursTheContext(t *testing.T) {
 	}
 
 	order := make(chan int, 3)
+	var released sync.WaitGroup
+	released.Add(3)
 	for i := range 3 {
 		go func() {
+			defer released.Done()
 			e, err := w.acquire(context.Background())
 			if err != nil {
 				t.Error(err)
@@ -121,12 +125,9 @@ func TestWindowQueuesInOrderAndHonoursTheContext(t *testing.T) {
 			t.Fatalf("admitted %d, want %d: the queue is first in, first out", got, want)
 		}
 	}
+	released.Wait()
 	if in, _ := w.state(); in != 0 {
-		// The last release may still be on its way.
-		time.Sleep(10 * time.Millisecond)
-		if in, _ := w.state(); in != 0 {
-			t.Errorf("%d in flight after every release", in)
-		}
+		t.Errorf("%d in flight after every release", in)
 	}
 }
 
