@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -44,7 +43,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		// The request reached a proxy and may have reached the service behind it.
 		if st.class != OneShot {
-			st.mayHaveRun(fmt.Errorf("sendloop: %s: HTTP %d from a gateway (attempt %d)", st.command, resp.StatusCode, st.attempts))
+			// An *HTTPError, as OutcomeUnknownError.First is documented to be for a gateway.
+			st.mayHaveRun(&HTTPError{Command: st.command, HTTPStatus: resp.StatusCode, Attempts: st.attempts,
+				Reason: "answered by a gateway: the service behind it may have processed the request"})
 		}
 		return st.class != OneShot, nil
 	}
