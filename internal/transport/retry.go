@@ -14,6 +14,13 @@ import (
 )
 
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, err := c.decideRetry(ctx, resp, err)
+	callOf(ctx).waiting = retry
+	return retry, err
+}
+
+// decideRetry is checkRetry's decision.
+func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callOf(ctx)
 	if st.client != nil {
 		c = st.client // the retry loop is shared with derived clients: log and redact as the sender
