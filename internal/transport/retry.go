@@ -37,7 +37,7 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 	if err != nil {
 		retry := retryableError(err, st.class)
 		if retry && !isDialError(err) {
-			st.mayHaveRun(&Error{Command: st.command, Attempts: st.attempts, Err: c.redactError(err)})
+			st.mayHaveRun(c.failed(st.command, st.attempts, err))
 		}
 		return retry, err
 	}
@@ -52,7 +52,7 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 		if st.class != OneShot {
 			// An *HTTPError, as OutcomeUnknownError.First is documented to be for a gateway.
 			st.mayHaveRun(&HTTPError{Command: st.command, HTTPStatus: resp.StatusCode, Attempts: st.attempts,
-				Reason: "answered by a gateway: the service behind it may have processed the request"})
+				Reason: "answered by a gateway: the service behind it may have processed the request", pkg: c.pkg})
 		}
 		return st.class != OneShot, nil
 	}
