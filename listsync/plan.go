@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"iter"
 	"os"
 	"strings"
 )
@@ -316,12 +315,15 @@ func (p *planner) finish() (*Plan, error) {
 
 // join merges the members with the rows, address by address, and records the decisions.
 func (p *planner) join(pl *Plan) error {
-	members, stopM := iter.Pull2(p.members.all())
-	defer stopM()
-	rows, stopR := iter.Pull2(p.rows.all())
-	defer stopR()
-	nextM := func() (rec, bool, error) { r, err, ok := members(); return r, ok, err }
-	nextR := func() (rec, bool, error) { r, err, ok := rows(); return r, ok, err }
+	members, err := p.members.cursor()
+	if err != nil {
+		return err
+	}
+	rows, err := p.rows.cursor()
+	if err != nil {
+		return err
+	}
+	nextM, nextR := members.next, rows.next
 	m, okM, err := nextM()
 	if err != nil {
 		return err

@@ -215,50 +215,83 @@ func (s *sorter) finish() error {
 // all yields every record in order; it may be called any number of times.
 func (s *sorter) all() iter.Seq2[rec, error] {
 	return func(yield func(rec, error) bool) {
-		if err := s.finish(); err != nil {
+		c, err := s.cursor()
+		if err != nil {
 			yield(rec{}, err)
 			return
 		}
-		if s.f == nil {
-			for _, r := range s.buf {
-				if !yield(r, nil) {
-					return
-				}
-			}
-			return
-		}
-		m := &merger{cmp: s.cmp}
-		start := int64(0)
-		for _, end := range s.runs {
-			rd := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, start, end-start), mergeBuffer)}
-			start = end
-			ok, err := rd.next()
+		for {
+			r, ok, err := c.next()
 			if err != nil {
 				yield(rec{}, err)
 				return
 			}
-			if ok {
-				m.runs = append(m.runs, rd)
-			}
-		}
-		heap.Init(m)
-		for m.Len() > 0 {
-			top := m.runs[0]
-			if !yield(top.head, nil) {
+			if !ok || !yield(r, nil) {
 				return
-			}
-			ok, err := top.next()
-			if err != nil {
-				yield(rec{}, err)
-				return
-			}
-			if ok {
-				heap.Fix(m, 0)
-			} else {
-				heap.Pop(m)
 			}
 		}
 	}
+}
+
+// cursor returns a reader of every record in order, for a caller that reads two sorters
+// side by side (iter.Pull would switch goroutines at every record); it may be called any
+// number of times.
+func (s *sorter) cursor() (*cursor, error) {
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	if s.f == nil {
+		return &cursor{held: s.buf}, nil
+	}
+	m := &merger{cmp: s.cmp}
+	start := int64(0)
+	for _, end := range s.runs {
+		rd := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, start, end-start), mergeBuffer)}
+		start = end
+		ok, err := rd.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			m.runs = append(m.runs, rd)
+		}
+	}
+	heap.Init(m)
+	return &cursor{merge: m}, nil
+}
+
+// cursor reads a sorter's records in order: those it holds, or its runs merged.
+type cursor struct {
+	held  []rec
+	merge *merger
+}
+
+// next returns the next record; false after the last.
+func (c *cursor) next() (rec, bool, error) {
+	if c.merge == nil {
+		if len(c.held) == 0 {
+			return rec{}, false, nil
+		}
+		r := c.held[0]
+		c.held = c.held[1:]
+		return r, true, nil
+	}
+	m := c.merge
+	if m.Len() == 0 {
+		return rec{}, false, nil
+	}
+	top := m.runs[0]
+	r := top.head
+	ok, err := top.next()
+	switch {
+	case err != nil:
+		return rec{}, false, err
+	case ok:
+		heap.Fix(m, 0)
+	default:
+		heap.Pop(m)
+	}
+	return r, true, nil
 }
 
 // close closes the temporary file.
