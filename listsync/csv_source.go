@@ -104,7 +104,7 @@ func (f *CSVFile) open(_ context.Context, m *Mapping) (pass, error) {
 
 // csvPass reads a CSV file's records.
 type csvPass struct {
-	r   *Reader
+	r      *Reader
 	m      *Mapping
 	rec    Record
 	values []string // scratchRow's Values
