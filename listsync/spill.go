@@ -119,13 +119,15 @@ func (s *sorter) add(r rec) error {
 	return nil
 }
 
-// sortBuf sorts the records held: by radix on the leading key (8 bits at a time, stable),
-// then by cmp within the short stretches that share it. A third of the CPU of a comparison
-// sort at a million records.
+// sortBuf sorts the records held: by radix on the leading bytes of the leading key (8 bits
+// at a time, stable), then by cmp within the short stretches that share them. The address
+// fingerprints are uniform, so their top 24 bits leave stretches of about one record at a
+// run's size: three passes instead of eight. A third of the CPU of a comparison sort at a
+// million records.
 func (s *sorter) sortBuf() {
-	lead, passes := func(r *rec) uint64 { return r.k1 }, 8
+	lead, first, passes := func(r *rec) uint64 { return r.k1 }, 5, 3
 	if s.byLine {
-		lead, passes = func(r *rec) uint64 { return uint64(r.seq) }, 4
+		lead, first, passes = func(r *rec) uint64 { return uint64(r.seq) }, 0, 4
 	}
 	if len(s.buf) < 256 {
 		slices.SortStableFunc(s.buf, s.cmp)
@@ -135,7 +137,7 @@ func (s *sorter) sortBuf() {
 		s.tmp = make([]rec, len(s.buf))
 	}
 	src, dst := s.buf, s.tmp[:len(s.buf)]
-	for pass := range passes {
+	for pass := first; pass < first+passes; pass++ {
 		shift := uint(pass * 8)
 		var count [257]int
 		for i := range src {
@@ -157,9 +159,10 @@ func (s *sorter) sortBuf() {
 	if &src[0] != &s.buf[0] {
 		copy(s.buf, src)
 	}
+	shift := uint(first * 8)
 	for i := 0; i < len(s.buf); {
 		j := i + 1
-		for j < len(s.buf) && lead(&s.buf[j]) == lead(&s.buf[i]) {
+		for j < len(s.buf) && lead(&s.buf[j])>>shift == lead(&s.buf[i])>>shift {
 			j++
 		}
 		if j-i > 1 {

@@ -65,6 +65,19 @@ func TestSorter(t *testing.T) {
 		}
 		checkSorter(t, recs, false)
 		checkSorter(t, recs, true)
+		// Keys that differ below the bytes sorted by radix only, and uniform keys (the
+		// fingerprints), some repeated.
+		for i := range recs {
+			recs[i].k1 = rng.Uint64N(1 << 40)
+		}
+		checkSorter(t, recs, false)
+		for i := range recs {
+			recs[i].k1 = rng.Uint64()
+			if i%7 == 3 {
+				recs[i].k1 = recs[i/2].k1
+			}
+		}
+		checkSorter(t, recs, false)
 	}
 }
 
