@@ -180,7 +180,7 @@ func BenchmarkImportBare(b *testing.B) {
 	rows := slices.Collect(generated(n))
 	loopRows := rows[:min(*subscribeRows, n)]
 	hs := bareServer(b)
-	c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(hs.URL))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func BenchmarkImportClient(b *testing.B) {
 	})
 	for _, concurrency := range []int{1, 0} {
 		b.Run(fmt.Sprintf("ImportAll/concurrency=%d/rows=%d", concurrency, n), func(b *testing.B) {
-			c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://127.0.0.1:1"),
+			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL("http://127.0.0.1:1"),
 				sendloop.WithHTTPClient(&http.Client{Transport: &discardTransport{}}))
 			if err != nil {
 				b.Fatal(err)
@@ -372,7 +372,7 @@ func BenchmarkPeakHeap(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("ImportAll/rows=%d", n), func(b *testing.B) {
 			hs := countingServer(b)
-			c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
+			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(hs.URL))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -398,7 +398,7 @@ func BenchmarkPeakHeap(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("BrowseIter/rows=%d", n), func(b *testing.B) {
 			hs := pagingServer(b, n)
-			c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
+			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(hs.URL))
 			if err != nil {
 				b.Fatal(err)
 			}

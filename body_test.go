@@ -92,7 +92,7 @@ func TestBrokenBodyIsPartOfTheAttempt(t *testing.T) {
 			t.Run(faultName+"/"+tc.class, func(t *testing.T) {
 				t.Parallel()
 				srv, executions := bodyFaultServer(t, fault, tc.body)
-				c, err := sendloop.NewClient("k", sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry),
+				c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry),
 					sendloop.WithHTTPClient(&http.Client{Timeout: 300 * time.Millisecond}))
 				require.NoError(t, err)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -121,7 +121,7 @@ func TestDrippingBodyStopsAtTheContextDeadline(t *testing.T) {
 		bodyFaults["stalls"](w, r, `{"Success":true,"AccountInfo":{"Username":"ann"}}`)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := sendloop.NewClient("k", sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()

@@ -429,7 +429,7 @@ func isEmptyCampaignUpdate(u CampaignUpdateParams) bool {
 // fails with ErrNotFound. When a retry after an attempt that may have run is answered
 // ErrNotFound, Delete asks campaign.get: not found there either, the earlier attempt
 // deleted it and Delete succeeds; otherwise, or when that read fails, the error matches
-// ErrOutcomeUnknown.
+// ErrOutcomeUnknown and not ErrNotFound (the answer is in OutcomeUnknownError.Last).
 func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
 	const command = "campaign.delete"
 	form, err := idForm(command, "CampaignID", campaignID)

@@ -102,8 +102,11 @@ type config struct {
 }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
-// sendlooptest server. A path prefix is kept. Plain http is refused unless the host is
-// loopback or WithInsecureHTTP is given: the API key travels in every request.
+// sendlooptest server: the host, and any prefix a proxy adds, which is kept. A base URL
+// ending in the API's own path (/api/v3, /api/v4 or /api/index.php, with or without a
+// trailing slash or a format segment such as /json) is refused by NewClient: the client
+// adds that path itself. Plain http is refused unless the host is loopback or
+// WithInsecureHTTP is given: the API key travels in every request.
 func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
@@ -147,6 +150,11 @@ func WithLegacyOptions(opts ...legacy.Option) Option {
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are, the legacy
 // client's settings (WithLegacyOptions) included.
+//
+// The key is trimmed of surrounding white space, then refused when it holds white space or
+// control characters inside, or is shorter than 8 characters. The service does not publish
+// its key format: 8 is a sanity floor that catches a placeholder or a cut-off value before
+// any request, not a rule of the service.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
@@ -189,7 +197,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 
 // NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
 // SENDLOOP_BASE_URL when set, and WithInsecureHTTP when SENDLOOP_INSECURE_HTTP is true.
-// Options given here override the environment.
+// Options given here override the environment. The key and the base URL are checked as
+// NewClient checks them.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	key := os.Getenv(EnvAPIKey)
 	if strings.TrimSpace(key) == "" {

@@ -25,19 +25,28 @@ func TestNewClientChecksItsInput(t *testing.T) {
 		wantErr string
 		wantURL string
 	}{
-		{name: "default host", key: "k", wantURL: sendloop.DefaultBaseURL},
+		{name: "default host", key: "test-key", wantURL: sendloop.DefaultBaseURL},
 		{name: "empty key", key: "  ", wantErr: "API key is empty"},
-		{name: "control characters in key", key: "a\nb", wantErr: "control characters"},
-		{name: "account host", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/")}, wantURL: "https://acme.sendloop.com"},
-		{name: "path prefix kept", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://proxy.example/sendloop/")}, wantURL: "https://proxy.example/sendloop"},
-		{name: "relative URL", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("/api")}, wantErr: "absolute"},
-		{name: "other scheme", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("ftp://example.com")}, wantErr: "absolute"},
-		{name: "credentials in URL", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("https://u:p@example.com")}, wantErr: "credentials"},
-		{name: "plain http remote", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("http://example.com")}, wantErr: "clear text"},
-		{name: "plain http loopback", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("http://127.0.0.1:8080")}, wantURL: "http://127.0.0.1:8080"},
-		{name: "plain http localhost", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("http://localhost:8080")}, wantURL: "http://localhost:8080"},
-		{name: "plain http ipv6 loopback", key: "k", opts: []sendloop.Option{sendloop.WithBaseURL("http://[::1]:8080")}, wantURL: "http://[::1]:8080"},
-		{name: "plain http allowed explicitly", key: "k", opts: []sendloop.Option{sendloop.WithInsecureHTTP(), sendloop.WithBaseURL("http://sendloop.internal")}, wantURL: "http://sendloop.internal"},
+		{name: "control characters in key", key: "test\nkey", wantErr: "control characters"},
+		{name: "a C1 control character in key", key: "test\u009bkey", wantErr: "control characters"},
+		{name: "a space inside the key", key: "test key", wantErr: "the API key holds white space"},
+		{name: "a no-break space inside the key", key: "test\u00a0key", wantErr: "the API key holds white space"},
+		{name: "a one-character key", key: "k", wantErr: "the API key is shorter than 8 characters"},
+		{name: "a seven-character key", key: " sl-1234 ", wantErr: "shorter than 8"},
+		{name: "an eight-character key, trimmed", key: "\tsl-12345\n", wantURL: sendloop.DefaultBaseURL},
+		{name: "account host", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/")}, wantURL: "https://acme.sendloop.com"},
+		{name: "the API's path", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/api/v3/")}, wantErr: "give the host (and any proxy prefix) only, https://acme.sendloop.com;"},
+		{name: "the v4 API's path", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://acme.sendloop.com/api/v4/json")}, wantErr: "give the host (and any proxy prefix) only"},
+		{name: "the legacy API's path", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://proxy.example/sl/api/index.php")}, wantErr: "only, https://proxy.example/sl;"},
+		{name: "path prefix kept", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://proxy.example/sendloop/")}, wantURL: "https://proxy.example/sendloop"},
+		{name: "relative URL", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("/api")}, wantErr: "absolute"},
+		{name: "other scheme", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("ftp://example.com")}, wantErr: "absolute"},
+		{name: "credentials in URL", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("https://u:p@example.com")}, wantErr: "credentials"},
+		{name: "plain http remote", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("http://example.com")}, wantErr: "clear text"},
+		{name: "plain http loopback", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("http://127.0.0.1:8080")}, wantURL: "http://127.0.0.1:8080"},
+		{name: "plain http localhost", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("http://localhost:8080")}, wantURL: "http://localhost:8080"},
+		{name: "plain http ipv6 loopback", key: "test-key", opts: []sendloop.Option{sendloop.WithBaseURL("http://[::1]:8080")}, wantURL: "http://[::1]:8080"},
+		{name: "plain http allowed explicitly", key: "test-key", opts: []sendloop.Option{sendloop.WithInsecureHTTP(), sendloop.WithBaseURL("http://sendloop.internal")}, wantURL: "http://sendloop.internal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +68,12 @@ func TestNewClientFromEnv(t *testing.T) {
 	_, err := sendloop.NewClientFromEnv()
 	require.ErrorContains(t, err, sendloop.EnvAPIKey)
 
+	for key, want := range map[string]string{"k": "shorter than 8", "two words": "white space"} {
+		t.Setenv(sendloop.EnvAPIKey, key)
+		_, err = sendloop.NewClientFromEnv()
+		require.ErrorContains(t, err, want, "%q", key)
+	}
+
 	t.Setenv(sendloop.EnvAPIKey, srv.APIKey)
 	t.Setenv(sendloop.EnvBaseURL, srv.URL)
 	c, err := sendloop.NewClientFromEnv()
@@ -70,6 +85,10 @@ func TestNewClientFromEnv(t *testing.T) {
 	c, err = sendloop.NewClientFromEnv(sendloop.WithBaseURL("https://override.example"))
 	require.NoError(t, err)
 	assert.Equal(t, "https://override.example", c.BaseURL(), "options override the environment")
+
+	t.Setenv(sendloop.EnvBaseURL, "https://acme.sendloop.com/api/v3/")
+	_, err = sendloop.NewClientFromEnv()
+	require.ErrorContains(t, err, "give the host (and any proxy prefix) only, https://acme.sendloop.com;")
 }
 
 func TestNewClientFromEnvInsecureHTTP(t *testing.T) {
@@ -85,7 +104,7 @@ func TestNewClientFromEnvInsecureHTTP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.insecure, func(t *testing.T) {
-			t.Setenv(sendloop.EnvAPIKey, "k")
+			t.Setenv(sendloop.EnvAPIKey, "test-key")
 			t.Setenv(sendloop.EnvBaseURL, "http://fake.ci.internal:8080")
 			t.Setenv(sendloop.EnvInsecureHTTP, tt.insecure)
 			c, err := sendloop.NewClientFromEnv()

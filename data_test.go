@@ -331,7 +331,7 @@ func TestCampaignDataIterKeepsEqualRecordsOfDifferentPages(t *testing.T) {
 		_, _ = w.Write([]byte(pages[r.PostForm.Get("Page")]))
 	}))
 	defer hs.Close()
-	c, err := sendloop.NewClient("k", sendloop.WithBaseURL(hs.URL))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(hs.URL))
 	require.NoError(t, err)
 	var ids []int
 	for v, err := range c.CampaignData.BrowserViewsIter(context.Background(), 1, sendloop.CampaignDataParams{Limit: 2}) {

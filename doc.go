@@ -98,11 +98,13 @@
 // then reports SubscriberSubscribeResult.ConfirmedOnRetry), subscriber.get after
 // Unsubscribe (the legacy code 8, "not in the list"; SubscriberUnsubscribeResult
 // .ConfirmedOnRetry), subscriber.search after UnsubscribeFromAllLists, campaign.get after
-// Campaigns.Delete. Proved, the call succeeds. Otherwise the error
-// matches ErrOutcomeUnknown and wraps the first failure and the last answer (errors.As
-// still finds the *APIError), never a bare "already exists" or "not found". A one-shot write
-// whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it is
-// not sent again, and only the caller can tell whether to check or repeat it.
+// Campaigns.Delete. Proved, the call succeeds. Otherwise the error is an
+// *OutcomeUnknownError: it matches ErrOutcomeUnknown and the first failure (a
+// *TransportError, context.DeadlineExceeded), never ErrEmailExists, ErrNotFound or the
+// legacy "not in the list", since that answer may be the call's own doing; the answer and
+// the read-back's failure are in its Last and ReadBack fields and in its message. A one-shot
+// write whose answer was lost, or that a gateway answered 502 or 504, fails the same way: it
+// is not sent again, and only the caller can tell whether to check or repeat it.
 // APIError.EarlierAttemptMayHaveRun tells Call users when to apply the same rule.
 //
 // # Redirects
@@ -162,13 +164,21 @@
 //     webhook field) is replaced by U+FFFD byte by byte, as encoding/json does, in every
 //     package of the module: a decoded string is valid text, and what is decoded survives
 //     being encoded and decoded again unchanged.
+//   - The API key's format is not published. NewClient trims it and refuses a key with
+//     white space or control characters inside or shorter than 8 characters: a sanity floor
+//     that catches a placeholder before the first request, not a rule of the service. The
+//     base URL is the host and any proxy prefix: one ending in /api/v3, /api/v4 or
+//     /api/index.php is refused, as the clients add the API's path themselves.
 //   - Addresses are checked before sending by one rule shared with the legacy and smtp
 //     packages and the CLI: a bare address (no display name) that net/mail reads, with a
 //     host-name domain holding a dot (not "ann@localhost"), labels neither starting nor
 //     ending with a hyphen, no address literal or quoted local part, RFC 5321 lengths (local
-//     part 64, label 63, address 254 octets), internationalised domains accepted.
-//     ErrMissingParameters when empty, ErrInvalidEmailFormat otherwise. Campaign FromEmail
-//     and ReplyToEmail are checked the same way.
+//     part 64, label 63, address 254 octets), internationalised domains accepted, nothing
+//     that NormalizeAddress trims at either end (white space, a byte-order mark, a
+//     zero-width space: never removed silently, the error says it is there).
+//     ErrMissingParameters when empty, ErrInvalidEmailFormat otherwise, the reason in the
+//     message; CheckAddress applies the rule alone. Campaign FromEmail and ReplyToEmail are
+//     checked the same way.
 //   - Lists.Get's custom fields (their record is not shown) are read from the keys
 //     CustomFieldID, FieldName, FieldType, FieldDataType, FieldDefaultValue and
 //     FieldOptions; any other key is kept in CustomField.Extra, structured values as JSON.

@@ -129,6 +129,8 @@ func TestAliasDocsListTheFields(t *testing.T) {
 		{file: "legacy/client.go", name: "RetryPolicy", typ: reflect.TypeFor[legacy.RetryPolicy]()},
 		{file: "legacy/errors.go", name: "HTTPError", typ: reflect.TypeFor[legacy.HTTPError]()},
 		{file: "legacy/errors.go", name: "TransportError", typ: reflect.TypeFor[legacy.TransportError]()},
+		{file: "errors.go", name: "OutcomeUnknownError", typ: reflect.TypeFor[sendloop.OutcomeUnknownError]()},
+		{file: "legacy/errors.go", name: "OutcomeUnknownError", typ: reflect.TypeFor[legacy.OutcomeUnknownError]()},
 	}
 	for _, a := range aliases {
 		t.Run(a.file+":"+a.name, func(t *testing.T) {

@@ -14,9 +14,37 @@ import (
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect: an attempt may have reached the service (a reset after the request was
 // written, a timeout, a 502 or 504 answer) and no answer or read-back proves what it did.
-// Such an error wraps the first failure and the last answer, which errors.As still reaches.
-// It is the same sentinel as legacy.ErrOutcomeUnknown and smtp.ErrOutcomeUnknown.
+// Such an error is an *OutcomeUnknownError. It is the same sentinel as
+// legacy.ErrOutcomeUnknown and smtp.ErrOutcomeUnknown.
 var ErrOutcomeUnknown = outcome.ErrUnknown
+
+// OutcomeUnknownError is the error of a write that may or may not have taken effect. It
+// matches ErrOutcomeUnknown and wraps the failure that made the outcome unknown, so that
+// errors.Is(err, context.DeadlineExceeded) and errors.As(err, &transportErr) reach it. The
+// answer that caused the doubt is not wrapped: after an attempt that may have run, an
+// "already exists" (ErrEmailExists) or "not found" that the read-back could not settle may
+// be this call's own doing, so errors.Is(err, ErrEmailExists) is false. That answer and the
+// read-back's failure are in the message and in the fields. It is the same type as
+// legacy.OutcomeUnknownError.
+//
+// OutcomeUnknownError is declared once, in an internal package, for every package of the
+// module; go doc does not list the fields of such an alias, so here they are:
+//
+//	type OutcomeUnknownError struct {
+//		// Prefix starts the message, e.g. "sendloop: subscriber.subscribe".
+//		Prefix string
+//		// First is the failure that made the outcome unknown: a *TransportError for a
+//		// reset or a timeout, an *HTTPError for a gateway's 502 or 504. Wrapped.
+//		First error
+//		// Last is the call's last answer or failure when it is not First, e.g. the
+//		// *APIError "already exists" answered to the retry, or the *HTTPError of a proxy
+//		// page. Not wrapped; nil when there is none.
+//		Last error
+//		// ReadBack is why the read-back did not prove the write's end state: its failure,
+//		// or what it showed instead. Not wrapped; nil when none was made.
+//		ReadBack error
+//	}
+type OutcomeUnknownError = outcome.Error
 
 // TransportError is a failure that left no answer to read: a dial error, a reset, a timeout,
 // a body cut short, a cancellation. It names the command and how many attempts were made,
@@ -227,8 +255,8 @@ func alreadyDone(err error, codes ...ErrorCode) (*APIError, bool) {
 
 // settleRetry decides an "already done" answer (see alreadyDone) with a read-back: prove
 // returns nil when the service shows the write's intended end state, and the call
-// succeeded. Otherwise the outcome is unknown: the error matches ErrOutcomeUnknown and wraps
-// the first failure, the answer and the read-back's failure.
+// succeeded. Otherwise the outcome is unknown: an *OutcomeUnknownError that wraps the first
+// failure only, with the answer and the read-back's failure in its fields.
 func settleRetry(command string, answer *APIError, prove func() error) error {
 	return outcome.Settle("sendloop: "+command, answer.earlierFailure, answer, prove)
 }

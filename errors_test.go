@@ -91,7 +91,7 @@ func TestHTTPErrorText(t *testing.T) {
 
 func TestTransportErrorIsReachable(t *testing.T) {
 	t.Parallel()
-	c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
 	require.NoError(t, err)
 	_, err = c.Account.Get(context.Background())
 	var te *sendloop.TransportError

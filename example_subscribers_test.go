@@ -59,7 +59,7 @@ func ExampleSubscribersService_ImportAll() {
 	}
 	// Unordered output:
 	// imported 2, duplicate 1, failed 2
-	// row 2 "not an address": sendloop: subscriber.import: invalid parameters: "not an address" is not an email address (fields: Subscribers[2][EmailAddress]) [error 111]
+	// row 2 "not an address": sendloop: subscriber.import: invalid parameters: "not an address" is not an email address: it has no @ (fields: Subscribers[2][EmailAddress]) [error 111]
 	// row 3 "complained@example.com": sendloop: subscriber.import refused the row
 }
 

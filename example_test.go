@@ -101,7 +101,7 @@ func ExampleAPIError() {
 }
 
 func ExampleValidationError() {
-	client, _ := sendloop.NewClient("any-key")
+	client, _ := sendloop.NewClient("your-api-key")
 
 	// Nothing is sent: the address is checked first.
 	err := client.Account.Update(context.Background(), sendloop.AccountUpdateParams{Email: "not an address"})

@@ -124,7 +124,20 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 			return false, err
 		}, outcome: unknown, executions: 1},
 	}
+	// doubts holds, for each write settled by a read-back, the sentinels of the "already
+	// done" answer that its retry gets: when the read-back fails, that answer may be the
+	// first attempt's own doing and must not be matched.
+	doubts := map[string][]error{
+		"subscriber.subscribe":              {sendloop.ErrEmailExists},
+		"subscriber.unsubscribe":            {sendloop.ErrSubscriberNotFound, sendloop.ErrNotFound},
+		"campaign.delete":                   {sendloop.ErrNotFound},
+		legacy.CommandSubscriberAdd:         {legacy.ErrEmailExists},
+		legacy.CommandSubscriberUnsubscribe: {legacy.ErrEmailNotInList},
+	}
 	for _, tt := range tests {
+		if tt.readBack != "" && doubts[tt.command] == nil {
+			t.Fatalf("%s is settled by a read-back: name the answer it settles in doubts", tt.command)
+		}
 		variants := []bool{false}
 		if tt.readBack != "" {
 			variants = append(variants, true)
@@ -166,10 +179,37 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 					} else if errors.As(err, &legacyErr) {
 						assert.True(t, legacyErr.EarlierAttemptMayHaveRun)
 					}
+					if readBackFails {
+						assertNotTheDoubt(t, err, doubts[tt.command])
+					}
 				}
 			})
 		}
 	}
+}
+
+// assertNotTheDoubt checks an outcome-unknown error after an "already done" answer that the
+// read-back could not settle: it matches the first failure (the reset, a *TransportError)
+// but none of the answer's sentinels, which stay readable in Last and in the message.
+func assertNotTheDoubt(t *testing.T, err error, answers []error) {
+	t.Helper()
+	var transportErr *sendloop.TransportError
+	assert.ErrorAs(t, err, &transportErr, "the first failure is wrapped")
+	for _, answer := range answers {
+		assert.NotErrorIs(t, err, answer, "the answer that caused the doubt is not matched")
+	}
+	var ou *sendloop.OutcomeUnknownError
+	require.ErrorAs(t, err, &ou)
+	var legacyOU *legacy.OutcomeUnknownError = ou // one type across packages
+	require.NotNil(t, legacyOU.Last, "the answer is kept")
+	require.NotNil(t, legacyOU.ReadBack, "the read-back's failure is kept")
+	matched := false
+	for _, answer := range answers {
+		matched = matched || errors.Is(ou.Last, answer)
+	}
+	assert.True(t, matched, "Last %v is none of %v", ou.Last, answers)
+	assert.Contains(t, err.Error(), ou.Last.Error())
+	assert.Contains(t, err.Error(), ou.ReadBack.Error())
 }
 
 func TestOneShotAnsweredByAGatewayIsOutcomeUnknown(t *testing.T) {
@@ -197,9 +237,12 @@ func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
 	err := w.c.Lists.Update(context.Background(), w.listID, sendloop.ListUpdateParams{Name: "Renamed"})
 
 	require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+	var ou *sendloop.OutcomeUnknownError
+	require.ErrorAs(t, err, &ou)
 	var httpErr *sendloop.HTTPError
-	require.ErrorAs(t, err, &httpErr, "the last answer is kept")
+	require.ErrorAs(t, ou.Last, &httpErr, "the last answer is kept")
 	assert.Equal(t, 503, httpErr.HTTPStatus)
+	assert.NotErrorAs(t, err, &httpErr, "the last answer is not wrapped")
 	assert.Equal(t, 1, srv.Executions("list.update"))
 
 	// The same for legacy.
@@ -207,8 +250,10 @@ func TestWriteEndingWithoutAnAnswerAfterAnAttemptThatMayHaveRun(t *testing.T) {
 	srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Status: 503, Times: 10})
 	_, err = w.lc.SubscriberAdd(context.Background(), w.listID, legacy.SubscriberAddParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
 	require.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
+	var legacyOU *legacy.OutcomeUnknownError
+	require.ErrorAs(t, err, &legacyOU)
 	var legacyHTTPErr *legacy.HTTPError
-	require.ErrorAs(t, err, &legacyHTTPErr)
+	require.ErrorAs(t, legacyOU.Last, &legacyHTTPErr)
 }
 
 // TestReadsNeverReportAnUnknownOutcome: the rule is for writes only.

@@ -80,7 +80,7 @@ func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
 			t.Run(http.StatusText(status)+"/"+ep.name, func(t *testing.T) {
 				t.Parallel()
 				p := newRedirectPair(t, status, false)
-				c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
+				c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
 				require.NoError(t, err)
 
 				err = ep.call(context.Background(), c)
@@ -105,7 +105,7 @@ func TestPostsNeverFollowASameOriginRedirect(t *testing.T) {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
 			p := newRedirectPair(t, status, true)
-			c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
+			c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
 			require.NoError(t, err)
 
 			err = c.People.Track(context.Background(), "u1", sendloop.PersonTrackParams{Email: "u1@example.com"})
@@ -121,7 +121,7 @@ func TestPostsNeverFollowASameOriginRedirect(t *testing.T) {
 func TestGetsFollowSameOriginRedirects(t *testing.T) {
 	t.Parallel()
 	p := newRedirectPair(t, http.StatusFound, true)
-	c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
+	c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithRetry(fastRetry))
 	require.NoError(t, err)
 
 	person, err := c.People.Get(context.Background(), "u1")
@@ -140,7 +140,7 @@ func TestHTTPSToHTTPRedirectIsRefused(t *testing.T) {
 		http.Redirect(w, r, insecure.URL+"/api/v3/person.json", http.StatusFound)
 	}))
 	t.Cleanup(secure.Close)
-	c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(secure.URL), sendloop.WithHTTPClient(secure.Client()))
+	c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(secure.URL), sendloop.WithHTTPClient(secure.Client()))
 	require.NoError(t, err)
 
 	_, err = c.People.Get(context.Background(), "u1")
@@ -156,7 +156,7 @@ func TestRedirectRuleHoldsOnTheCallersClientWithoutChangingIt(t *testing.T) {
 	followAll := func(*http.Request, []*http.Request) error { return nil }
 	tracing := &countingTransport{next: http.DefaultTransport}
 	callers := &http.Client{Transport: tracing, CheckRedirect: followAll}
-	c, err := sendloop.NewClient("the-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithHTTPClient(callers), sendloop.WithRetry(fastRetry))
+	c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithHTTPClient(callers), sendloop.WithRetry(fastRetry))
 	require.NoError(t, err)
 
 	_, err = c.Account.Get(context.Background())

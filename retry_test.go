@@ -125,7 +125,7 @@ func TestDialErrorRetriedEvenForOneShot(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close()) // nothing listens there now
 
-	c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://"+addr), sendloop.WithRetry(fastRetry))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL("http://"+addr), sendloop.WithRetry(fastRetry))
 	require.NoError(t, err)
 	err = c.Call(context.Background(), "list.create", createParams, nil)
 	var opErr *net.OpError

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -69,17 +68,6 @@ const minSubscriberJSON = 160
 // too, as PHP sends a list with gaps).
 func decodeSubscribers(value []byte) ([]Subscriber, error) { return recordsFrom[Subscriber](value) }
 
-// checkEmail refuses an empty or malformed address before anything is sent.
-func checkEmail(command, field, addr string) error {
-	if strings.TrimSpace(addr) == "" {
-		return &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{field}, Reason: field + " is empty"}
-	}
-	if !address.Valid(addr) {
-		return invalid(command, ErrInvalidEmailFormat, field, fmt.Sprintf("%q is not an email address", addr))
-	}
-	return nil
-}
-
 // hasControl reports a control character, which no parameter that is text for people or
 // logs should carry.
 func hasControl(s string) bool {
@@ -137,8 +125,9 @@ func (p SubscriberSubscribeParams) validate(command string) error {
 // after an attempt that may have run (a reset, a timeout, 502, 504) is answered
 // ErrEmailExists, Subscribe reads the subscriber back (subscriber.get): subscribed or
 // pending, the call succeeds with ConfirmedOnRetry; otherwise, or when the read-back
-// fails, the error matches ErrOutcomeUnknown. A plain ErrEmailExists means the address
-// was in the list before the call.
+// fails, the error matches ErrOutcomeUnknown and not ErrEmailExists (the answer is in
+// OutcomeUnknownError.Last). A plain ErrEmailExists means the address was in the list
+// before the call.
 func (s *SubscribersService) Subscribe(ctx context.Context, listID int, p SubscriberSubscribeParams) (*SubscriberSubscribeResult, error) {
 	const command = "subscriber.subscribe"
 	if err := checkListID(command, listID); err != nil {

@@ -188,7 +188,7 @@ func TestImportAllStopStartsNoNewCall(t *testing.T) {
 		_, _ = io.WriteString(w, `{"Success":true,"TotalImported":10,"TotalDuplicate":0,"TotalFailed":0}`)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

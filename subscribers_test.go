@@ -552,7 +552,7 @@ func TestImportAllCountsRowsAFatalErrorLeftUnsentAsNotAttempted(t *testing.T) {
 		_, _ = io.WriteString(w, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key"}`)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL), sendloop.WithInsecureHTTP())
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL), sendloop.WithInsecureHTTP())
 	require.NoError(t, err)
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
 		for i := range 1000 {

@@ -60,7 +60,8 @@ func (p SubscriberUnsubscribeParams) validate(command string) error {
 // idempotent write: when a retry after an attempt that may have run is answered "not in
 // the list", the address is read back with subscriber.get: unsubscribed, the call succeeds
 // with ConfirmedOnRetry; otherwise, or when the read-back fails, the error matches
-// ErrOutcomeUnknown.
+// ErrOutcomeUnknown and not legacy.ErrEmailNotInList (the answer is in
+// OutcomeUnknownError.Last).
 func (s *SubscribersService) Unsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const command = legacy.CommandSubscriberUnsubscribe
 	if err := checkListID(command, listID); err != nil {
@@ -88,7 +89,7 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, listID int, p Subs
 // run is answered "not subscribed" (ErrSubscriberNotFound or ErrNotFound),
 // UnsubscribeFromAllLists checks with subscriber.search that the address is subscribed or
 // pending in no list: then it succeeds; otherwise, or when the search fails, the error
-// matches ErrOutcomeUnknown.
+// matches ErrOutcomeUnknown and not the answer (which is in OutcomeUnknownError.Last).
 func (s *SubscribersService) UnsubscribeFromAllLists(ctx context.Context, email string) error {
 	const command = "subscriber.unsubscribe"
 	if err := checkEmail(command, "EmailAddress", email); err != nil {

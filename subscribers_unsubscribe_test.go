@@ -174,7 +174,7 @@ func TestWithLegacyOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := sendloop.NewClient("k", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithLegacyOptions(tt.opts...))
+			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithLegacyOptions(tt.opts...))
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.True(t, strings.HasPrefix(err.Error(), "sendloop: WithLegacyOptions: legacy: "), err.Error())

@@ -74,7 +74,7 @@ func TestSuppressionAddAnsweredWithoutAnID(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(body))
 		}))
-		c, err := sendloop.NewClient("k", sendloop.WithBaseURL(srv.URL))
+		c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
 		require.NoError(t, err)
 		id, err := c.Suppression.Add(context.Background(), 0, sendloop.SuppressionAddParams{EmailAddress: "ann@example.com"})
 		srv.Close()

@@ -46,6 +46,8 @@ func (x *AccountInfo) decodeWire(d *wire.Decoder) error {
 			x.LastAccountUpdateDate.Time, err = d.DateTime()
 		case "EmailVerificationStatus":
 			x.EmailVerificationStatus, err = d.String()
+		default:
+			wire.UnknownField("AccountInfo", key)
 		}
 		return err
 	})
@@ -139,6 +141,8 @@ func (x *Campaign) decodeWire(d *wire.Decoder) error {
 			if raw, err = d.Raw(); err == nil {
 				x.ThumbnailURL, err = thumbnailText(raw)
 			}
+		default:
+			wire.UnknownField("Campaign", key)
 		}
 		return err
 	})
@@ -159,6 +163,8 @@ func (x *CampaignUnsubscription) decodeWire(d *wire.Decoder) error {
 			x.UnsubscriptionDate.Time, err = d.DateTime()
 		case "Channel":
 			x.Channel, err = d.Interned("Link")
+		default:
+			wire.UnknownField("CampaignUnsubscription", key)
 		}
 		return err
 	})
@@ -187,6 +193,8 @@ func (x *CampaignOpenLocation) decodeWire(d *wire.Decoder) error {
 			x.Longitude, err = d.Float()
 		case "ContentCode":
 			x.ContentCode, err = d.String()
+		default:
+			wire.UnknownField("CampaignOpenLocation", key)
 		}
 		return err
 	})
@@ -207,6 +215,8 @@ func (x *CampaignForward) decodeWire(d *wire.Decoder) error {
 			x.ListID, err = d.Int()
 		case "ForwardDate":
 			x.ForwardDate.Time, err = d.DateTime()
+		default:
+			wire.UnknownField("CampaignForward", key)
 		}
 		return err
 	})
@@ -225,6 +235,8 @@ func (x *CampaignBrowserView) decodeWire(d *wire.Decoder) error {
 			x.ListID, err = d.Int()
 		case "ViewDate":
 			x.ViewDate.Time, err = d.DateTime()
+		default:
+			wire.UnknownField("CampaignBrowserView", key)
 		}
 		return err
 	})
@@ -249,6 +261,8 @@ func (x *CampaignBounce) decodeWire(d *wire.Decoder) error {
 			x.BounceType = BounceType(s)
 		case "BounceDate":
 			x.BounceDate.Time, err = d.DateTime()
+		default:
+			wire.UnknownField("CampaignBounce", key)
 		}
 		return err
 	})
@@ -337,6 +351,8 @@ func (x *Unsubscription) decodeWire(d *wire.Decoder) error {
 			x.UnsubscriptionDate.Time, err = d.Date()
 		case "UnsubscriptionIP":
 			x.UnsubscriptionIP, err = d.Interned("0.0.0.0")
+		default:
+			wire.UnknownField("Unsubscription", key)
 		}
 		return err
 	})
@@ -363,6 +379,8 @@ func (x *Bounce) decodeWire(d *wire.Decoder) error {
 			x.BounceType = BounceType(s)
 		case "DetectionDate":
 			x.DetectionDate.Time, err = d.DateTime()
+		default:
+			wire.UnknownField("Bounce", key)
 		}
 		return err
 	})
@@ -399,6 +417,8 @@ func (x *List) decodeWire(d *wire.Decoder) error {
 			if raw, err = d.Raw(); err == nil {
 				x.CustomFields, err = decodeCustomFields(raw)
 			}
+		default:
+			wire.UnknownField("List", key)
 		}
 		return err
 	})
@@ -477,6 +497,8 @@ func (x *ListSettings) decodeWire(d *wire.Decoder) error {
 			x.WebServiceSubscriptionURL, err = d.String()
 		case "WebServiceUnsubscriptionURL":
 			x.WebServiceUnsubscriptionURL, err = d.String()
+		default:
+			wire.UnknownField("ListSettings", key)
 		}
 		return err
 	})
@@ -548,6 +570,8 @@ func (x *ListOverallReport) decodeWire(d *wire.Decoder) error {
 			x.HighestLinkRateDay, err = d.String()
 		case "TotalSPAMComplaints":
 			x.TotalSPAMComplaints, err = d.Int()
+		default:
+			wire.UnknownField("ListOverallReport", key)
 		}
 		return err
 	})
@@ -592,6 +616,8 @@ func (x *CampaignOverallReport) decodeWire(d *wire.Decoder) error {
 			x.DeliveredRate, err = d.Float()
 		case "TotalSPAMComplaints":
 			x.TotalSPAMComplaints, err = d.Int()
+		default:
+			wire.UnknownField("CampaignOverallReport", key)
 		}
 		return err
 	})
@@ -612,6 +638,8 @@ func (x *BounceCounts) decodeWire(d *wire.Decoder) error {
 			x.Soft, err = d.Int()
 		case "Not Bounced", "NotBounced":
 			x.NotBounced, err = d.Int()
+		default:
+			wire.UnknownField("BounceCounts", key)
 		}
 		return err
 	})
@@ -695,6 +723,8 @@ func (x *SuppressionEntry) decodeWire(d *wire.Decoder) error {
 			x.EmailAddress, err = d.String()
 		case "ListID":
 			x.ListID, err = d.Int()
+		default:
+			wire.UnknownField("SuppressionEntry", key)
 		}
 		return err
 	})

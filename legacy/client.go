@@ -103,9 +103,11 @@ type config struct {
 }
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
-// sendlooptest server; requests go to its /api/index.php. A path prefix is kept. Plain
-// http is refused unless the host is loopback or WithInsecureHTTP is given: the API key
-// travels in every request.
+// sendlooptest server: the host, and any prefix a proxy adds, which is kept; requests go
+// to its /api/index.php. A base URL ending in the API's own path (/api/index.php, /api/v3
+// or /api/v4, with or without a trailing slash or a format segment) is refused by
+// NewClient: the client adds that path itself. Plain http is refused unless the host is
+// loopback or WithInsecureHTTP is given: the API key travels in every request.
 func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
@@ -165,6 +167,10 @@ type Client struct {
 
 // NewClient returns a Client that authenticates with apiKey. It makes no network call.
 // Options are applied in any order; the result is checked once they all are.
+//
+// The key is checked as the root package's NewClient checks it: trimmed of surrounding
+// white space, then refused when it holds white space or control characters inside, or is
+// shorter than 8 characters (a sanity floor: the service does not publish its key format).
 //
 // A sendloop.Client has a legacy client of its own, sharing its key, base URL, HTTP
 // client, retries, rate limiter and logger: sendloop.Client.Legacy.

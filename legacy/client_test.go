@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,21 +25,26 @@ func TestNewClientValidation(t *testing.T) {
 		wantErr string
 		wantURL string
 	}{
-		{"default base URL", "k", nil, "", legacy.DefaultBaseURL},
+		{"default base URL", "test-key", nil, "", legacy.DefaultBaseURL},
 		{"empty key", "  ", nil, "API key is empty", ""},
-		{"control character in key", "k\ney", nil, "control characters", ""},
-		{"invalid UTF-8 in key", "k\xffy", nil, "invalid UTF-8", ""},
-		{"unparsable URL", "k", []legacy.Option{legacy.WithBaseURL("://x")}, "invalid base URL", ""},
-		{"not http", "k", []legacy.Option{legacy.WithBaseURL("ftp://example.com")}, "absolute http(s) URL", ""},
-		{"plain http off loopback", "k", []legacy.Option{legacy.WithBaseURL("http://example.com")}, "refusing plain http", ""},
-		{"plain http allowed", "k", []legacy.Option{legacy.WithBaseURL("http://example.com"), legacy.WithInsecureHTTP()}, "", "http://example.com"},
-		{"plain http on loopback", "k", []legacy.Option{legacy.WithBaseURL("http://127.0.0.1:8080/")}, "", "http://127.0.0.1:8080"},
-		{"plain http on localhost", "k", []legacy.Option{legacy.WithBaseURL("http://localhost:8080")}, "", "http://localhost:8080"},
-		{"path prefix kept", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/prefix/")}, "", "https://h.example/prefix"},
-		{"query refused", "k", []legacy.Option{legacy.WithBaseURL("https://h.example/?a=1")}, "query", ""},
-		{"credentials refused", "k", []legacy.Option{legacy.WithBaseURL("https://u:p@h.example/")}, "credentials", ""},
-		{"unknown input form", "k", []legacy.Option{legacy.WithInputForm(legacy.InputForm(9))}, "unknown input form", ""},
-		{"nil option ignored", "k", []legacy.Option{nil}, "", legacy.DefaultBaseURL},
+		{"control character in key", "test\nkey", nil, "control characters", ""},
+		{"invalid UTF-8 in key", "test\xffkey", nil, "invalid UTF-8", ""},
+		{"white space inside the key", "test key", nil, "the API key holds white space", ""},
+		{"a one-character key", "k", nil, "the API key is shorter than 8 characters", ""},
+		{"an eight-character key, trimmed", " sl-12345 ", nil, "", legacy.DefaultBaseURL},
+		{"unparsable URL", "test-key", []legacy.Option{legacy.WithBaseURL("://x")}, "invalid base URL", ""},
+		{"not http", "test-key", []legacy.Option{legacy.WithBaseURL("ftp://example.com")}, "absolute http(s) URL", ""},
+		{"plain http off loopback", "test-key", []legacy.Option{legacy.WithBaseURL("http://example.com")}, "refusing plain http", ""},
+		{"plain http allowed", "test-key", []legacy.Option{legacy.WithBaseURL("http://example.com"), legacy.WithInsecureHTTP()}, "", "http://example.com"},
+		{"plain http on loopback", "test-key", []legacy.Option{legacy.WithBaseURL("http://127.0.0.1:8080/")}, "", "http://127.0.0.1:8080"},
+		{"plain http on localhost", "test-key", []legacy.Option{legacy.WithBaseURL("http://localhost:8080")}, "", "http://localhost:8080"},
+		{"path prefix kept", "test-key", []legacy.Option{legacy.WithBaseURL("https://h.example/prefix/")}, "", "https://h.example/prefix"},
+		{"the API's path refused", "test-key", []legacy.Option{legacy.WithBaseURL("https://h.example/prefix/api/index.php")}, "give the host (and any proxy prefix) only, https://h.example/prefix;", ""},
+		{"the v3 API's path refused", "test-key", []legacy.Option{legacy.WithBaseURL("https://h.example/api/v3/")}, "give the host (and any proxy prefix) only, https://h.example;", ""},
+		{"query refused", "test-key", []legacy.Option{legacy.WithBaseURL("https://h.example/?a=1")}, "query", ""},
+		{"credentials refused", "test-key", []legacy.Option{legacy.WithBaseURL("https://u:p@h.example/")}, "credentials", ""},
+		{"unknown input form", "test-key", []legacy.Option{legacy.WithInputForm(legacy.InputForm(9))}, "unknown input form", ""},
+		{"nil option ignored", "test-key", []legacy.Option{nil}, "", legacy.DefaultBaseURL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,6 +261,13 @@ func TestRefusedBeforeSending(t *testing.T) {
 		}, legacy.ErrEmailMissing, "Fields[EmailAddress]"},
 		{"email with a display name", legacy.PostForm, func(c *legacy.Client) error {
 			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: "Ann <a@example.com>", SubscriptionIP: "1.2.3.4"})
+			return err
+		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
+		{"email with white space around it", legacy.PostForm, func(c *legacy.Client) error {
+			_, err := c.SubscriberAdd(ctx, 1, legacy.SubscriberAddParams{EmailAddress: " a@example.com", SubscriptionIP: "1.2.3.4"})
+			if err != nil && !strings.Contains(err.Error(), `" a@example.com" is not valid: it has white space around it`) {
+				return errors.New("the reason is not said: " + err.Error()) // no *ValidationError: the row fails
+			}
 			return err
 		}, legacy.ErrEmailFormat, "Fields[EmailAddress]"},
 		{"subscription IP missing", legacy.PostForm, func(c *legacy.Client) error {

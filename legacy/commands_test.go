@@ -147,7 +147,7 @@ func answering(t *testing.T, status int, body string) *legacy.Client {
 		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(hs.Close)
-	c, err := legacy.NewClient("k", legacy.WithBaseURL(hs.URL), legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}))
+	c, err := legacy.NewClient("test-key", legacy.WithBaseURL(hs.URL), legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}))
 	require.NoError(t, err)
 	return c
 }

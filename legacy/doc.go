@@ -84,8 +84,9 @@
 // or Subscriber.Unsubscribe answered 8 (not in the list) is settled by reading the address
 // with the v3 subscriber.get on the same host (the legacy API has no specified read that
 // names a list): proved, the call succeeds (SubscriberAddResult.ConfirmedOnRetry);
-// otherwise the error matches ErrOutcomeUnknown, as does a Media.Upload whose answer was
-// lost or answered 502 or 504.
+// otherwise the error is an *OutcomeUnknownError, which matches ErrOutcomeUnknown and the
+// first failure but not the answer 6 or 8 (kept in its Last field), as is the error of a
+// Media.Upload whose answer was lost or answered 502 or 504.
 //
 // Redirects follow the root package's rule: a request carrying the key never leaves the
 // base URL's origin, a POST never follows a redirect, and a GET only within the origin;

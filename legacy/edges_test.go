@@ -41,7 +41,7 @@ func TestRedirectsNeverCarryTheKeyElsewhere(t *testing.T) {
 						http.Redirect(w, r, second.URL+"/secret-path?token=q", status)
 					}))
 					t.Cleanup(first.Close)
-					c, err := legacy.NewClient("the-key", legacy.WithBaseURL(first.URL), legacy.WithRetry(fastRetry), legacy.WithInputForm(form))
+					c, err := legacy.NewClient("the-test-key", legacy.WithBaseURL(first.URL), legacy.WithRetry(fastRetry), legacy.WithInputForm(form))
 					require.NoError(t, err)
 
 					err = call(context.Background(), c)
@@ -95,7 +95,7 @@ func TestOneShotRunsOnceWhenAKeptAliveConnectionDies(t *testing.T) {
 					`</struct></value></param></params></methodResponse>`)
 			}))
 			t.Cleanup(srv.Close)
-			c, err := legacy.NewClient("the-key", legacy.WithBaseURL(srv.URL), legacy.WithRetry(fastRetry), legacy.WithInputForm(form))
+			c, err := legacy.NewClient("the-test-key", legacy.WithBaseURL(srv.URL), legacy.WithRetry(fastRetry), legacy.WithInputForm(form))
 			require.NoError(t, err)
 			ctx := context.Background()
 			_, err = c.MediaBrowse(ctx)

@@ -11,8 +11,34 @@ import (
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect (see the package doc). It is the same sentinel as sendloop.ErrOutcomeUnknown
-// and smtp.ErrOutcomeUnknown.
+// and smtp.ErrOutcomeUnknown. Such an error is an *OutcomeUnknownError.
 var ErrOutcomeUnknown = outcome.ErrUnknown
+
+// OutcomeUnknownError is the error of a write that may or may not have taken effect. It
+// matches ErrOutcomeUnknown and wraps the failure that made the outcome unknown (a
+// *TransportError keeps context.DeadlineExceeded and the like). The answer that caused the
+// doubt is not wrapped: an "already exists" (ErrEmailExists, 6) or "not in the list"
+// (ErrEmailNotInList, 8) that the read-back could not settle may be this call's own doing,
+// so errors.Is(err, ErrEmailExists) is false. That answer and the read-back's failure are
+// in the message and in the fields. It is the same type as sendloop.OutcomeUnknownError.
+//
+// OutcomeUnknownError is declared once, in an internal package, for every package of the
+// module; go doc does not list the fields of such an alias, so here they are:
+//
+//	type OutcomeUnknownError struct {
+//		// Prefix starts the message, e.g. "legacy: Subscriber.Add".
+//		Prefix string
+//		// First is the failure that made the outcome unknown (a *TransportError, an
+//		// *HTTPError for a gateway's 502 or 504). Wrapped.
+//		First error
+//		// Last is the call's last answer or failure when it is not First, e.g. the *Error
+//		// with code 6 answered to the retry. Not wrapped; nil when there is none.
+//		Last error
+//		// ReadBack is why the read-back did not prove the write's end state. Not wrapped;
+//		// nil when none was made.
+//		ReadBack error
+//	}
+type OutcomeUnknownError = outcome.Error
 
 // TransportError is a failure that left no answer to read (a dial error, a reset, a
 // timeout, a body cut short, a cancellation), with the command, the attempts made and the

@@ -22,8 +22,8 @@ func alreadyDone(err error, code ErrorCode) (*Error, bool) {
 }
 
 // settleRetry decides an "already done" answer with a read-back: prove returns nil when the
-// service shows the intended end state. Otherwise the error matches ErrOutcomeUnknown and
-// wraps the first failure, the answer and the read-back's failure.
+// service shows the intended end state. Otherwise an *OutcomeUnknownError that wraps the
+// first failure only, with the answer and the read-back's failure in its fields.
 func settleRetry(command string, answer *Error, prove func() error) error {
 	return outcome.Settle("legacy: "+command, answer.earlierFailure, answer, prove)
 }

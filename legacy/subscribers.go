@@ -80,7 +80,8 @@ type SubscriberAddResult struct {
 // retried after transient failures. When a retry after an attempt that may have run is
 // answered ErrEmailExists, the address is read back with the v3 subscriber.get on the same
 // host: in the list (subscribed or pending), the call succeeds with ConfirmedOnRetry;
-// otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown.
+// otherwise, or when the read-back fails, the error matches ErrOutcomeUnknown and not
+// ErrEmailExists (the answer is in OutcomeUnknownError.Last).
 func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddParams) (*SubscriberAddResult, error) {
 	const cmd = CommandSubscriberAdd
 	if err := checkListID(cmd, listID); err != nil {
@@ -155,8 +156,9 @@ type SubscriberUnsubscribeResult struct {
 // SubscriberAdd. The command is an idempotent write. When a retry after an attempt that may
 // have run is answered ErrEmailNotInList, the address is read back with the v3
 // subscriber.get: unsubscribed, the call succeeds with Status Unsubscribed, ConfirmedOnRetry
-// and no RedirectURL (only the lost answer carried it); otherwise, or when the read-back fails,
-// the error matches ErrOutcomeUnknown.
+// and no RedirectURL (only the lost answer carried it); otherwise, or when the read-back
+// fails, the error matches ErrOutcomeUnknown and not ErrEmailNotInList (the answer is in
+// OutcomeUnknownError.Last).
 func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const cmd = CommandSubscriberUnsubscribe
 	if err := checkListID(cmd, listID); err != nil {
@@ -218,8 +220,8 @@ func checkAddress(cmd, email, field string) error {
 	if strings.TrimSpace(email) == "" {
 		return invalid(cmd, ErrEmailMissing, field, "the email address is missing")
 	}
-	if !address.Valid(email) {
-		return invalid(cmd, ErrEmailFormat, field, "the email address is not a bare address such as name@example.com")
+	if problem := address.Problem(email); problem != "" {
+		return invalid(cmd, ErrEmailFormat, field, fmt.Sprintf("the email address %q is not valid: %s", email, problem))
 	}
 	return nil
 }

@@ -62,7 +62,8 @@
 // A plan keeps about 48 bytes per member and per row in memory-bounded sorted runs on disk,
 // and the members' addresses and values in a temporary file (about 100 bytes per member and
 // row, in Options.TempDir, unlinked as soon as created so that even a killed process leaves
-// none). Its heap stays flat, so a job may let the garbage collector work less often:
+// none; on Windows, where an open file cannot be unlinked, they are removed when the plan is
+// closed, and a killed process leaves them behind). Its heap stays flat, so a job may let the garbage collector work less often:
 // `sendloop sync` runs with debug.SetGCPercent(150).
 //
 // Where the service says nothing, listsync takes the most tolerant sound course, and says

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/address"
 )
 
@@ -188,7 +189,8 @@ type HeaderOptions struct {
 	// IgnoreUnknown ignores the columns that name nothing known, unnamed ones included,
 	// instead of refusing the header.
 	IgnoreUnknown bool
-	// KeepSpaces keeps the spaces around custom-field values (addresses are always trimmed).
+	// KeepSpaces keeps the spaces around custom-field values (addresses are always cleaned
+	// with sendloop.NormalizeAddress).
 	KeepSpaces bool
 }
 
@@ -420,7 +422,7 @@ func (m *Mapping) row(rec Record, values []string) MappedRow {
 		// unknown, so every field that is an address names the row (and its member stays);
 		// the address column's, if it is one, else the first, is the row's address.
 		for i, f := range rec.Fields {
-			v := strings.TrimSpace(f)
+			v := sendloop.NormalizeAddress(f)
 			if !address.Valid(v) {
 				continue
 			}
@@ -443,7 +445,7 @@ func (m *Mapping) row(rec Record, values []string) MappedRow {
 		return row
 	}
 	row.Raw = rec.Fields[m.Email]
-	row.Email = strings.TrimSpace(rec.Fields[m.Email])
+	row.Email = sendloop.NormalizeAddress(rec.Fields[m.Email])
 	for _, f := range rec.Fields {
 		if !utf8.ValidString(f) {
 			row.Email = strings.ToValidUTF8(row.Email, "\uFFFD")

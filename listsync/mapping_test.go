@@ -100,6 +100,10 @@ func TestRow(t *testing.T) {
 	}{
 		{"valid", Record{Line: 2, Fields: []string{"pro", " Ann@Example.com ", "Subscribed", " Ann "}},
 			MappedRow{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Raw: " Ann@Example.com ", Values: []string{"pro", "Ann"}}, ""},
+		{"invisible characters around the address", Record{Line: 2, Fields: []string{"pro", "\ufeff\u200bAnn@Example.com\u00a0", "Subscribed", ""}},
+			MappedRow{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Raw: "\ufeff\u200bAnn@Example.com\u00a0", Values: []string{"pro", ""}}, ""},
+		{"stray comma, an address with a zero-width space", Record{Line: 6, Fields: []string{"pro", " Jr", "\u200bBob@example.com", "Subscribed", "Bob"}, Text: "…"},
+			MappedRow{Line: 6, Email: "Bob@example.com", Raw: "\u200bBob@example.com", Protect: []string{"bob@example.com"}}, "malformed line: 5 fields, the header has 4"},
 		{"status in any case", Record{Line: 3, Fields: []string{"", "b@example.com", " subscribed ", ""}},
 			MappedRow{Line: 3, Email: "b@example.com", Key: "b@example.com", Raw: "b@example.com", Values: []string{"", ""}}, ""},
 		{"other status", Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},

@@ -201,7 +201,7 @@ func TestPlanRepeatedPage(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := sendloop.NewClient("key", sendloop.WithBaseURL(srv.URL))
+	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

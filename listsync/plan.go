@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/go-sendloop/sendloop"
 )
 
 // StatusUnsubscribed is the SubscriptionStatus of a member who unsubscribed.
@@ -123,7 +125,7 @@ func (p *planner) addMember(id int, email, status string, fields map[int]string)
 	if p.err != nil {
 		return p.err
 	}
-	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	k1, k2 := p.key(strings.ToLower(sendloop.NormalizeAddress(email)))
 	r := rec{k1: k1, k2: k2, id: uint32(id), seq: uint32(p.count), kind: kindMember, off: uint64(p.dataOff)}
 	if status == StatusUnsubscribed {
 		r.kind = kindUnsubscribed
@@ -156,7 +158,7 @@ func (p *planner) suppress(email string) error {
 	if p.err != nil {
 		return p.err
 	}
-	k1, k2 := p.key(strings.ToLower(strings.TrimSpace(email)))
+	k1, k2 := p.key(strings.ToLower(sendloop.NormalizeAddress(email)))
 	p.err = p.members.add(rec{k1: k1, k2: k2, kind: kindSuppressed})
 	return p.err
 }

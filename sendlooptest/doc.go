@@ -49,7 +49,10 @@
 //     unknown-field row counts as failed. subscriber.browse pages 100 records by ascending
 //     SubscriberID, every state included.
 //   - Custom fields and segments have no command in the specification: DefineCustomField and
-//     DefineSegment (a segment selects the subscribers whose field equals a value) make them.
+//     DefineSegment (a segment selects the subscribers whose field equals a value) make them,
+//     and LoadSeed loads a whole account's lists, fields (with given IDs), segments,
+//     subscribers in any state and suppressions from a Seed, the package's own format, which
+//     `sendloop fake --seed FILE` reads as JSON (ReadSeed; testdata/seed-example.json).
 //   - Webhooks are posted as the real service posts them: an XML document with root
 //     sendloop_webservice holding action (Subscription or Unsubscription),
 //     action_timestamp (Unix seconds) and a subscriber element whose children are the

@@ -29,6 +29,13 @@
 // SendAll sends a sequence (iter.Seq[*Message]) and yields one SendResult per
 // message, in input order.
 //
+// NewRelayFromEnv makes the Relay from the variables the sendloop CLI reads
+// (SENDLOOP_SMTP_HOST, _PORT, _USER, _PASSWORD and _CA_FILE, a PEM file of
+// certificates to trust), so that one program sends through the real relay
+// and through `sendloop fake`, which prints those variables and writes its
+// relay's authority to the CA file. NewRelayFromLookup reads them through a
+// function of the caller's.
+//
 // # Decisions where the service is silent
 //
 // Transport and authentication:

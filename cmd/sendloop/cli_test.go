@@ -75,10 +75,12 @@ func TestUsageErrors(t *testing.T) {
 		{"help with two names", []string{"help", "sync", "lists"}, nil, "", []string{"help takes one command name"}},
 		{"lists with an argument", []string{"lists", "extra"}, nil, "", []string{"lists takes no arguments"}},
 		{"no API key", []string{"lists"}, []string{}, "", []string{"SENDLOOP_API_KEY is not set"}},
-		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http", "SENDLOOP_INSECURE_HTTP=1"}},
-		{"base URL with the API's path", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v3/"}, "", []string{"set the host only, https://acme.sendloop.com "}},
-		{"base URL of the legacy API", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=https://example.com/proxy/api/index.php"}, "", []string{"set the host only, https://example.com/proxy "}},
-		{"bad SENDLOOP_INSECURE_HTTP", []string{"lists"}, []string{"SENDLOOP_API_KEY=k", "SENDLOOP_INSECURE_HTTP=perhaps"}, "", []string{`SENDLOOP_INSECURE_HTTP="perhaps"`}},
+		{"a key that cannot be real", []string{"lists"}, []string{"SENDLOOP_API_KEY=k"}, "", []string{"the API key is shorter than 8 characters", "check SENDLOOP_API_KEY"}},
+		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http", "SENDLOOP_INSECURE_HTTP=1"}},
+		{"base URL with the API's path", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v3/"}, "", []string{"give the host (and any proxy prefix) only, https://acme.sendloop.com;", "check SENDLOOP_API_KEY and SENDLOOP_BASE_URL"}},
+		{"base URL of the v4 API", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v4"}, "", []string{"give the host (and any proxy prefix) only, https://acme.sendloop.com;"}},
+		{"base URL of the legacy API", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://example.com/proxy/api/index.php"}, "", []string{"give the host (and any proxy prefix) only, https://example.com/proxy;"}},
+		{"bad SENDLOOP_INSECURE_HTTP", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_INSECURE_HTTP=perhaps"}, "", []string{`SENDLOOP_INSECURE_HTTP="perhaps"`}},
 		{"export --excel in JSON", []string{"export", "--list", "1", "--excel", "--format", "json"}, nil, "", []string{"--excel writes CSV"}},
 		{"fake --tls-name on loopback", []string{"fake", "--tls-name", "x.test"}, nil, "", []string{"--tls-name goes with --listen-any"}},
 		{"fake with a bad --tls-name", []string{"fake", "--listen-any", "--tls-name", "a b"}, nil, "", []string{`--tls-name "a b" is not a host name`}},
@@ -317,7 +319,7 @@ func TestServiceUnreachable(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	env := []string{"SENDLOOP_API_KEY=k", "SENDLOOP_BASE_URL=http://" + addr}
+	env := []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=http://" + addr}
 	r := invocation{args: []string{"--timeout", "5s", "lists"}, env: env}.run(t)
 	expect(t, r, exitFailure, nil, []string{"list.getlist"})
 }

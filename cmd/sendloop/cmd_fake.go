@@ -27,14 +27,33 @@ const defaultFakeLogSize = 100
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]]",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]]",
 		summary: "serve a fake of the service (API and relay) for local development",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
 SIGTERM): the v3 and legacy APIs over HTTP on --addr, and the SMTP relay (STARTTLS with a
 certificate made at start, AUTH PLAIN or LOGIN) on --smtp-addr. It holds the same demo data
-as --fake (list 1 "Demo", see 'sendloop help'), unless --empty. Its state lives in memory
-and is lost when it stops.
+as --fake (list 1 "Demo", see 'sendloop help'), unless --empty or --seed. Its state lives
+in memory and is lost when it stops.
+
+--seed FILE starts it with the data of FILE instead (it implies --empty): lists with their
+custom fields (IDs may be given, so that a program knows its CustomField<id>), segments,
+subscribers in any state the service reports, and suppressions, global or of a list. The
+format is the fake's own JSON, not the service's; the sendlooptest package documents it
+(Seed), and its file testdata/seed-example.json is an example:
+
+  {"lists": [{"id": 7, "name": "Customers", "opt_in_mode": "Single",
+              "custom_fields": [{"id": 3, "name": "Company"}],
+              "segments": [{"name": "Acme", "field": "Company", "value": "Acme"}],
+              "subscribers": [{"email": "ann@example.com", "fields": {"Company": "Acme"}},
+                              {"email": "bob@example.com", "status": "Unsubscribed",
+                               "bounce_type": "Hard"}],
+              "suppressions": [{"email": "no@example.com"}]}],
+   "suppressions": [{"email": "complained@example.com", "type": "FBL Report"}]}
+
+A seed with a fault is refused before the fake prints its settings (exit code 2), every
+fault named by its JSON path, e.g. lists[0].subscribers[1].status; unknown members are
+faults.
 
 On stdout it prints the settings to reach it as shell export lines (a JSON object with
 --json): SENDLOOP_BASE_URL, SENDLOOP_API_KEY (the fake's own random key), and the relay's
@@ -56,12 +75,14 @@ behaves over a real link, where the service is 20 to 150 ms away and the number 
 in flight decides the wall time. Requests wait side by side, as over a real link.`,
 		examples: `sendloop fake > fake.env &    # then: . ./fake.env && sendloop lists
 sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty
+sendloop fake --seed testdata/seed.json > fake.env &
 sendloop fake --latency 50ms,10ms > fake.env &    # a service 50-60 ms away
 sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
 			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback unless --listen-any)")
 			empty := fs.Bool("empty", false, "start without the demo data")
+			seedFile := fs.String("seed", "", "start with the data of the JSON seed `FILE` instead of the demo data (implies --empty)")
 			caFile := fs.String("ca-file", "", "write the relay's CA certificate to `FILE` and keep it (default: a temporary file)")
 			listenAny := fs.Bool("listen-any", false, "allow addresses other than loopback, such as 0.0.0.0:8080 (prints a warning)")
 			var tlsNames repeatedFlag
@@ -101,8 +122,16 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 				if err != nil {
 					return usagef("fake", "--latency: %v", err)
 				}
-				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty, caFile: *caFile,
-					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter})
+				var seed *sendlooptest.Seed
+				if *seedFile != "" {
+					s, err := readSeedFile(*seedFile)
+					if err != nil {
+						return usagef("fake", "--seed %s: %v", *seedFile, err)
+					}
+					seed = &s
+				}
+				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty || seed != nil, caFile: *caFile,
+					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter, seed: seed})
 			}
 		},
 	}
@@ -124,7 +153,18 @@ type fakeOptions struct {
 	tlsNames       []string // more names for the relay's certificate
 	logSize        int      // requests kept in the request log
 	latency        time.Duration
-	jitter         time.Duration // up to this much more than latency
+	jitter         time.Duration      // up to this much more than latency
+	seed           *sendlooptest.Seed // the data to start with (--seed), checked by LoadSeed
+}
+
+// readSeedFile reads a --seed file.
+func readSeedFile(path string) (sendlooptest.Seed, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sendlooptest.Seed{}, err
+	}
+	defer f.Close()
+	return sendlooptest.ReadSeed(f)
 }
 
 // parseLatency reads --latency's D[,JITTER]; "" is none.
@@ -183,6 +223,11 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		return err
 	}
 	defer srv.Close()
+	if o.seed != nil {
+		if err := srv.LoadSeed(*o.seed); err != nil {
+			return usagef("fake", "--seed: %v", err)
+		}
+	}
 	if !empty {
 		if err := seedDemo(ctx, srv); err != nil {
 			return err

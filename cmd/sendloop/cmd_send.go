@@ -3,18 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -280,43 +276,24 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	return err
 }
 
-// relayFromEnv makes the relay sender from the SENDLOOP_SMTP_* variables.
+// relayFromEnv makes the relay sender from the SENDLOOP_SMTP_* variables, read by the smtp
+// package's own reader.
 func (a *app) relayFromEnv(opts []smtp.Option) (*smtp.Relay, error) {
-	host := strings.TrimSpace(a.getenv(envSMTPHost))
-	if host == "" {
-		return nil, configError("%s is not set: the relay's host, port, user and password come from the environment (or try --fake)", envSMTPHost)
-	}
-	port := smtp.PortSubmission
-	if p := strings.TrimSpace(a.getenv(envSMTPPort)); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return nil, configError("%s=%q is not a port number", envSMTPPort, p)
-		}
-		port = n
-	}
-	user, password := a.getenv(envSMTPUser), a.getenv(envSMTPPassword)
-	if user == "" || password == "" {
-		return nil, configError("%s and %s must be set", envSMTPUser, envSMTPPassword)
-	}
-	if caFile := a.getenv(envSMTPCAFile); caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, configError("%s: %v", envSMTPCAFile, err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, configError("%s: %s holds no PEM certificate", envSMTPCAFile, caFile)
-		}
-		opts = append(opts, smtp.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
-	}
-	relay, err := smtp.NewRelay(net.JoinHostPort(host, strconv.Itoa(port)), smtp.Auth{Username: user, Password: password}, opts...)
-	if err != nil {
+	relay, err := smtp.NewRelayFromLookup(a.lookupEnv, opts...)
+	var envErr *smtp.EnvError
+	switch {
+	case errors.As(err, &envErr) && envErr.Unset:
+		return nil, configError("%v (or try --fake)", err)
+	case err != nil:
 		return nil, configError("%v", err)
 	}
 	return relay, nil
+}
+
+// lookupEnv is getenv in the shape of os.LookupEnv: an empty variable counts as unset.
+func (a *app) lookupEnv(name string) (string, bool) {
+	v := a.getenv(name)
+	return v, v != ""
 }
 
 // printCaptured prints the messages the fake relay captured, and the result of the send.

@@ -25,13 +25,21 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE] [flags]",
+		args:    "--list ID --csv FILE [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
 updates the custom fields that differ, and with --unsubscribe-missing unsubscribes the
 members the file does not name. It plans first and prints the plan; --dry-run stops there
 and changes nothing. A second run with the same file plans nothing.
+
+A dry run prints the plan's counts and the first 20 changes of each kind (additions,
+updates, unsubscriptions), then "… and N more". --plan FILE (- for stdout, instead of the
+table) writes every change as CSV: action,line,email,subscriber_id,field,field_id,from,to,
+one row per field an addition sets or an update changes (an addition without values and an
+unsubscription take one row without a field); line is the record's first line (empty for an
+unsubscription), email the address as written (as the list holds it for an update or an
+unsubscription), from the member's value and to the file's. --json lists every change too.
 
 The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel's "Unicode
 text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
@@ -51,7 +59,8 @@ SubscriptionStatus column only the rows whose status is Subscribed count: the ot
 skipped (they add, update and unsubscribe no one).
 
 Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
-in custom fields (addresses are always trimmed). An empty cell empties the field.
+in custom fields (addresses are always trimmed, of a byte-order mark and zero-width spaces
+too). An empty cell empties the field.
 
 Addresses are compared case-insensitively. Members who unsubscribed are not subscribed again,
 and addresses on the suppression list (the list's or the global one) are not added: both
@@ -62,7 +71,17 @@ wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses 
 given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
 (line,email,reason, the address as written; the header alone when there is none);
 without it they are printed on stderr (the first 20). Any rejected row makes the exit
-code 1, in a dry run too.
+code 1, in a dry run too, unless --max-rejects allows it: N rows, or N% of the file's data
+rows (rounded up), rejected or refused by the service, still exit 0 (every reject is still
+reported); one more exits 1. A dry run measures its planned rejects. The default 0 allows
+none; the unsubscription guard's exit code 2 comes first.
+
+GitHub Actions: when GITHUB_ACTIONS=true (or with --annotations github; --annotations none
+turns it off), each rejected row is also a workflow annotation on stderr,
+"::warning file=FILE,line=N::…", naming the file relative to $GITHUB_WORKSPACE when it is
+inside it and the record's first line; GitHub shows 10 per step, so the rest are counted in
+one "::notice::". A Markdown summary (the plan's counts, the result, the most common
+rejection reasons) is appended to the file $GITHUB_STEP_SUMMARY names.
 
 Applying: additions through subscriber.import in batches (--batch-size, --concurrency),
 then updates (subscriber.update, by SubscriberID), then unsubscriptions through the legacy
@@ -86,27 +105,35 @@ Interruption: on SIGINT or SIGTERM sync stops reading the file and starts no new
 calls in flight get --grace (10s) to finish, and a second signal cancels them at once. It
 prints "Interrupted" with the rows done, failed and not attempted (they add up to the
 file's rows), and exits 130 after SIGINT, 143 after SIGTERM. A cancelled row is never
-reported as rejected: running the same sync again finishes the job.
+reported as rejected: running the same sync again finishes the job. (Windows has no
+SIGTERM: Ctrl-C and Ctrl-Break act as SIGINT, closing the console window as SIGTERM.)
 
 Memory does not grow with the list or the file: the plan keeps a 48-byte record per member
 and per row, sorted on disk, and the members' addresses and values, in temporary files
 (in $TMPDIR, unlinked as soon as created, so that even a killed run leaves none; about
-100 bytes per member and row).
+100 bytes per member and row). On Windows, where an open file cannot be unlinked, they are
+in %TEMP% and removed when the run ends: a killed run leaves them behind.
 
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
-result (counts, and rows_done, rows_failed, rows_not_attempted), and rejected_rows (line,
-address, reason).`,
+result (counts, and rows_done, rows_failed, rows_not_attempted), rejected_rows (line,
+address, reason) and reject_budget (max as given, allowed for this file, -1 for any; rejects;
+held).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
+sendloop sync --list 12 --csv subscribers.csv --dry-run --plan plan.csv
+sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --annotations github
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
 sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &syncOptions{}
 			fs.IntVar(&o.listID, "list", 0, "the `ID` of the list to sync (required)")
 			fs.StringVar(&o.csvPath, "csv", "", "the CSV `FILE` (required)")
-			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and change nothing")
+			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
+			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
 			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
+			budgetFlag(fs, &o.maxRejects)
+			annotationsFlag(fs, &o.annotations)
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
 			fs.Var(&o.columns, "column", "map the column SOURCE to TARGET (`SOURCE=TARGET`): EmailAddress, a custom field's name or CustomField<id> (repeatable)")
@@ -134,6 +161,9 @@ type syncOptions struct {
 	dryRun             bool
 	unsubscribeMissing bool
 	rejectsPath        string
+	planPath           string
+	maxRejects         string
+	annotations        string
 	batchSize          int
 	concurrency        int
 
@@ -154,6 +184,8 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--batch-size must be at least 1")
 	case o.concurrency < 1:
 		return usagef("sync", "--concurrency must be at least 1")
+	case o.planPath != "" && !o.dryRun:
+		return usagef("sync", "--plan needs --dry-run")
 	}
 	var err error
 	if o.read.Encoding, err = listsync.ParseEncoding(o.encoding); err != nil {
@@ -195,10 +227,28 @@ func parseMaxUnsubscribe(s string, members int) (int, error) {
 	return l.Of(members), nil
 }
 
-func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
+func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr error) {
 	if err := o.check(); err != nil {
 		return err
 	}
+	if o.planPath == "-" && a.json {
+		return usagef("sync", "--plan - and --json both write stdout: give --plan a file")
+	}
+	budget, err := parseRejectBudget("sync", o.maxRejects)
+	if err != nil {
+		return err
+	}
+	gh, err := newGitHubReport("sync", a.env, o.annotations, o.csvPath)
+	if err != nil {
+		return err
+	}
+	var out *syncOutput
+	var res *syncResult
+	defer func() {
+		if err := gh.finish(syncSummary(o, gh.path(), out, res, runErr)); err != nil {
+			a.note("%v", err)
+		}
+	}()
 	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
 		return err
 	}
@@ -254,6 +304,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		return err
 	}
 	defer rejects.abort()
+	rejects.gh = gh
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
@@ -285,7 +336,12 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 	}
 
 	list := job.List()
-	out := &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing, plan: plan, mapping: job.Mapping(), rejects: rejects}
+	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
+		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget}
+	if err := out.openPlan(o.planPath, info); err != nil {
+		return err
+	}
+	defer out.closePlan()
 	if err := out.begin(); err != nil {
 		return err
 	}
@@ -296,18 +352,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		a.note("list %d is double opt-in, but subscriber.import subscribes new addresses (%d here) at once, without a confirmation email",
 			o.listID, plan.Adds)
 	}
-	a.note("plan: %d to add, %d to update, %d to unsubscribe, %d unchanged, %d skipped, %d rejected",
-		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged,
-		plan.SkippedUnsubscribed+plan.SkippedSuppressed+plan.SkippedStatus, plan.Rejected)
+	a.note("%s", out.planCounts())
 
 	// ctx ends at the first signal: no more rows are read and no call is started. The calls
 	// in flight run for the grace period, or until a second signal ends work.
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
+	var applyErr error
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
 	})
-	res, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
+	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		Grace:          g.grace,
@@ -329,10 +384,13 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) error {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
 	}
+	// Rows the service refused without a line to reject count against the budget too.
+	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
+	out.outcome, rejects.budget = &outcome, &outcome
 	if err := out.end(res); err != nil {
 		return err
 	}
-	return rejects.finish(errors.Join(applyErr, failures(res)))
+	return rejects.finish(errors.Join(applyErr, failures(res, outcome.Held)))
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
@@ -395,13 +453,14 @@ func stopReason(ctx context.Context) string {
 	return "interrupted"
 }
 
-// failures describes the changes that failed without a row to reject.
-func failures(res *syncResult) error {
+// failures describes the changes that failed without a row to reject; the rows refused
+// without a line are no failure when the reject budget held.
+func failures(res *syncResult, budgetHeld bool) error {
 	var errs []error
 	if res.UnsubscribeFailed > 0 {
 		errs = append(errs, fmt.Errorf("%s failed", plural(res.UnsubscribeFailed, "unsubscription")))
 	}
-	if res.AddUntraced > 0 {
+	if res.AddUntraced > 0 && !budgetHeld {
 		errs = append(errs, fmt.Errorf("the service refused %s that could not be traced to a line",
 			plural(res.AddUntraced, "row")))
 	}

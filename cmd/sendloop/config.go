@@ -6,24 +6,24 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
 )
 
 // Environment variables read by the tool.
 const (
 	envAPIKey       = sendloop.EnvAPIKey  // SENDLOOP_API_KEY
 	envBaseURL      = sendloop.EnvBaseURL // SENDLOOP_BASE_URL
-	envSMTPHost     = "SENDLOOP_SMTP_HOST"
-	envSMTPPort     = "SENDLOOP_SMTP_PORT"
-	envSMTPUser     = "SENDLOOP_SMTP_USER"
-	envSMTPPassword = "SENDLOOP_SMTP_PASSWORD"
-	envSMTPCAFile   = "SENDLOOP_SMTP_CA_FILE"
+	envSMTPHost     = smtp.EnvHost        // SENDLOOP_SMTP_HOST
+	envSMTPPort     = smtp.EnvPort        // SENDLOOP_SMTP_PORT
+	envSMTPUser     = smtp.EnvUser        // SENDLOOP_SMTP_USER
+	envSMTPPassword = smtp.EnvPassword    // SENDLOOP_SMTP_PASSWORD
+	envSMTPCAFile   = smtp.EnvCAFile      // SENDLOOP_SMTP_CA_FILE
 	// envInsecureHTTP allows a plain http SENDLOOP_BASE_URL on a host that is not loopback,
 	// e.g. a `sendloop fake --listen-any` reached by its CI service name. The SDK's
 	// equivalent is the WithInsecureHTTP option, which NewClientFromEnv sets from it too.
@@ -56,12 +56,9 @@ func (a *app) apiConfig(ctx context.Context) (key, base string, err error) {
 	return key, strings.TrimSpace(a.getenv(envBaseURL)), nil
 }
 
-// apiPath matches a base URL path that names the API itself rather than the host (and any
-// prefix a proxy adds): the SDK appends /api/v3/<command>/json and /api/index.php itself.
-var apiPath = regexp.MustCompile(`(?i)/api/(v3(/.*)?|index\.php)$`)
-
 // checkBaseURL checks SENDLOOP_BASE_URL in the tool's words before the SDK sees it, and
-// reports whether plain http is allowed (SENDLOOP_INSECURE_HTTP).
+// reports whether plain http is allowed (SENDLOOP_INSECURE_HTTP). A base URL that ends in
+// the API's own path is refused by the SDK's own rule when the client is built.
 func (a *app) checkBaseURL(base string) (insecure bool, err error) {
 	if v := strings.TrimSpace(a.getenv(envInsecureHTTP)); v != "" {
 		if insecure, err = strconv.ParseBool(v); err != nil {
@@ -77,12 +74,6 @@ func (a *app) checkBaseURL(base string) (insecure bool, err error) {
 	}
 	if u.User != nil {
 		return false, configError("%s must not hold a user or password: the API key comes from %s", envBaseURL, envAPIKey)
-	}
-	if loc := apiPath.FindStringIndex(u.Path); loc != nil {
-		host := *u
-		host.Path, host.RawPath, host.RawQuery, host.Fragment = u.Path[:loc[0]], "", "", ""
-		return false, configError("%s=%s: set the host only, %s (the tool adds the API's path itself)",
-			envBaseURL, u.Redacted(), host.String())
 	}
 	if u.Scheme == "http" && !insecure && !isLoopbackHost(u.Hostname()) {
 		return false, configError("%s: refusing plain http to %s: the API key would travel in clear text (use https, or set %s=1 for a fake or a proxy on a network you trust)",

@@ -27,7 +27,8 @@
 //
 // # Commands
 //
-//	sync    --list ID --csv FILE [--dry-run] [--unsubscribe-missing] [--rejects FILE]
+//	sync    --list ID --csv FILE [--dry-run [--plan FILE|-]] [--unsubscribe-missing]
+//	        [--rejects FILE] [--max-rejects N|N%] [--annotations auto|github|none]
 //	        [--batch-size N] [--concurrency N] [--column SOURCE=TARGET]...
 //	        [--ignore-column NAME]... [--ignore-unknown-columns] [--encoding ENC]
 //	        [--delimiter CHAR] [--no-trim]
@@ -45,8 +46,8 @@
 //	lists   show the account's lists
 //	report  campaign ID | list ID
 //	        show a campaign's (report.campaign.overall) or a list's overall report
-//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty] [--ca-file FILE]
-//	        [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
+//	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE]
+//	        [--ca-file FILE] [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
 //	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
 //	version print the version (also --version; with --json, an object)
 //
@@ -58,9 +59,10 @@
 //	                        that it stays out of shell histories and process lists.
 //	SENDLOOP_BASE_URL       the account's host, e.g. https://acme.sendloop.com; default
 //	                        https://app.sendloop.com. The host only: a URL whose path ends in
-//	                        /api/v3… or /api/index.php is refused ("set the host only"); other
-//	                        path prefixes (a proxy's) are kept. Plain http is refused except
-//	                        on loopback.
+//	                        /api/v3…, /api/v4… or /api/index.php is refused ("give the host
+//	                        (and any proxy prefix) only"), by the SDK's rule; other path
+//	                        prefixes (a proxy's) are kept. Plain http is refused except on
+//	                        loopback.
 //	SENDLOOP_INSECURE_HTTP  1 allows a plain http SENDLOOP_BASE_URL on another host, such as
 //	                        a `sendloop fake --listen-any` reached by a CI service name (the
 //	                        SDK's WithInsecureHTTP)
@@ -74,15 +76,15 @@
 // # Exit status
 //
 //	0    done
-//	1    some rows failed (sync: rejected or refused rows, in a dry run too), or any other
-//	     failure: an API or relay error, a network failure
+//	1    some rows failed (sync: rejected or refused rows, in a dry run too, beyond
+//	     --max-rejects), or any other failure: an API or relay error, a network failure
 //	2    usage, configuration or credentials: an unknown command or flag, a missing or
 //	     invalid flag value or argument, an unreadable input file, a CSV header that does not
 //	     fit the list, an environment variable unset or invalid, a key or account the
 //	     service refuses (API codes 103, 104, 147, 148, 149; legacy code 2), relay
 //	     credentials refused (SMTP 535)
 //	130  interrupted by SIGINT
-//	143  interrupted by SIGTERM
+//	143  interrupted by SIGTERM (Unix; on Windows, closing the console window)
 //
 // # Output
 //
@@ -128,6 +130,12 @@
 //
 //	sendloop fake > fake.env &
 //	. ./fake.env && sendloop lists
+//
+// With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
+// with the IDs a program expects, segments, subscribers in any state and suppressions. The
+// format is sendlooptest's own (sendlooptest.Seed documents it; its testdata holds
+// seed-example.json), not the service's; a fault stops the command with exit code 2 before
+// it prints its settings, named by its JSON path.
 //
 // # sync
 //
@@ -195,7 +203,8 @@
 //     end of the file, as in every CSV reader, and the reason names the lines).
 //   - Values are trimmed of surrounding whitespace (spreadsheets pad cells); --no-trim keeps
 //     it in custom fields. An empty cell empties the field of a member, and is not sent for
-//     a new address. Addresses are always trimmed, checked as the SDK checks them, and
+//     a new address. Addresses are always trimmed (sendloop.NormalizeAddress: white space,
+//     a byte-order mark, zero-width spaces), checked as the SDK checks them, and
 //     compared case-insensitively; the first row of an address wins, later ones are
 //     rejected as duplicates naming its line. A rejected row keeps its address as written:
 //     for a line the CSV reader cannot parse, the address column of its first line split
@@ -207,7 +216,28 @@
 //     row of the file) and make the exit code 1.
 //   - A dry run reads the file twice too, to list its changes (additions in file order,
 //     then updates, then unsubscriptions) and write the rejects; it never writes to the
-//     service.
+//     service. As text it prints the plan's counts and the first 20 changes of each kind,
+//     then "… and N more additions" (a dry run of 5,000 additions is about 30 lines, and
+//     stops reading once it has shown them and seen every rejected row); --plan FILE (or -
+//     for stdout, instead of the table) writes every change as CSV,
+//     action,line,email,subscriber_id,field,field_id,from,to, one row per field set or
+//     changed; --json lists every change.
+//   - --max-rejects N or N% (of the file's data rows, rounded up) is a reject budget:
+//     rejected rows and rows the service refused (traced to a line or not) count; within
+//     it the exit code is 0 and every reject is still reported, beyond it 1. A dry run
+//     measures the planned rejects. The default 0 allows none; the guard's exit code 2
+//     comes first. The JSON document's reject_budget says {"max": "5%", "allowed": 50,
+//     "rejects": 3, "held": true} (allowed -1 for 100%).
+//   - GitHub Actions: with GITHUB_ACTIONS=true or --annotations github (none turns it off),
+//     every rejected row is also a workflow command on stderr (so that --json's stdout stays
+//     one document; the runner reads both streams), "::warning file=F,line=N::rejected
+//     "ADDR": REASON", F relative to $GITHUB_WORKSPACE when the file is inside it, N the
+//     record's first line, escaped as workflow commands require (%25, %0D, %0A; in F also
+//     %3A and %2C). The first 10 only, as GitHub shows 10 warnings per step, then one
+//     ::notice:: with the count of the rest. A Markdown summary (the plan's counts, the
+//     result, the five most common reasons, "line N" folded; a few KiB at most) is
+//     appended to $GITHUB_STEP_SUMMARY when it is set, also when the sync fails or is
+//     refused. docs/github-actions.md shows a nightly workflow.
 //   - Progress: only on a terminal (see Output); --quiet silences it there too. export shows
 //     how many subscribers it has written.
 //   - export reads up to --concurrency pages at once (4), in order, holding no more in
@@ -239,10 +269,14 @@
 //   - Missing or invalid configuration (the key, the base URL, the relay settings) and
 //     credentials the service or the relay refuses are exit code 2: a CI job tells a
 //     configuration problem from a failure.
-//   - The version: the build's module version (go install …@v1.2.3); for a build from a
-//     checkout ("(devel)"), the SDK's Version constant and the VCS revision when the build
+//   - The version: a release binary's version and commit; the build's module version
+//     (go install …@v1.2.3); for a build from a checkout, the version the go command took
+//     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
-//     ended.
+//     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
+//     closing the console window, logging off or shutting down as SIGTERM (exit 143, if
+//     the few seconds Windows allows suffice), and taskkill /F or the Task Manager end the
+//     process at once, as SIGKILL does.
 package main

@@ -24,6 +24,7 @@ type fakeProcess struct {
 	exited chan struct{} // closed once the process is waited for
 	err    error         // Wait's error, set before exited is closed
 	env    []string      // the settings it printed, as environment variables
+	lines  []string      // the settings as printed, one line each
 }
 
 type syncBuffer struct {
@@ -92,6 +93,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 			if !ok {
 				t.Fatalf("the fake stopped before printing its settings; stderr:\n%s", p.stderr)
 			}
+			p.lines = append(p.lines, line)
 			if jsonOut {
 				var settings map[string]string
 				if err := json.Unmarshal([]byte(line), &settings); err != nil {

@@ -463,13 +463,14 @@ Progress is drawn on stderr when it is a terminal (not with TERM=dumb, a pipe or
 
 Exit status:
   0    done
-  1    some rows failed (rejected or refused), or any other failure
+  1    some rows failed (rejected or refused; sync: beyond --max-rejects), or any other
+       failure
   2    usage, configuration or credentials: an unknown command or flag, a bad value, an
        unreadable file, a CSV header that does not fit the list, an unset or invalid
        variable, a key or account the service refuses (API codes 103, 104, 147, 148,
        149; legacy code 2), relay credentials refused (SMTP 535)
   130  interrupted by SIGINT (Ctrl-C)
-  143  interrupted by SIGTERM
+  143  interrupted by SIGTERM (Windows: the console window closed)
 
 Run 'sendloop help <command>' for a command's flags.
 `

@@ -111,8 +111,11 @@ type result struct {
 
 // invocation is a run of the binary: arguments, environment, stdin and directory.
 type invocation struct {
-	args  []string
-	env   []string // the whole environment of the child: nothing is inherited
+	args []string
+	env  []string // the whole environment of the child: nothing is inherited
+	// ciEnv is added after childEnv drops the GITHUB_* variables: the tests of the CLI's
+	// GitHub Actions reporting set them here, as a workflow would.
+	ciEnv []string
 	stdin string
 	dir   string
 }
@@ -123,7 +126,7 @@ func (inv invocation) run(t testing.TB) result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, inv.args...)
-	cmd.Env = childEnv(inv.env)
+	cmd.Env = append(childEnv(inv.env), inv.ciEnv...)
 	cmd.Dir = inv.dir
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var stdout, stderr bytes.Buffer

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,5 +76,46 @@ func TestDryRunInterrupted(t *testing.T) {
 				t.Errorf("document %+v, want interrupted, 0 of 2 changes listed:\n%s", doc, stdout.String())
 			}
 		})
+	}
+}
+
+// TestDryRunQuiet: a dry run of 5,000 additions prints its counts and the first 20 changes,
+// about 25 lines; --plan FILE holds every change, and --json too.
+func TestDryRunQuiet(t *testing.T) {
+	t.Parallel()
+	f, _ := syncFake(t)
+	dir := t.TempDir()
+	path := writeFile(t, dir, "big.csv", manyNewRows(5000, 0))
+	plan := filepath.Join(dir, "plan.csv")
+	r := f.sendloop(t, "sync", "--list", "1", "--csv", path, "--dry-run")
+	expect(t, r, exitOK, []string{"add            5000\n", "  … and 4980 more additions (--plan FILE lists every change)\n"}, nil)
+	if lines := strings.Count(r.stdout, "\n"); lines > 32 {
+		t.Errorf("a dry run of 5,000 additions prints %d lines:\n%s", lines, r.stdout)
+	}
+	if lines := strings.Count(r.stderr, "\n"); lines > 1 {
+		t.Errorf("stderr has %d lines:\n%s", lines, r.stderr)
+	}
+
+	r = f.sendloop(t, "sync", "--list", "1", "--csv", path, "--dry-run", "--plan", plan)
+	expect(t, r, exitOK, []string{"  … and 4980 more additions (all in " + plan + ")\n"}, nil)
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5001 || strings.Join(rows[0], ",") != "action,line,email,subscriber_id,field,field_id,from,to" ||
+		strings.Join(rows[5000], ",") != "add,5001,new4999@example.com,,Plan,2,,p4999" {
+		t.Errorf("--plan holds %d rows, from %q to %q", len(rows), rows[0], rows[len(rows)-1])
+	}
+
+	r = f.sendloop(t, "--json", "sync", "--list", "1", "--csv", path, "--dry-run")
+	var doc struct {
+		Changes []json.RawMessage `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Changes) != 5000 {
+		t.Errorf("--json lists %d changes (%v), want 5000", len(doc.Changes), err)
 	}
 }

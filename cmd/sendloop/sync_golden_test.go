@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -49,11 +50,34 @@ func manyBadRows(n int) string {
 	return b.String()
 }
 
+// manyNewRows is a file of n new addresses, with a custom field, and bad rows with invalid
+// addresses after every tenth.
+func manyNewRows(n, bad int) string {
+	var b strings.Builder
+	b.WriteString("EmailAddress,Plan\n")
+	for i := range n {
+		fmt.Fprintf(&b, "new%d@example.com,p%d\n", i, i)
+		if i%10 == 9 && bad > 0 {
+			fmt.Fprintf(&b, "bad%d\n", i)
+			bad--
+		}
+	}
+	return b.String()
+}
+
+// gitHubEnv is what GitHub Actions sets, with the file inside the workspace.
+var gitHubEnv = []string{"GITHUB_ACTIONS=true", "GITHUB_WORKSPACE=DIR", "GITHUB_STEP_SUMMARY=DIR/summary.md"}
+
 type goldenSyncCase struct {
 	name    string
 	content string
-	args    []string // after the file's --csv; "REJECTS" is replaced by a path in the case's directory
+	args    []string // after the file's --csv; "REJECTS" and "PLAN" are replaced by paths in the case's directory
 	global  []string
+	// ciEnv is added to the environment, "DIR" replaced by the case's directory: GitHub
+	// Actions' variables.
+	ciEnv []string
+	// csvName is the file's name in the case's directory (members.csv when empty).
+	csvName string
 	setup   func(f *fake)
 	// interruptAt, when positive, runs sync in-process and ends its context at the request
 	// of that command (the first one).
@@ -137,6 +161,40 @@ var goldenSyncCases = []goldenSyncCase{
 			f.srv.InjectFault("subscriber.import", sendlooptest.Fault{ErrorCode: 111})
 		}},
 
+	// Quiet dry runs: the first 20 changes of each kind; --plan writes them all.
+	{name: "dry_run_many_changes", content: manyNewRows(45, 3) + "ann@example.com,team\nbob@example.com,team\n", args: []string{"--dry-run", "--unsubscribe-missing", "--max-unsubscribe", "100%"}},
+	{name: "dry_run_plan_file", content: membersCSV, args: []string{"--dry-run", "--unsubscribe-missing", "--max-unsubscribe", "100%", "--plan", "PLAN"}},
+	{name: "dry_run_plan_stdout", content: "EmailAddress,First name,Plan\nann@example.com,Ann,team\nnew@example.com,,\n", args: []string{"--dry-run", "--plan", "-"}},
+	{name: "dry_run_plan_file_json", content: "EmailAddress,Plan\nnew@example.com,free\n", args: []string{"--dry-run", "--plan", "PLAN"}, global: []string{"--json"}},
+	{name: "plan_needs_dry_run", content: membersCSV, args: []string{"--plan", "PLAN"}},
+	{name: "plan_stdout_json_refused", content: membersCSV, args: []string{"--dry-run", "--plan", "-"}, global: []string{"--json"}},
+
+	// The reject budget: rejected and refused rows, N or N% of the file's rows.
+	{name: "budget_count_holds", content: membersCSV, args: []string{"--max-rejects", "5", "--concurrency", "1"}},
+	{name: "budget_count_exceeded", content: membersCSV, args: []string{"--max-rejects", "4", "--rejects", "REJECTS", "--concurrency", "1"}},
+	{name: "budget_percent_holds_dry_run_json", content: membersCSV, args: []string{"--dry-run", "--max-rejects", "42%"}, global: []string{"--json"}},
+	{name: "budget_percent_exceeded_dry_run", content: membersCSV, args: []string{"--dry-run", "--max-rejects", "33%"}},
+	{name: "budget_guard_takes_precedence", content: membersCSV, args: []string{"--unsubscribe-missing", "--max-unsubscribe", "0", "--max-rejects", "100%"}},
+	{name: "budget_bad_value", content: membersCSV, args: []string{"--max-rejects", "-1"}},
+	{name: "budget_counts_refused_rows_json", content: "EmailAddress,Plan\nann@example.com,team\nx@example.net,free\nnew@example.com,free\n",
+		args: []string{"--max-rejects", "2", "--batch-size", "1", "--concurrency", "1"}, global: []string{"--json"},
+		setup: func(f *fake) {
+			f.srv.InjectFault("subscriber.update", sendlooptest.Fault{ErrorCode: 135})
+			f.srv.InjectFault("subscriber.import", sendlooptest.Fault{ErrorCode: 111})
+		}},
+
+	// GitHub Actions: annotations (10, then a notice) on stderr and a step summary.
+	{name: "github_apply", content: membersCSV + manyBadRows(8)[len("EmailAddress\n"):], args: []string{"--max-rejects", "65%", "--concurrency", "1"}, ciEnv: gitHubEnv},
+	{name: "github_dry_run_json", content: membersCSV, args: []string{"--dry-run"}, global: []string{"--json"}, ciEnv: gitHubEnv},
+	{name: "github_flag_without_actions", content: membersCSV, args: []string{"--dry-run", "--annotations", "github"}},
+	{name: "github_annotations_none", content: membersCSV, args: []string{"--dry-run", "--annotations", "none"}, ciEnv: gitHubEnv},
+	{name: "github_outside_workspace", content: "EmailAddress\nbad\n", args: []string{"--dry-run"},
+		ciEnv: []string{"GITHUB_ACTIONS=true", "GITHUB_WORKSPACE=DIR/workspace"}},
+	{name: "github_escaped", csvName: "list, v2: 100%.csv", content: "EmailAddress,First name\nb\"ad,x\nzoe@example.com,Zo\xeb\n",
+		args: []string{"--dry-run"}, ciEnv: gitHubEnv},
+	{name: "github_guard_trips", content: "EmailAddress\nann@example.com\nbad\n", args: []string{"--unsubscribe-missing"}, ciEnv: gitHubEnv},
+	{name: "github_bad_flag", content: membersCSV, args: []string{"--annotations", "gitlab"}},
+
 	// Interruption: deterministic points only.
 	{name: "interrupted_while_planning", content: membersCSV, interruptAt: "subscriber.browse"},
 	{name: "interrupted_while_planning_json", content: membersCSV, global: []string{"--json"}, interruptAt: "subscriber.browse"},
@@ -163,11 +221,17 @@ func TestSyncGolden(t *testing.T) {
 				tt.setup(f)
 			}
 			dir := t.TempDir()
-			csvPath := writeFile(t, dir, "members.csv", tt.content)
+			csvName := cmp.Or(tt.csvName, "members.csv")
+			csvPath := writeFile(t, dir, csvName, tt.content)
 			rejects := filepath.Join(dir, "rejects.csv")
+			planPath := filepath.Join(dir, "plan.csv")
 			args := append(slices.Clone(tt.global), "sync", "--list", "1", "--csv", csvPath)
 			for _, a := range tt.args {
-				args = append(args, strings.ReplaceAll(a, "REJECTS", rejects))
+				args = append(args, strings.NewReplacer("REJECTS", rejects, "PLAN", planPath).Replace(a))
+			}
+			var ciEnv []string
+			for _, kv := range tt.ciEnv {
+				ciEnv = append(ciEnv, strings.ReplaceAll(kv, "DIR", dir))
 			}
 			var r result
 			if hooked != nil {
@@ -179,19 +243,28 @@ func TestSyncGolden(t *testing.T) {
 					}
 				})
 				var stdout, stderr bytes.Buffer
-				getenv := func(k string) string {
-					return map[string]string{envAPIKey: f.srv.APIKey, envBaseURL: f.srv.URL}[k]
+				vars := map[string]string{envAPIKey: f.srv.APIKey, envBaseURL: f.srv.URL}
+				for _, kv := range ciEnv {
+					k, v, _ := strings.Cut(kv, "=")
+					vars[k] = v
 				}
+				getenv := func(k string) string { return vars[k] }
 				r.code = run(ctx, args, &env{stdout: &stdout, stderr: &stderr, getenv: getenv})
 				hooked.hook(nil)
 				r.stdout, r.stderr = stdout.String(), stderr.String()
 			} else {
-				r = invocation{args: args, env: f.env, dir: dir}.run(t)
+				r = invocation{args: args, env: f.env, ciEnv: ciEnv, dir: dir}.run(t)
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "$ sendloop %s\nexit code %d\n-- stdout --\n%s-- stderr --\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 			if content, err := os.ReadFile(rejects); err == nil {
 				fmt.Fprintf(&b, "-- rejects --\n%s", content)
+			}
+			if content, err := os.ReadFile(planPath); err == nil {
+				fmt.Fprintf(&b, "-- plan --\n%s", content)
+			}
+			if content, err := os.ReadFile(filepath.Join(dir, "summary.md")); err == nil {
+				fmt.Fprintf(&b, "-- step summary --\n%s", content)
 			}
 			fmt.Fprintf(&b, "-- list 1 --\n%s\n", listState(t, f))
 			golden(t, filepath.Join("golden", tt.name), b.String(), dir, "DIR")

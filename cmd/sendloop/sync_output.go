@@ -1,73 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
+	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/listsync"
 )
-
-// dryRun lists the changes of the plan and writes the rejected rows.
-// runDryRun lists the plan's changes and closes the output: also when the listing stops
-// (a signal, a read error), so that --json's document stays whole and says how far it got.
-func runDryRun(ctx context.Context, out *syncOutput, plan *listsync.Plan, rejects *rejectSink) error {
-	runErr := dryRun(ctx, out, plan, rejects)
-	var stopped *dryRunStop
-	if runErr != nil {
-		stopped = &dryRunStop{interrupted: ctx.Err() != nil}
-	}
-	if err := out.endDryRun(stopped); err != nil {
-		return errors.Join(runErr, err)
-	}
-	return rejects.finish(runErr)
-}
-
-// dryRunStop says why a dry run stopped before listing every change.
-type dryRunStop struct{ interrupted bool }
-
-func dryRun(ctx context.Context, out *syncOutput, plan *listsync.Plan, rejects *rejectSink) error {
-	for _, mask := range []listsync.EventKind{listsync.EventAdd | listsync.EventReject, listsync.EventUpdate} {
-		if mask == listsync.EventUpdate && plan.Updates == 0 {
-			continue
-		}
-		// Read without ctx: a signal ends the listing below, with its reason.
-		for ev, err := range plan.Events(context.WithoutCancel(ctx), mask) {
-			if err == nil && ctx.Err() != nil {
-				err = errors.New(stopReason(ctx))
-			}
-			if err == nil {
-				switch ev.Kind {
-				case listsync.EventReject:
-					rejects.addRow(ev.Row, ev.Reason)
-				case listsync.EventAdd:
-					err = out.add(ev.Row)
-				case listsync.EventUpdate:
-					err = out.update(*ev.Update)
-				}
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	for u, err := range plan.ToUnsubscribe() {
-		if err == nil && ctx.Err() != nil {
-			err = errors.New(stopReason(ctx))
-		}
-		if err == nil {
-			err = out.unsubscribe(u)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // syncOutput writes the plan and the result on stdout: a table, or one JSON document.
 type syncOutput struct {
@@ -79,7 +22,17 @@ type syncOutput struct {
 	plan               *listsync.Plan
 	mapping            *listsync.Mapping
 	rejects            *rejectSink
-	changes            int
+	changes            int            // the changes listed (or written to --plan)
+	shown              map[string]int // the changes of each kind printed as text
+
+	// --plan: the CSV of every change; planOnly when it goes to stdout, instead of the text.
+	planW    *csv.Writer
+	planFile *os.File
+	planPath string
+	planOnly bool
+
+	budget  rejectBudget
+	outcome *budgetOutcome // the rejects measured against the budget, once known
 }
 
 func (s *syncOutput) planJSON() orderedObject {
@@ -107,6 +60,10 @@ func (s *syncOutput) begin() error {
 	if !s.dryRun {
 		return nil // the table comes with the result
 	}
+	if s.planOnly {
+		s.a.note("dry run, nothing was changed; %s", s.planCounts())
+		return nil
+	}
 	fmt.Fprintf(w, "Plan for list %d %q from %s (%s). Dry run: nothing was changed.\n\n",
 		s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
 	t := newTable(w, "ACTION", "PLANNED")
@@ -114,6 +71,13 @@ func (s *syncOutput) begin() error {
 		t.row(r.name, strconv.Itoa(r.planned))
 	}
 	return t.flush()
+}
+
+// planCounts says what the plan would do, in one line.
+func (s *syncOutput) planCounts() string {
+	p := s.plan
+	return fmt.Sprintf("plan: %d to add, %d to update, %d to unsubscribe, %d unchanged, %d skipped, %d rejected",
+		p.Adds, p.Updates, p.Unsubscribes, p.Unchanged, p.SkippedUnsubscribed+p.SkippedSuppressed+p.SkippedStatus, p.Rejected)
 }
 
 type summaryRow struct {
@@ -148,7 +112,9 @@ func (s *syncOutput) summaryRows() []summaryRow {
 	return out
 }
 
-func (s *syncOutput) change(text string, v orderedObject) error {
+// change lists a change of kind: in the document, or as text (the first maxChangesShown of
+// each kind).
+func (s *syncOutput) change(kind, text string, v orderedObject) error {
 	w := s.a.stdout
 	if s.a.json {
 		sep := ","
@@ -159,12 +125,20 @@ func (s *syncOutput) change(text string, v orderedObject) error {
 		_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(v, "    "))
 		return err
 	}
-	if s.changes == 0 {
+	if s.planOnly || s.shown[kind] >= maxChangesShown {
+		s.changes++
+		return nil
+	}
+	if s.shown == nil {
+		s.shown = map[string]int{}
+	}
+	if len(s.shown) == 0 {
 		if _, err := io.WriteString(w, "\nChanges:\n"); err != nil {
 			return err
 		}
 	}
 	s.changes++
+	s.shown[kind]++
 	_, err := fmt.Fprintf(w, "  %s\n", text)
 	return err
 }
@@ -176,9 +150,17 @@ func (s *syncOutput) add(row listsync.MappedRow) error {
 		if row.Values[i] != "" {
 			fields = append(fields, member{f.Header, row.Values[i]})
 			text = append(text, fmt.Sprintf("%s=%s", f.Header, strconv.Quote(row.Values[i])))
+			if err := s.planRow(changeAdd, row.Line, row.Email, 0, f.Header, f.Field.ID, "", row.Values[i]); err != nil {
+				return err
+			}
 		}
 	}
-	return s.change(fmt.Sprintf("%-11s line %-6d %s  %s", "add", row.Line, row.Email, strings.Join(text, " ")),
+	if len(fields) == 0 {
+		if err := s.planRow(changeAdd, row.Line, row.Email, 0, "", 0, "", ""); err != nil {
+			return err
+		}
+	}
+	return s.change(changeAdd, fmt.Sprintf("%-11s line %-6d %s  %s", "add", row.Line, row.Email, strings.Join(text, " ")),
 		orderedObject{{"action", "add"}, {"line", row.Line}, {"email", row.Email}, {"fields", fields}})
 }
 
@@ -188,13 +170,19 @@ func (s *syncOutput) update(u listsync.Update) error {
 	for _, ch := range u.Changes {
 		changes = append(changes, orderedObject{{"field", ch.Header}, {"field_id", ch.Field.ID}, {"from", ch.From}, {"to", ch.To}})
 		text = append(text, fmt.Sprintf("%s: %s → %s", ch.Header, strconv.Quote(ch.From), strconv.Quote(ch.To)))
+		if err := s.planRow(changeUpdate, u.Line, u.Email, u.SubscriberID, ch.Header, ch.Field.ID, ch.From, ch.To); err != nil {
+			return err
+		}
 	}
-	return s.change(fmt.Sprintf("%-11s line %-6d %s  %s", "update", u.Line, u.Email, strings.Join(text, ", ")),
+	return s.change(changeUpdate, fmt.Sprintf("%-11s line %-6d %s  %s", "update", u.Line, u.Email, strings.Join(text, ", ")),
 		orderedObject{{"action", "update"}, {"line", u.Line}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}, {"changes", changes}})
 }
 
 func (s *syncOutput) unsubscribe(u listsync.Unsubscribe) error {
-	return s.change(fmt.Sprintf("%-11s %-11s %s", "unsubscribe", "", u.Email),
+	if err := s.planRow(changeUnsubscribe, 0, u.Email, u.SubscriberID, "", 0, "", ""); err != nil {
+		return err
+	}
+	return s.change(changeUnsubscribe, fmt.Sprintf("%-11s %-11s %s", "unsubscribe", "", u.Email),
 		orderedObject{{"action", "unsubscribe"}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}})
 }
 
@@ -225,7 +213,15 @@ func (s *syncOutput) rejectedRowsJSON() error {
 	return err
 }
 
-// end writes the result (nil for a dry run) and closes the document.
+// budgetJSON writes the document's reject_budget member, once the rejects are measured.
+func (s *syncOutput) budgetJSON() error {
+	if s.outcome == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(s.a.stdout, ",\n  \"reject_budget\": %s", indentJSON(s.outcome.json(), "  "))
+	return err
+}
+
 // endDryRun closes a dry run's output; stopped, when not nil, says the listing stopped
 // before its end: the document says so, with the changes listed and planned.
 func (s *syncOutput) endDryRun(stopped *dryRunStop) error {
@@ -245,12 +241,16 @@ func (s *syncOutput) endDryRun(stopped *dryRunStop) error {
 			err = s.rejectedRowsJSON()
 		}
 		if err == nil {
+			err = s.budgetJSON()
+		}
+		if err == nil {
 			_, err = io.WriteString(w, "\n}\n")
 		}
 		return err
 	}
 	var err error
 	switch {
+	case s.planOnly:
 	case stopped != nil && stopped.interrupted:
 		_, err = fmt.Fprintf(w, "\nInterrupted: %d of the %s listed. Dry run: nothing was changed.\n", s.changes, plural(planned, "planned change"))
 	case stopped != nil:
@@ -270,6 +270,9 @@ func (s *syncOutput) end(res *syncResult) error {
 			err = s.rejectedRowsJSON()
 		}
 		if err == nil {
+			err = s.budgetJSON()
+		}
+		if err == nil {
 			_, err = io.WriteString(w, "\n}\n")
 		}
 		return err
@@ -284,14 +287,7 @@ func (s *syncOutput) end(res *syncResult) error {
 	}
 	t := newTable(w, cols...)
 	for _, r := range s.summaryRows() {
-		switch r.name {
-		case "add":
-			r.done, r.failed, r.notAttempted = res.Added+res.AlreadyPresent, res.AddFailed, res.AddNotAttempted
-		case "update":
-			r.done, r.failed, r.notAttempted = res.Updated, res.UpdateFailed, res.UpdateNotAttempted
-		case "unsubscribe":
-			r.done, r.failed, r.notAttempted = res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeNotAttempted
-		}
+		r.done, r.failed, r.notAttempted = resultCounts(res, r.name)
 		cells := []string{r.name, strconv.Itoa(r.planned)}
 		if r.applies {
 			cells = append(cells, strconv.Itoa(r.done), strconv.Itoa(r.failed))
@@ -302,4 +298,73 @@ func (s *syncOutput) end(res *syncResult) error {
 		t.row(cells...)
 	}
 	return t.flush()
+}
+
+// syncSummary is the GitHub step summary of a sync: the plan's counts (and the result's,
+// once applied) when the plan was made, and how the run ended.
+func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, runErr error) githubSummary {
+	s := githubSummary{title: fmt.Sprintf("sendloop sync: list %d from %s", o.listID, path)}
+	if out != nil {
+		s.title = fmt.Sprintf("sendloop sync: list %d %q from %s (%s)", out.list.ListID, out.list.Name, path, plural(out.plan.Rows, "row"))
+		if out.dryRun {
+			s.title += ", dry run"
+		}
+		header := []string{"action", "planned"}
+		if res != nil {
+			header = append(header, "done", "failed")
+		}
+		s.table = append(s.table, header)
+		for _, r := range out.summaryRows() {
+			row := []string{r.name, strconv.Itoa(r.planned)}
+			if res != nil && r.applies {
+				r.done, r.failed, _ = resultCounts(res, r.name)
+				row = append(row, strconv.Itoa(r.done), strconv.Itoa(r.failed))
+			} else if res != nil {
+				row = append(row, "", "")
+			}
+			s.table = append(s.table, row)
+		}
+	}
+	var result []string
+	switch {
+	case out != nil && out.dryRun:
+		result = append(result, "Dry run: nothing was changed.")
+	case res != nil && res.Interrupted:
+		result = append(result, "Interrupted: run the same sync again to finish.")
+	case res != nil:
+		result = append(result, "Synced.")
+	}
+	if o := out.budgetOutcome(); o != nil && o.Rejects > 0 && o.given() {
+		result = append(result, fmt.Sprintf("%s rejected or refused, %s.", plural(o.Rejects, "row"), o.describe()))
+	} else if o != nil && o.Rejects > 0 {
+		result = append(result, fmt.Sprintf("%s rejected or refused.", plural(o.Rejects, "row")))
+	}
+	if runErr != nil {
+		result = append(result, "Failed: "+cliMessage(runErr))
+	} else {
+		result = append(result, "Succeeded.")
+	}
+	s.result = strings.Join(result, " ")
+	return s
+}
+
+// budgetOutcome is the rejects measured against the budget, nil before (or without) a plan.
+func (s *syncOutput) budgetOutcome() *budgetOutcome {
+	if s == nil {
+		return nil
+	}
+	return s.outcome
+}
+
+// resultCounts returns the changes of a summary row that were done, failed and not attempted.
+func resultCounts(res *syncResult, name string) (done, failed, notAttempted int) {
+	switch name {
+	case "add":
+		return res.Added + res.AlreadyPresent, res.AddFailed, res.AddNotAttempted
+	case "update":
+		return res.Updated, res.UpdateFailed, res.UpdateNotAttempted
+	case "unsubscribe":
+		return res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeNotAttempted
+	}
+	return 0, 0, 0
 }

@@ -24,6 +24,8 @@ type rejectSink struct {
 	spoolW *csv.Writer
 	mu     sync.Mutex
 	count  int
+	gh     *githubReport  // GitHub Actions' annotations, nil elsewhere
+	budget *budgetOutcome // set before finish when the run measured its rejects against --max-rejects
 }
 
 // addRow rejects a row of the file, reporting its address as written.
@@ -62,6 +64,7 @@ func (s *rejectSink) add(line int, email, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
+	s.gh.reject(line, email, reason)
 	rec := []string{strconv.Itoa(line), email, reason}
 	if s.spoolW != nil {
 		_ = s.spoolW.Write(rec)
@@ -107,7 +110,8 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 	}
 }
 
-// finish closes the file and returns the run's error: err, or one saying rows were rejected.
+// finish closes the file and returns the run's error: err, or one saying rows were rejected
+// (a note instead when the rejects are within the budget).
 func (s *rejectSink) finish(err error) error {
 	if s.spool != nil {
 		s.spool.Close()
@@ -140,7 +144,17 @@ func (s *rejectSink) finish(err error) error {
 	if s.count == 1 {
 		verb = "was"
 	}
-	return errors.Join(fmt.Errorf("%s %s rejected (%s)", plural(s.count, "row"), verb, where), err)
+	msg := fmt.Sprintf("%s %s rejected (%s)", plural(s.count, "row"), verb, where)
+	if s.budget != nil {
+		if s.budget.Held {
+			fmt.Fprintf(s.a.stderr, "sendloop: %s, %s\n", msg, s.budget.describe())
+			return err
+		}
+		if s.budget.given() {
+			msg += ", " + s.budget.describe()
+		}
+	}
+	return errors.Join(errors.New(msg), err)
 }
 
 // abort closes the files if finish was not reached.

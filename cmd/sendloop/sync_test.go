@@ -479,19 +479,22 @@ func TestSyncUnreadableRowsBlockUnsubscriptions(t *testing.T) {
 }
 
 // TestFailuresCountsUntracedRows: rows the service refused without a line to show still
-// make the run fail.
+// make the run fail, unless the reject budget (which counts them) held.
 func TestFailuresCountsUntracedRows(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		res  syncResult
+		held bool
 		want string
 	}{
-		{syncResult{}, ""},
-		{syncResult{AddUntraced: 2}, "the service refused 2 rows that could not be traced to a line"},
-		{syncResult{UnsubscribeFailed: 1, AddUntraced: 1}, "1 unsubscription failed\nthe service refused 1 row that could not be traced to a line"},
+		{syncResult{}, false, ""},
+		{syncResult{AddUntraced: 2}, false, "the service refused 2 rows that could not be traced to a line"},
+		{syncResult{AddUntraced: 2}, true, ""},
+		{syncResult{UnsubscribeFailed: 1, AddUntraced: 1}, false, "1 unsubscription failed\nthe service refused 1 row that could not be traced to a line"},
+		{syncResult{UnsubscribeFailed: 1, AddUntraced: 1}, true, "1 unsubscription failed"},
 	}
 	for _, tt := range tests {
-		err := failures(&tt.res)
+		err := failures(&tt.res, tt.held)
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -7,23 +7,35 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
+// releaseVersion and releaseCommit are set by the release build (.goreleaser.yaml):
+// -ldflags "-X main.releaseVersion=0.2.0 -X main.releaseCommit=<full commit>". A build
+// without them reads the build info alone.
+var releaseVersion, releaseCommit string
+
+// stamp is what a release build's linker flags set.
+type stamp struct{ version, commit string }
+
 // buildVersion is what `sendloop version` reports.
 type buildVersion struct {
-	version  string // the module's version, or the SDK's constant for a development build
-	revision string // the VCS revision of a development build, when the build recorded it
+	version  string // the release's or module's version, or the SDK's constant for a development build
+	revision string // the VCS revision of a release or of a build from a checkout, when recorded
 	modified bool   // the working tree had changes
 }
 
-// readVersion reads the build info: the module version of a `go install …@v1.2.3` build;
-// for a build from a checkout, "(devel)", the SDK's Version constant and the revision.
-func readVersion(info *debug.BuildInfo, ok bool) buildVersion {
+// readVersion reads the version: a release build's stamp (its version and commit); else the
+// build info: the module version of a `go install …@v1.2.3` build; for a build from a
+// checkout, the version the go command took from a tag (Go 1.24 and later) or else
+// "(devel)" and then the SDK's Version constant, with the revision.
+func readVersion(st stamp, info *debug.BuildInfo, ok bool) buildVersion {
+	if st.version != "" {
+		return buildVersion{version: st.version, revision: st.commit}
+	}
 	v := buildVersion{version: sendloop.Version}
 	if !ok {
 		return v
 	}
 	if mv := info.Main.Version; mv != "" && mv != "(devel)" {
 		v.version = mv
-		return v
 	}
 	for _, s := range info.Settings {
 		switch s.Key {
@@ -54,7 +66,8 @@ func (v buildVersion) String() string {
 
 // printVersion runs `sendloop version` and `sendloop --version`.
 func (a *app) printVersion() int {
-	v := readVersion(debug.ReadBuildInfo())
+	info, ok := debug.ReadBuildInfo()
+	v := readVersion(stamp{releaseVersion, releaseCommit}, info, ok)
 	if a.json {
 		obj := orderedObject{{"version", v.version}}
 		if v.revision != "" {

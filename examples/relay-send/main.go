@@ -9,10 +9,16 @@
 //
 // With SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT (587 by default),
 // SENDLOOP_SMTP_USER and SENDLOOP_SMTP_PASSWORD set (the delivery settings of
-// a sender address), it sends through the real relay; -from and -to are then
-// required:
+// a sender address), it sends through that relay (smtp.NewRelayFromEnv, which
+// also trusts SENDLOOP_SMTP_CA_FILE); -from and -to are then required:
 //
 //	go run ./examples/relay-send -from you@yourdomain.com -to friend@example.net
+//
+// The same against `sendloop fake` in another process:
+//
+//	sendloop fake > fake.env &   # serves until stopped
+//	sleep 1; . ./fake.env
+//	go run ./examples/relay-send -from shop@example.com -to ann@example.net
 package main
 
 import (
@@ -23,10 +29,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,21 +68,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	var fake *sendlooptest.Relay
 	var relay *smtp.Relay
-	if host := os.Getenv("SENDLOOP_SMTP_HOST"); host != "" {
+	if os.Getenv(smtp.EnvHost) != "" {
 		if *from == "" || *to == "" {
-			return errors.New("-from and -to are required with SENDLOOP_SMTP_HOST")
-		}
-		port := smtp.PortSubmission
-		if p := os.Getenv("SENDLOOP_SMTP_PORT"); p != "" {
-			var err error
-			if port, err = strconv.Atoi(p); err != nil {
-				return fmt.Errorf("SENDLOOP_SMTP_PORT: %w", err)
-			}
+			return errors.New("-from and -to are required with " + smtp.EnvHost)
 		}
 		var err error
-		auth := smtp.Auth{Username: os.Getenv("SENDLOOP_SMTP_USER"), Password: os.Getenv("SENDLOOP_SMTP_PASSWORD")}
-		relay, err = smtp.NewRelay(net.JoinHostPort(host, strconv.Itoa(port)), auth, opts...)
-		if err != nil {
+		if relay, err = smtp.NewRelayFromEnv(opts...); err != nil {
 			return err
 		}
 	} else {

@@ -13,9 +13,14 @@
 //     deliverable, and the service mails host names only;
 //   - internationalised (non-ASCII) domains and local parts are accepted: a non-ASCII
 //     label may hold any Unicode letter, digit or combining mark, its length counted in
-//     UTF-8 octets (its punycode form is not computed: that would need a dependency).
+//     UTF-8 octets (its punycode form is not computed: that would need a dependency);
+//   - nothing that Normalize removes at either end: white space, a byte-order mark, a
+//     zero-width space (net/mail would take a leading U+00A0 or U+200B as part of the
+//     local part). Such characters inside the address are left to the rules above.
 //
-// The table in address_test.go lists each rule with an address it accepts or refuses.
+// Normalize cleans input the way every caller that reads addresses from people does (the
+// CLI, a CSV row); Problem says why an address is refused. The table in address_test.go
+// lists each rule with an address it accepts or refuses.
 package address
 
 import (
@@ -36,7 +41,7 @@ const (
 // Valid reports whether s is an address mail systems accept (see the package doc).
 func Valid(s string) bool {
 	at := strings.LastIndexByte(s, '@')
-	if at < 0 || len(s) > maxAddress {
+	if at < 0 || len(s) > maxAddress || !trimmed(s) {
 		return false
 	}
 	local, domain := s[:at], s[at+1:]
@@ -161,3 +166,116 @@ var class = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// trimmed reports whether s has nothing for Normalize to remove: in the common case, an
+// ASCII letter or digit at each end, two byte comparisons.
+func trimmed(s string) bool {
+	return s != "" && !isJunkAt(s, 0) && !isJunkBefore(s, len(s))
+}
+
+// Normalize returns s without the white space (Unicode's, as unicode.IsSpace), byte-order
+// marks (U+FEFF) and zero-width spaces (U+200B, U+200C, U+200D, U+2060) at either end. It
+// changes nothing else: no case change, no display-name stripping, nothing inside. The
+// result is a substring of s: nothing is allocated.
+func Normalize(s string) string {
+	start, end := 0, len(s)
+	for start < end && isJunkAt(s[:end], start) {
+		_, size := utf8.DecodeRuneInString(s[start:end])
+		start += size
+	}
+	for end > start && isJunkBefore(s[start:end], end-start) {
+		_, size := utf8.DecodeLastRuneInString(s[start:end])
+		end -= size
+	}
+	return s[start:end]
+}
+
+// isJunkAt reports whether the rune starting at s[i] is one Normalize removes.
+func isJunkAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiSpace(c)
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return junk(r)
+}
+
+// isJunkBefore reports whether the rune ending at s[i-1] is one Normalize removes.
+func isJunkBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := s[i-1]; c < utf8.RuneSelf {
+		return asciiSpace(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return junk(r)
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// junk reports a rune Normalize removes: Unicode white space, a byte-order mark or a
+// zero-width space.
+func junk(r rune) bool {
+	switch r {
+	case '\uFEFF', '\u200B', '\u200C', '\u200D', '\u2060':
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+// Problem returns why s is not a valid address, for people (e.g. "it has white space
+// around it"), or "" when it is valid. It is for error messages: Valid is the fast test.
+func Problem(s string) string {
+	if Valid(s) {
+		return ""
+	}
+	if s == "" {
+		return "it is empty"
+	}
+	if n := Normalize(s); n != s {
+		if n == "" {
+			return "it is only white space"
+		}
+		if strings.TrimFunc(s, unicode.IsSpace) == n {
+			return "it has white space around it"
+		}
+		return "it has white space or an invisible character (a byte-order mark, a zero-width space) around it"
+	}
+	if strings.ContainsAny(s, "<>") {
+		return "it is not a bare address: give name@example.com without a display name or angle brackets"
+	}
+	at := strings.LastIndexByte(s, '@')
+	switch {
+	case at < 0:
+		return "it has no @"
+	case strings.Count(s, "@") > 1:
+		return "it has more than one @"
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "it holds a control character"
+	case !utf8.ValidString(s):
+		return "it is not valid UTF-8"
+	case strings.ContainsFunc(s, unicode.IsSpace):
+		return "it has white space inside"
+	case len(s) > maxAddress:
+		return "it is longer than 254 octets"
+	}
+	local, domain := s[:at], s[at+1:]
+	switch {
+	case local == "":
+		return "nothing comes before the @"
+	case len(local) > maxLocal:
+		return "the part before the @ is longer than 64 octets"
+	case domain == "":
+		return "nothing comes after the @"
+	case !strings.Contains(domain, "."):
+		return "the domain has no dot"
+	case !validDomain(domain):
+		return "the domain is not a host name"
+	}
+	return "the part before the @ is malformed: a leading, trailing or doubled dot, a quote, or a character mail systems refuse"
+}

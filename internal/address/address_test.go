@@ -44,6 +44,13 @@ var rules = []struct {
 	{`"quoted name"@example.com`, false, "a quoted local part (rarely deliverable; net/mail unquotes it)"},
 	{"Ann <ann@example.com>", false, "a display name"},
 	{" ann@example.com", false, "surrounding space"},
+	{"ann@example.com\t", false, "a trailing tab"},
+	{"\u00a0ann@example.com", false, "a leading no-break space (net/mail takes it into the local part)"},
+	{"\u3000ann@example.com", false, "a leading ideographic space"},
+	{"\ufeffann@example.com", false, "a leading byte-order mark"},
+	{"\u200bann@example.com", false, "a leading zero-width space"},
+	{"\u2060ann@example.com", false, "a leading word joiner"},
+	{"ann@example.com\u200d", false, "a trailing zero-width joiner"},
 	{"ann@localhost", false, "a domain without a dot"},
 	{"bob@example", false, "a domain without a dot"},
 	{"ann@example.com.", false, "a trailing dot in the domain"},
@@ -91,6 +98,103 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+func TestNormalize(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"ann@example.com", "ann@example.com"},
+		{"", ""},
+		{" \t\r\n", ""},
+		{" ann@example.com ", "ann@example.com"},
+		{"\ufeffann@example.com", "ann@example.com"},
+		{"\u200b\u00a0Ann@Example.com\u2060\u3000\u200c\u200d\u0085", "Ann@Example.com"},
+		{"Ann <ann@example.com>", "Ann <ann@example.com>"}, // no display-name stripping
+		{" a b@example.com ", "a b@example.com"},           // nothing inside
+		{"an\u200bn@example.com", "an\u200bn@example.com"},
+		{"\xffann@example.com\xff", "\xffann@example.com\xff"}, // invalid UTF-8 is not white space
+		{"\u00e9", "\u00e9"},
+	}
+	for _, tt := range tests {
+		if got := Normalize(tt.in); got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"ann@example.com", ""},
+		{"", "it is empty"},
+		{"\ufeff", "it is only white space"},
+		{" ann@example.com", "it has white space around it"},
+		{"ann@example.com\n", "it has white space around it"},
+		{"\ufeffann@example.com", "a byte-order mark, a zero-width space"},
+		{"Ann <ann@example.com>", "without a display name or angle brackets"},
+		{"plain", "it has no @"},
+		{"a@@example.com", "more than one @"},
+		{"ann@example.com\r\nBcc: x.example.com", "control character"},
+		{"ann@exam\xffple.com", "not valid UTF-8"},
+		{"a b@example.com", "white space inside"},
+		{"ann@" + strings.Repeat("d.", 126) + "com", "longer than 254 octets"},
+		{"@example.com", "nothing comes before the @"},
+		{strings.Repeat("l", 65) + "@example.com", "longer than 64 octets"},
+		{"ann@", "nothing comes after the @"},
+		{"ann@localhost", "the domain has no dot"},
+		{"ann@exa_mple.com", "the domain is not a host name"},
+		{"a..b@example.com", "the part before the @ is malformed"},
+	}
+	for _, tt := range tests {
+		got := Problem(tt.in)
+		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("Problem(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for _, r := range rules {
+		if got := Problem(r.address); (got == "") != r.valid {
+			t.Errorf("Problem(%q) = %q, but Valid is %v (%s)", r.address, got, r.valid, r.rule)
+		}
+	}
+}
+
+// TestNothingAllocated: Valid and Normalize are on bulk imports' path, once per row.
+func TestNothingAllocated(t *testing.T) {
+	const addr = "some.user+tag@mail.example.com"
+	padded := " \ufeff" + addr + "\u200b\n"
+	if n := testing.AllocsPerRun(100, func() {
+		if !Valid(addr) || Normalize(addr) != addr || Normalize(padded) != addr {
+			t.Fatal("wrong answer")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
+
+// FuzzNormalize checks Normalize and Problem against each other and against Valid.
+func FuzzNormalize(f *testing.F) {
+	for _, r := range rules {
+		f.Add(r.address)
+	}
+	f.Add(" \ufeff\u200bann@example.com\u2060\u3000")
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Normalize(s)
+		if !strings.Contains(s, n) {
+			t.Fatalf("Normalize(%q) = %q, not a part of it", s, n)
+		}
+		if Normalize(n) != n {
+			t.Fatalf("Normalize(%q) = %q, which Normalize changes again", s, n)
+		}
+		if n != "" && !trimmed(n) {
+			t.Fatalf("Normalize(%q) = %q, which still has white space at an end", s, n)
+		}
+		if Valid(s) && n != s {
+			t.Fatalf("Valid(%q), but Normalize changes it to %q", s, n)
+		}
+		if p := Problem(s); (p == "") != Valid(s) {
+			t.Fatalf("Problem(%q) = %q, Valid = %v", s, p, Valid(s))
+		}
+	})
+}
+
 func BenchmarkValid(b *testing.B) {
 	b.Run("quick", func(b *testing.B) {
 		b.ReportAllocs()
@@ -118,10 +222,11 @@ func BenchmarkValid(b *testing.B) {
 	})
 }
 
-// Valid reports whether s is an address mail systems accept (see the package doc).
+// beforeValid is Valid as it was before the single-pass domain check and the byte-class
+// table: the oracle FuzzValid compares Valid with, and BenchmarkValid's baseline.
 func beforeValid(s string) bool {
 	at := strings.LastIndexByte(s, '@')
-	if at < 0 || len(s) > maxAddress {
+	if at < 0 || len(s) > maxAddress || !trimmed(s) {
 		return false
 	}
 	local, domain := s[:at], s[at+1:]

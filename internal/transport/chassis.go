@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,11 @@ type Chassis struct {
 	Transport *Client
 }
 
+// MinKeyLength is the fewest characters an API key may have. The service does not publish
+// its key format: this is a sanity floor that catches a placeholder or a truncated value
+// before its first request, not a rule of the service.
+const MinKeyLength = 8
+
 // Derive returns a chassis for a second API of the same account (the legacy API of a root
 // client): the same base URL, key and transport (HTTP client, retries, rate limiter,
 // logger), with agent as the SDK's own User-Agent token and spellings' forms of the key
@@ -44,17 +50,22 @@ func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Ch
 	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(agent, extra)}
 }
 
-// Build checks apiKey and s and sets up the transport. pkg prefixes the errors ("sendloop",
-// "legacy"); agent is the SDK's own User-Agent token; spellings gives the forms of the key,
-// beyond the key itself, that must be removed from errors and logs (the key as an XML
-// text, as a Basic credential).
+// Build checks apiKey and s and sets up the transport. The key is trimmed, then refused
+// when it holds control characters, invalid UTF-8 or white space, or is shorter than
+// MinKeyLength. pkg prefixes the errors ("sendloop", "legacy"); agent is the SDK's own
+// User-Agent token; spellings gives the forms of the key, beyond the key itself, that must
+// be removed from errors and logs (the key as an XML text, as a Basic credential).
 func Build(pkg, apiKey string, s Settings, agent string, spellings func(key string) []string) (*Chassis, error) {
 	apiKey = strings.TrimSpace(apiKey)
 	switch {
 	case apiKey == "":
 		return nil, errors.New(pkg + ": the API key is empty")
-	case hasControl(apiKey) || !utf8.ValidString(apiKey):
+	case strings.ContainsFunc(apiKey, unicode.IsControl) || !utf8.ValidString(apiKey):
 		return nil, errors.New(pkg + ": the API key holds control characters or invalid UTF-8")
+	case strings.ContainsFunc(apiKey, unicode.IsSpace):
+		return nil, errors.New(pkg + ": the API key holds white space: give the key alone, as the account's settings show it")
+	case utf8.RuneCountInString(apiKey) < MinKeyLength:
+		return nil, fmt.Errorf("%s: the API key is shorter than %d characters, which no real key is: give the key as the account's settings show it", pkg, MinKeyLength)
 	case hasControl(s.UserAgent):
 		return nil, errors.New(pkg + ": the user agent holds control characters")
 	}

@@ -259,7 +259,7 @@ type call struct {
 
 // failure returns the error of a call that ended with no answer: for a write whose request
 // may have reached the service (now or in an earlier attempt), an outcome-unknown error
-// wrapping the first such failure and this one; otherwise final itself.
+// wrapping the first such failure, with this one in its Last field; otherwise final itself.
 func (st *call) failure(final *Error, cause error) error {
 	if st.class == Read || st.attempts == 0 {
 		return final

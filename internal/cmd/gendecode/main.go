@@ -19,6 +19,10 @@
 //	wire:",extra=name"         a map[string]string of every other key, each value turned
 //	                           into text by name(raw []byte) (string, error)
 //
+// A key that no field reads (in a record without an extra= field) is handed to
+// wire.UnknownField, which reports it to the hook of wire.SetUnknownFieldHook when a test
+// has set one.
+//
 // The reader follows the field's type: int, int64, float64, bool and string read as the
 // wire package's tolerant readers do; Date and DateTime read dates; a named string type is
 // interned with its constants; a type with its own decodeWire method is read with it, and
@@ -229,6 +233,7 @@ func (p *pkg) write(b *bytes.Buffer, ts *ast.TypeSpec) error {
 	name := ts.Name.Name
 	var cases, defaults []string
 	seen := map[string]string{}
+	hasExtra := false // an extra= field keeps every other key: none is unknown
 	for _, field := range ts.Type.(*ast.StructType).Fields.List {
 		for _, id := range field.Names {
 			if !id.IsExported() {
@@ -242,6 +247,7 @@ func (p *pkg) write(b *bytes.Buffer, ts *ast.TypeSpec) error {
 				continue
 			}
 			if t.extra != "" {
+				hasExtra = true
 				defaults = append(defaults, fmt.Sprintf(`{
 					var raw []byte
 					if raw, err = d.Raw(); err == nil {
@@ -279,6 +285,10 @@ func (p *pkg) write(b *bytes.Buffer, ts *ast.TypeSpec) error {
 				}`, id.Name, id.Name, id.Name)}, defaults...)
 			}
 		}
+	}
+	if !hasExtra {
+		// A key no field reads goes to the unknown-field hook (a test's view; no cost unset).
+		defaults = append(defaults, fmt.Sprintf("wire.UnknownField(%q, key)", name))
 	}
 	fmt.Fprintf(b, "\n// decodeWire reads a %s object at the decoder's cursor.\n", name)
 	fmt.Fprintf(b, "func (x *%s) decodeWire(d *wire.Decoder) error {\n", name)

@@ -30,6 +30,11 @@ type Rec struct {
 	Extra  map[string]string ` + "`wire:\",extra=text\"`" + `
 }
 
+// Open is a record without an extra field.
+//
+//sendloop:decode
+type Open struct{ ID int }
+
 // Plain is not marked.
 type Plain struct{ X int }
 `
@@ -57,12 +62,13 @@ func TestGenerate(t *testing.T) {
 		`x.IP, err = d.Interned("0.0.0.0")`,
 		"if text, err = text(raw); err == nil",
 		"func (x *Rec) UnmarshalJSON(data []byte) error",
+		`wire.UnknownField("Open", key)`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	for _, unwanted := range []string{`case "Skip"`, `"hidden"`, "Plain"} {
+	for _, unwanted := range []string{`case "Skip"`, `"hidden"`, "Plain", `wire.UnknownField("Rec"`} {
 		if strings.Contains(got, unwanted) {
 			t.Errorf("output holds %q", unwanted)
 		}
