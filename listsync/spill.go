@@ -2,7 +2,6 @@ package listsync
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -246,10 +245,10 @@ func (s *sorter) cursor() (*cursor, error) {
 	if s.f == nil {
 		return &cursor{held: s.buf}, nil
 	}
-	m := &merger{cmp: s.cmp}
+	m := &merger{byLine: s.byLine}
 	start := int64(0)
 	for _, end := range s.runs {
-		rd := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, start, end-start), mergeBuffer)}
+		rd := &runReader{src: io.NewSectionReader(s.f, start, end-start), buf: make([]byte, 0, mergeBuffer/recSize*recSize)}
 		start = end
 		ok, err := rd.next()
 		if err != nil {
@@ -259,7 +258,7 @@ func (s *sorter) cursor() (*cursor, error) {
 			m.runs = append(m.runs, rd)
 		}
 	}
-	heap.Init(m)
+	m.init()
 	return &cursor{merge: m}, nil
 }
 
@@ -280,7 +279,7 @@ func (c *cursor) next() (rec, bool, error) {
 		return r, true, nil
 	}
 	m := c.merge
-	if m.Len() == 0 {
+	if len(m.runs) == 0 {
 		return rec{}, false, nil
 	}
 	top := m.runs[0]
@@ -289,11 +288,13 @@ func (c *cursor) next() (rec, bool, error) {
 	switch {
 	case err != nil:
 		return rec{}, false, err
-	case ok:
-		heap.Fix(m, 0)
-	default:
-		heap.Pop(m)
+	case !ok:
+		last := len(m.runs) - 1
+		m.runs[0] = m.runs[last]
+		m.runs[last] = nil
+		m.runs = m.runs[:last]
 	}
+	m.down(0)
 	return r, true, nil
 }
 
@@ -325,35 +326,69 @@ func closeTemp(f *os.File) {
 	os.Remove(name)
 }
 
+// runReader reads the records of a run, a buffer at a time.
 type runReader struct {
-	r    *bufio.Reader
+	src  *io.SectionReader
+	buf  []byte // the bytes read and not yet decoded are buf[pos:]
+	pos  int
 	head rec
-	b    [recSize]byte
 }
 
+// next decodes the next record into head; false after the last.
 func (rr *runReader) next() (bool, error) {
-	if _, err := io.ReadFull(rr.r, rr.b[:]); err != nil {
-		if errors.Is(err, io.EOF) {
+	if len(rr.buf)-rr.pos < recSize {
+		left := copy(rr.buf[:cap(rr.buf)], rr.buf[rr.pos:])
+		n, err := io.ReadAtLeast(rr.src, rr.buf[left:cap(rr.buf)], recSize-left)
+		rr.buf, rr.pos = rr.buf[:left+n], 0
+		switch {
+		case errors.Is(err, io.EOF) && left == 0:
 			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("reading the plan's temporary file: %w", err)
 		}
-		return false, fmt.Errorf("reading the plan's temporary file: %w", err)
 	}
-	rr.head.get(rr.b[:])
+	rr.head.get(rr.buf[rr.pos:])
+	rr.pos += recSize
 	return true, nil
 }
 
-// merger is a heap of runs by their head record.
+// merger is a heap of runs by their head record (the smallest first), comparing heads as
+// the sorter does (byKey, or bySeq with byLine) without an interface call per comparison.
 type merger struct {
-	cmp  func(a, b rec) int
-	runs []*runReader
+	byLine bool
+	runs   []*runReader
 }
 
-func (m *merger) Len() int           { return len(m.runs) }
-func (m *merger) Less(i, j int) bool { return m.cmp(m.runs[i].head, m.runs[j].head) < 0 }
-func (m *merger) Swap(i, j int)      { m.runs[i], m.runs[j] = m.runs[j], m.runs[i] }
-func (m *merger) Push(x any)         { m.runs = append(m.runs, x.(*runReader)) }
-func (m *merger) Pop() any {
-	last := m.runs[len(m.runs)-1]
-	m.runs = m.runs[:len(m.runs)-1]
-	return last
+func (m *merger) less(a, b *runReader) bool {
+	if m.byLine {
+		return a.head.seq < b.head.seq
+	}
+	return byKey(a.head, b.head) < 0
+}
+
+// init orders the heap.
+func (m *merger) init() {
+	for i := len(m.runs)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+}
+
+// down moves the run at i down to its place.
+func (m *merger) down(i int) {
+	runs := m.runs
+	for {
+		l := 2*i + 1
+		if l >= len(runs) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(runs) && m.less(runs[r], runs[l]) {
+			j = r
+		}
+		if !m.less(runs[j], runs[i]) {
+			return
+		}
+		runs[i], runs[j] = runs[j], runs[i]
+		i = j
+	}
 }

@@ -148,3 +148,40 @@ func BenchmarkSortRun(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMergeRuns reads back a sorter of 32 runs (half a million records, as a list of
+// that size leaves them): the cost of the merge per record.
+func BenchmarkMergeRuns(b *testing.B) {
+	const n = 32 * runRecords
+	s := newSorter(b.TempDir(), false)
+	defer s.close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		if err := s.add(rec{k1: rng.Uint64(), k2: rng.Uint64(), seq: uint32(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		c, err := s.cursor()
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for {
+			_, ok, err := c.next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got++
+		}
+		if got != n {
+			b.Fatalf("%d records of %d", got, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/record")
+}
