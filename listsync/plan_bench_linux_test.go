@@ -152,7 +152,7 @@ func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 func BenchmarkPlanResync(b *testing.B) {
 	const n = 20_000
 	rt, path := resyncFixture(b, n)
-	c, err := sendloop.NewClient("key", sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
+	c, err := sendloop.NewClient("replay-key-0123456789", sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
 	if err != nil {
 		b.Fatal(err)
 	}
