@@ -43,6 +43,9 @@ type pass interface {
 	next() (int, error)
 	// row reads the current record through the mapping.
 	row() MappedRow
+	// scratchRow is row with Values valid only until the next call to next: for the plan,
+	// which keeps only their fingerprint.
+	scratchRow() MappedRow
 	// offset says how far the pass has read: bytes of a file, or rows.
 	offset() int64
 	close()
@@ -143,6 +146,8 @@ func (p *rowPass) next() (int, error) {
 	p.cur, p.line = r, line
 	return line, nil
 }
+
+func (p *rowPass) scratchRow() MappedRow { return p.row() }
 
 func (p *rowPass) row() MappedRow {
 	p.rec = append(p.rec[:0], p.cur.Email)
