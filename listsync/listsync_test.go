@@ -310,6 +310,12 @@ func TestLimit(t *testing.T) {
 		{"100%", 50, -1, "100%", false},
 		{" 12.5 % ", 80, 10, "12.5%", false},
 		{"7", 1000, 7, "7", false},
+		// Rounded up exactly: float64 arithmetic makes these a hair above a whole number.
+		{"1.1%", 3000, 33, "1.1%", false},
+		{"8.8%", 375, 33, "8.8%", false},
+		{"16.1%", 1000, 161, "16.1%", false},
+		{"1.1%", 3001, 34, "1.1%", false},
+		{"0.1%", 1, 1, "0.1%", false},
 		{"101%", 10, 0, "", true},
 		{"-1", 10, 0, "", true},
 		{"NaN%", 10, 0, "", true},
