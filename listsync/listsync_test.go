@@ -426,3 +426,90 @@ func TestRowsFieldsAndCount(t *testing.T) {
 		t.Errorf("CountRows: %d, %v", n, err)
 	}
 }
+
+// TestSourceRowsChangedBetweenReads: a RowFunc whose second reading yields other rows (a row
+// gone, a rejected row fixed, a good row broken) leaves no row unaccounted: every planned
+// change is applied or rejected, the rows after a gone one are still applied, and done,
+// failed and not attempted add up to the rows without a negative count.
+func TestSourceRowsChangedBetweenReads(t *testing.T) {
+	t.Parallel()
+	r := func(line int, email string) Row { return Row{Line: line, Email: email} }
+	tests := []struct {
+		name          string
+		first, second []Row
+		added         []string
+		rejects       []string
+		want          Result
+	}{
+		{
+			name:    "a row gone from the middle",
+			first:   []Row{r(10, "new1@example.com"), r(20, "new2@example.com"), r(30, "new3@example.com")},
+			second:  []Row{r(10, "new1@example.com"), r(30, "new3@example.com")},
+			added:   []string{"new1@example.com", "new3@example.com"},
+			rejects: []string{"20 (line 20): " + ReasonFileChanged},
+			want:    Result{Added: 2, AddFailed: 1, Rejected: 1, RowsDone: 2, RowsFailed: 1},
+		},
+		{
+			name:    "the last row gone",
+			first:   []Row{r(0, "new1@example.com"), r(0, "new2@example.com")},
+			second:  []Row{r(0, "new1@example.com")},
+			added:   []string{"new1@example.com"},
+			rejects: []string{"2 (line 2): " + ReasonFileChanged},
+			want:    Result{Added: 1, AddFailed: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+		},
+		{
+			name:    "a rejected row fixed",
+			first:   []Row{r(0, "bad"), r(0, "new1@example.com")},
+			second:  []Row{r(0, "fixed@example.com"), r(0, "new1@example.com")},
+			added:   []string{"new1@example.com"},
+			rejects: []string{"1 fixed@example.com: " + ReasonFileChanged},
+			want:    Result{Added: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+		},
+		{
+			name:   "an unchanged row broken",
+			first:  []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}, r(0, "new1@example.com")},
+			second: []Row{r(0, ""), r(0, "new1@example.com")},
+			added:  []string{"new1@example.com"},
+			want:   Result{Added: 1, RowsDone: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, c := demoList(t)
+			var reads atomic.Int32
+			src := RowFunc([]string{"Plan"}, func(context.Context) iter.Seq2[Row, error] {
+				rows := tt.first
+				if reads.Add(1) > 1 {
+					rows = tt.second
+				}
+				return func(yield func(Row, error) bool) {
+					for _, r := range rows {
+						if !yield(r, nil) {
+							return
+						}
+					}
+				}
+			})
+			pl := planRows(t, c, src, Options{})
+			var rejects []string
+			res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+				rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(rejects, "\n") != strings.Join(tt.rejects, "\n") {
+				t.Errorf("rejects\n%s\nwant\n%s", strings.Join(rejects, "\n"), strings.Join(tt.rejects, "\n"))
+			}
+			if res.RowsDone != tt.want.RowsDone || res.RowsFailed != tt.want.RowsFailed || res.RowsNotAttempted != tt.want.RowsNotAttempted || res.Added != tt.want.Added {
+				t.Errorf("result %+v\nwant   %+v", *res, tt.want)
+			}
+			for _, a := range tt.added {
+				if _, ok := srv.SubscriberStatus(1, a); !ok {
+					t.Errorf("%s was not added", a)
+				}
+			}
+		})
+	}
+}
