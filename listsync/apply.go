@@ -206,6 +206,13 @@ func (a *applier) reject(line int, address, reason string) {
 	}
 }
 
+// failed counts a change that failed without a call: its row changed since the plan.
+func (a *applier) failed(n *int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	*n++
+}
+
 // progress reports the changes handled so far; call it with a.mu held.
 func (a *applier) progress() {
 	if a.opts.Progress != nil {
@@ -260,6 +267,9 @@ func (a *applier) adds() error {
 			}
 			if ev.Kind == EventReject {
 				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				if ev.planned == EventAdd {
+					a.failed(&a.res.AddFailed) // the source changed: an addition that failed
+				}
 				continue
 			}
 			if !yield(importRow(mapping, ev.Row)) {
@@ -285,7 +295,7 @@ func (a *applier) adds() error {
 	})
 	if report != nil {
 		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
-		a.res.AddFailed = len(report.Failed) + report.Unattributed
+		a.res.AddFailed += len(report.Failed) + report.Unattributed
 		a.res.AddUntraced = report.Unattributed
 		if report.Unattributed > 0 && a.opts.OnUntraced != nil {
 			a.opts.OnUntraced(report.Unattributed)
@@ -373,6 +383,9 @@ func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
 			}
 			if ev.Kind == EventReject {
 				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				if ev.planned == EventUpdate {
+					a.failed(&a.res.UpdateFailed) // the source changed: an update that failed
+				}
 				continue
 			}
 			if !yield(*ev.Update, nil) {

@@ -31,6 +31,8 @@ type Event struct {
 	Reason string
 	// Update describes an update.
 	Update *Update
+
+	planned EventKind // for a row rejected because the source changed: what was planned for it
 }
 
 // Events reads the source again and yields, in its order, the rows of the kinds that mask
@@ -86,7 +88,7 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 			for ok && (eof || d.seq < line) {
 				if decisionEvent[d.kind]&mask != 0 {
 					row := MappedRow{Line: int(d.seq), Raw: fmt.Sprintf("(line %d)", d.seq)}
-					if !yield(Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, nil) {
+					if !yield(Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}, nil) {
 						return
 					}
 				}
@@ -107,7 +109,7 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 				case d.kind == decisionReject && row.Reject != "":
 					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
 				case d.kind == decisionReject, row.Key == "" || k1 != d.k1 || k2 != d.k2:
-					ev = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}
+					ev = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}
 				default:
 					ev, err = pl.event(d, row)
 				}

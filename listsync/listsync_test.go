@@ -171,7 +171,10 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || res.Added != 0 || res.Updated != 0 {
+	// The planned addition and update failed: they are not left "not attempted" by a run
+	// that nothing interrupted.
+	want := Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2}
+	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || *res != want {
 		t.Errorf("rejects %q, result %+v", rejects, *res)
 	}
 	if _, ok := srv.SubscriberStatus(1, "new@example.com"); ok {
@@ -466,6 +469,13 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			want:    Result{Added: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
 		},
 		{
+			name:    "an updated row gone",
+			first:   []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}, r(0, "new1@example.com")},
+			second:  []Row{r(0, "new1@example.com")},
+			rejects: []string{"2 (line 2): " + ReasonFileChanged, "1 new1@example.com: " + ReasonFileChanged},
+			want:    Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2},
+		},
+		{
 			name:   "an unchanged row broken",
 			first:  []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}, r(0, "new1@example.com")},
 			second: []Row{r(0, ""), r(0, "new1@example.com")},
@@ -502,7 +512,7 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			if strings.Join(rejects, "\n") != strings.Join(tt.rejects, "\n") {
 				t.Errorf("rejects\n%s\nwant\n%s", strings.Join(rejects, "\n"), strings.Join(tt.rejects, "\n"))
 			}
-			if res.RowsDone != tt.want.RowsDone || res.RowsFailed != tt.want.RowsFailed || res.RowsNotAttempted != tt.want.RowsNotAttempted || res.Added != tt.want.Added {
+			if *res != tt.want {
 				t.Errorf("result %+v\nwant   %+v", *res, tt.want)
 			}
 			for _, a := range tt.added {
