@@ -193,8 +193,9 @@ func (g *githubReport) reject(line int, address, reason string) {
 }
 
 // lineNumbers matches the line numbers in a reason, so that "duplicate of line 2" and
-// "duplicate of line 9" count as one reason.
-var lineNumbers = regexp.MustCompile(`\b(lines?) \d+(-\d+)?`)
+// "duplicate of line 9" count as one reason, and so do the spans of malformed records
+// ("lines 8 to 9", as listsync's reader says it).
+var lineNumbers = regexp.MustCompile(`\b(lines?) \d+((-| to )\d+)?`)
 
 // reasonKind is the reason a rejection counts under in the summary: without line numbers,
 // at most 200 bytes.

@@ -133,7 +133,10 @@ func TestReasonKind(t *testing.T) {
 		"malformed line: 2 fields, the header has 3": "malformed line: 2 fields, the header has 3",
 		"not imported: subscriber.import: error 111": "not imported: subscriber.import: error 111",
 		"record on lines 4-7":                        "record on lines N",
-		strings.Repeat("é", 150):                     strings.Repeat("é", 100) + "…",
+		// The reader's own wording for a record that spans lines: one reason for all of them.
+		`malformed line: extraneous or missing " in quoted-field (lines 8 to 9)`:   `malformed line: extraneous or missing " in quoted-field (lines N)`,
+		`malformed line: extraneous or missing " in quoted-field (lines 12 to 40)`: `malformed line: extraneous or missing " in quoted-field (lines N)`,
+		strings.Repeat("é", 150): strings.Repeat("é", 100) + "…",
 	}
 	for in, want := range tests {
 		if got := reasonKind(in); got != want {
