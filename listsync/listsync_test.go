@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,6 +104,9 @@ func TestRowsSource(t *testing.T) {
 	}
 }
 
+// beyond32 is the first line the plan cannot keep.
+var beyond32 int64 = 1 << 32
+
 func TestRowFuncErrors(t *testing.T) {
 	t.Parallel()
 	_, c := demoList(t)
@@ -127,10 +131,15 @@ func TestRowFuncErrors(t *testing.T) {
 		{"unknown field", []string{"Plan", "Colour"}, seq(), `listsync: source fields: unknown field "Colour" (the list's custom fields are "First name" (CustomField1), "Plan" (CustomField2))`},
 		{"lines that do not increase", nil, seq(Row{Line: 5, Email: "a@example.com"}, Row{Line: 5, Email: "b@example.com"}), "row 2 has Line 5, after a row with Line 5"},
 		{"the source's error", nil, seq(Row{Email: "a@example.com"}), "reading the source: the query failed"},
+		// The plan keeps a line in 32 bits: a larger one (a database ID) would wrap around.
+		{"a line beyond 32 bits", nil, seq(Row{Line: int(beyond32 - 1), Email: "a@example.com"}, Row{Line: int(beyond32), Email: "b@example.com"}), "row 2 has Line 4294967296: lines go up to 4294967295"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if strings.Contains(tt.name, "32 bits") && strconv.IntSize == 32 {
+				t.Skip("an int holds no larger line")
+			}
 			job, err := New(testContext(t), c, 1, RowFunc(tt.fields, tt.rows), Options{TempDir: t.TempDir()})
 			if err == nil {
 				var pl *Plan
