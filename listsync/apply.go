@@ -35,8 +35,9 @@ type ApplyOptions struct {
 	// cancels them with it.
 	Grace time.Duration
 	// Work, when set, is the context of the calls in flight: ending it (a second Ctrl-C)
-	// cancels them at once, grace or not. Its values are the calls' values. Nil means
-	// Apply's context's values, with no cancellation of its own.
+	// cancels them at once, grace or not, and interrupts Apply as the end of its context
+	// does. Its values are the calls' values. Nil means Apply's context's values, with no
+	// cancellation of its own.
 	Work context.Context
 	// Progress, when set, is called with the changes made (or failed) so far and their
 	// total, from more than one goroutine.
@@ -133,6 +134,17 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	pl.applied = true
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
+	}
+	if opts.Work != nil {
+		// Work ending first ends ctx too: no call is started on a context that cannot run
+		// it, and the run is interrupted, not finished.
+		stop, cancelStop := context.WithCancelCause(ctx)
+		defer cancelStop(nil)
+		defer context.AfterFunc(opts.Work, func() { cancelStop(context.Cause(opts.Work)) })()
+		if opts.Work.Err() != nil {
+			cancelStop(context.Cause(opts.Work)) // at once: AfterFunc's call comes later
+		}
+		ctx = stop
 	}
 	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
 	defer cancel()

@@ -532,3 +532,37 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyWorkEnded: ApplyOptions.Work ending while Apply's context lives (a job's own
+// deadline on the calls, say) stops Apply as an interruption: no call goes out, and the
+// Result says it was interrupted rather than passing its rows off as a finished run.
+func TestApplyWorkEnded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		rows []Row
+	}{
+		{"updates only", []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "bob@example.com", Fields: map[string]string{"Plan": "team"}}}},
+		{"an addition", []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "new@example.com", Fields: map[string]string{"Plan": "team"}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, c := demoList(t)
+			pl := planRows(t, c, Rows(tt.rows), Options{Concurrency: 1})
+			calls := func() int { return srv.Executions("subscriber.update") + srv.Executions("subscriber.import") }
+			before := calls()
+			work, cancel := context.WithCancel(context.Background())
+			cancel()
+			res, err := pl.Apply(testContext(t), ApplyOptions{Work: work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Interrupted || res.RowsNotAttempted != 2 || res.RowsDone+res.RowsFailed != 0 {
+				t.Errorf("result %+v", *res)
+			}
+			if n := calls() - before; n != 0 {
+				t.Errorf("%d calls executed", n)
+			}
+		})
+	}
+}
