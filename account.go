@@ -3,6 +3,7 @@ package sendloop
 import (
 	"context"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -37,7 +38,7 @@ type AccountInfo struct {
 // Get returns the account's details (account.info.get).
 func (s *AccountService) Get(ctx context.Context) (*AccountInfo, error) {
 	info := new(AccountInfo)
-	err := s.client.doWire(ctx, &apiCall{command: "account.info.get"}, member("AccountInfo", info.decodeWire))
+	err := s.client.doWire(ctx, &apiCall{command: commands.AccountInfoGet}, member("AccountInfo", info.decodeWire))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (u AccountUpdateParams) validate(command string) error {
 // accept it (every field is optional) and change nothing, so such a call is almost
 // certainly a mistake; use Call to send one anyway.
 func (s *AccountService) Update(ctx context.Context, u AccountUpdateParams) error {
-	const command = "account.info.update"
+	const command = commands.AccountInfoUpdate
 	if err := u.validate(command); err != nil {
 		return err
 	}

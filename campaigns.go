@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/check"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -290,7 +291,7 @@ func (p CampaignCreateParams) validate(command string) error {
 // campaign.create is a one-shot write: it is retried only where the request surely did not
 // reach the service, so a retry never makes a second campaign.
 func (s *CampaignsService) Create(ctx context.Context, p CampaignCreateParams) (int, error) {
-	const command = "campaign.create"
+	const command = commands.CampaignCreate
 	if err := p.validate(command); err != nil {
 		return 0, err
 	}
@@ -333,7 +334,7 @@ func (p CampaignCreateV2Params) validate(command string) error {
 // for the targets (no recipient: ErrNoTargets; a ListID that is not positive or a negative
 // SegmentID: ErrInvalidParameterValue), and is likewise a one-shot write.
 func (s *CampaignsService) CreateV2(ctx context.Context, p CampaignCreateV2Params) (int, error) {
-	const command = "campaign.create"
+	const command = commands.CampaignCreate
 	if err := p.validate(command); err != nil {
 		return 0, err
 	}
@@ -352,7 +353,7 @@ func (s *CampaignsService) create(ctx context.Context, command string, form url.
 // Get returns a campaign. The specification does not show the command's address; this
 // sends campaign.get, after the service's naming of its other read commands.
 func (s *CampaignsService) Get(ctx context.Context, campaignID int) (*Campaign, error) {
-	const command = "campaign.get"
+	const command = commands.CampaignGet
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
 		return nil, err
@@ -402,7 +403,7 @@ func (u CampaignUpdateParams) validate(command string) error {
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
 func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdateParams) error {
-	const command = "campaign.update"
+	const command = commands.CampaignUpdate
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
 		return err
@@ -431,7 +432,7 @@ func isEmptyCampaignUpdate(u CampaignUpdateParams) bool {
 // deleted it and Delete succeeds; otherwise, or when that read fails, the error matches
 // ErrOutcomeUnknown and not ErrNotFound (the answer is in OutcomeUnknownError.Last).
 func (s *CampaignsService) Delete(ctx context.Context, campaignID int) error {
-	const command = "campaign.delete"
+	const command = commands.CampaignDelete
 	form, err := idForm(command, "CampaignID", campaignID)
 	if err != nil {
 		return err

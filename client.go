@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/legacylink"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -101,28 +102,43 @@ type config struct {
 	legacyOpts []legacy.Option
 }
 
+// settingOf adapts a setting both clients have (internal/transport's Setting) to config.
+func settingOf(set transport.Setting) func(*config) {
+	return func(c *config) { set(&c.Settings) }
+}
+
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server: the host, and any prefix a proxy adds, which is kept. A base URL
 // ending in the API's own path (/api/v3, /api/v4 or /api/index.php, with or without a
 // trailing slash or a format segment such as /json) is refused by NewClient: the client
 // adds that path itself. Plain http is refused unless the host is loopback or
 // WithInsecureHTTP is given: the API key travels in every request.
-func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
+func WithBaseURL(baseURL string) Option {
+	return Option(settingOf(transport.BaseURL(baseURL)))
+}
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.HTTPClient = hc } }
+func WithHTTPClient(hc *http.Client) Option {
+	return Option(settingOf(transport.HTTPClient(hc)))
+}
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL query or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.Logger = l } }
+func WithLogger(l *slog.Logger) Option {
+	return Option(settingOf(transport.Logger(l)))
+}
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
+func WithRetry(p RetryPolicy) Option {
+	return Option(settingOf(transport.Retry(p)))
+}
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
+func WithUserAgent(product string) Option {
+	return Option(settingOf(transport.UserAgent(product)))
+}
 
 // RateLimiter paces requests: Wait blocks until one may be sent, or returns an error when
 // the context ends first. *rate.Limiter of golang.org/x/time/rate fits, without this module
@@ -132,11 +148,15 @@ type RateLimiter = transport.Limiter
 // WithRateLimiter makes the client wait on l before every attempt, retries included, so that
 // it keeps to a rate the account allows. The service's request rate limits are not
 // published; the SMTP relay is not paced by this.
-func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter = l } }
+func WithRateLimiter(l RateLimiter) Option {
+	return Option(settingOf(transport.RateLimiter(l)))
+}
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
+func WithInsecureHTTP() Option {
+	return Option(settingOf(transport.InsecureHTTP()))
+}
 
 // WithLegacyOptions gives the legacy-only settings of the client Legacy returns, such as
 // legacy.WithInputForm, legacy.WithMaxMediaSize and legacy.WithMaxChartDays. Several calls
@@ -256,22 +276,22 @@ const (
 // RetryClass says which failures a command may be sent again after: RetryRead and
 // RetryIdempotent after any transient failure, RetryOneShot only where the request surely
 // did not reach the service. It is the same type as legacy.RetryClass.
-type RetryClass = transport.Class
+type RetryClass = legacy.RetryClass
 
-// The retry classes, for WithRetryClass.
+// The retry classes, for WithRetryClass: the legacy package's.
 const (
-	RetryRead       RetryClass = transport.Read
-	RetryIdempotent RetryClass = transport.Idempotent
-	RetryOneShot    RetryClass = transport.OneShot
+	RetryRead       = legacy.RetryRead
+	RetryIdempotent = legacy.RetryIdempotent
+	RetryOneShot    = legacy.RetryOneShot
 )
 
 // CallOption changes how one command is sent by Call and CallRaw.
-type CallOption = transport.CallOption
+type CallOption = legacy.CallOption
 
 // WithRetryClass sets the retry class of the command sent by Call or CallRaw, for a command the
 // package does not know (which it takes for a one-shot write) or whose effect the caller
 // knows better.
-func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
+func WithRetryClass(class RetryClass) CallOption { return legacy.WithRetryClass(class) }
 
 // Call sends any v3 command, typed by this package or not (custom fields, segments, commands
 // the specification does not show), and decodes the JSON response into out with
@@ -301,7 +321,7 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	if err := checkCommand(command); err != nil {
 		return nil, err
 	}
-	class, err := transport.ClassFor(classOf(command), opts)
+	class, err := transport.ClassFor(commands.ClassOf(command), opts)
 	if err != nil {
 		return nil, &ValidationError{Code: ErrInvalidParameterValue, Command: command, Reason: err.Error()}
 	}
@@ -329,15 +349,10 @@ func (c *Client) CallRaw(ctx context.Context, command string, params any, format
 	return resp.Body, nil
 }
 
+// checkCommand refuses a command name that cannot be sent (the registry's one check).
 func checkCommand(command string) error {
-	if command == "" {
-		return &ValidationError{Code: ErrInvalidCommand, Command: command, Reason: "empty command"}
-	}
-	for _, r := range command {
-		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return &ValidationError{Code: ErrInvalidCommand, Command: command,
-				Reason: fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command)}
-		}
+	if err := commands.Check(command); err != nil {
+		return &ValidationError{Code: ErrInvalidCommand, Command: command, Reason: err.Error()}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -102,54 +103,54 @@ type CampaignBounce struct {
 // Unsubscriptions returns one page of the campaign's unsubscriptions
 // (data.campaign.unsubscriptions).
 func (s *CampaignDataService) Unsubscriptions(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignUnsubscription, error) {
-	return fetchData[CampaignUnsubscription](ctx, s.client, "data.campaign.unsubscriptions", campaignID, p)
+	return fetchData[CampaignUnsubscription](ctx, s.client, commands.DataCampaignUnsubscriptions, campaignID, p)
 }
 
 // UnsubscriptionsIter walks every page of the campaign's unsubscriptions from p.Page.
 func (s *CampaignDataService) UnsubscriptionsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignUnsubscription, error] {
-	return iterData(ctx, "data.campaign.unsubscriptions", campaignID, p, s.Unsubscriptions)
+	return iterData(ctx, commands.DataCampaignUnsubscriptions, campaignID, p, s.Unsubscriptions)
 }
 
 // OpenLocations returns one page of the campaign's open locations
 // (data.campaign.openlocations).
 func (s *CampaignDataService) OpenLocations(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignOpenLocation, error) {
-	return fetchData[CampaignOpenLocation](ctx, s.client, "data.campaign.openlocations", campaignID, p)
+	return fetchData[CampaignOpenLocation](ctx, s.client, commands.DataCampaignOpenLocations, campaignID, p)
 }
 
 // OpenLocationsIter walks every page of the campaign's open locations from p.Page.
 func (s *CampaignDataService) OpenLocationsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignOpenLocation, error] {
-	return iterData(ctx, "data.campaign.openlocations", campaignID, p, s.OpenLocations)
+	return iterData(ctx, commands.DataCampaignOpenLocations, campaignID, p, s.OpenLocations)
 }
 
 // Forwards returns one page of the campaign's forwards (data.campaign.forwards).
 func (s *CampaignDataService) Forwards(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignForward, error) {
-	return fetchData[CampaignForward](ctx, s.client, "data.campaign.forwards", campaignID, p)
+	return fetchData[CampaignForward](ctx, s.client, commands.DataCampaignForwards, campaignID, p)
 }
 
 // ForwardsIter walks every page of the campaign's forwards from p.Page.
 func (s *CampaignDataService) ForwardsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignForward, error] {
-	return iterData(ctx, "data.campaign.forwards", campaignID, p, s.Forwards)
+	return iterData(ctx, commands.DataCampaignForwards, campaignID, p, s.Forwards)
 }
 
 // BrowserViews returns one page of the campaign's views in a web browser
 // (data.campaign.browserviews).
 func (s *CampaignDataService) BrowserViews(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignBrowserView, error) {
-	return fetchData[CampaignBrowserView](ctx, s.client, "data.campaign.browserviews", campaignID, p)
+	return fetchData[CampaignBrowserView](ctx, s.client, commands.DataCampaignBrowserViews, campaignID, p)
 }
 
 // BrowserViewsIter walks every page of the campaign's browser views from p.Page.
 func (s *CampaignDataService) BrowserViewsIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignBrowserView, error] {
-	return iterData(ctx, "data.campaign.browserviews", campaignID, p, s.BrowserViews)
+	return iterData(ctx, commands.DataCampaignBrowserViews, campaignID, p, s.BrowserViews)
 }
 
 // Bounces returns one page of the campaign's bounces (data.campaign.bounces).
 func (s *CampaignDataService) Bounces(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignBounce, error) {
-	return fetchData[CampaignBounce](ctx, s.client, "data.campaign.bounces", campaignID, p)
+	return fetchData[CampaignBounce](ctx, s.client, commands.DataCampaignBounces, campaignID, p)
 }
 
 // BouncesIter walks every page of the campaign's bounces from p.Page.
 func (s *CampaignDataService) BouncesIter(ctx context.Context, campaignID int, p CampaignDataParams) iter.Seq2[CampaignBounce, error] {
-	return iterData(ctx, "data.campaign.bounces", campaignID, p, s.Bounces)
+	return iterData(ctx, commands.DataCampaignBounces, campaignID, p, s.Bounces)
 }
 
 // fetchData sends one data.campaign.* command and decodes its Data array (an object of

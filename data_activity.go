@@ -5,6 +5,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -52,7 +53,7 @@ func extraText(v []byte) (string, error) {
 // EmailOpens returns one page of the campaign's opens (data.campaign.emailopens, a
 // command the real service answers though the specification does not list it).
 func (s *CampaignDataService) EmailOpens(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignEmailOpen, error) {
-	return fetchData[CampaignEmailOpen](ctx, s.client, "data.campaign.emailopens", campaignID, p)
+	return fetchData[CampaignEmailOpen](ctx, s.client, commands.DataCampaignEmailOpens, campaignID, p)
 }
 
 // EmailOpensIter walks every page of the campaign's opens from p.Page.
@@ -61,14 +62,14 @@ func (s *CampaignDataService) EmailOpensIter(ctx context.Context, campaignID int
 		id, list int
 		at       DateTime
 	}
-	return iterDataBy(ctx, "data.campaign.emailopens", campaignID, p, s.EmailOpens,
+	return iterDataBy(ctx, commands.DataCampaignEmailOpens, campaignID, p, s.EmailOpens,
 		func(r CampaignEmailOpen) key { return key{r.SubscriberID, r.ListID, r.OpenDate} })
 }
 
 // LinkClicks returns one page of the campaign's link clicks (data.campaign.linkclicks, a
 // command the real service answers though the specification does not list it).
 func (s *CampaignDataService) LinkClicks(ctx context.Context, campaignID int, p CampaignDataParams) ([]CampaignLinkClick, error) {
-	return fetchData[CampaignLinkClick](ctx, s.client, "data.campaign.linkclicks", campaignID, p)
+	return fetchData[CampaignLinkClick](ctx, s.client, commands.DataCampaignLinkClicks, campaignID, p)
 }
 
 // LinkClicksIter walks every page of the campaign's link clicks from p.Page.
@@ -78,6 +79,6 @@ func (s *CampaignDataService) LinkClicksIter(ctx context.Context, campaignID int
 		at       DateTime
 		link     string
 	}
-	return iterDataBy(ctx, "data.campaign.linkclicks", campaignID, p, s.LinkClicks,
+	return iterDataBy(ctx, commands.DataCampaignLinkClicks, campaignID, p, s.LinkClicks,
 		func(r CampaignLinkClick) key { return key{r.SubscriberID, r.ListID, r.ClickDate, r.Link} })
 }

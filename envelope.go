@@ -3,15 +3,11 @@ package sendloop
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -41,30 +37,14 @@ func (c *Client) decodeEnvelope(command string, resp *transport.Response, decode
 // answered 502 or 504 by a gateway, has an unknown outcome: its error matches
 // ErrOutcomeUnknown.
 func (c *Client) readAnswer(resp *transport.Response, a answer) error {
-	err := c.readAnswerBody(resp, a)
-	var httpErr *HTTPError
-	switch {
-	case err == nil:
-	case gatewayMayHaveRun(resp):
-		return &outcome.Error{Prefix: "sendloop: " + a.command, First: err}
-	case resp.Class != transport.Read && resp.EarlierAttemptMayHaveRun && errors.As(err, &httpErr):
-		return &outcome.Error{Prefix: "sendloop: " + a.command, First: resp.EarlierFailure, Last: err}
-	}
-	return err
-}
-
-// gatewayMayHaveRun reports a one-shot write answered by a gateway's 502 or 504: the service
-// behind it may have processed the request.
-func gatewayMayHaveRun(resp *transport.Response) bool {
-	return resp.Class == transport.OneShot &&
-		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
+	return c.transport.Outcome(a.command, resp, c.readAnswerBody(resp, a))
 }
 
 func (c *Client) readAnswerBody(resp *transport.Response, a answer) error {
 	// A byte-order mark is no part of the JSON; some PHP setups send one.
 	resp.Body = bytes.TrimPrefix(resp.Body, []byte("\xef\xbb\xbf"))
 	if resp.RedirectOrigin != "" {
-		return c.redirectError(a, resp)
+		return c.transport.RedirectError(a.red, a.command, resp)
 	}
 	if !looksLikeJSONObject(resp.Body) {
 		return c.httpError(a, resp, "response is not JSON")
@@ -169,50 +149,15 @@ func decodeStrings(value []byte) ([]string, error) {
 	return out, err
 }
 
-// excerptLimit bounds the body excerpt kept in an HTTPError.
-const excerptLimit = 200
-
 func (c *Client) httpError(a answer, resp *transport.Response, reason string) *HTTPError {
-	return &HTTPError{
-		Command:    a.command,
-		HTTPStatus: resp.StatusCode,
-		Attempts:   resp.Attempts,
-		RetryAfter: resp.RetryAfter,
-		Excerpt:    excerpt(a.red, resp.Body),
-		Reason:     a.red.Redact(reason),
-	}
-}
-
-// redirectError reports a redirect that was not followed. It keeps no excerpt: a redirect's
-// body repeats the target's path and query, which the error must not show.
-func (c *Client) redirectError(a answer, resp *transport.Response) *HTTPError {
-	e := c.httpError(a, resp, transport.RedirectReason(resp))
-	e.Excerpt = ""
-	return e
-}
-
-// excerpt returns the start of body, printable, on one line, with secrets removed. Secrets
-// go before anything is cut or joined, so that no cut can leave part of one behind.
-func excerpt(red transport.Redactor, body []byte) string {
-	text := red.RedactHead(body, 64<<10)
-	text = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(text, "\uFFFD"), func(r rune) bool {
-		return r < 0x20 || r == 0x7f || r == ' '
-	}), " ")
-	if len(text) > excerptLimit {
-		cut := excerptLimit
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return text
+	return c.transport.HTTPError(a.red, a.command, resp, reason)
 }
 
 // checkForeignEnvelope recognises a failure in an xml or php response, for CallRaw.
 func (c *Client) checkForeignEnvelope(command string, format Format, resp *transport.Response) error {
 	a := answer{command: command, red: c.transport.Redactor()}
 	if resp.RedirectOrigin != "" {
-		return c.redirectError(a, resp)
+		return c.transport.RedirectError(a.red, a.command, resp)
 	}
 	var (
 		fields map[string]string
@@ -235,10 +180,7 @@ func (c *Client) checkForeignEnvelope(command string, format Format, resp *trans
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if gatewayMayHaveRun(resp) {
-			return &outcome.Error{Prefix: "sendloop: " + command, First: c.httpError(a, resp, "unexpected status")}
-		}
-		return c.httpError(a, resp, "unexpected status")
+		return c.transport.Outcome(command, resp, c.httpError(a, resp, "unexpected status"))
 	}
 	return nil
 }

@@ -11,6 +11,24 @@ import (
 	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
+// ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
+//
+// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
+// sentinel: errors.Is(err, ErrListNotFound) matches an *APIError or a *ValidationError with
+// code 118, and apiErr.Code == ErrListNotFound compares the code.
+type ErrorCode int
+
+// Message returns the service's meaning of the code: "undocumented error" for the codes
+// seen in the wild but not documented, "" for any other.
+func (c ErrorCode) Message() string { return codeMessages[c] }
+
+// String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
+func (c ErrorCode) String() string { return transport.CodeString(int(c), codeMessages[c]) }
+
+// Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
+// code reads the same whether fmt sees it as an error or a Stringer.
+func (c ErrorCode) Error() string { return c.String() }
+
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write that may or may not have
 // taken effect: an attempt may have reached the service (a reset after the request was
 // written, a timeout, a 502 or 504 answer) and no answer or read-back proves what it did.
@@ -64,29 +82,6 @@ type OutcomeUnknownError = outcome.Error
 //	}
 type TransportError = transport.Error
 
-// ErrorCode is a numeric error code of the v3 API (ErrorCode in a failure response).
-//
-// An ErrorCode is itself an error, so each named code (ErrListNotFound, …) is also the
-// sentinel: errors.Is(err, ErrListNotFound) matches an *APIError or a *ValidationError with
-// code 118, and apiErr.Code == ErrListNotFound compares the code.
-type ErrorCode int
-
-// Message returns the service's meaning of the code: "undocumented error" for the codes
-// seen in the wild but not documented, "" for any other.
-func (c ErrorCode) Message() string { return codeMessages[c] }
-
-// String returns the code and its meaning, e.g. "118 (invalid list ID; list not found)".
-func (c ErrorCode) String() string {
-	if m := codeMessages[c]; m != "" {
-		return strconv.Itoa(int(c)) + " (" + m + ")"
-	}
-	return strconv.Itoa(int(c))
-}
-
-// Error makes an ErrorCode usable as a sentinel error. It is String, so that printing a
-// code reads the same whether fmt sees it as an error or a Stringer.
-func (c ErrorCode) Error() string { return c.String() }
-
 // APIError is a failure reported by the service in its response envelope
 // (Success = false with ErrorCode, ErrorMessage and ErrorFields).
 type APIError struct {
@@ -113,37 +108,25 @@ type APIError struct {
 	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
-// Error describes the failure: command, code, message and the fields at fault.
-func (e *APIError) Error() string {
-	var b strings.Builder
-	b.WriteString("sendloop: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
-	msg := e.Message
-	if msg == "" {
-		msg = e.Code.Message()
-	}
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
-	if len(e.Fields) > 0 {
-		b.WriteString(" (fields: ")
-		b.WriteString(strings.Join(e.Fields, ", "))
-		b.WriteString(")")
-	}
-	return b.String()
-}
-
 // Is reports whether target is the sentinel for e's code, or for a code of the same
 // meaning (111, 124 and 128 all mean a malformed address; 114 and 126 an invalid one).
 func (e *APIError) Is(target error) bool {
 	code, ok := target.(ErrorCode)
 	return ok && code.sameAs(e.Code)
+}
+
+// Error describes the failure: command, code, message and the fields at fault.
+func (e *APIError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = e.Code.Message()
+	}
+	b := transport.Describe("sendloop", e.Command)
+	transport.WriteCode(b, int(e.Code), msg)
+	if len(e.Fields) > 0 {
+		b.WriteString(" (fields: " + strings.Join(e.Fields, ", ") + ")")
+	}
+	return b.String()
 }
 
 // ValidationError is returned before anything is sent when parameters break a rule of the
@@ -162,22 +145,12 @@ type ValidationError struct {
 
 // Error describes what is wrong, with the code the service would have answered.
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("sendloop: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("invalid parameters: ")
-	b.WriteString(e.Reason)
+	b := transport.Describe("sendloop", e.Command)
+	b.WriteString("invalid parameters: " + e.Reason)
 	if len(e.Fields) > 0 {
-		b.WriteString(" (fields: ")
-		b.WriteString(strings.Join(e.Fields, ", "))
-		b.WriteString(")")
+		b.WriteString(" (fields: " + strings.Join(e.Fields, ", ") + ")")
 	}
-	b.WriteString(" [error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
-	b.WriteString("]")
+	b.WriteString(" [error " + strconv.Itoa(int(e.Code)) + "]")
 	return b.String()
 }
 

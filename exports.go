@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -106,7 +107,7 @@ type Bounce struct {
 // every list (export.unsubscriptions). A negative listID is refused before sending
 // (ErrInvalidParameterValue).
 func (s *ExportsService) Unsubscriptions(ctx context.Context, listID int) ([]Unsubscription, error) {
-	const command = "export.unsubscriptions"
+	const command = commands.ExportUnsubscriptions
 	if err := checkOptionalID(command, "ListID", listID); err != nil {
 		return nil, err
 	}
@@ -120,12 +121,12 @@ func (s *ExportsService) Unsubscriptions(ctx context.Context, listID int) ([]Uns
 // SuppressionList returns every suppressed address with its suppression type
 // (export.suppressionlist).
 func (s *ExportsService) SuppressionList(ctx context.Context) ([]SuppressedAddress, error) {
-	return exportItems[SuppressedAddress](ctx, s.client, "export.suppressionlist", nil, "SuppressionList")
+	return exportItems[SuppressedAddress](ctx, s.client, commands.ExportSuppressionList, nil, "SuppressionList")
 }
 
 // SpamComplaints returns every address that complained, with when (export.spamcomplaints).
 func (s *ExportsService) SpamComplaints(ctx context.Context) ([]SpamComplaint, error) {
-	return exportItems[SpamComplaint](ctx, s.client, "export.spamcomplaints", nil, "SpamComplaints")
+	return exportItems[SpamComplaint](ctx, s.client, commands.ExportSpamComplaints, nil, "SpamComplaints")
 }
 
 // ExportBouncesParams are the parameters of Exports.Bounces.
@@ -138,7 +139,7 @@ type ExportBouncesParams struct {
 // as the service requires; anything but hard or soft is refused before sending with
 // ErrInvalidBounceType (119).
 func (s *ExportsService) Bounces(ctx context.Context, p ExportBouncesParams) ([]Bounce, error) {
-	const command = "export.bounces"
+	const command = commands.ExportBounces
 	if err := p.validate(command); err != nil {
 		return nil, err
 	}

@@ -8,21 +8,16 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // fastRetry keeps retry waits tiny so that no test sleeps.
-var fastRetry = sendloop.RetryPolicy{
-	MaxRetries:    3,
-	MinWait:       time.Millisecond,
-	MaxWait:       2 * time.Millisecond,
-	MaxRetryAfter: 50 * time.Millisecond,
-}
+var fastRetry = sendloop.RetryPolicy(testkit.FastRetry)
 
 // newTestClient starts a fake and a client for it; opts come after the defaults.
 func newTestClient(t testing.TB, opts ...sendloop.Option) (*sendloop.Client, *sendlooptest.Server) {

@@ -1,16 +1,12 @@
 package sendloop_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,29 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // marker is an API key that must never appear in an error or a log line.
 const marker = "MARKER-KEY-zq7k/9+a"
-
-// syncBuffer lets concurrent log writes land in one buffer.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestAPIKeyNeverLeaks(t *testing.T) {
 	t.Parallel()
@@ -97,26 +76,20 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 			fmt.Fprintf(w, `{"Success":true,"AccountInfo":{"MemberSince":"not a date %s"}}`, marker)
 		})), 0},
 		{"dial error", func(t *testing.T) string {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			u, err := testkit.DeadURL()
 			require.NoError(t, err)
-			require.NoError(t, ln.Close())
-			return "http://" + ln.Addr().String()
+			return u
 		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var logs syncBuffer
-			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			logs, logger := testkit.DebugLogger()
 			c, err := sendloop.NewClient(marker, sendloop.WithBaseURL(tt.server(t)), sendloop.WithLogger(logger),
 				sendloop.WithRetry(fastRetry))
 			require.NoError(t, err)
-			ctx := context.Background()
-			if tt.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
-				defer cancel()
-			}
+			ctx, cancel := testkit.Context(tt.timeout)
+			defer cancel()
 			_, err = c.Account.Get(ctx)
 			require.Error(t, err)
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -141,7 +142,7 @@ func (p *ListCreateParams) validate(command string) error {
 // specification writes it. Being a one-shot write, it is retried only when the request
 // surely did not reach the service, so that a retry never makes a second list.
 func (s *ListsService) Create(ctx context.Context, p ListCreateParams) (int, error) {
-	const command = "list.create"
+	const command = commands.ListCreate
 	if err := p.validate(command); err != nil {
 		return 0, err
 	}
@@ -176,7 +177,7 @@ func (u *ListUpdateParams) validate(command string) error {
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
 func (s *ListsService) Update(ctx context.Context, listID int, u ListUpdateParams) error {
-	const command = "list.update"
+	const command = commands.ListUpdate
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}
@@ -200,7 +201,7 @@ type ListGetParams struct {
 
 // Get returns a list (list.get), with its custom fields when p.CustomFields is set.
 func (s *ListsService) Get(ctx context.Context, listID int, p ListGetParams) (*List, error) {
-	const command = "list.get"
+	const command = commands.ListGet
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func (s *ListsService) Get(ctx context.Context, listID int, p ListGetParams) (*L
 // count of active subscribers (list.getlist).
 func (s *ListsService) List(ctx context.Context) ([]List, error) {
 	var lists []List
-	err := s.client.doWire(ctx, &apiCall{command: "list.getlist"}, member("Lists", func(d *wire.Decoder) (err error) {
+	err := s.client.doWire(ctx, &apiCall{command: commands.ListGetList}, member("Lists", func(d *wire.Decoder) (err error) {
 		lists, err = decodeRecords[List](d)
 		return err
 	}))
@@ -272,7 +273,7 @@ type ListSettings struct {
 
 // Settings returns a list's settings (list.settings.get).
 func (s *ListsService) Settings(ctx context.Context, listID int) (*ListSettings, error) {
-	const command = "list.settings.get"
+	const command = commands.ListSettingsGet
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -348,7 +349,7 @@ func (u ListSettingsUpdateParams) validate(command string) error {
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
 func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdateParams) error {
-	const command = "list.settings.update"
+	const command = commands.ListSettingsUpdate
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -304,7 +305,7 @@ func (st *SpamComplaintStats) fromPairs(data []byte) error {
 // ListOverall returns a list's overall statistics (report.list.overall).
 func (s *ReportsService) ListOverall(ctx context.Context, listID int) (*ListOverallReport, error) {
 	r := new(ListOverallReport)
-	if err := s.statistics(ctx, "report.list.overall", "ListID", listID, r.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportListOverall, "ListID", listID, r.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -313,7 +314,7 @@ func (s *ReportsService) ListOverall(ctx context.Context, listID int) (*ListOver
 // CampaignOverall returns a campaign's overall statistics (report.campaign.overall).
 func (s *ReportsService) CampaignOverall(ctx context.Context, campaignID int) (*CampaignOverallReport, error) {
 	r := new(CampaignOverallReport)
-	if err := s.statistics(ctx, "report.campaign.overall", "CampaignID", campaignID, r.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportCampaignOverall, "CampaignID", campaignID, r.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -322,32 +323,32 @@ func (s *ReportsService) CampaignOverall(ctx context.Context, campaignID int) (*
 // CampaignBrowserViews returns the campaign's views in a web browser per day
 // (report.campaign.webbrowserviews).
 func (s *ReportsService) CampaignBrowserViews(ctx context.Context, campaignID int) (DailySeries, error) {
-	return s.series(ctx, "report.campaign.webbrowserviews", campaignID)
+	return s.series(ctx, commands.ReportCampaignWebBrowserViews, campaignID)
 }
 
 // CampaignUnsubscriptions returns the campaign's unsubscriptions per day
 // (report.campaign.unsubscriptions). The service reports Unique only: Total is 0.
 func (s *ReportsService) CampaignUnsubscriptions(ctx context.Context, campaignID int) (DailySeries, error) {
-	return s.series(ctx, "report.campaign.unsubscriptions", campaignID)
+	return s.series(ctx, commands.ReportCampaignUnsubscriptions, campaignID)
 }
 
 // CampaignOpens returns the campaign's opens per day over the first 20 days after delivery
 // (report.campaign.opens).
 func (s *ReportsService) CampaignOpens(ctx context.Context, campaignID int) (DailySeries, error) {
-	return s.series(ctx, "report.campaign.opens", campaignID)
+	return s.series(ctx, commands.ReportCampaignOpens, campaignID)
 }
 
 // CampaignForwards returns the campaign's forwards per day over the first 20 days after
 // delivery (report.campaign.forwards).
 func (s *ReportsService) CampaignForwards(ctx context.Context, campaignID int) (DailySeries, error) {
-	return s.series(ctx, "report.campaign.forwards", campaignID)
+	return s.series(ctx, commands.ReportCampaignForwards, campaignID)
 }
 
 // CampaignOpenLocations returns the campaign's opens by country code and city over the
 // first 20 days after delivery (report.campaign.openlocations).
 func (s *ReportsService) CampaignOpenLocations(ctx context.Context, campaignID int) (GroupedCounts, error) {
 	var g GroupedCounts
-	if err := s.statistics(ctx, "report.campaign.openlocations", "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportCampaignOpenLocations, "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -357,7 +358,7 @@ func (s *ReportsService) CampaignOpenLocations(ctx context.Context, campaignID i
 // first 20 days after delivery (report.campaign.emailclients).
 func (s *ReportsService) CampaignEmailClients(ctx context.Context, campaignID int) (GroupedCounts, error) {
 	var g GroupedCounts
-	if err := s.statistics(ctx, "report.campaign.emailclients", "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportCampaignEmailClients, "CampaignID", campaignID, g.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -367,7 +368,7 @@ func (s *ReportsService) CampaignEmailClients(ctx context.Context, campaignID in
 // days after delivery (report.campaign.bounces).
 func (s *ReportsService) CampaignBounces(ctx context.Context, campaignID int) (*BounceCounts, error) {
 	b := new(BounceCounts)
-	if err := s.statistics(ctx, "report.campaign.bounces", "CampaignID", campaignID, b.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportCampaignBounces, "CampaignID", campaignID, b.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -378,7 +379,7 @@ func (s *ReportsService) CampaignBounces(ctx context.Context, campaignID int) (*
 // answer's shape; SpamComplaintStats.UnmarshalJSON lists what is accepted.
 func (s *ReportsService) CampaignSpamComplaints(ctx context.Context, campaignID int) (*SpamComplaintStats, error) {
 	st := new(SpamComplaintStats)
-	if err := s.statistics(ctx, "report.campaign.spamcomplaints", "CampaignID", campaignID, st.UnmarshalJSON); err != nil {
+	if err := s.statistics(ctx, commands.ReportCampaignSpamComplaints, "CampaignID", campaignID, st.UnmarshalJSON); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -6,32 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
-
-// classOf gives the retry class of a command for Call: the table's for a known command,
-// read for names that say so, and one-shot for anything else, so that an unknown command
-// that creates something is never sent twice.
-func classOf(command string) transport.Class {
-	if spec, ok := commands.Lookup(command); ok {
-		return spec.Class
-	}
-	name := strings.ToLower(command)
-	switch {
-	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "data."),
-		strings.HasPrefix(name, "export."), strings.HasPrefix(name, "system."):
-		return transport.Read
-	}
-	switch name[strings.LastIndexByte(name, '.')+1:] {
-	case "get", "getlist", "browse", "search":
-		return transport.Read
-	}
-	return transport.OneShot
-}
 
 // apiCall is one command to send; internal/commands holds the table every command is found
 // in (a typed method's command missing from it is refused). Every typed method, Call and CallRaw send through

@@ -181,58 +181,6 @@ func TestDeadlineIsKept(t *testing.T) {
 
 // Each typed write keeps its retry class: a reset after execution is retried by idempotent
 // writes and never by one-shot ones.
-func TestTypedMethodsRetryClasses(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	tests := []struct {
-		command    string
-		call       func(c *sendloop.Client, listID int) error
-		executions int
-	}{
-		{"list.create", func(c *sendloop.Client, _ int) error {
-			_, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "X", OptInMode: sendloop.OptInSingle})
-			return err
-		}, 1},
-		{"campaign.create", func(c *sendloop.Client, listID int) error {
-			_, err := c.Campaigns.Create(ctx, sendloop.CampaignCreateParams{CampaignName: "C", FromName: "Ann", FromEmail: "ann@example.com",
-				ReplyToName: "Ann", ReplyToEmail: "ann@example.com", Subject: "Hi", TargetListIDs: []int{listID},
-				PlainContent: "Hello %Link:Unsubscribe%"})
-			return err
-		}, 1},
-		{"subscriber.subscribe", func(c *sendloop.Client, listID int) error {
-			_, err := c.Subscribers.Subscribe(ctx, listID, sendloop.SubscriberSubscribeParams{EmailAddress: "r@example.com", SubscriptionIP: "192.0.2.1"})
-			return err
-		}, 2},
-		{"list.update", func(c *sendloop.Client, listID int) error {
-			return c.Lists.Update(ctx, listID, sendloop.ListUpdateParams{Name: "Y"})
-		}, 2},
-		{"suppression.list.add", func(c *sendloop.Client, listID int) error {
-			_, err := c.Suppression.Add(ctx, listID, sendloop.SuppressionAddParams{EmailAddress: "s@example.com"})
-			return err
-		}, 2},
-		{"list.get", func(c *sendloop.Client, listID int) error {
-			_, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: false})
-			return err
-		}, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.command, func(t *testing.T) {
-			t.Parallel()
-			c, srv := newTestClient(t)
-			listID := newList(t, c, sendloop.OptInSingle)
-			before := srv.Executions(tt.command)
-			srv.InjectFault(tt.command, sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
-			err := tt.call(c, listID)
-			if tt.executions == 1 {
-				require.Error(t, err, "a one-shot write is not retried")
-			} else {
-				require.NoError(t, err)
-			}
-			assert.Equal(t, tt.executions, srv.Executions(tt.command)-before)
-		})
-	}
-}
-
 func TestCallTakesARetryClass(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/check"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -129,7 +130,7 @@ func (p SubscriberSubscribeParams) validate(command string) error {
 // OutcomeUnknownError.Last). A plain ErrEmailExists means the address was in the list
 // before the call.
 func (s *SubscribersService) Subscribe(ctx context.Context, listID int, p SubscriberSubscribeParams) (*SubscriberSubscribeResult, error) {
-	const command = "subscriber.subscribe"
+	const command = commands.SubscriberSubscribe
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -217,7 +218,7 @@ func (p SubscriberGetParams) validate(command string) error {
 
 // Get returns one subscriber of a list, with its score (subscriber.get).
 func (s *SubscribersService) Get(ctx context.Context, listID int, p SubscriberGetParams) (*Subscriber, error) {
-	const command = "subscriber.get"
+	const command = commands.SubscriberGet
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -283,7 +284,7 @@ func (p SubscriberUpdateParams) validate(command string) error {
 // ErrMissingParameters, the rule of every Update method of this package. Here that is an
 // update without Fields that names the subscriber only.
 func (s *SubscribersService) Update(ctx context.Context, listID int, p SubscriberUpdateParams) error {
-	const command = "subscriber.update"
+	const command = commands.SubscriberUpdate
 	if err := checkListID(command, listID); err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func (p SubscriberBrowseParams) validate(command string) error {
 
 // Browse returns one page of up to BrowsePageSize subscribers (subscriber.browse).
 func (s *SubscribersService) Browse(ctx context.Context, listID int, p SubscriberBrowseParams) ([]Subscriber, error) {
-	const command = "subscriber.browse"
+	const command = commands.SubscriberBrowse
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -374,7 +375,7 @@ func readBrowsePage(subs *[]Subscriber) func(key []byte, d *wire.Decoder) error 
 // errors unseen. The client's window of calls in flight applies to these pages too: a
 // service answering 429 or 503 gets fewer of them at once.
 func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p SubscriberBrowseParams) iter.Seq2[Subscriber, error] {
-	const command = "subscriber.browse"
+	const command = commands.SubscriberBrowse
 	if err := checkListID(command, listID); err != nil {
 		return failedIter[Subscriber](err)
 	}
@@ -420,7 +421,7 @@ type SubscriberImportParams struct {
 // Import adds rows to a list in one call, without opt-in emails (subscriber.import). The
 // service answers with counts only; ImportAll tells which rows failed.
 func (s *SubscribersService) Import(ctx context.Context, listID int, p SubscriberImportParams) (*SubscriberImportResult, error) {
-	const command = "subscriber.import"
+	const command = commands.SubscriberImport
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -470,7 +471,7 @@ type importAttempts struct {
 // sendImport sends an encoded subscriber.import body; att, when not nil, receives how the
 // attempts went.
 func (s *SubscribersService) sendImport(ctx context.Context, body []byte, att *importAttempts) (res SubscriberImportResult, err error) {
-	const command = "subscriber.import"
+	const command = commands.SubscriberImport
 	resp, err := s.client.roundTrip(ctx, &apiCall{command: command, body: body})
 	if err != nil {
 		return res, err

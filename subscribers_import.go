@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // ImportOptions tunes Subscribers.ImportAll.
@@ -97,7 +99,7 @@ var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
 // stop cut short, are counted in NotAttempted, never in Failed: nothing refused them.
 // Other call failures fail their batch's rows and the import goes on.
 func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows iter.Seq[ImportSubscriber], opts ImportOptions) (*ImportReport, error) {
-	const command = "subscriber.import"
+	const command = commands.SubscriberImport
 	if err := checkListID(command, listID); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -82,7 +83,7 @@ func (r *SubscriberSearchResult) UnmarshalJSON(data []byte) error {
 // Search finds subscribers whose address contains email, in every list
 // (subscriber.search).
 func (s *SubscribersService) Search(ctx context.Context, email string) ([]SubscriberSearchResult, error) {
-	const command = "subscriber.search"
+	const command = commands.SubscriberSearch
 	if strings.TrimSpace(email) == "" {
 		return nil, &ValidationError{Code: ErrMissingParameters, Command: command, Fields: []string{"EmailAddress"}, Reason: "nothing to search for"}
 	}

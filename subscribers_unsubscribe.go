@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/legacy"
 )
 
@@ -91,7 +92,7 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, listID int, p Subs
 // pending in no list: then it succeeds; otherwise, or when the search fails, the error
 // matches ErrOutcomeUnknown and not the answer (which is in OutcomeUnknownError.Last).
 func (s *SubscribersService) UnsubscribeFromAllLists(ctx context.Context, email string) error {
-	const command = "subscriber.unsubscribe"
+	const command = commands.SubscriberUnsubscribe
 	if err := checkEmail(command, "EmailAddress", email); err != nil {
 		return err
 	}

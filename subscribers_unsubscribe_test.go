@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -128,7 +129,7 @@ func TestUnsubscribeErrors(t *testing.T) {
 // base URL for both APIs.
 func TestLegacySharesTheRootClient(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	limiter := &countingLimiter{}
 	seen := &countingTransport{next: http.DefaultTransport}
 	hc := &http.Client{Transport: seen}
@@ -177,7 +178,7 @@ func TestWithLegacyOptions(t *testing.T) {
 			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL("http://127.0.0.1:1"), sendloop.WithLegacyOptions(tt.opts...))
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
-				assert.True(t, strings.HasPrefix(err.Error(), "sendloop: WithLegacyOptions: legacy: "), err.Error())
+				assert.True(t, strings.HasPrefix(err.Error(), "sendloop: WithLegacyOptions: sendloop/legacy: "), err.Error())
 				return
 			}
 			require.NoError(t, err)
@@ -206,7 +207,7 @@ func TestLegacyOfTheRootClientNeverLeaksTheKey(t *testing.T) {
 	for _, form := range []legacy.InputForm{legacy.PostForm, legacy.GetForm, legacy.MessageForm, legacy.MessageGetForm} {
 		t.Run(form.String(), func(t *testing.T) {
 			t.Parallel()
-			var logs syncBuffer
+			var logs testkit.SyncBuffer
 			failing := &http.Client{Transport: failingTransport{}}
 			c, err := sendloop.NewClient(key, sendloop.WithBaseURL("https://legacy.example"), sendloop.WithHTTPClient(failing),
 				sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: -1}), sendloop.WithLegacyOptions(legacy.WithInputForm(form)),

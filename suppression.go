@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -39,7 +40,7 @@ func checkSuppressionListID(command string, listID int) error {
 // List returns the entries of a list, or the global ones with GlobalSuppression
 // (suppression.list.getlist).
 func (s *SuppressionService) List(ctx context.Context, listID int) ([]SuppressionEntry, error) {
-	const command = "suppression.list.getlist"
+	const command = commands.SuppressionListGetList
 	if err := checkSuppressionListID(command, listID); err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (s *SuppressionService) List(ctx context.Context, listID int) ([]Suppressio
 
 // Get returns the entries that suppress an address, in any list (suppression.list.get).
 func (s *SuppressionService) Get(ctx context.Context, email string) ([]SuppressionEntry, error) {
-	const command = "suppression.list.get"
+	const command = commands.SuppressionListGet
 	if err := checkEmail(command, "EmailAddress", email); err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (p SuppressionAddParams) validate(command string) error {
 // success with ID 0: the address is suppressed (an address suppressed before may be
 // answered so), and unlike a create nothing depends on the ID.
 func (s *SuppressionService) Add(ctx context.Context, listID int, p SuppressionAddParams) (int, error) {
-	const command = "suppression.list.add"
+	const command = commands.SuppressionListAdd
 	if err := checkSuppressionListID(command, listID); err != nil {
 		return 0, err
 	}

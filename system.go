@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -21,7 +22,7 @@ type SystemDate struct {
 // Date returns the service's current date-time and time zone (System.SystemDate.Get).
 func (s *SystemService) Date(ctx context.Context) (*SystemDate, error) {
 	out := new(SystemDate)
-	err := s.client.do(ctx, &apiCall{command: "System.SystemDate.Get"}, func(key, value []byte) (err error) {
+	err := s.client.do(ctx, &apiCall{command: commands.SystemSystemDateGet}, func(key, value []byte) (err error) {
 		switch string(key) {
 		case "SystemDate":
 			err = out.Date.UnmarshalJSON(value)
@@ -52,7 +53,7 @@ type TimeZone struct {
 func (s *SystemService) TimeZones(ctx context.Context) ([]TimeZone, error) {
 	var zones []TimeZone
 	found := false
-	err := s.client.do(ctx, &apiCall{command: "system.timezones.Get"}, func(_, value []byte) error {
+	err := s.client.do(ctx, &apiCall{command: commands.SystemTimeZonesGet}, func(_, value []byte) error {
 		if found || !isContainer(value) {
 			return nil
 		}

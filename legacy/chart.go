@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
-
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -138,7 +137,7 @@ func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListA
 		"Start":  {p.Start.Format("2006-01-02")},
 		"Days":   {strconv.Itoa(p.Days)},
 	}
-	resp, err := c.send(ctx, cmd, transport.Read, form)
+	resp, err := c.send(ctx, cmd, commands.LegacyClassOf(cmd), form)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +242,7 @@ func ParseChart(doc []byte) (*Chart, error) {
 	d.CharsetReader = charsetReader
 	var raw chartXML
 	if err := d.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("legacy: malformed chart document: %w", err)
+		return nil, fmt.Errorf("sendloop/legacy: malformed chart document: %w", err)
 	}
 	chart := &Chart{
 		Tooltip: strings.TrimSpace(raw.Tooltip),
@@ -259,7 +258,7 @@ func ParseChart(doc []byte) (*Chart, error) {
 			text := firstNonEmpty(p.Value, p.ValueAttr, p.Text)
 			value, err := parseNumber(text)
 			if err != nil {
-				return nil, fmt.Errorf("legacy: chart set %d, point %d: the value is not a number", i+1, len(s.Points)+1)
+				return nil, fmt.Errorf("sendloop/legacy: chart set %d, point %d: the value is not a number", i+1, len(s.Points)+1)
 			}
 			s.Points = append(s.Points, Point{Value: value, Tooltip: firstNonEmpty(p.Tooltip, p.TooltipAttr)})
 		}

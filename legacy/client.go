@@ -10,9 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/go-sendloop/sendloop/internal/outcome"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -30,6 +29,9 @@ const DefaultMaxMediaSize = 1 << 20
 
 // userAgent is the SDK's own User-Agent token for the legacy API.
 const userAgent = "sendloop-go/legacy"
+
+// pkgName starts the text of every error of the package: "sendloop/legacy: <command>: …".
+const pkgName = "sendloop/legacy"
 
 // InputForm is how a request carries its parameters to the legacy endpoint.
 type InputForm int
@@ -102,28 +104,31 @@ type config struct {
 	maxChartDays int
 }
 
+// shared makes an Option of a setting both clients have (internal/transport's Setting).
+func shared(set transport.Setting) Option { return func(c *config) { set(&c.Settings) } }
+
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server: the host, and any prefix a proxy adds, which is kept; requests go
 // to its /api/index.php. A base URL ending in the API's own path (/api/index.php, /api/v3
 // or /api/v4, with or without a trailing slash or a format segment) is refused by
 // NewClient: the client adds that path itself. Plain http is refused unless the host is
 // loopback or WithInsecureHTTP is given: the API key travels in every request.
-func WithBaseURL(baseURL string) Option { return func(c *config) { c.BaseURL = baseURL } }
+func WithBaseURL(baseURL string) Option { return shared(transport.BaseURL(baseURL)) }
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.HTTPClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return shared(transport.HTTPClient(hc)) }
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.Logger = l } }
+func WithLogger(l *slog.Logger) Option { return shared(transport.Logger(l)) }
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.Policy = p } }
+func WithRetry(p RetryPolicy) Option { return shared(transport.Retry(p)) }
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return func(c *config) { c.UserAgent = product } }
+func WithUserAgent(product string) Option { return shared(transport.UserAgent(product)) }
 
 // RateLimiter paces requests: Wait blocks until one may be sent, or returns an error when
 // the context ends first. *rate.Limiter of golang.org/x/time/rate fits, without this module
@@ -133,11 +138,11 @@ type RateLimiter = transport.Limiter
 // WithRateLimiter makes the client wait on l before every attempt, retries included, so that
 // it keeps to a rate the account allows. The service's request rate limits are not
 // published; the SMTP relay is not paced by this.
-func WithRateLimiter(l RateLimiter) Option { return func(c *config) { c.Limiter = l } }
+func WithRateLimiter(l RateLimiter) Option { return shared(transport.RateLimiter(l)) }
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return func(c *config) { c.AllowInsecure = true } }
+func WithInsecureHTTP() Option { return shared(transport.InsecureHTTP()) }
 
 // WithInputForm selects how requests carry their parameters; the default is PostForm.
 // GetForm and MessageGetForm put the API key in the URL: see their documentation.
@@ -181,7 +186,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	ch, err := transport.Build("legacy", apiKey, cfg.Settings, userAgent, keySpellings)
+	ch, err := transport.Build(pkgName, apiKey, cfg.Settings, userAgent, keySpellings)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +204,7 @@ func (cfg *config) apply(opts []Option) {
 // check refuses what no option should have set.
 func (cfg *config) check() error {
 	if cfg.form < PostForm || cfg.form > MessageGetForm {
-		return fmt.Errorf("legacy: unknown input form %d", int(cfg.form))
+		return fmt.Errorf("sendloop/legacy: unknown input form %d", int(cfg.form))
 	}
 	return nil
 }
@@ -275,15 +280,17 @@ func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryCla
 // notation (Fields[CustomField7]). APIKey and Command are added by the client and may not
 // be given. A failure struct becomes an *Error, an XML-RPC fault a *Fault.
 //
-// Retries follow the command's name: Chart.*, Report.*, Media.Browse and names ending in
-// .Get or .Browse are reads; Subscriber.Add and names ending in .Update, .Delete or
-// .Unsubscribe are idempotent; anything else, Media.Upload above all, is sent once unless
-// it surely did not reach the service, unless WithRetryClass says otherwise.
+// Retries follow the command: the functions the specification names keep their class
+// (Subscriber.Update and Subscriber.Delete are idempotent, Subscriber.Get, Subscribers.Get
+// and the Report.* functions reads, Media.Upload one-shot); another name is a read when it
+// says so (Chart.*, Report.*, names ending in .Get or .Browse) and a one-shot write
+// otherwise, sent again only when it surely did not reach the service, unless
+// WithRetryClass says otherwise.
 func (c *Client) Call(ctx context.Context, command string, params any, opts ...CallOption) (Struct, error) {
 	if err := checkCommand(command); err != nil {
 		return nil, err
 	}
-	class, err := transport.ClassFor(classOf(command), opts)
+	class, err := transport.ClassFor(commands.LegacyClassOf(command), opts)
 	if err != nil {
 		return nil, invalid(command, 0, "", err.Error())
 	}
@@ -291,59 +298,35 @@ func (c *Client) Call(ctx context.Context, command string, params any, opts ...C
 	if err != nil {
 		return nil, invalid(command, 0, "", err.Error())
 	}
-	return c.call(ctx, command, class, form)
+	return c.callAs(ctx, command, class, form)
 }
 
+// checkCommand refuses a command name that cannot be sent (the registry's one check).
 func checkCommand(command string) error {
-	if command == "" {
-		return invalid(command, 0, "Command", "empty command")
-	}
-	for _, r := range command {
-		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return invalid(command, 0, "Command",
-				fmt.Sprintf("command %q holds a character other than letters, digits, '.' and '_'", command))
-		}
+	if err := commands.Check(command); err != nil {
+		return invalid(command, 0, "Command", err.Error())
 	}
 	return nil
 }
 
-// classOf infers the retry class of a command from its name, for Call.
-func classOf(command string) transport.Class {
-	name := strings.ToLower(command)
-	last := name[strings.LastIndexByte(name, '.')+1:]
-	switch {
-	case strings.HasPrefix(name, "report."), strings.HasPrefix(name, "chart."), name == "media.browse":
-		return transport.Read
-	case name == "subscriber.add":
-		return transport.Idempotent
-	}
-	switch last {
-	case "get", "browse":
-		return transport.Read
-	case "update", "delete", "unsubscribe":
-		return transport.Idempotent
-	}
-	return transport.OneShot
+// call sends a typed method's command, with the registry's retry class, and returns its
+// answer's struct.
+func (c *Client) call(ctx context.Context, command string, params url.Values) (Struct, error) {
+	return c.callAs(ctx, command, commands.LegacyClassOf(command), params)
 }
 
-// call sends a command and returns its answer's struct.
-func (c *Client) call(ctx context.Context, command string, class transport.Class, params url.Values) (Struct, error) {
+// callAs sends a command with the given retry class and returns its answer's struct.
+func (c *Client) callAs(ctx context.Context, command string, class transport.Class, params url.Values) (Struct, error) {
 	resp, err := c.send(ctx, command, class, params)
 	if err != nil {
 		return nil, err
 	}
 	v, err := c.decode(resp.Body)
 	st, err := c.answer(command, resp, v, err)
-	var httpErr *HTTPError
-	switch {
-	case err == nil:
-	case gatewayMayHaveRun(resp):
-		return nil, &outcome.Error{Prefix: "legacy: " + command, First: err}
-	case resp.Class != transport.Read && resp.EarlierAttemptMayHaveRun && errors.As(err, &httpErr):
-		// No answer of the service's after an attempt that may have run.
-		return nil, &outcome.Error{Prefix: "legacy: " + command, First: resp.EarlierFailure, Last: err}
+	if err = c.transport.Outcome(command, resp, err); err != nil {
+		return nil, err
 	}
-	return st, err
+	return st, nil
 }
 
 // decode is Decode with the API key removed from every text of the answer, fault included:
@@ -378,7 +361,7 @@ func (c *Client) redactValue(v *Value) {
 // back with the API key removed, should the server echo it.
 func (c *Client) send(ctx context.Context, command string, class transport.Class, params url.Values) (*transport.Response, error) {
 	if ctx == nil {
-		return nil, errors.New("legacy: nil context")
+		return nil, errors.New("sendloop/legacy: nil context")
 	}
 	req, err := c.request(command, class, params)
 	if err != nil {
@@ -465,9 +448,7 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	var fault *Fault
 	switch {
 	case resp.RedirectOrigin != "":
-		e := c.httpError(command, resp, transport.RedirectReason(resp))
-		e.Excerpt = "" // a redirect's body repeats the target's path and query
-		return nil, e
+		return nil, c.transport.RedirectError(c.transport.Redactor(), command, resp)
 	case errors.As(err, &fault):
 		fault.Command, fault.HTTPStatus = command, resp.StatusCode
 		return nil, fault
@@ -490,13 +471,6 @@ func (c *Client) answer(command string, resp *transport.Response, v Value, err e
 	return st, nil
 }
 
-// gatewayMayHaveRun reports a one-shot write answered by a gateway's 502 or 504: the service
-// behind it may have processed the request.
-func gatewayMayHaveRun(resp *transport.Response) bool {
-	return resp.Class == transport.OneShot &&
-		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
-}
-
 // failure reads the failure members of an answer: APIErrorCode (a string, or any scalar)
 // and APIError. A struct carrying them with code 0 and no message is no failure.
 func failure(st Struct) *Error {
@@ -516,33 +490,6 @@ func failure(st Struct) *Error {
 	return &Error{Code: ErrorCode(code), Message: msg}
 }
 
-// excerptLimit bounds the body excerpt kept in an HTTPError.
-const excerptLimit = 200
-
 func (c *Client) httpError(command string, resp *transport.Response, reason string) *HTTPError {
-	return &HTTPError{
-		Command:    command,
-		HTTPStatus: resp.StatusCode,
-		Attempts:   resp.Attempts,
-		RetryAfter: resp.RetryAfter,
-		Excerpt:    bodyExcerpt(resp.Body),
-		Reason:     c.transport.Redact(reason),
-	}
-}
-
-// bodyExcerpt returns the start of an (already redacted) body, printable, on one line.
-func bodyExcerpt(body []byte) string {
-	head := body[:min(len(body), 4*excerptLimit+256)]
-	text := strings.ToValidUTF8(string(head), "\uFFFD")
-	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool {
-		return r < 0x20 || r == 0x7f || r == ' '
-	}), " ")
-	if len(text) > excerptLimit {
-		cut := excerptLimit
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return text
+	return c.transport.HTTPError(c.transport.Redactor(), command, resp, reason)
 }

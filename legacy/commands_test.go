@@ -195,27 +195,27 @@ func TestAnswers(t *testing.T) {
 		{"failure with an int code and a 500 status", 500,
 			structBody(member("APIError", "Subscriber list does not exist") + member("APIErrorCode", "<int>3</int>")),
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "legacy: Subscriber.Get: error 3: Subscriber list does not exist"},
+			nil, "sendloop/legacy: Subscriber.Get: error 3: Subscriber list does not exist"},
 		{"failure with a code that is no number", 200,
 			structBody(member("APIError", "odd") + member("APIErrorCode", "x")),
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "legacy: Subscriber.Get: error 0: odd"},
+			nil, "sendloop/legacy: Subscriber.Get: error 0: odd"},
 		{"success struct with an error status", 503, structBody(member("Status", "Completed")),
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "sendloop: Subscriber.Get: HTTP 503: unexpected status"},
+			nil, "sendloop/legacy: Subscriber.Get: HTTP 503: unexpected status"},
 		{"HTML page", 502, "<html><body>Bad Gateway</body></html>",
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
 			nil, `HTTP 502: unexpected status; the body is not an XML-RPC answer: "<html><body>Bad Gateway</body></html>"`},
 		{"truncated answer", 200, `<methodResponse><params><param><value><struct>`,
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "HTTP 200: the body is not an XML-RPC answer: legacy: malformed XML: XML syntax error on line 1: unexpected EOF"},
+			nil, "HTTP 200: the body is not an XML-RPC answer: sendloop/legacy: malformed XML: XML syntax error on line 1: unexpected EOF"},
 		{"answer that is not a struct", 200, string(response("<array><data/></array>")),
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
 			nil, "the XML-RPC answer is a array, not a struct"},
 		{"fault with a status", 500, `<methodResponse><fault><value><struct>` + member("faultCode", "<int>7</int>") +
 			member("faultString", "oops") + `</struct></value></fault></methodResponse>`,
 			func(c *legacy.Client) (any, error) { return c.Call(ctx, "Subscriber.Get", nil) },
-			nil, "legacy: Subscriber.Get: XML-RPC fault 7: oops"},
+			nil, "sendloop/legacy: Subscriber.Get: XML-RPC fault 7: oops"},
 		{"media URLs by number", 200,
 			structBody(member("Status", "Completed") + member("MediaURL10", "j") + member("MediaURL2", "b") +
 				member("MediaURL1", "a") + member("MediaURLx", "no") + member("MediaURL-3", "no") + member("Other", "no")),
@@ -228,7 +228,7 @@ func TestAnswers(t *testing.T) {
 			func(c *legacy.Client) (any, error) {
 				return c.MediaUpload(ctx, legacy.MediaUploadParams{Data: gif})
 			},
-			nil, `legacy: Media.Upload: member MediaID (string "abc") is not an integer`},
+			nil, `sendloop/legacy: Media.Upload: member MediaID (string "abc") is not an integer`},
 		{"typed SubscriberID and unknown status", 200,
 			structBody(member("Status", "Pending Review") + member("SubscriberID", "<i4>12</i4>") + member("RedirectURL", "https://x/")),
 			func(c *legacy.Client) (any, error) {
@@ -273,7 +273,7 @@ func TestAnswers(t *testing.T) {
 			func(c *legacy.Client) (any, error) {
 				return c.ChartListActivity(ctx, 1, legacy.ChartListActivityParams{Start: today, Days: 2})
 			},
-			nil, "legacy: Chart.ListActivity: error 3: no list"},
+			nil, "sendloop/legacy: Chart.ListActivity: error 3: no list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

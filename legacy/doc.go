@@ -64,13 +64,18 @@
 // Requests are retried with jittered exponential backoff (RetryPolicy) according to what
 // repeating them would do:
 //
-//   - reads (Chart.ListActivity, Media.Browse; through Call: Chart.*, Report.*, names
-//     ending in .Get or .Browse) and idempotent writes (Subscriber.Add,
-//     Subscriber.Unsubscribe; through Call: Subscriber.Add and names ending in .Update,
-//     .Delete or .Unsubscribe) are retried after a dial error, a reset, a per-attempt
+//   - reads (Chart.ListActivity, Media.Browse, and through Call the functions the
+//     specification lists: Subscriber.Get, Subscribers.Get, every Report.*) and idempotent
+//     writes (Subscriber.Add, Subscriber.Unsubscribe, and through Call Subscriber.Update
+//     and Subscriber.Delete) are retried after a dial error, a reset, a per-attempt
 //     timeout, 429, 502, 503 and 504;
-//   - one-shot writes (Media.Upload, and any other name through Call) only after a dial
-//     error, 429 or 503, so that a retry never stores an image twice.
+//   - one-shot writes (Media.Upload) only after a dial error, 429 or 503, so that a retry
+//     never stores an image twice.
+//
+// Each command's class is in the module's one command registry. A name the registry does
+// not know, sent through Call, is taken for a read when it says so (Chart.* and Report.*,
+// names ending in .Get or .Browse) and for a one-shot write otherwise, unless
+// WithRetryClass says otherwise.
 //
 // A plain 500 is never retried. Retry-After is honoured up to RetryPolicy.MaxRetryAfter.
 // Reading the body is part of the attempt, as in the root package.

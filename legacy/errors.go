@@ -1,9 +1,9 @@
 package legacy
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
@@ -26,7 +26,7 @@ var ErrOutcomeUnknown = outcome.ErrUnknown
 // module; go doc does not list the fields of such an alias, so here they are:
 //
 //	type OutcomeUnknownError struct {
-//		// Prefix starts the message, e.g. "legacy: Subscriber.Add".
+//		// Prefix starts the message, e.g. "sendloop/legacy: Subscriber.Add".
 //		Prefix string
 //		// First is the failure that made the outcome unknown (a *TransportError, an
 //		// *HTTPError for a gateway's 502 or 504). Wrapped.
@@ -89,29 +89,37 @@ const (
 	ErrMediaTooLarge ErrorCode = 9
 )
 
-var codeMessages = map[ErrorCode]string{
-	ErrIncompatibleConnection: "connection type is not compatible",
-	ErrInvalidAPIKey:          "invalid API key or user account is not available",
-	ErrListNotFound:           "subscriber list does not exist or is not available",
-	ErrEmailMissing:           "email address is missing",
-	ErrEmailFormat:            "email address format is illegal",
-	ErrEmailExists:            "email address already exists in the subscriber list",
-	ErrEmailInvalid:           "email address is invalid",
-	ErrEmailNotInList:         "email address does not exist in the subscriber list",
-	ErrMediaTooLarge:          "media exceeds maximum allowed size",
+// message is the service's meaning of a code, or "".
+func (c ErrorCode) message() string {
+	switch c {
+	case ErrIncompatibleConnection:
+		return "connection type is not compatible"
+	case ErrInvalidAPIKey:
+		return "invalid API key or user account is not available"
+	case ErrListNotFound:
+		return "subscriber list does not exist or is not available"
+	case ErrEmailMissing:
+		return "email address is missing"
+	case ErrEmailFormat:
+		return "email address format is illegal"
+	case ErrEmailExists:
+		return "email address already exists in the subscriber list"
+	case ErrEmailInvalid:
+		return "email address is invalid"
+	case ErrEmailNotInList:
+		return "email address does not exist in the subscriber list"
+	case ErrMediaTooLarge:
+		return "media exceeds maximum allowed size"
+	}
+	return ""
 }
 
 // Message returns the service's meaning of the code, or "" for a code it does not document.
-func (c ErrorCode) Message() string { return codeMessages[c] }
+func (c ErrorCode) Message() string { return c.message() }
 
 // String returns the code and its meaning, e.g. "3 (subscriber list does not exist or is
 // not available)".
-func (c ErrorCode) String() string {
-	if m := codeMessages[c]; m != "" {
-		return strconv.Itoa(int(c)) + " (" + m + ")"
-	}
-	return strconv.Itoa(int(c))
-}
+func (c ErrorCode) String() string { return transport.CodeString(int(c), c.message()) }
 
 // Error makes an ErrorCode usable as a sentinel error. It is String, so that a code reads
 // the same whether fmt sees it as an error or a Stringer.
@@ -140,27 +148,14 @@ type Error struct {
 	earlierFailure error // the first failure that may have run, for ErrOutcomeUnknown
 }
 
-// Error returns the command, the code and the message, e.g. "legacy: Subscriber.Add:
+// Error returns the command, the code and the message, e.g. "sendloop/legacy: Subscriber.Add:
 // error 6: Email address already exists in the subscriber list".
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("error ")
-	b.WriteString(strconv.Itoa(int(e.Code)))
-	msg := e.Message
-	if msg == "" {
-		msg = e.Code.Message()
-	}
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
+	msg := cmp.Or(e.Message, e.Code.Message())
+	b := transport.Describe(pkgName, e.Command)
+	transport.WriteCode(b, int(e.Code), msg)
 	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+		fmt.Fprintf(b, " (after %d attempts)", e.Attempts)
 	}
 	return b.String()
 }
@@ -188,17 +183,10 @@ type Fault struct {
 
 // Error returns the command, the fault code and the fault string.
 func (f *Fault) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if f.Command != "" {
-		b.WriteString(f.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("XML-RPC fault ")
-	b.WriteString(strconv.Itoa(f.Code))
+	b := transport.Describe(pkgName, f.Command)
+	b.WriteString("XML-RPC fault " + strconv.Itoa(f.Code))
 	if f.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(f.Message)
+		b.WriteString(": " + f.Message)
 	}
 	return b.String()
 }
@@ -221,23 +209,13 @@ type ValidationError struct {
 // Error returns the command, the reason, the field and the code the service would have
 // answered with.
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("legacy: ")
-	if e.Command != "" {
-		b.WriteString(e.Command)
-		b.WriteString(": ")
-	}
-	b.WriteString("invalid parameters: ")
-	b.WriteString(e.Reason)
+	b := transport.Describe(pkgName, e.Command)
+	b.WriteString("invalid parameters: " + e.Reason)
 	if e.Field != "" {
-		b.WriteString(" (field ")
-		b.WriteString(e.Field)
-		b.WriteString(")")
+		b.WriteString(" (field " + e.Field + ")")
 	}
 	if e.Code != 0 {
-		b.WriteString(" [error ")
-		b.WriteString(strconv.Itoa(int(e.Code)))
-		b.WriteString("]")
+		b.WriteString(" [error " + strconv.Itoa(int(e.Code)) + "]")
 	}
 	return b.String()
 }

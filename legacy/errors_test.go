@@ -1,14 +1,17 @@
 package legacy_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop/legacy"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 func TestSentinels(t *testing.T) {
@@ -64,22 +67,19 @@ func TestErrorTexts(t *testing.T) {
 		want string
 	}{
 		{"API error", &legacy.Error{Code: 6, Message: "Email address already exists in the subscriber list", Command: "Subscriber.Add"},
-			"legacy: Subscriber.Add: error 6: Email address already exists in the subscriber list"},
+			"sendloop/legacy: Subscriber.Add: error 6: Email address already exists in the subscriber list"},
 		{"API error after retries", &legacy.Error{Code: 6, Command: "Subscriber.Add", Attempts: 2},
-			"legacy: Subscriber.Add: error 6: email address already exists in the subscriber list (after 2 attempts)"},
+			"sendloop/legacy: Subscriber.Add: error 6: email address already exists in the subscriber list (after 2 attempts)"},
 		{"API error with an unknown code", &legacy.Error{Code: 77},
-			"legacy: error 77"},
+			"sendloop/legacy: error 77"},
 		{"fault", &legacy.Fault{Code: -32601, Message: "unknown command", Command: "X.Y"},
-			"legacy: X.Y: XML-RPC fault -32601: unknown command"},
+			"sendloop/legacy: X.Y: XML-RPC fault -32601: unknown command"},
 		{"fault without message", &legacy.Fault{Code: 3},
-			"legacy: XML-RPC fault 3"},
+			"sendloop/legacy: XML-RPC fault 3"},
 		{"validation with a code", &legacy.ValidationError{Code: 9, Command: "Media.Upload", Field: "MediaData", Reason: "too big"},
-			"legacy: Media.Upload: invalid parameters: too big (field MediaData) [error 9]"},
+			"sendloop/legacy: Media.Upload: invalid parameters: too big (field MediaData) [error 9]"},
 		{"validation without a code", &legacy.ValidationError{Reason: "nil parameters"},
-			"legacy: invalid parameters: nil parameters"},
-		{"HTTP error", &legacy.HTTPError{Command: "Media.Browse", HTTPStatus: 503, Attempts: 4, RetryAfter: time.Minute,
-			Excerpt: "<html>", Reason: "unexpected status"},
-			`sendloop: Media.Browse: HTTP 503: unexpected status (server asks to retry after 1m0s) after 4 attempts: "<html>"`},
+			"sendloop/legacy: invalid parameters: nil parameters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,4 +89,25 @@ func TestErrorTexts(t *testing.T) {
 	}
 	assert.NotErrorIs(t, &legacy.ValidationError{}, legacy.ErrorCode(0), "code 0 matches nothing")
 	assert.NotErrorIs(t, &legacy.Fault{Code: 2}, legacy.ErrInvalidAPIKey, "fault codes are no legacy codes")
+}
+
+// TestTransportErrorsNameThePackage: the errors the shared transport makes for a legacy
+// command start as the package's own do.
+func TestTransportErrorsNameThePackage(t *testing.T) {
+	t.Parallel()
+	srv := sendlooptest.NewServer(t)
+	c := newClient(t, srv, legacy.PostForm)
+	srv.InjectFault(legacy.CommandMediaBrowse, sendlooptest.Fault{Status: 503, RetryAfter: "60", Body: "<html>"})
+	_, err := c.MediaBrowse(context.Background())
+	var he *legacy.HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, `sendloop/legacy: Media.Browse: HTTP 503: unexpected status; the body is not an XML-RPC answer (server asks to retry after 1m0s): "<html>"`, err.Error())
+
+	srv.InjectFault(legacy.CommandMediaUpload, sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution})
+	_, err = c.MediaUpload(context.Background(), legacy.MediaUploadParams{Data: gif})
+	require.ErrorIs(t, err, legacy.ErrOutcomeUnknown)
+	assert.True(t, strings.HasPrefix(err.Error(), "sendloop/legacy: Media.Upload: "), err.Error())
+	var te *legacy.TransportError
+	require.ErrorAs(t, err, &te)
+	assert.True(t, strings.HasPrefix(te.Error(), "sendloop/legacy: Media.Upload: "), te.Error())
 }

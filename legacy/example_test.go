@@ -52,7 +52,7 @@ func ExampleClient_SubscriberAdd() {
 	// Output:
 	// Waiting For Opt-In Confirmation 1
 	// true
-	// legacy: Subscriber.Add: error 6: Email address already exists in the subscriber list
+	// sendloop/legacy: Subscriber.Add: error 6: Email address already exists in the subscriber list
 }
 
 func ExampleClient_ChartListActivity() {

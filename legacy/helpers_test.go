@@ -10,17 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // fastRetry keeps retry waits tiny so that no test sleeps.
-var fastRetry = legacy.RetryPolicy{
-	MaxRetries:    3,
-	MinWait:       time.Millisecond,
-	MaxWait:       2 * time.Millisecond,
-	MaxRetryAfter: 50 * time.Millisecond,
-}
+var fastRetry = legacy.RetryPolicy(testkit.FastRetry)
 
 // allForms are the input forms every command is tested in.
 var allForms = []legacy.InputForm{legacy.PostForm, legacy.GetForm, legacy.MessageForm, legacy.MessageGetForm}

@@ -6,39 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-sendloop/sendloop/internal/transport"
 )
-
-func TestClassOf(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		command string
-		want    transport.Class
-	}{
-		{"Subscriber.Get", transport.Read},
-		{"Subscribers.Get", transport.Read},
-		{"subscriber.get", transport.Read},
-		{"Report.Campaign.OpensOverall", transport.Read},
-		{"Report.List.Activities", transport.Read},
-		{"Chart.ListActivity", transport.Read},
-		{"Media.Browse", transport.Read},
-		{"Subscriber.Add", transport.Idempotent},
-		{"Subscriber.Unsubscribe", transport.Idempotent},
-		{"Subscriber.Update", transport.Idempotent},
-		{"Subscriber.Delete", transport.Idempotent},
-		{"Media.Upload", transport.OneShot},
-		{"Media.Add", transport.OneShot},
-		{"Campaign.Send", transport.OneShot},
-		{"Unknown", transport.OneShot},
-	}
-	for _, tt := range tests {
-		t.Run(tt.command, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, classOf(tt.command))
-		})
-	}
-}
 
 func TestMessageDocument(t *testing.T) {
 	t.Parallel()

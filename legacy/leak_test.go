@@ -7,18 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -26,24 +24,6 @@ import (
 // marker is an API key that must never appear in an error, a log line or a printed value.
 // Its '/', '+' and '&' change under query and XML escaping; "zq7k" (not hex, so no pointer printed by %#v can hold it) finds any spelling.
 const marker = "MARKER-KEY-zq7k/9+a&b"
-
-// syncBuffer lets concurrent log writes land in one buffer.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // echo is everything a careless server could repeat of a request: the URL, the raw body,
 // and the decoded form values, the message document included.
@@ -119,27 +99,21 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		{"retries exhausted", withFault(sendlooptest.Fault{Times: 10, Status: http.StatusBadGateway, Body: marker}), 0},
 		{"Retry-After over the cap", withFault(sendlooptest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3600", Body: "key=" + marker}), 0},
 		{"dial error", func(t *testing.T) string {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			u, err := testkit.DeadURL()
 			require.NoError(t, err)
-			require.NoError(t, ln.Close())
-			return "http://" + ln.Addr().String()
+			return u
 		}, 0},
 	}
 	for _, form := range allForms {
 		for _, tt := range tests {
 			t.Run(form.String()+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				var logs syncBuffer
-				logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				logs, logger := testkit.DebugLogger()
 				c, err := legacy.NewClient(marker, legacy.WithBaseURL(tt.server(t)), legacy.WithLogger(logger),
 					legacy.WithRetry(fastRetry), legacy.WithInputForm(form))
 				require.NoError(t, err)
-				ctx := context.Background()
-				if tt.timeout > 0 {
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, tt.timeout)
-					defer cancel()
-				}
+				ctx, cancel := testkit.Context(tt.timeout)
+				defer cancel()
 				library, err := c.MediaBrowse(ctx)
 				var urls []string
 				if library != nil {

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
 // MediaUploadParams are the parameters of Media.Upload.
@@ -82,7 +80,7 @@ func (c *Client) MediaUpload(ctx context.Context, p MediaUploadParams) (*MediaUp
 		"MediaType": {mediaType},
 		"Tags":      {strings.Join(p.Tags, ",")},
 	}
-	st, err := c.call(ctx, cmd, transport.OneShot, form)
+	st, err := c.call(ctx, cmd, form)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +110,7 @@ type MediaBrowseResult struct {
 // MediaBrowse returns the images of the account's media library (Media.Browse) and the
 // answer's Status. The command is a read.
 func (c *Client) MediaBrowse(ctx context.Context) (*MediaBrowseResult, error) {
-	st, err := c.call(ctx, CommandMediaBrowse, transport.Read, nil)
+	st, err := c.call(ctx, CommandMediaBrowse, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/outcome"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
@@ -25,7 +26,7 @@ func alreadyDone(err error, code ErrorCode) (*Error, bool) {
 // service shows the intended end state. Otherwise an *OutcomeUnknownError that wraps the
 // first failure only, with the answer and the read-back's failure in its fields.
 func settleRetry(command string, answer *Error, prove func() error) error {
-	return outcome.Settle("legacy: "+command, answer.earlierFailure, answer, prove)
+	return outcome.Settle("sendloop/legacy: "+command, answer.earlierFailure, answer, prove)
 }
 
 // listMember is what the read-back learns of an address in a list.
@@ -39,13 +40,13 @@ type listMember struct {
 // Subscriber.Get is not specified). The request is a read, sent as a POST with the key in
 // the body.
 func (c *Client) subscriberStatus(ctx context.Context, listID int, email string) (*listMember, error) {
-	const command = "subscriber.get"
+	const command = commands.SubscriberGet
 	form := url.Values{"APIKey": {c.key()}, "ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
 	resp, err := c.transport.Do(ctx, &transport.Request{
 		Command:     command,
 		Class:       transport.Read,
 		Method:      http.MethodPost,
-		URL:         c.baseURL + "/api/v3/subscriber.get/json",
+		URL:         c.baseURL + "/api/v3/" + command + "/json",
 		Body:        []byte(form.Encode()),
 		ContentType: "application/x-www-form-urlencoded",
 	})
@@ -83,7 +84,7 @@ func (c *Client) subscriberStatus(ctx context.Context, listID int, email string)
 	case err != nil:
 		return nil, c.httpError(command, resp, "the answer is not the JSON subscriber.get answers with")
 	case !success || code != 0:
-		return nil, fmt.Errorf("legacy: %s answered error %d", command, code)
+		return nil, fmt.Errorf("sendloop/legacy: %s answered error %d", command, code)
 	}
 	return &member, nil
 }

@@ -45,11 +45,11 @@ func newShared(root *transport.Chassis, opts []Option) (*Client, error) {
 		}
 	}
 	if len(owned) > 0 {
-		return nil, errors.New("legacy: " + strings.Join(owned, ", ") +
+		return nil, errors.New("sendloop/legacy: " + strings.Join(owned, ", ") +
 			": the legacy client of a sendloop.Client shares the root client's settings; give the root package's option instead")
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	return newClient(root.Derive(userAgent, keySpellings), cfg), nil
+	return newClient(root.Derive(pkgName, userAgent, keySpellings), cfg), nil
 }

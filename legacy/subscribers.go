@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/address"
-	"github.com/go-sendloop/sendloop/internal/check"
-	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -33,15 +30,15 @@ const (
 // Names of the legacy commands with typed methods, as errors and logs carry them.
 const (
 	// CommandSubscriberAdd is sent by Client.SubscriberAdd.
-	CommandSubscriberAdd = "Subscriber.Add"
+	CommandSubscriberAdd = commands.LegacySubscriberAdd
 	// CommandSubscriberUnsubscribe is sent by Client.SubscriberUnsubscribe.
-	CommandSubscriberUnsubscribe = "Subscriber.Unsubscribe"
+	CommandSubscriberUnsubscribe = commands.LegacySubscriberUnsubscribe
 	// CommandChartListActivity is sent by Client.ChartListActivity.
-	CommandChartListActivity = "Chart.ListActivity"
+	CommandChartListActivity = commands.LegacyChartListActivity
 	// CommandMediaUpload is sent by Client.MediaUpload.
-	CommandMediaUpload = "Media.Upload"
+	CommandMediaUpload = commands.LegacyMediaUpload
 	// CommandMediaBrowse is sent by Client.MediaBrowse.
-	CommandMediaBrowse = "Media.Browse"
+	CommandMediaBrowse = commands.LegacyMediaBrowse
 )
 
 // SubscriberAddParams are the parameters of Subscriber.Add.
@@ -96,7 +93,7 @@ func (c *Client) SubscriberAdd(ctx context.Context, listID int, p SubscriberAddP
 		"SubscriptionIP":       {p.SubscriptionIP},
 	}
 	wire.EncodeCustomFields("Fields", p.CustomFields, &form)
-	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	st, err := c.call(ctx, cmd, form)
 	if answer, ok := alreadyDone(err, ErrEmailExists); ok {
 		res := &SubscriberAddResult{ConfirmedOnRetry: true}
 		err = settleRetry(cmd, answer, func() error {
@@ -172,7 +169,7 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p Subscr
 		"EmailAddress":     {p.EmailAddress},
 		"UnsubscriptionIP": {p.UnsubscriptionIP},
 	}
-	st, err := c.call(ctx, cmd, transport.Idempotent, form)
+	st, err := c.call(ctx, cmd, form)
 	if answer, ok := alreadyDone(err, ErrEmailNotInList); ok {
 		err = settleRetry(cmd, answer, func() error {
 			m, err := c.subscriberStatus(ctx, listID, p.EmailAddress)
@@ -195,62 +192,6 @@ func (c *Client) SubscriberUnsubscribe(ctx context.Context, listID int, p Subscr
 	return &SubscriberUnsubscribeResult{Status: Status(st.Text("Status")), RedirectURL: st.Text("RedirectURL")}, nil
 }
 
-// checkIP refuses a missing IP parameter and one holding control characters. The
-// specification types the IPs as strings: anything else is sent as given.
-func checkIP(cmd, field, ip string) error {
-	if strings.TrimSpace(ip) == "" {
-		return invalid(cmd, 0, field, field+" is required")
-	}
-	if strings.ContainsFunc(ip, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return invalid(cmd, 0, field, field+" holds control characters")
-	}
-	return nil
-}
-
-// checkListID refuses a list ID that cannot exist (3).
-func checkListID(cmd string, listID int) error {
-	if check.ID(listID) != check.IDValid {
-		return invalid(cmd, ErrListNotFound, "ListID", "ListID must be a list ID, from 1 to 2147483647")
-	}
-	return nil
-}
-
-// checkAddress refuses what the service would answer with codes 4 and 5.
-func checkAddress(cmd, email, field string) error {
-	if strings.TrimSpace(email) == "" {
-		return invalid(cmd, ErrEmailMissing, field, "the email address is missing")
-	}
-	if problem := address.Problem(email); problem != "" {
-		return invalid(cmd, ErrEmailFormat, field, fmt.Sprintf("the email address %q is not valid: %s", email, problem))
-	}
-	return nil
-}
-
-// validate refuses a missing or malformed address (4, 5), a missing SubscriptionIP and an
-// impossible custom field ID.
-func (p SubscriberAddParams) validate(cmd string) error {
-	if err := checkAddress(cmd, p.EmailAddress, "Fields[EmailAddress]"); err != nil {
-		return err
-	}
-	if err := checkIP(cmd, "SubscriptionIP", p.SubscriptionIP); err != nil {
-		return err
-	}
-	for id := range p.CustomFields {
-		if check.ID(id) != check.IDValid {
-			return invalid(cmd, 0, "Fields", fmt.Sprintf("custom field ID %d is not an ID: IDs run from 1 to 2147483647", id))
-		}
-	}
-	return nil
-}
-
-// validate refuses a missing or malformed address (4, 5) and a missing UnsubscriptionIP.
-func (p SubscriberUnsubscribeParams) validate(cmd string) error {
-	if err := checkAddress(cmd, p.EmailAddress, "EmailAddress"); err != nil {
-		return err
-	}
-	return checkIP(cmd, "UnsubscriptionIP", p.UnsubscriptionIP)
-}
-
 // intMember decodes an integer member of an answer; an absent member is 0.
 func intMember(cmd string, st Struct, name string) (int, error) {
 	v, ok := st.Get(name)
@@ -259,7 +200,7 @@ func intMember(cmd string, st Struct, name string) (int, error) {
 	}
 	n, err := v.Int()
 	if err != nil || n != int64(int(n)) {
-		return 0, fmt.Errorf("legacy: %s: member %s (%s %q) is not an integer", cmd, name, v.Kind(), excerpt(v.Text()))
+		return 0, fmt.Errorf("sendloop/legacy: %s: member %s (%s %q) is not an integer", cmd, name, v.Kind(), excerpt(v.Text()))
 	}
 	return int(n), nil
 }

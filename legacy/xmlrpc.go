@@ -100,7 +100,7 @@ func (v Value) Int() (int64, error) {
 			return int64(f), nil
 		}
 	}
-	return 0, fmt.Errorf("legacy: %s value %q is not an integer", v.kind, excerpt(v.text))
+	return 0, fmt.Errorf("sendloop/legacy: %s value %q is not an integer", v.kind, excerpt(v.text))
 }
 
 // Float returns a number: a double or an int as decoded, a numeric string converted ("" is
@@ -116,7 +116,7 @@ func (v Value) Float() (float64, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("legacy: %s value %q is not a number", v.kind, excerpt(v.text))
+	return 0, fmt.Errorf("sendloop/legacy: %s value %q is not a number", v.kind, excerpt(v.text))
 }
 
 // Bool returns a boolean: a boolean as decoded; an int is true unless 0; a string is read
@@ -133,7 +133,7 @@ func (v Value) Bool() (bool, error) {
 			return false, nil
 		}
 	}
-	return false, fmt.Errorf("legacy: %s value %q is not a boolean", v.kind, excerpt(v.text))
+	return false, fmt.Errorf("sendloop/legacy: %s value %q is not a boolean", v.kind, excerpt(v.text))
 }
 
 // Time returns a date-time: a dateTime.iso8601 as decoded; a string in ISO 8601 form or the
@@ -148,7 +148,7 @@ func (v Value) Time() (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("legacy: %s value %q is not a date-time", v.kind, excerpt(v.text))
+	return time.Time{}, fmt.Errorf("sendloop/legacy: %s value %q is not a date-time", v.kind, excerpt(v.text))
 }
 
 // Bytes returns binary data: a base64 value decoded, or a string's bytes.
@@ -159,7 +159,7 @@ func (v Value) Bytes() ([]byte, error) {
 	case KindString:
 		return []byte(v.text), nil
 	}
-	return nil, fmt.Errorf("legacy: %s value is not binary data", v.kind)
+	return nil, fmt.Errorf("sendloop/legacy: %s value is not binary data", v.kind)
 }
 
 // Struct returns the members of a struct, or nil for any other kind.

@@ -33,7 +33,7 @@ func Decode(body []byte) (Value, error) {
 		return Value{}, err
 	}
 	if root.Name.Local != "methodResponse" {
-		return Value{}, fmt.Errorf("legacy: root element <%s> is not <methodResponse>", excerpt(root.Name.Local))
+		return Value{}, fmt.Errorf("sendloop/legacy: root element <%s> is not <methodResponse>", excerpt(root.Name.Local))
 	}
 	var (
 		result Value
@@ -45,7 +45,7 @@ func Decode(body []byte) (Value, error) {
 		case "params":
 			return d.children(func(p xml.StartElement) error {
 				if p.Name.Local != "param" {
-					return fmt.Errorf("legacy: unexpected <%s> in <params>", excerpt(p.Name.Local))
+					return fmt.Errorf("sendloop/legacy: unexpected <%s> in <params>", excerpt(p.Name.Local))
 				}
 				v, err := d.wrapped()
 				if err != nil {
@@ -65,7 +65,7 @@ func Decode(body []byte) (Value, error) {
 			found = true
 			return err
 		}
-		return fmt.Errorf("legacy: unexpected <%s> in <methodResponse>", excerpt(el.Name.Local))
+		return fmt.Errorf("sendloop/legacy: unexpected <%s> in <methodResponse>", excerpt(el.Name.Local))
 	})
 	if err == nil {
 		err = d.end()
@@ -76,20 +76,20 @@ func Decode(body []byte) (Value, error) {
 	case fault != nil:
 		return Value{}, fault
 	case !found:
-		return Value{}, errors.New("legacy: the methodResponse holds no value")
+		return Value{}, errors.New("sendloop/legacy: the methodResponse holds no value")
 	}
 	return result, nil
 }
 
 func toFault(v Value) (*Fault, error) {
 	if v.kind != KindStruct {
-		return nil, fmt.Errorf("legacy: the fault is a %s, not a struct", v.kind)
+		return nil, fmt.Errorf("sendloop/legacy: the fault is a %s, not a struct", v.kind)
 	}
 	f := &Fault{Message: v.members.Text("faultString")}
 	if code, ok := v.members.Get("faultCode"); ok {
 		n, err := code.Int()
 		if err != nil || n != int64(int(n)) {
-			return nil, errors.New("legacy: the fault's faultCode is not an integer")
+			return nil, errors.New("sendloop/legacy: the fault's faultCode is not an integer")
 		}
 		f.Code = int(n)
 	}
@@ -115,9 +115,9 @@ func (d *decoder) next() (xml.Token, error) {
 		tok, err := d.x.Token()
 		if err != nil {
 			if err == io.EOF {
-				return nil, errors.New("legacy: the document ends early")
+				return nil, errors.New("sendloop/legacy: the document ends early")
 			}
-			return nil, fmt.Errorf("legacy: malformed XML: %w", err)
+			return nil, fmt.Errorf("sendloop/legacy: malformed XML: %w", err)
 		}
 		switch tok.(type) {
 		case xml.StartElement, xml.EndElement, xml.CharData:
@@ -138,10 +138,10 @@ func (d *decoder) root() (xml.StartElement, error) {
 			return t, nil
 		case xml.CharData:
 			if !isBlank(t) {
-				return xml.StartElement{}, errors.New("legacy: text before the root element")
+				return xml.StartElement{}, errors.New("sendloop/legacy: text before the root element")
 			}
 		default:
-			return xml.StartElement{}, errors.New("legacy: malformed XML")
+			return xml.StartElement{}, errors.New("sendloop/legacy: malformed XML")
 		}
 	}
 }
@@ -154,15 +154,15 @@ func (d *decoder) end() error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("legacy: malformed XML: %w", err)
+			return fmt.Errorf("sendloop/legacy: malformed XML: %w", err)
 		}
 		switch t := tok.(type) {
 		case xml.CharData:
 			if !isBlank(t) {
-				return errors.New("legacy: text after the root element")
+				return errors.New("sendloop/legacy: text after the root element")
 			}
 		case xml.StartElement:
-			return errors.New("legacy: a second root element")
+			return errors.New("sendloop/legacy: a second root element")
 		}
 	}
 }
@@ -185,7 +185,7 @@ func (d *decoder) children(fn func(xml.StartElement) error) error {
 			return nil
 		case xml.CharData:
 			if !isBlank(t) {
-				return errors.New("legacy: unexpected text between elements")
+				return errors.New("sendloop/legacy: unexpected text between elements")
 			}
 		}
 	}
@@ -200,10 +200,10 @@ func (d *decoder) wrapped() (Value, error) {
 	)
 	err := d.children(func(el xml.StartElement) error {
 		if el.Name.Local != "value" {
-			return fmt.Errorf("legacy: unexpected <%s> where a <value> belongs", excerpt(el.Name.Local))
+			return fmt.Errorf("sendloop/legacy: unexpected <%s> where a <value> belongs", excerpt(el.Name.Local))
 		}
 		if found {
-			return errors.New("legacy: two values where one belongs")
+			return errors.New("sendloop/legacy: two values where one belongs")
 		}
 		var err error
 		v, err = d.value()
@@ -211,7 +211,7 @@ func (d *decoder) wrapped() (Value, error) {
 		return err
 	})
 	if err == nil && !found {
-		err = errors.New("legacy: a <value> is missing")
+		err = errors.New("sendloop/legacy: a <value> is missing")
 	}
 	return v, err
 }
@@ -231,7 +231,7 @@ func (d *decoder) value() (Value, error) {
 			return Value{kind: KindString, text: string(text)}, nil
 		case xml.StartElement:
 			if !isBlank(text) {
-				return Value{}, errors.New("legacy: a <value> mixes text and a typed element")
+				return Value{}, errors.New("sendloop/legacy: a <value> mixes text and a typed element")
 			}
 			v, err := d.typed(t)
 			if err != nil {
@@ -239,7 +239,7 @@ func (d *decoder) value() (Value, error) {
 			}
 			// Only blanks may follow the typed element.
 			if err := d.children(func(el xml.StartElement) error {
-				return fmt.Errorf("legacy: a <value> holds a second element <%s>", excerpt(el.Name.Local))
+				return fmt.Errorf("sendloop/legacy: a <value> holds a second element <%s>", excerpt(el.Name.Local))
 			}); err != nil {
 				return Value{}, err
 			}
@@ -257,7 +257,7 @@ func (d *decoder) typed(el xml.StartElement) (Value, error) {
 		return d.arrayValue()
 	case "nil":
 		if err := d.children(func(el xml.StartElement) error {
-			return errors.New("legacy: <nil> holds an element")
+			return errors.New("sendloop/legacy: <nil> holds an element")
 		}); err != nil {
 			return Value{}, err
 		}
@@ -269,7 +269,7 @@ func (d *decoder) typed(el xml.StartElement) (Value, error) {
 		}
 		return scalar(name, text)
 	default:
-		return Value{}, fmt.Errorf("legacy: unknown XML-RPC type <%s>", excerpt(name))
+		return Value{}, fmt.Errorf("sendloop/legacy: unknown XML-RPC type <%s>", excerpt(name))
 	}
 }
 
@@ -287,7 +287,7 @@ func (d *decoder) text(name string) (string, error) {
 		case xml.EndElement:
 			return string(b), nil
 		case xml.StartElement:
-			return "", fmt.Errorf("legacy: <%s> holds an element", name)
+			return "", fmt.Errorf("sendloop/legacy: <%s> holds an element", name)
 		}
 	}
 }
@@ -299,7 +299,7 @@ func scalar(name, raw string) (Value, error) {
 	s := strings.TrimSpace(raw)
 	bad := func(err error) (Value, error) {
 		// The value itself stays out of the message: it may be part of a secret.
-		return Value{}, fmt.Errorf("legacy: invalid <%s>: %w", name, err)
+		return Value{}, fmt.Errorf("sendloop/legacy: invalid <%s>: %w", name, err)
 	}
 	switch name {
 	case "int", "i4", "i8":
@@ -354,13 +354,13 @@ func scalar(name, raw string) (Value, error) {
 
 func (d *decoder) structValue() (Value, error) {
 	if d.depth++; d.depth > maxDepth {
-		return Value{}, errors.New("legacy: structs and arrays nested too deep")
+		return Value{}, errors.New("sendloop/legacy: structs and arrays nested too deep")
 	}
 	defer func() { d.depth-- }()
 	members := Struct{}
 	err := d.children(func(el xml.StartElement) error {
 		if el.Name.Local != "member" {
-			return fmt.Errorf("legacy: unexpected <%s> in <struct>", excerpt(el.Name.Local))
+			return fmt.Errorf("sendloop/legacy: unexpected <%s> in <struct>", excerpt(el.Name.Local))
 		}
 		var (
 			m                 Member
@@ -377,13 +377,13 @@ func (d *decoder) structValue() (Value, error) {
 				m.Value, hasValue = v, true
 				return err
 			}
-			return fmt.Errorf("legacy: unexpected <%s> in <member>", excerpt(part.Name.Local))
+			return fmt.Errorf("sendloop/legacy: unexpected <%s> in <member>", excerpt(part.Name.Local))
 		})
 		if err != nil {
 			return err
 		}
 		if !hasName || !hasValue {
-			return errors.New("legacy: a <member> lacks its <name> or <value>")
+			return errors.New("sendloop/legacy: a <member> lacks its <name> or <value>")
 		}
 		members = append(members, m)
 		return nil
@@ -393,19 +393,19 @@ func (d *decoder) structValue() (Value, error) {
 
 func (d *decoder) arrayValue() (Value, error) {
 	if d.depth++; d.depth > maxDepth {
-		return Value{}, errors.New("legacy: structs and arrays nested too deep")
+		return Value{}, errors.New("sendloop/legacy: structs and arrays nested too deep")
 	}
 	defer func() { d.depth-- }()
 	elems := []Value{}
 	hasData := false
 	err := d.children(func(el xml.StartElement) error {
 		if el.Name.Local != "data" || hasData {
-			return fmt.Errorf("legacy: unexpected <%s> in <array>", excerpt(el.Name.Local))
+			return fmt.Errorf("sendloop/legacy: unexpected <%s> in <array>", excerpt(el.Name.Local))
 		}
 		hasData = true
 		return d.children(func(el xml.StartElement) error {
 			if el.Name.Local != "value" {
-				return fmt.Errorf("legacy: unexpected <%s> in an array's <data>", excerpt(el.Name.Local))
+				return fmt.Errorf("sendloop/legacy: unexpected <%s> in an array's <data>", excerpt(el.Name.Local))
 			}
 			v, err := d.value()
 			elems = append(elems, v)

@@ -2,6 +2,8 @@ package sendlooptest
 
 import (
 	"time"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // account holds account.info.* state. Fields keep their wire (string) form.
@@ -25,8 +27,8 @@ func newAccount(now time.Time) account {
 
 // accountHandlers are the handlers of account commands; dispatch pairs them with the command table.
 var accountHandlers = map[string]handler{
-	"account.info.get":    accountInfoGet,
-	"account.info.update": accountInfoUpdate,
+	cmdtable.AccountInfoGet:    accountInfoGet,
+	cmdtable.AccountInfoUpdate: accountInfoUpdate,
 }
 
 func accountInfoGet(c *call) (object, *apiError) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // Campaign states the fake uses: a new campaign is a Draft, SimulateSend makes it Sent.
@@ -45,10 +47,10 @@ type campaigns struct {
 // campaignsHandlers are the handlers of campaigns commands; dispatch pairs them with the command table.
 var campaignsHandlers = map[string]handler{
 	// campaign.create's required parameters depend on its Version: the handler checks them.
-	"campaign.create": campaignCreate,
-	"campaign.get":    campaignGet,
-	"campaign.update": campaignUpdate,
-	"campaign.delete": campaignDelete,
+	cmdtable.CampaignCreate: campaignCreate,
+	cmdtable.CampaignGet:    campaignGet,
+	cmdtable.CampaignUpdate: campaignUpdate,
+	cmdtable.CampaignDelete: campaignDelete,
 }
 
 func missingParams(fields ...string) *apiError {

@@ -1,7 +1,6 @@
 package sendlooptest
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -31,13 +30,15 @@ var commands, commandMismatches = dispatch(accountHandlers, listsHandlers, subsc
 func dispatch(sets ...map[string]handler) (map[string]command, []string) {
 	handlers := map[string]handler{}
 	for _, set := range sets {
-		maps.Copy(handlers, set)
+		for name, run := range set {
+			handlers[strings.ToLower(name)] = run
+		}
 	}
 	out := map[string]command{}
 	var mismatches []string
 	for _, spec := range cmdtable.All() {
-		if spec.Path != "" {
-			continue // served by its own route (the person operations)
+		if spec.API != cmdtable.V3 {
+			continue // the person operations have routes of their own, legacy its endpoint
 		}
 		key := strings.ToLower(spec.Name)
 		run, ok := handlers[key]

@@ -3,14 +3,16 @@ package sendlooptest
 import (
 	"strconv"
 	"strings"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // exportsHandlers are the handlers of exports commands; dispatch pairs them with the command table.
 var exportsHandlers = map[string]handler{
-	"export.unsubscriptions": exportUnsubscriptions,
-	"export.suppressionlist": exportSuppressionList,
-	"export.spamcomplaints":  exportSpamComplaints,
-	"export.bounces":         exportBounces,
+	cmdtable.ExportUnsubscriptions: exportUnsubscriptions,
+	cmdtable.ExportSuppressionList: exportSuppressionList,
+	cmdtable.ExportSpamComplaints:  exportSpamComplaints,
+	cmdtable.ExportBounces:         exportBounces,
 }
 
 // exportUnsubscriptions lists the unsubscribed members of one list (ListID) or of every

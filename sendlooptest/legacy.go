@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // The legacy single-endpoint API: /api/index.php in its three input forms, answered in
@@ -258,47 +260,46 @@ type legacyCall struct {
 	ip     string
 }
 
+type legacyHandler func(c *legacyCall) (object, *legacyFailure)
+
 type legacyCommand struct {
-	name string
-	run  func(c *legacyCall) (object, *legacyFailure)
+	name string // as the registry spells it
+	run  legacyHandler
 }
 
-// legacyCommands are the commands the fake simulates, by lower-case name.
-var legacyCommands = legacyTable(
-	legacyCommand{"Subscriber.Add", legacySubscriberAdd},
-	legacyCommand{"Subscriber.Unsubscribe", legacySubscriberUnsubscribe},
-	legacyCommand{"Chart.ListActivity", legacyChartListActivity},
-	legacyCommand{"Media.Upload", legacyMediaUpload},
-	legacyCommand{"Media.Browse", legacyMediaBrowse},
-	legacyCommand{"Subscriber.Get", legacySubscriberGet},
-	legacyCommand{"Subscribers.Get", legacySubscribersGet},
-	legacyCommand{"Subscriber.Update", legacySubscriberUpdate},
-	legacyCommand{"Subscriber.Delete", legacySubscriberDelete},
-)
-
-func legacyTable(all ...legacyCommand) map[string]legacyCommand {
-	out := make(map[string]legacyCommand, len(all))
-	for _, c := range all {
-		out[strings.ToLower(c.name)] = c
-	}
-	return out
+// legacyHandlers are the legacy commands the fake simulates, by the registry's names.
+var legacyHandlers = map[string]legacyHandler{
+	cmdtable.LegacySubscriberAdd:         legacySubscriberAdd,
+	cmdtable.LegacySubscriberUnsubscribe: legacySubscriberUnsubscribe,
+	cmdtable.LegacyChartListActivity:     legacyChartListActivity,
+	cmdtable.LegacyMediaUpload:           legacyMediaUpload,
+	cmdtable.LegacyMediaBrowse:           legacyMediaBrowse,
+	cmdtable.LegacySubscriberGet:         legacySubscriberGet,
+	cmdtable.LegacySubscribersGet:        legacySubscribersGet,
+	cmdtable.LegacySubscriberUpdate:      legacySubscriberUpdate,
+	cmdtable.LegacySubscriberDelete:      legacySubscriberDelete,
 }
 
-// legacyListed are the function names the service lists without detail that the fake does
-// not simulate: they answer a fault saying so.
-var legacyListed = func() map[string]bool {
-	names := map[string]bool{}
-	for _, f := range []string{"Advisory", "EmailPath", "OpensOverall", "OpensDetail", "ClicksOverall",
-		"ClicksDetail", "UnsubscriptionsOverall", "UnsubscriptionsDetail", "BrowserViewsOverall",
-		"BrowserViewsDetail", "ForwardsOverall", "ForwardsDetail", "BounceOverall", "BounceDetail", "SpamComplains"} {
-		names[strings.ToLower("Report.Campaign."+f)] = true
+// legacyCommands are the registry's legacy commands that the fake simulates, and
+// legacyListed those it does not (the functions the service lists without detail): they
+// answer a fault saying so. Both are keyed by lower-case name.
+var legacyCommands, legacyListed = legacyDispatch()
+
+func legacyDispatch() (map[string]legacyCommand, map[string]bool) {
+	simulated, listed := map[string]legacyCommand{}, map[string]bool{}
+	for _, spec := range cmdtable.All() {
+		if spec.API != cmdtable.Legacy {
+			continue
+		}
+		key := strings.ToLower(spec.Name)
+		if run, ok := legacyHandlers[spec.Name]; ok {
+			simulated[key] = legacyCommand{name: spec.Name, run: run}
+		} else {
+			listed[key] = true
+		}
 	}
-	for _, f := range []string{"Advisory", "Performance", "BounceOverall", "BounceDetails", "Opens", "Clicks",
-		"Forwards", "BrowserViews", "Activities", "EmailServices"} {
-		names[strings.ToLower("Report.List."+f)] = true
-	}
-	return names
-}()
+	return simulated, listed
+}
 
 func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request, form url.Values, fault *Fault) {
 	in, readable := readLegacy(r, form)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // list is a subscriber list with its settings, custom fields, segments and subscribers.
@@ -83,12 +85,12 @@ func (ls *lists) sorted() []*list {
 
 // listsHandlers are the handlers of lists commands; dispatch pairs them with the command table.
 var listsHandlers = map[string]handler{
-	"list.create":          listCreate,
-	"list.update":          listUpdate,
-	"list.get":             listGet,
-	"list.getlist":         listGetList,
-	"list.settings.get":    listSettingsGet,
-	"list.settings.update": listSettingsUpdate,
+	cmdtable.ListCreate:         listCreate,
+	cmdtable.ListUpdate:         listUpdate,
+	cmdtable.ListGet:            listGet,
+	cmdtable.ListGetList:        listGetList,
+	cmdtable.ListSettingsGet:    listSettingsGet,
+	cmdtable.ListSettingsUpdate: listSettingsUpdate,
 }
 
 func optInMode(v string) (string, bool) {

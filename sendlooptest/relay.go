@@ -53,6 +53,7 @@ type Relay struct {
 	messages     []RelayMessage
 	faults       []RelayFault
 	authAttempts int
+	implicitTLS  bool
 	open         map[*trackedConn]struct{} // client connections, for DropConnections
 }
 
@@ -115,8 +116,10 @@ type RelayAttachment struct {
 // RelayFault makes the fake relay answer a command with an error reply, or
 // drop the connection.
 type RelayFault struct {
-	// Command is MAIL, RCPT or DATA (the reply to the final dot, after the
-	// whole message was read).
+	// Command is CONNECT (the greeting: the connection is answered with
+	// the fault's reply, or dropped, and closed, as a server refusing
+	// service does with 554 or 421), MAIL, RCPT or DATA (the reply to the
+	// final dot, after the whole message was read).
 	Command string
 	// Recipient, for RCPT, restricts the fault to that address
 	// (case-insensitive); empty matches every recipient.
@@ -241,7 +244,7 @@ func StartRelay(t TB, username, password string, opts ...RelayOption) (*Relay, e
 	if err != nil {
 		return nil, fmt.Errorf("sendlooptest: relay: %w", err)
 	}
-	r.server, r.listener = server, listener
+	r.server, r.listener, r.implicitTLS = server, listener, cfg.implicitTLS
 	var serving net.Listener = trackingListener{listener, r}
 	if cfg.implicitTLS {
 		if server.TLSConfig == nil {
@@ -304,11 +307,20 @@ type trackingListener struct {
 }
 
 func (l trackingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	var c net.Conn
+	for {
+		var err error
+		c, err = l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		l.relay.connections.Add(1)
+		f := l.relay.takeFault("CONNECT", "")
+		if f == nil {
+			break
+		}
+		go l.relay.refuseConnection(c, f)
 	}
-	l.relay.connections.Add(1)
 	if l.relay.latency != nil {
 		c = newLatentConn(c, l.relay.latency, l.relay.closing)
 	}
@@ -320,6 +332,29 @@ func (l trackingListener) Accept() (net.Conn, error) {
 	l.relay.open[tc] = struct{}{}
 	l.relay.mu.Unlock()
 	return tc, nil
+}
+
+// refuseConnection answers a connection with the greeting fault f (over
+// TLS with RelayImplicitTLS), or drops it, and closes it.
+func (r *Relay) refuseConnection(c net.Conn, f *RelayFault) {
+	defer c.Close()
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.closing:
+			t.Stop()
+		}
+	}
+	if f.Drop {
+		return
+	}
+	if r.implicitTLS {
+		c = tls.Server(c, r.server.TLSConfig)
+	}
+	enhanced, text := relayEnhancedCode(f.Code, f.Message)
+	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _ = fmt.Fprintf(c, "%d %d.%d.%d %s\r\n", f.Code, enhanced[0], enhanced[1], enhanced[2], text)
 }
 
 // trackedConn leaves the open connections when closed.
@@ -366,14 +401,15 @@ func (r *Relay) AuthAttempts() int {
 
 // InjectFault adds f: the next matching commands are answered with its
 // reply (or the connection dropped) instead of being processed. Faults are
-// used in the order added. It panics if f.Command is not MAIL, RCPT or DATA,
-// or f.Code is not 4xx or 5xx without Drop.
+// used in the order added. It panics if f.Command is not CONNECT, MAIL, RCPT
+// or DATA, or f.Code is not 4xx or 5xx without Drop (CONNECT always needs
+// one of them).
 func (r *Relay) InjectFault(f RelayFault) {
 	f.Command = strings.ToUpper(f.Command)
-	if f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
-		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want MAIL, RCPT or DATA", f.Command))
+	if f.Command != "CONNECT" && f.Command != "MAIL" && f.Command != "RCPT" && f.Command != "DATA" {
+		panic(fmt.Sprintf("sendlooptest: RelayFault command %q: want CONNECT, MAIL, RCPT or DATA", f.Command))
 	}
-	if !f.Drop && (f.Code < 400 || f.Code > 599) && !(f.Code == 0 && f.Delay > 0) {
+	if !f.Drop && (f.Code < 400 || f.Code > 599) && !(f.Code == 0 && f.Delay > 0 && f.Command != "CONNECT") {
 		panic(fmt.Sprintf("sendlooptest: RelayFault code %d: want 400 to 599 (or 0 with a Delay)", f.Code))
 	}
 	if f.Times < 1 {

@@ -250,3 +250,63 @@ func TestRelayKeepsMessagesOfTheSMTPPackage(t *testing.T) {
 		t.Errorf("captured %+v", m)
 	}
 }
+
+// TestRelayGreetingFault refuses connections at the greeting, as a server
+// refusing service does, in plain text and with implicit TLS; the next
+// connection is served.
+func TestRelayGreetingFault(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		implicit bool
+		fault    sendlooptest.RelayFault
+		wantCode int // 0: dropped without a reply
+	}{
+		{"554", false, sendlooptest.RelayFault{Command: "connect", Code: 554, Message: "5.7.1 no service for you"}, 554},
+		{"421 after a delay", false, sendlooptest.RelayFault{Command: "CONNECT", Code: 421, Delay: 10 * time.Millisecond}, 421},
+		{"dropped", false, sendlooptest.RelayFault{Command: "CONNECT", Drop: true}, 0},
+		{"554 over implicit TLS", true, sendlooptest.RelayFault{Command: "CONNECT", Code: 554}, 554},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var opts []sendlooptest.RelayOption
+			if tt.implicit {
+				opts = append(opts, sendlooptest.RelayImplicitTLS())
+			}
+			relay := relayTestStart(t, opts...)
+			relay.InjectFault(tt.fault)
+			dial := func() (*gosmtp.Client, error) {
+				conn, err := net.DialTimeout("tcp", relay.Addr(), 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+				if tt.implicit {
+					conn = tls.Client(conn, relay.ClientTLSConfig())
+				}
+				client := gosmtp.NewClient(conn)
+				t.Cleanup(func() { client.Close() })
+				return client, client.Hello("localhost")
+			}
+			_, err := dial()
+			var smtpErr *gosmtp.SMTPError
+			switch {
+			case tt.wantCode == 0 && err == nil, tt.wantCode != 0 && (!errors.As(err, &smtpErr) || smtpErr.Code != tt.wantCode):
+				t.Errorf("greeting: %v, want %d", err, tt.wantCode)
+			}
+			if _, err := dial(); err != nil {
+				t.Fatalf("the next connection: %v", err)
+			}
+			if relay.Connections() != 2 {
+				t.Errorf("%d connections counted, want 2", relay.Connections())
+			}
+		})
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a CONNECT fault with a delay and no code was accepted")
+		}
+	}()
+	relayTestStart(t).InjectFault(sendlooptest.RelayFault{Command: "CONNECT", Delay: time.Millisecond})
+}

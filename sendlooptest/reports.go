@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // reportWindowDays is how many days after the delivery date the windowed reports cover.
@@ -135,34 +137,34 @@ func (cs *campaigns) sorted() []*campaign {
 
 // reportsHandlers are the handlers of reports commands; dispatch pairs them with the command table.
 var reportsHandlers = map[string]handler{
-	"report.list.overall":     reportListOverall,
-	"report.campaign.overall": reportCampaignOverall,
-	"report.campaign.webbrowserviews": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportListOverall:     reportListOverall,
+	cmdtable.ReportCampaignOverall: reportCampaignOverall,
+	cmdtable.ReportCampaignWebBrowserViews: campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(st.activityOf(camp.ID, EventBrowserView), false)
 	}),
-	"report.campaign.unsubscriptions": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignUnsubscriptions: campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(st.activityOf(camp.ID, EventUnsubscription), true)
 	}),
-	"report.campaign.opens": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignOpens: campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventOpen)), false)
 	}),
-	"report.campaign.forwards": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignForwards: campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventForward)), false)
 	}),
-	"report.campaign.spamcomplaints": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignSpamComplaints: campaignReport(func(camp *campaign, st *state) any {
 		return dailySeries(camp.windowed(st.activityOf(camp.ID, EventSpamComplaint)), false)
 	}),
-	"report.campaign.openlocations": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignOpenLocations: campaignReport(func(camp *campaign, st *state) any {
 		return groupedCounts(camp.windowed(st.activityOf(camp.ID, EventOpen)), func(a *activity) (string, string, bool) {
 			return a.Country, a.City, a.Country != ""
 		})
 	}),
-	"report.campaign.emailclients": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignEmailClients: campaignReport(func(camp *campaign, st *state) any {
 		return groupedCounts(camp.windowed(st.activityOf(camp.ID, EventOpen)), func(a *activity) (string, string, bool) {
 			return a.EmailClient, a.ClientVersion, a.EmailClient != ""
 		})
 	}),
-	"report.campaign.bounces": campaignReport(func(camp *campaign, st *state) any {
+	cmdtable.ReportCampaignBounces: campaignReport(func(camp *campaign, st *state) any {
 		n := countActivity(camp.windowed(st.activityOf(camp.ID, EventHardBounce, EventSoftBounce)))
 		bounced := map[*subscriber]bool{}
 		for _, a := range camp.windowed(st.activityOf(camp.ID, EventHardBounce, EventSoftBounce)) {
@@ -171,11 +173,11 @@ var reportsHandlers = map[string]handler{
 		return object{{"Hard", n.unique[EventHardBounce]}, {"Soft", n.unique[EventSoftBounce]},
 			{"Not Bounced", len(camp.recipients) - len(bounced)}}
 	}),
-	"data.campaign.unsubscriptions": campaignData(EventUnsubscription, func(a *activity) object {
+	cmdtable.DataCampaignUnsubscriptions: campaignData(EventUnsubscription, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"UnsubscriptionDate", a.at.UTC().Format(dateTimeLayout)}, {"Channel", a.Channel}}
 	}),
-	"data.campaign.openlocations": campaignData(EventOpen, func(a *activity) object {
+	cmdtable.DataCampaignOpenLocations: campaignData(EventOpen, func(a *activity) object {
 		if a.Country == "" {
 			return nil
 		}
@@ -187,23 +189,23 @@ var reportsHandlers = map[string]handler{
 	}),
 	// data.campaign.emailopens and data.campaign.linkclicks exist on the real service, not
 	// in the specification's tables; their keys are not published: these are the fake's.
-	"data.campaign.emailopens": campaignData(EventOpen, func(a *activity) object {
+	cmdtable.DataCampaignEmailOpens: campaignData(EventOpen, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"OpenDate", a.at.UTC().Format(dateTimeLayout)}}
 	}),
-	"data.campaign.linkclicks": campaignData(EventClick, func(a *activity) object {
+	cmdtable.DataCampaignLinkClicks: campaignData(EventClick, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ClickDate", a.at.UTC().Format(dateTimeLayout)}, {"Link", a.Link}}
 	}),
-	"data.campaign.forwards": campaignData(EventForward, func(a *activity) object {
+	cmdtable.DataCampaignForwards: campaignData(EventForward, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ForwardDate", a.at.UTC().Format(dateTimeLayout)}}
 	}),
-	"data.campaign.browserviews": campaignData(EventBrowserView, func(a *activity) object {
+	cmdtable.DataCampaignBrowserViews: campaignData(EventBrowserView, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"ViewDate", a.at.UTC().Format(dateTimeLayout)}}
 	}),
-	"data.campaign.bounces": campaignData(EventHardBounce, func(a *activity) object {
+	cmdtable.DataCampaignBounces: campaignData(EventHardBounce, func(a *activity) object {
 		return object{{"SubscriberID", strconv.Itoa(a.sub.ID)}, {"ListID", strconv.Itoa(a.listID)},
 			{"BounceType", bounceName(a.Kind)}, {"BounceDate", a.at.UTC().Format(dateTimeLayout)}}
 	}, EventSoftBounce),

@@ -333,7 +333,7 @@ type route struct {
 var routes = func() map[string]route {
 	out := map[string]route{LegacyPath: {name: legacyName, serve: (*Server).serveLegacy}}
 	for _, spec := range cmdtable.All() {
-		if spec.Path != "" {
+		if spec.API == cmdtable.Person {
 			out[spec.Path] = personRoute(spec.Name, spec.Method)
 		}
 	}

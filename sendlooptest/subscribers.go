@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop/internal/address"
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // Subscription states, as the v3 API writes them.
@@ -230,13 +231,13 @@ func fieldsParam(form map[string][]string, prefix string) (map[int]string, bool)
 
 // subscribersHandlers are the handlers of subscribers commands; dispatch pairs them with the command table.
 var subscribersHandlers = map[string]handler{
-	"subscriber.subscribe":   subscriberSubscribe,
-	"subscriber.unsubscribe": subscriberUnsubscribe,
-	"subscriber.get":         subscriberGet,
-	"subscriber.update":      subscriberUpdate,
-	"subscriber.search":      subscriberSearch,
-	"subscriber.browse":      subscriberBrowse,
-	"subscriber.import":      subscriberImport,
+	cmdtable.SubscriberSubscribe:   subscriberSubscribe,
+	cmdtable.SubscriberUnsubscribe: subscriberUnsubscribe,
+	cmdtable.SubscriberGet:         subscriberGet,
+	cmdtable.SubscriberUpdate:      subscriberUpdate,
+	cmdtable.SubscriberSearch:      subscriberSearch,
+	cmdtable.SubscriberBrowse:      subscriberBrowse,
+	cmdtable.SubscriberImport:      subscriberImport,
 }
 
 func subscriberSubscribe(c *call) (object, *apiError) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // suppression is an address that may not be subscribed, to one list or (ListID 0) to any.
@@ -44,9 +46,9 @@ func (st *state) suppress(listID int, email, kind string) *suppression {
 
 // suppressionHandlers are the handlers of suppression commands; dispatch pairs them with the command table.
 var suppressionHandlers = map[string]handler{
-	"suppression.list.getlist": suppressionGetList,
-	"suppression.list.get":     suppressionGet,
-	"suppression.list.add":     suppressionAdd,
+	cmdtable.SuppressionListGetList: suppressionGetList,
+	cmdtable.SuppressionListGet:     suppressionGet,
+	cmdtable.SuppressionListAdd:     suppressionAdd,
 }
 
 // suppressionListID reads ListID, where 0 means global.

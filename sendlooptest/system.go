@@ -1,6 +1,10 @@
 package sendlooptest
 
-import "slices"
+import (
+	"slices"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
+)
 
 // timeZones is the fake's answer to system.timezones.Get.
 var timeZones = []string{
@@ -22,11 +26,11 @@ const systemTimeZone = "UTC"
 
 // systemHandlers are the handlers of system commands; dispatch pairs them with the command table.
 var systemHandlers = map[string]handler{
-	"system.systemdate.get": func(c *call) (object, *apiError) {
+	cmdtable.SystemSystemDateGet: func(c *call) (object, *apiError) {
 		return object{{"SystemDate", c.now.UTC().Format(dateTimeLayout)}, {"SystemTimeZone", systemTimeZone}}, nil
 	},
 	// The service's answer is not shown; the fake sends a plain list of zone names.
-	"system.timezones.get": func(*call) (object, *apiError) {
+	cmdtable.SystemTimeZonesGet: func(*call) (object, *apiError) {
 		return object{{"TimeZones", slices.Clone(timeZones)}}, nil
 	},
 }

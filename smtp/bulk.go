@@ -23,60 +23,17 @@ import (
 // already being sent finish first.
 func (r *Relay) SendAll(ctx context.Context, msgs iter.Seq[*Message]) iter.Seq[SendResult] {
 	return func(yield func(SendResult) bool) {
-		next, stop := iter.Pull(msgs)
-		defer stop()
 		b := &bulk{}
 		// Twice as many messages in flight as connections: the next ones are
 		// built while the current ones are on the wire.
 		workers := 2 * r.maxConns
-		window := 4 * workers // results held for ordering, at most
-		results := make(chan SendResult, workers)
-		pending := make(map[int]SendResult)
-		inflight, index, want := 0, 0, 0
-		exhausted, stopped := false, false
-		defer func() {
-			for ; inflight > 0; inflight-- {
-				<-results
+		now := func(i int, _ *Message) (SendResult, bool) {
+			if err := ctx.Err(); err != nil {
+				return SendResult{Index: i, Err: fmt.Errorf("%w (%w)", ErrNotAttempted, err)}, true
 			}
-		}()
-		for {
-			for !exhausted && !stopped && inflight < workers && len(pending)+inflight < window {
-				msg, ok := next()
-				if !ok {
-					exhausted = true
-					break
-				}
-				if err := ctx.Err(); err != nil {
-					pending[index] = SendResult{Index: index, Err: fmt.Errorf("%w (%w)", ErrNotAttempted, err)}
-					index++
-					break
-				}
-				inflight++
-				go func(i int, m *Message) { results <- r.sendOne(ctx, i, m, b) }(index, msg)
-				index++
-			}
-			for {
-				res, ok := pending[want]
-				if !ok {
-					break
-				}
-				delete(pending, want)
-				want++
-				if !stopped && !yield(res) {
-					stopped = true
-				}
-			}
-			if stopped && inflight == 0 {
-				return
-			}
-			if exhausted && inflight == 0 && len(pending) == 0 {
-				return
-			}
-			if inflight > 0 {
-				res := <-results
-				inflight--
-				pending[res.Index] = res
-			}
+			return SendResult{}, false
 		}
+		work := func(i int, m *Message) SendResult { return r.sendOne(ctx, i, m, b, nil) }
+		runOrdered(workers, 4*workers, msgs, now, work, yield)
 	}
 }

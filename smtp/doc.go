@@ -28,6 +28,69 @@
 //
 // SendAll sends a sequence (iter.Seq[*Message]) and yields one SendResult per
 // message, in input order.
+
+// # Sending to a list that must never be mailed twice
+//
+// SendKeyed sends an iter.Seq2[string, *Message], a key per message (the
+// recipient address or a row ID), and yields a KeyedResult per key, in input
+// order, with its state: sent, refused, unknown, deferred, skipped,
+// invalid or not attempted. With a Journal it survives being killed at any
+// moment: the rerun sends only what was not sent and names what may have
+// been.
+//
+//	tmpl := &smtp.Message{From: "news@example.com", Subject: "News for {{NAME}}", Text: "Hi {{NAME}}"}
+//	journal, err := smtp.OpenJournal("news.journal", smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(tmpl)})
+//	...
+//	defer journal.Close()
+//	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: journal})
+//	...
+//	for res := range results {
+//		// res.Key, res.State (smtp.KeySent, ...), res.Skip, res.MessageID, res.Err
+//	}
+//
+// Decisions:
+//   - Journal: a key is recorded in flight, written and flushed, before the
+//     final dot of its DATA, then sent (Message-ID and reply), refused, or
+//     unknown (connection lost after the dot), before its result is yielded.
+//     A 4xx reply to the dot records it deferred: not delivered. A rerun
+//     skips the keys recorded sent or refused, and reports the keys recorded
+//     unknown, or left in flight by a crash, as skipped (SkipUnknown),
+//     without sending them unless ResendUnknown; ResendRefused sends refused
+//     keys again. Keys the journal does not know (rows added since) are
+//     sent.
+//   - Durability of FileJournal: one unbuffered write per record, so a
+//     record survives the death of the process (kill -9) once written; an
+//     fsync every JournalSyncEvery records or JournalSyncInterval, and at
+//     Close, bounds what a crash of the machine can lose. A torn last record
+//     is dropped (the file truncated to the last whole line) when the
+//     journal is opened; a malformed record before the last is
+//     *JournalCorruptError, and a file that is not a journal is never
+//     truncated. The format is JSON lines: a header with the binding, then
+//     one record a line.
+//   - Binding: a journal is bound to the message template
+//     (TemplateFingerprint: From, Subject, bodies, extra headers, tags,
+//     tracking and parts, before personalisation; not the recipients, merge
+//     variables or custom arguments) and to the shard. A journal written for
+//     another fingerprint or shard is refused (*JournalMismatchError): its
+//     records say nothing of the new message.
+//   - Refused: only a verdict about one message is final: a 5xx reply to
+//     RCPT for every recipient, or to DATA. A failure of the session stops
+//     the run (refused credentials, a TLS failure, a 5xx greeting or MAIL
+//     FROM, a relay still unreachable after the retries, a journal that
+//     cannot be written): the remaining keys are not attempted
+//     (ErrRunStopped), so that the corrected rerun sends them. A key that
+//     stays 4xx after the retries is deferred and sent by the rerun.
+//   - Keys: empty keys, keys that are not UTF-8, and a key given again in
+//     the same run are invalid (ErrInvalidKey, ErrDuplicateKey); so is a
+//     message that cannot be built. Nothing is journaled for them.
+//   - Shards: Shard(address, n) is the FNV-1a 64 hash of the address,
+//     trimmed and lower-cased as a whole, modulo n: stable, so that n jobs
+//     (SendKeyedOptions.Shard) send every key exactly once together. Each
+//     shard needs its own journal.
+//   - Rate: WithRate(perSecond, burst) is a token bucket over every try of
+//     every message of the Relay. A 4xx reply halves the rate (at most once
+//     a second, down to 1/32) as well as being retried; 5 seconds without
+//     one double it again, up to the rate asked for.
 //
 // NewRelayFromEnv makes the Relay from the variables the sendloop CLI reads
 // (SENDLOOP_SMTP_HOST, _PORT, _USER, _PASSWORD and _CA_FILE, a PEM file of
@@ -149,7 +212,9 @@
 //     Structured extra headers (In-Reply-To, References, List-*) must be
 //     ASCII; In-Reply-To and References must hold <id@host> message IDs.
 //   - ListUnsubscribe writes List-Unsubscribe (RFC 2369): http(s) URLs and
-//     mailto: addresses, ASCII, in angle brackets. ListUnsubscribeOneClick
+//     mailto: addresses, in angle brackets. Non-ASCII characters in them are
+//     percent-encoded as UTF-8 (RFC 3987, section 3.1), so that
+//     https://example.com/u?e=Zoë is written https://example.com/u?e=Zo%C3%AB. ListUnsubscribeOneClick
 //     adds "List-Unsubscribe-Post: List-Unsubscribe=One-Click" (RFC 8058)
 //     and needs an https URL.
 //   - ExtraHeaders may not set what the builder writes (From, To, Cc, Bcc,
@@ -162,8 +227,10 @@
 //     packages (*AddressError), CR, LF or other controls in any header value
 //     (*HeaderError), a content type that does not parse, a multipart type
 //     or a charset other than UTF-8 for an inline part or attachment, an
-//     inline part without an HTML body or with a Content-ID not of the
-//     id@host form (*PartError).
+//     inline part without an HTML body or with a Content-ID that is not
+//     printable ASCII (*PartError). A Content-ID need not have the id@host
+//     form of RFC 2392: a file name such as logo.png is accepted, since mail
+//     clients resolve cid: URLs by the Content-ID as written.
 //   - A Raw message is sent as is after the X-SL-* fields of Headers (and a
 //     Message-ID when it has none); if it already carries one of those X-SL
 //     fields it is refused (ErrDuplicateHeader) rather than silently sending

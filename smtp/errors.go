@@ -44,8 +44,8 @@ var (
 	// when the message was delivered to some recipients and refused for others.
 	ErrSomeRecipientsRefused = errors.New("some recipients were refused")
 
-	// ErrNotAttempted is matched by the result of every message SendAll did
-	// not try to send because its context ended first.
+	// ErrNotAttempted is matched by the result of every message SendAll or
+	// SendKeyed did not try to send because its context ended first.
 	ErrNotAttempted = errors.New("sendloop/smtp: not attempted: the context ended first")
 
 	// ErrMessageTooLarge is matched by a *SizeError: the message is larger than

@@ -146,9 +146,9 @@ func inlinePart(i int, in Inline) (*part, error) {
 	fail := func(err error) (*part, error) {
 		return nil, &PartError{Part: "inline", Index: i, Name: in.ContentID, Err: err}
 	}
-	cid, err := checkMessageID("Content-ID", in.ContentID)
+	cid, err := checkContentID(in.ContentID)
 	if err != nil {
-		return fail(errors.New("Content-ID: want id@host in printable ASCII, e.g. logo@example.com"))
+		return fail(errors.New("Content-ID: want printable ASCII without spaces or brackets, e.g. logo.png or logo@example.com"))
 	}
 	mt, params, err := mediaType(in.ContentType, in.Filename, "")
 	if err != nil {
@@ -168,6 +168,21 @@ func inlinePart(i int, in Inline) (*part, error) {
 		{key: "Content-ID", value: cid},
 		{key: "Content-Transfer-Encoding", value: "base64"},
 	}, body: in.Data}, nil
+}
+
+// checkContentID checks a Content-ID given with or without angle brackets
+// and returns it with them. RFC 2392 asks for the id@host form, but mail
+// clients resolve a "cid:" URL by comparing it with the Content-ID as
+// written, so a bare file name ("logo.png") works as well and is accepted.
+func checkContentID(s string) (string, error) {
+	id := strings.TrimSuffix(strings.TrimPrefix(s, "<"), ">")
+	if strings.Contains(id, "@") {
+		return checkMessageID("Content-ID", s)
+	}
+	if id == "" || strings.IndexFunc(id, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`<>()[]\",;:`, r) }) >= 0 {
+		return "", &HeaderError{Header: "Content-ID", Key: s, Err: fmt.Errorf("%w: want printable ASCII", ErrInvalidCharacter)}
+	}
+	return "<" + id + ">", nil
 }
 
 // formatParams formats a media type or disposition with parameters:

@@ -205,6 +205,8 @@ func TestMessageStructure(t *testing.T) {
 			"multipart/mixed(multipart/alternative(text/plain, text/html), application/pdf, text/csv, application/octet-stream)", 3},
 		{"everything", smtp.Message{Text: "Hi", HTML: `<img src="cid:logo@example.com">`, Inline: []smtp.Inline{logo}, Attachments: files[:1]},
 			"multipart/mixed(multipart/alternative(text/plain, multipart/related(text/html, image/png)), application/pdf)", 1},
+		{"inline named by its file", smtp.Message{HTML: `<img src="cid:logo.png">`, Inline: []smtp.Inline{{ContentID: "logo.png", Filename: "logo.png", Data: []byte("\x89PNG")}}},
+			"multipart/related(text/html, image/png)", 0},
 		{"text and attachment", smtp.Message{Text: "Hi", Attachments: []smtp.Attachment{{Filename: "a.txt", Data: []byte("x")}}},
 			"multipart/mixed(text/plain, text/plain)", 1},
 	}
@@ -246,6 +248,30 @@ func TestMessageStructure(t *testing.T) {
 			}
 			if m.Text != "" && (p.leaves[0].mediaType != "text/plain" || string(p.leaves[0].data) != m.Text) {
 				t.Errorf("first part = %s %q, want the text", p.leaves[0].mediaType, p.leaves[0].data)
+			}
+		})
+	}
+}
+
+func TestMessageListUnsubscribeNonASCII(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		uris []string
+		want string
+	}{
+		{"query", []string{"https://example.com/u?e=Zoë"}, "<https://example.com/u?e=Zo%C3%AB>"},
+		{"path and already encoded", []string{"https://example.com/désinscrire/a%20b"}, "<https://example.com/d%C3%A9sinscrire/a%20b>"},
+		{"emoji", []string{"https://example.com/u?t=😀"}, "<https://example.com/u?t=%F0%9F%98%80>"},
+		{"mailto subject", []string{"mailto:leave@example.com?subject=désabonner"}, "<mailto:leave@example.com?subject=d%C3%A9sabonner>"},
+		{"ASCII unchanged", []string{"https://example.com/u?id=1"}, "<https://example.com/u?id=1>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := buildMessage(t, &smtp.Message{From: "news@example.com", To: []string{"ann@example.net"}, Text: "x", ListUnsubscribe: tt.uris})
+			if got := p.header.Get("List-Unsubscribe"); got != tt.want {
+				t.Errorf("List-Unsubscribe = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -442,6 +468,7 @@ func TestMessageInvalid(t *testing.T) {
 		{"non-ASCII In-Reply-To", func(m *smtp.Message) { m.ExtraHeaders = []smtp.Field{{Name: "In-Reply-To", Value: "<é@example.com>"}} }, check{header: "In-Reply-To"}},
 		{"bad References", func(m *smtp.Message) { m.ExtraHeaders = []smtp.Field{{Name: "References", Value: "a@example.com"}} }, check{header: "References"}},
 		{"bad List-Unsubscribe", func(m *smtp.Message) { m.ListUnsubscribe = []string{"javascript:alert(1)"} }, check{header: "List-Unsubscribe"}},
+		{"List-Unsubscribe with a non-ASCII host-less URL", func(m *smtp.Message) { m.ListUnsubscribe = []string{"https:///é"} }, check{header: "List-Unsubscribe"}},
 		{"List-Unsubscribe with a space", func(m *smtp.Message) { m.ListUnsubscribe = []string{"https://example.com/a b"} }, check{header: "List-Unsubscribe"}},
 		{"one-click without https", func(m *smtp.Message) {
 			m.ListUnsubscribe, m.ListUnsubscribeOneClick = []string{"mailto:u@example.com"}, true
@@ -465,8 +492,17 @@ func TestMessageInvalid(t *testing.T) {
 		{"inline without a type", func(m *smtp.Message) {
 			m.Inline = []smtp.Inline{{ContentID: "a@example.com", Filename: "logo", Data: []byte("x")}}
 		}, check{part: "inline"}},
-		{"inline with a bad Content-ID", func(m *smtp.Message) {
-			m.Inline = []smtp.Inline{{ContentID: "logo", ContentType: "image/png", Data: []byte("x")}}
+		{"inline with a space in its Content-ID", func(m *smtp.Message) {
+			m.Inline = []smtp.Inline{{ContentID: "my logo.png", ContentType: "image/png", Data: []byte("x")}}
+		}, check{part: "inline"}},
+		{"inline with a non-ASCII Content-ID", func(m *smtp.Message) {
+			m.Inline = []smtp.Inline{{ContentID: "logö.png", ContentType: "image/png", Data: []byte("x")}}
+		}, check{part: "inline"}},
+		{"inline with two @ in its Content-ID", func(m *smtp.Message) {
+			m.Inline = []smtp.Inline{{ContentID: "a@b@c", ContentType: "image/png", Data: []byte("x")}}
+		}, check{part: "inline"}},
+		{"inline with an empty Content-ID", func(m *smtp.Message) {
+			m.Inline = []smtp.Inline{{ContentID: "<>", ContentType: "image/png", Data: []byte("x")}}
 		}, check{part: "inline"}},
 		{"inline without HTML", func(m *smtp.Message) {
 			m.HTML = ""

@@ -79,3 +79,16 @@ func WithRetry(maxRetries int, backoff time.Duration) Option {
 func WithMaxMessageSize(n int) Option {
 	return func(r *Relay) { r.maxSize = n }
 }
+
+// WithRate sends at most perSecond messages a second, with bursts of up to
+// burst messages (at least 1) at once; each try of a message counts, a retry
+// too. A 4xx reply of the server (421, 450, 451, 452, ...) halves the rate,
+// at most once a second and down to 1/32 of perSecond, as well as being
+// retried; after 5 seconds without one the rate doubles again, step by step,
+// back to perSecond. A perSecond of 0, the default, means no limit. The
+// limit is shared by everything the Relay sends: Send, SendAll and SendKeyed.
+func WithRate(perSecond float64, burst int) Option {
+	return func(r *Relay) {
+		r.rate, r.burst = perSecond, burst
+	}
+}

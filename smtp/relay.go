@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -65,6 +66,9 @@ type Relay struct {
 	maxRetries     int
 	backoff        time.Duration
 	maxSize        int
+	rate           float64
+	burst          int
+	limiter        *limiter // nil without WithRate
 	// loopbackIsRemote makes tests able to check the no-TLS refusal against a
 	// local fake relay.
 	loopbackIsRemote bool
@@ -112,6 +116,11 @@ func NewRelay(addr string, auth Auth, opts ...Option) (*Relay, error) {
 		return nil, fmt.Errorf("sendloop/smtp: WithMaxConnections(%d): want 1 or more", r.maxConns)
 	case r.maxRetries < 0 || r.backoff < 0 || r.maxSize < 0 || r.maxPerConn < 0:
 		return nil, errors.New("sendloop/smtp: negative retry, size or per-connection setting")
+	case r.rate < 0 || math.IsNaN(r.rate) || math.IsInf(r.rate, 0):
+		return nil, fmt.Errorf("sendloop/smtp: WithRate(%v, %d): want a finite rate, 0 or more", r.rate, r.burst)
+	}
+	if r.rate > 0 {
+		r.limiter = newLimiter(r.rate, r.burst)
 	}
 	if r.tlsConfig == nil {
 		r.tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
@@ -227,7 +236,7 @@ func (r SendResult) Delivered() bool { return r.Reply.Code != 0 }
 // *RecipientsError matching ErrSomeRecipientsRefused. ctx bounds every step,
 // and its error is returned, wrapped for errors.Is, when it ends the send.
 func (r *Relay) Send(ctx context.Context, msg *Message) (SendResult, error) {
-	res := r.sendOne(ctx, 0, msg, nil)
+	res := r.sendOne(ctx, 0, msg, nil, nil)
 	return res, res.Err
 }
 
@@ -273,7 +282,9 @@ func (b *bulk) fail(err error) {
 	}
 }
 
-func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk) SendResult {
+// sendOne builds and delivers msg; kt, for a keyed message, journals its
+// final dot (nil otherwise).
+func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx) SendResult {
 	res := SendResult{Index: index}
 	if msg == nil {
 		res.Err = errors.New("sendloop/smtp: nil message")
@@ -298,7 +309,10 @@ func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk) S
 		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, err)
 		return res
 	}
-	r.deliver(ctx, env, data, &res, b)
+	if kt != nil {
+		kt.msgID, kt.built = msgID, true
+	}
+	r.deliver(ctx, env, data, &res, b, kt)
 	if res.Attempts == 0 && ctx.Err() != nil && !errors.Is(res.Err, ErrNotAttempted) {
 		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, ctx.Err())
 	}

@@ -24,7 +24,7 @@ const (
 )
 
 // deliver sends data, retrying temporary failures, and fills res.
-func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk) {
+func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk, kt *keyTx) {
 	staleRetried := false
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -42,9 +42,16 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 			res.Err = err
 			return
 		}
+		if r.limiter != nil {
+			if err := r.limiter.wait(ctx); err != nil {
+				res.Err = fmt.Errorf("sendloop/smtp: waiting for the rate limit: %w", err)
+				return
+			}
+		}
 		s, err := r.acquire(ctx, b)
 		if err != nil {
 			res.Err = err
+			r.slowDownOn(err)
 			if !isTemporarySetup(err) || ctx.Err() != nil {
 				return
 			}
@@ -53,10 +60,33 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 			}
 			continue
 		}
+		if err := b.failed(); err != nil {
+			// The run stopped while this one waited for a connection.
+			r.release(s)
+			res.Err = err
+			return
+		}
 		res.Attempts++
-		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries)
+		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries, kt)
+		var smtpErr *ReplyError
+		if kt != nil && errors.As(err, &smtpErr) && smtpErr.Command == "MAIL" && smtpErr.Permanent() {
+			// A 5xx to MAIL FROM is about the sender, not this message: the
+			// keyed run stops before the connection goes to the next one.
+			b.fail(&runStopped{cause: r.redact(err)})
+		}
 		r.release(s)
 		res.Err = err
+		if kind != stale {
+			r.slowDownOn(err) // not the 421 of a connection the server closed while idle
+		}
+		if kt != nil && kt.dotOut && kind == retry {
+			// A 4xx reply to the final dot: not delivered, and the key may be
+			// sent again, by this run or the next.
+			if jerr := kt.record(JournalDeferred, res); jerr != nil {
+				res.Err = jerr
+				return
+			}
+		}
 		if refusedBeforeMail(err) {
 			res.Attempts-- // the session's limits refused it: nothing went on the wire
 		}
@@ -96,13 +126,20 @@ func isTemporarySetup(err error) bool {
 }
 
 // transact sends one message over s: MAIL, RCPT for each recipient, DATA.
-func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []byte, res *SendResult, last bool) (kind outcomeKind, err error) {
+//
+// For a keyed message (kt not nil), the journal records the message in
+// flight after its content is written and before its final dot: a crash
+// from then on leaves the key unknown, never sent again by a rerun.
+func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []byte, res *SendResult, last bool, kt *keyTx) (kind outcomeKind, err error) {
 	release := s.conn.bind(ctx)
 	defer func() {
 		if !release() {
 			s.broken = true // ctx ended: the connection was closed under us
 		}
 	}()
+	if kt != nil {
+		kt.dotOut = false
+	}
 	reused := s.used > 0
 	s.used++
 	if s.maxSize > 0 && len(data) > s.maxSize {
@@ -158,6 +195,15 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 		// The final dot is not out: nothing was delivered.
 		s.broken = true
 		return retry, r.ctxError(ctx, "DATA", err)
+	}
+	if kt != nil {
+		if err := kt.beforeDot(); err != nil {
+			// The final dot is not out: closing the connection abandons the
+			// message, which is delivered to no one.
+			s.broken = true
+			return done, err
+		}
+		kt.dotOut = true
 	}
 	resp, err := w.CloseWithResponse()
 	if err != nil {

@@ -36,6 +36,7 @@ type sendOptions struct {
 	to, cc, bcc, tags, listUnsubscribe                          listFlag
 	headers, inline, attach                                     multiFlag
 	trackOpens, trackClicks, trackGA, oneClick                  bool
+	list                                                        listOptions // --recipients and its flags
 }
 
 // multiFlag is a flag that may be repeated; each value is kept whole (a header value
@@ -81,11 +82,26 @@ the relay's reply, which often carries its queue ID. A recipient the relay refus
 reported, and the command fails, even when the others got the message.
 
 With --fake the message goes to an in-process fake relay, trusted through its own
-certificate, and the command prints what the relay captured, merge variables rendered.`,
+certificate, and the command prints what the relay captured, merge variables rendered.
+
+--recipients FILE.csv sends one message per row instead of --to: to the row's address (a
+Name column gives the display name; the file is read as sync reads it: --encoding,
+--delimiter, --column), every other column a merge variable for both %COL% and {{COL}}, as
+is each --var NAME=VALUE. Rename a column whose name has spaces with --column
+'First name=FIRST'. --header and --list-unsubscribe values may hold {{COL}}. --journal FILE
+records each row before its final dot and after the relay's reply, so that a run killed at
+any moment can be run again: rows sent or refused are skipped, rows added since are sent,
+and rows whose outcome is unknown are listed, never sent again without --resend-unknown.
+--shard K/N splits a file across N jobs (a stable hash of the address), each with its own
+journal. --rate N paces the relay (4xx replies slow it down), --concurrency N its
+connections; --dry-run prints the first messages and sends nothing. The report (--json:
+one object whose counts add up to the file's rows) lists the rows refused, unknown,
+deferred and rejected; the exit code is 1 when there are any.`,
 		examples: `sendloop send --from 'Shop <shop@example.com>' --to ann@example.net --subject 'Your order' --text order.txt
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
-sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'`,
+sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
+sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
@@ -95,7 +111,7 @@ sendloop --fake send --from a@example.com --to b@example.net --subject Test --te
 			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")
 			fs.StringVar(&o.text, "text", "", "the plain-text body, read from `FILE` (- for stdin)")
 			fs.StringVar(&o.html, "html", "", "the HTML body, read from `FILE` (- for stdin)")
-			fs.Var(&o.inline, "inline", "an inline image, `CID=FILE`, shown by the HTML as src=\"cid:CID\" (CID like logo@example.com); repeatable")
+			fs.Var(&o.inline, "inline", "an inline image, `FILE` (shown by the HTML as src=\"cid:FILE's name\") or CID=FILE; repeatable")
 			fs.Var(&o.attach, "attach", "attach `FILE`; repeatable")
 			fs.Var(&o.headers, "header", "add the header `'NAME: VALUE'` (In-Reply-To, References, X-...); repeatable")
 			fs.Var(&o.listUnsubscribe, "list-unsubscribe", "an unsubscribe `URL` (https:) or mailto: address for List-Unsubscribe; repeatable")
@@ -107,6 +123,19 @@ sendloop --fake send --from a@example.com --to b@example.net --subject Test --te
 			fs.BoolVar(&o.trackOpens, "track-opens", false, "track opens (X-SL-Track-Opens)")
 			fs.BoolVar(&o.trackClicks, "track-clicks", false, "track clicks (X-SL-Track-Clicks)")
 			fs.BoolVar(&o.trackGA, "track-ga", false, "track with Google Analytics (X-SL-Track-GA)")
+			l := &o.list
+			fs.StringVar(&l.recipients, "recipients", "", "send one message per row of the CSV `FILE` (its address column; the other columns are merge variables)")
+			fs.StringVar(&l.journal, "journal", "", "record each row's fate in `FILE` (required with --recipients): a rerun sends no row twice")
+			fs.Float64Var(&l.rate, "rate", 0, "send at most `N` messages a second (default: no limit); 4xx replies slow it down")
+			fs.IntVar(&l.concurrency, "concurrency", smtp.DefaultMaxConnections, "keep up to `N` relay connections open")
+			fs.BoolVar(&l.resendUnknown, "resend-unknown", false, "send again the rows whose outcome the journal records unknown (they may get two messages)")
+			fs.BoolVar(&l.resendRefused, "resend-refused", false, "send again the rows the journal records refused")
+			fs.BoolVar(&l.dryRun, "dry-run", false, "with --recipients: print the first messages and send nothing")
+			fs.StringVar(&l.shard, "shard", "", "send only the rows of shard `K/N` (K from 1 to N; a stable hash of the address), each shard with its own journal")
+			fs.Var(&l.vars, "var", "a merge variable `NAME=VALUE` for every row, filling %NAME% and {{NAME}} (repeatable)")
+			fs.Var(&l.columns, "column", "with --recipients: rename the column SOURCE (`SOURCE=TARGET`), e.g. 'First name=FIRSTNAME', or name the address column (=EmailAddress)")
+			fs.StringVar(&l.encoding, "encoding", "", "with --recipients: read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be")
+			fs.StringVar(&l.delimiter, "delimiter", "", "with --recipients: the delimiter `CHAR` (default: detected)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
@@ -122,8 +151,8 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	switch {
 	case strings.TrimSpace(o.from) == "":
 		return nil, usagef("send", "--from is required")
-	case len(o.to) == 0:
-		return nil, usagef("send", "--to is required")
+	case len(o.to) == 0 && o.list.recipients == "":
+		return nil, usagef("send", "--to is required (or --recipients FILE)")
 	case o.subject == "":
 		return nil, usagef("send", "--subject is required")
 	case o.text == "" && o.html == "":
@@ -149,8 +178,12 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	}
 	for _, in := range o.inline {
 		cid, path, ok := strings.Cut(in, "=")
-		if !ok || cid == "" || path == "" {
-			return nil, usagef("send", "--inline %q: want CID=FILE, e.g. logo@example.com=logo.png", in)
+		if !ok {
+			// --inline FILE: the Content-ID is the file's name, as in <img src="cid:logo.png">.
+			cid, path = filepath.Base(in), in
+		}
+		if cid == "" || path == "" {
+			return nil, usagef("send", "--inline %q: want FILE or CID=FILE, e.g. logo.png or logo@example.com=logo.png", in)
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -208,6 +241,13 @@ func readBody(flagName, path string, stdin io.Reader) (string, error) {
 }
 
 func runSend(ctx context.Context, a *app, o *sendOptions) error {
+	if o.list.recipients != "" {
+		return runSendList(ctx, a, o)
+	}
+	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
+		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" {
+		return usagef("send", "--journal, --rate, --shard, --var, --column, --dry-run and the --resend flags go with --recipients FILE")
+	}
 	msg, err := o.message(a.stdin)
 	if err != nil {
 		return err
@@ -216,23 +256,8 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	if a.verbose {
 		opts = append(opts, smtp.WithLogger(a.logger()))
 	}
-	var relay *smtp.Relay
-	var fake *sendlooptest.Relay
-	if a.fake {
-		fs, err := a.fakeService(ctx)
-		if err != nil {
-			return err
-		}
-		if fake, err = fs.srv.StartRelay(nil); err != nil {
-			return err
-		}
-		fs.relay = fake
-		user, password := fs.srv.RelayCredentials()
-		opts = append(opts, smtp.WithTLSConfig(fake.ClientTLSConfig()))
-		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: user, Password: password}, opts...); err != nil {
-			return err
-		}
-	} else if relay, err = a.relayFromEnv(opts); err != nil {
+	relay, fake, err := a.sendRelay(ctx, opts)
+	if err != nil {
 		return err
 	}
 	defer relay.Close()
@@ -274,6 +299,31 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	}
 	// Some recipients refused: reported on stderr, and the exit code says so.
 	return err
+}
+
+// sendRelay makes the relay sender: to the in-process fake with --fake (returned too), else
+// from the environment.
+func (a *app) sendRelay(ctx context.Context, opts []smtp.Option) (*smtp.Relay, *sendlooptest.Relay, error) {
+	if !a.fake {
+		relay, err := a.relayFromEnv(opts)
+		return relay, nil, err
+	}
+	fs, err := a.fakeService(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	fake, err := fs.srv.StartRelay(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs.relay = fake
+	user, password := fs.srv.RelayCredentials()
+	opts = append(opts, smtp.WithTLSConfig(fake.ClientTLSConfig()))
+	relay, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: user, Password: password}, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return relay, fake, nil
 }
 
 // relayFromEnv makes the relay sender from the SENDLOOP_SMTP_* variables, read by the smtp

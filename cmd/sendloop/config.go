@@ -205,16 +205,16 @@ func seedDemo(ctx context.Context, srv *sendlooptest.Server) error {
 	if err != nil {
 		return fail(err)
 	}
-	_, err = c.CallRaw(ctx, "campaign.create", url.Values{
-		"CampaignName":    {"Welcome"},
-		"FromName":        {"Demo"},
-		"FromEmail":       {"demo@example.com"},
-		"ReplyToName":     {"Demo"},
-		"ReplyToEmail":    {"demo@example.com"},
-		"Subject":         {"Welcome, %FIRSTNAME%"},
-		"PlainContent":    {"Welcome aboard!\n\nhttps://example.com/start\n\nUnsubscribe: %Link:Unsubscribe%\n"},
-		"TargetListIDs[]": {fmt.Sprint(listID)},
-	}, sendloop.FormatJSON)
+	_, err = c.Campaigns.Create(ctx, sendloop.CampaignCreateParams{
+		CampaignName:  "Welcome",
+		FromName:      "Demo",
+		FromEmail:     "demo@example.com",
+		ReplyToName:   "Demo",
+		ReplyToEmail:  "demo@example.com",
+		Subject:       "Welcome, %FIRSTNAME%",
+		PlainContent:  "Welcome aboard!\n\nhttps://example.com/start\n\nUnsubscribe: %Link:Unsubscribe%\n",
+		TargetListIDs: []int{listID},
+	})
 	if err != nil {
 		return fail(err)
 	}

@@ -40,7 +40,9 @@
 //	        [--header 'Name: value']... [--list-unsubscribe URL|mailto] [--one-click]
 //	        [--message-id ID] [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
 //	        [--track-opens] [--track-clicks] [--track-ga]
-//	        send a message through the SMTP relay
+//	        [--recipients FILE.csv --journal FILE [--rate N] [--concurrency N] [--shard K/N]
+//	        [--var NAME=VALUE]... [--resend-unknown] [--resend-refused] [--dry-run]]
+//	        send a message through the SMTP relay, or one per row of a CSV file
 //	call    [--format json|xml|php] COMMAND [key=value ...]
 //	        send any v3 command and print its answer, JSON pretty-printed
 //	lists   show the account's lists
@@ -273,6 +275,17 @@
 //     (go install …@v1.2.3); for a build from a checkout, the version the go command took
 //     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
+//   - send --recipients sends one message per row: the row's address (a Name column gives
+//     the display name), every other column a merge variable for both %COL% and {{COL}}
+//     (a header that cannot be a tag's name, e.g. with a space, is refused with a hint to
+//     rename it with --column 'First name=FIRST'). --header and --list-unsubscribe values
+//     may hold {{COL}}, rendered per row (percent-encoded in the URL). The journal records
+//     each row; a rerun skips the rows sent or refused and lists, without sending, the rows
+//     whose outcome is unknown (--resend-unknown sends them). A journal written for another
+//     message or shard is refused. --shard K/N (K from 1 to N) sends the rows whose
+//     address hashes to shard K (smtp.Shard), each shard with its own journal. Exit code 1
+//     when any row is refused, unknown, deferred, rejected or not attempted, in this run or
+//     (refused, unknown) an earlier one.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
 //     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),

@@ -162,7 +162,7 @@ func TestSendUsageErrors(t *testing.T) {
 		{"header without colon", []string{"--header", "X-A"}, "--header"},
 		{"header with a line break", []string{"--header", "X-A: 1\nBcc: evil@example.com"}, "X-A"},
 		{"reserved header", []string{"--header", "Bcc: evil@example.com"}, "Bcc"},
-		{"inline without CID", []string{"--inline", png}, "CID=FILE"},
+		{"inline by its file name, without HTML", []string{"--inline", png}, "HTML"},
 		{"inline without HTML", []string{"--inline", "a@example.com=" + png}, "inline"},
 		{"missing inline file", []string{"--html", png, "--inline", "a@example.com=" + png + ".nope"}, "--inline"},
 		{"bad unsubscribe URL", []string{"--list-unsubscribe", "javascript:alert(1)"}, "List-Unsubscribe"},

@@ -37,9 +37,9 @@ const MinKeyLength = 8
 
 // Derive returns a chassis for a second API of the same account (the legacy API of a root
 // client): the same base URL, key and transport (HTTP client, retries, rate limiter,
-// logger), with agent as the SDK's own User-Agent token and spellings' forms of the key
-// removed from errors and logs too.
-func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Chassis {
+// logger), with pkg starting its errors, agent as the SDK's own User-Agent token and
+// spellings' forms of the key removed from errors and logs too.
+func (ch *Chassis) Derive(pkg, agent string, spellings func(key string) []string) *Chassis {
 	if ch.Product != "" {
 		agent = ch.Product + " " + agent
 	}
@@ -47,12 +47,12 @@ func (ch *Chassis) Derive(agent string, spellings func(key string) []string) *Ch
 	if spellings != nil {
 		extra = spellings(ch.Key)
 	}
-	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(agent, extra)}
+	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(pkg, agent, extra)}
 }
 
 // Build checks apiKey and s and sets up the transport. The key is trimmed, then refused
 // when it holds control characters, invalid UTF-8 or white space, or is shorter than
-// MinKeyLength. pkg prefixes the errors ("sendloop", "legacy"); agent is the SDK's own
+// MinKeyLength. pkg starts the errors' texts ("sendloop", "sendloop/legacy"); agent is the SDK's own
 // User-Agent token; spellings gives the forms of the key, beyond the key itself, that must
 // be removed from errors and logs (the key as an XML text, as a Basic credential).
 func Build(pkg, apiKey string, s Settings, agent string, spellings func(key string) []string) (*Chassis, error) {
@@ -92,6 +92,7 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 			UserAgent:  agent,
 			Secrets:    secrets,
 			Limiter:    s.Limiter,
+			Package:    pkg,
 		}),
 	}, nil
 }
@@ -99,3 +100,28 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
+
+// Setting sets one of the Settings. The root and legacy packages' options of the same
+// names (WithBaseURL, WithHTTPClient, …) are these, wrapped in each package's Option type.
+type Setting func(*Settings)
+
+// BaseURL sets the service's address.
+func BaseURL(u string) Setting { return func(s *Settings) { s.BaseURL = u } }
+
+// HTTPClient sets the HTTP client, copied by New.
+func HTTPClient(hc *http.Client) Setting { return func(s *Settings) { s.HTTPClient = hc } }
+
+// Logger sets the logger of request attempts.
+func Logger(l *slog.Logger) Setting { return func(s *Settings) { s.Logger = l } }
+
+// Retry sets the retry policy.
+func Retry(p Policy) Setting { return func(s *Settings) { s.Policy = p } }
+
+// UserAgent sets the caller's product token.
+func UserAgent(product string) Setting { return func(s *Settings) { s.UserAgent = product } }
+
+// RateLimiter sets the limiter waited on before every attempt.
+func RateLimiter(l Limiter) Setting { return func(s *Settings) { s.Limiter = l } }
+
+// InsecureHTTP allows a plain http base URL on a host that is not loopback.
+func InsecureHTTP() Setting { return func(s *Settings) { s.AllowInsecure = true } }

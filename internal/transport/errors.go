@@ -58,12 +58,14 @@ type HTTPError struct {
 	Excerpt string
 	// Reason says what was wrong with the response.
 	Reason string
+
+	pkg string // starts the text: the package of the client that sent the command
 }
 
 // Error describes the response: command, status, reason, wait and excerpt.
 func (e *HTTPError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sendloop: %s: HTTP %d", e.Command, e.HTTPStatus)
+	fmt.Fprintf(&b, "%s: %s: HTTP %d", packageOr(e.pkg), e.Command, e.HTTPStatus)
 	if e.Reason != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Reason)

@@ -26,7 +26,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if err != nil {
 		retry := retryableError(err, st.class)
 		if retry && !isDialError(err) {
-			st.mayHaveRun(&Error{Command: st.command, Attempts: st.attempts, Err: c.redactError(err)})
+			st.mayHaveRun(c.failed(st.command, st.attempts, err))
 		}
 		return retry, err
 	}
@@ -39,7 +39,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		// The request reached a proxy and may have reached the service behind it.
 		if st.class != OneShot {
-			st.mayHaveRun(fmt.Errorf("sendloop: %s: HTTP %d from a gateway (attempt %d)", st.command, resp.StatusCode, st.attempts))
+			st.mayHaveRun(fmt.Errorf("%s: %s: HTTP %d from a gateway (attempt %d)", c.pkg, st.command, resp.StatusCode, st.attempts))
 		}
 		return st.class != OneShot, nil
 	}

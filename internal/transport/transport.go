@@ -6,6 +6,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -26,12 +27,14 @@ import (
 	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
-// Class tells which failures a command may be retried after.
+// Class tells which failures a command may be retried after. The zero Class is none of
+// them: the command registry's test refuses an entry without one, and Do sends a request
+// without one as OneShot.
 type Class int
 
 const (
 	// Read commands change nothing: retried after any transient failure.
-	Read Class = iota
+	Read Class = iota + 1
 	// Idempotent writes give the same result when repeated: retried like reads.
 	Idempotent
 	// OneShot writes create something each time: retried only when the request surely was
@@ -121,6 +124,9 @@ type Config struct {
 	UserAgent  string
 	// Secrets are removed from every error text and log line (the API key, passwords).
 	Secrets []string
+	// Package starts the text of the errors the Client makes: "sendloop" (the default),
+	// "sendloop/legacy".
+	Package string
 }
 
 // maxIdleConnsPerHost is how many idle connections the default transport keeps to a host.
@@ -133,6 +139,7 @@ type Client struct {
 	policy    Policy
 	userAgent string
 	redactor  Redactor
+	pkg       string // starts error texts: "sendloop", "sendloop/legacy"
 }
 
 // New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
@@ -160,6 +167,7 @@ func New(cfg Config) *Client {
 		logger:    cfg.Logger,
 		policy:    cfg.Policy.WithDefaults(),
 		userAgent: cfg.UserAgent,
+		pkg:       cmp.Or(cfg.Package, "sendloop"),
 	}
 	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
@@ -219,23 +227,37 @@ type Error struct {
 	Attempts int
 	// Err is the cause, with any secret removed from its text.
 	Err error
+
+	pkg string // starts the text: the package of the client that sent the command
 }
 
+// Error returns "<package>: <command>: <cause>", with the attempts made when more than one.
 func (e *Error) Error() string {
 	attempts := ""
 	if e.Attempts > 1 {
 		attempts = fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
-	return fmt.Sprintf("sendloop: %s: %v%s", e.Command, e.Err, attempts)
+	return fmt.Sprintf("%s: %s: %v%s", packageOr(e.pkg), e.Command, e.Err, attempts)
 }
+
+// packageOr returns pkg, or "sendloop" for an error made outside a Client.
+func packageOr(pkg string) string { return cmp.Or(pkg, "sendloop") }
+
+// failed returns the transport error of a command of c's.
+func (c *Client) failed(command string, attempts int, err error) *Error {
+	return &Error{Command: command, Attempts: attempts, Err: c.redactError(err), pkg: c.pkg}
+}
+
+// Package returns the package name that starts the client's error texts.
+func (c *Client) Package() string { return c.pkg }
 
 func (e *Error) Unwrap() error { return e.Err }
 
 // derive returns a Client sending through the same HTTP client, retry loop, rate limiter
 // and logger as c, with its own User-Agent and c's secrets plus more.
-func (c *Client) derive(userAgent string, secrets []string) *Client {
+func (c *Client) derive(pkg, userAgent string, secrets []string) *Client {
 	d := *c
-	d.userAgent = userAgent
+	d.pkg, d.userAgent = pkg, userAgent
 	d.redactor = NewRedactor(append(slices.Clone(c.redactor.raw), secrets...)...)
 	return &d
 }
@@ -271,7 +293,7 @@ func (st *call) failure(final *Error, cause error) error {
 	if first == nil {
 		first = final
 	}
-	return &outcome.Error{Prefix: "sendloop: " + st.command, First: first, Last: final}
+	return &outcome.Error{Prefix: st.client.pkg + ": " + st.command, First: first, Last: final}
 }
 
 // mayHaveRun tells whether a request that failed with err may have been processed: only a
@@ -308,7 +330,11 @@ func callOf(ctx context.Context) *call {
 // Do sends r, retrying as its class allows, and returns the final response with its body
 // read. A non-2xx status is not an error here: the caller interprets the body.
 func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
-	st := &call{client: c, command: r.Command, class: r.Class}
+	class := r.Class
+	if class != Read && class != Idempotent {
+		class = OneShot
+	}
+	st := &call{client: c, command: r.Command, class: class}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
 	if r.Body != nil {
@@ -316,7 +342,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL, body)
 	if err != nil {
-		return nil, &Error{Command: r.Command, Err: c.redactError(err)}
+		return nil, c.failed(r.Command, 0, err)
 	}
 	if r.ContentType != "" {
 		req.Header.Set("Content-Type", r.ContentType)
@@ -333,17 +359,17 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w: %v", ctxErr, err)
 		}
-		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
+		return nil, st.failure(c.failed(r.Command, st.attempts, err), err)
 	}
 	defer resp.Body.Close()
 	var data []byte
 	if b, ok := resp.Body.(*bufferedBody); ok {
 		data = b.data
 	} else if data, err = readBody(resp); err != nil { // a response attemptTransport did not see
-		return nil, st.failure(&Error{Command: r.Command, Attempts: st.attempts, Err: c.redactError(err)}, err)
+		return nil, st.failure(c.failed(r.Command, st.attempts, err), err)
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
-		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: r.Class}
+		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: class}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
 		out.RedirectOrigin = "(no Location)"

@@ -1,0 +1,71 @@
+// Package testkit holds what the root and legacy packages' tests share: a log buffer safe
+// for concurrent writes, a debug logger writing to one, a retry policy that never sleeps
+// long, and an address nothing listens on. Only test files import it; it imports no
+// testing package, so that nothing shipped could link one through it.
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
+)
+
+// FastRetry keeps retry waits tiny so that no test sleeps.
+var FastRetry = transport.Policy{
+	MaxRetries:    3,
+	MinWait:       time.Millisecond,
+	MaxWait:       2 * time.Millisecond,
+	MaxRetryAfter: 50 * time.Millisecond,
+}
+
+// SyncBuffer lets concurrent log writes land in one buffer.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// DebugLogger returns a logger at debug level and the buffer it writes to.
+func DebugLogger() (*SyncBuffer, *slog.Logger) {
+	logs := new(SyncBuffer)
+	return logs, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// DeadURL returns an http URL on loopback where nothing listens: a dial there fails.
+func DeadURL() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return "", err
+	}
+	return "http://" + addr, nil
+}
+
+// Context returns a background context, bounded by timeout when it is positive.
+func Context(timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(context.Background(), timeout)
+	}
+	return context.WithCancel(context.Background())
+}

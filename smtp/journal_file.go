@@ -1,0 +1,375 @@
+package smtp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Durability of a FileJournal: besides at Close, the file is fsynced
+// after JournalSyncEvery records, or when a record comes JournalSyncInterval
+// or more after the last fsync.
+const (
+	// JournalSyncEvery is the most records a FileJournal writes between two
+	// fsyncs.
+	JournalSyncEvery = 32
+	// JournalSyncInterval is the time after which the next record of a
+	// FileJournal is fsynced, however few came since the last fsync.
+	JournalSyncInterval = time.Second
+)
+
+// journalVersion is the format of the header line.
+const journalVersion = 1
+
+// FileJournal is a Journal in a file, one JSON object a line: a header line
+// with the binding, then one line per record, appended, never rewritten.
+//
+//	{"sendloop_journal":1,"fingerprint":"sha256:…","shard_index":0,"shard_count":3}
+//	{"k":"ann@example.com","s":"in_flight","id":"<…@example.com>","t":"2026-11-25T13:00:00.1Z"}
+//	{"k":"ann@example.com","s":"sent","id":"<…@example.com>","r":"250 2.0.0 Ok: queued as 4Bc9X","t":"…"}
+//
+// Durability: each record is one unbuffered write to the file, so it
+// survives the death of the process (kill -9, a panic, an OOM kill) as soon
+// as Append returns. An fsync after every JournalSyncEvery records, or when
+// JournalSyncInterval passed since the last one, and at Close, bounds what
+// a crash of the machine can lose to the records of that group; lost
+// in-flight records can then let a key be sent again, which only the fsync
+// of every record would prevent.
+//
+// A torn last record (the machine stopped in the middle of a write) is
+// dropped, and the file truncated to the last whole record, when the
+// journal is opened; a malformed record before the last one is
+// *JournalCorruptError. One process at a time may use a journal file.
+//
+// A FileJournal is safe for concurrent use.
+type FileJournal struct {
+	path    string
+	binding JournalBinding
+
+	mu       sync.Mutex
+	f        *os.File
+	last     map[string]int // key → index in records
+	records  []JournalRecord
+	unsynced int
+	synced   time.Time
+	err      error // a failed write: the journal takes no more records
+}
+
+// OpenJournal opens the journal file at path for binding, creating it if
+// it does not exist (or is empty), and reads its records. A journal written
+// for another fingerprint or shard is *JournalMismatchError; a file that is
+// not a journal, or a malformed record before the last one,
+// *JournalCorruptError.
+func OpenJournal(path string, binding JournalBinding) (*FileJournal, error) {
+	if binding.Fingerprint == "" || !utf8.ValidString(binding.Fingerprint) {
+		return nil, errors.New("sendloop/smtp: OpenJournal: the binding needs a fingerprint (TemplateFingerprint)")
+	}
+	if err := binding.Shard.validate(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("sendloop/smtp: opening the journal: %w", err)
+	}
+	j := &FileJournal{path: path, binding: binding, f: f, last: make(map[string]int), synced: time.Now()}
+	if err := j.load(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// load reads the file, truncates a torn tail, and writes the header of a
+// new journal.
+func (j *FileJournal) load() error {
+	got, hasHeader, good, err := parseJournal(bufio.NewReader(j.f), func(rec JournalRecord) {
+		if i, ok := j.last[rec.Key]; ok {
+			j.records[i] = rec
+			return
+		}
+		j.last[rec.Key] = len(j.records)
+		j.records = append(j.records, rec)
+	})
+	var corrupt *JournalCorruptError
+	if errors.As(err, &corrupt) {
+		corrupt.Path = j.path
+		return corrupt
+	}
+	if err != nil {
+		return fmt.Errorf("sendloop/smtp: reading the journal %q: %w", j.path, err)
+	}
+	if hasHeader && got != j.binding {
+		return &JournalMismatchError{Path: j.path, Journal: got, Want: j.binding}
+	}
+	size, err := j.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("sendloop/smtp: reading the journal %q: %w", j.path, err)
+	}
+	if size != good {
+		// A torn last record: drop it, so that the next one starts a line.
+		if err := j.f.Truncate(good); err != nil {
+			return fmt.Errorf("sendloop/smtp: truncating the torn end of the journal %q: %w", j.path, err)
+		}
+	}
+	if hasHeader {
+		return nil
+	}
+	line, _ := json.Marshal(journalHeader{Version: journalVersion, Fingerprint: j.binding.Fingerprint,
+		ShardIndex: j.binding.Shard.Index, ShardCount: j.binding.Shard.Count})
+	if _, err := j.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+	}
+	// The new file's name must survive a machine crash too.
+	if dir, err := os.Open(filepath.Dir(j.path)); err == nil {
+		_ = dir.Sync() // not supported everywhere (Windows): best effort
+		dir.Close()
+	}
+	return nil
+}
+
+// Path returns the file of the journal.
+func (j *FileJournal) Path() string { return j.path }
+
+// Binding returns the binding the journal was opened with.
+func (j *FileJournal) Binding() JournalBinding { return j.binding }
+
+// Lookup returns the last record of key, if any.
+func (j *FileJournal) Lookup(key string) (JournalRecord, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i, ok := j.last[key]
+	if !ok {
+		return JournalRecord{}, false
+	}
+	return j.records[i], true
+}
+
+// All yields the last record of every key, in the order the keys first
+// appeared in the journal: e.g. to list the keys left unknown.
+func (j *FileJournal) All() iter.Seq[JournalRecord] {
+	j.mu.Lock()
+	records := append([]JournalRecord(nil), j.records...)
+	j.mu.Unlock()
+	return func(yield func(JournalRecord) bool) {
+		for _, rec := range records {
+			if !yield(rec) {
+				return
+			}
+		}
+	}
+}
+
+// Append writes rec with one write to the file (setting Time when zero),
+// and fsyncs it with the records before it when its group is complete. After
+// a failed write the journal takes no more records.
+func (j *FileJournal) Append(rec JournalRecord) error {
+	if rec.Key == "" || !utf8.ValidString(rec.Key) {
+		return fmt.Errorf("sendloop/smtp: journal key %q: want non-empty UTF-8", rec.Key)
+	}
+	if _, ok := parseJournalState(rec.State.String()); !ok {
+		return fmt.Errorf("sendloop/smtp: journal record of %q: invalid state %v", rec.Key, rec.State)
+	}
+	if rec.Time.IsZero() {
+		rec.Time = time.Now()
+	}
+	line := encodeJournalRecord(rec)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return j.err
+	}
+	if j.f == nil {
+		return errors.New("sendloop/smtp: the journal is closed")
+	}
+	if _, err := j.f.Write(line); err != nil {
+		j.err = fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+		return j.err
+	}
+	if i, ok := j.last[rec.Key]; ok {
+		rec.Key = j.records[i].Key
+		j.records[i] = rec
+	} else {
+		rec.Key = strings.Clone(rec.Key) // not the caller's buffer, which may be a whole row
+		j.last[rec.Key] = len(j.records)
+		j.records = append(j.records, rec)
+	}
+	j.unsynced++
+	if now := time.Now(); j.unsynced >= JournalSyncEvery || now.Sub(j.synced) >= JournalSyncInterval {
+		return j.syncLocked(now)
+	}
+	return nil
+}
+
+func (j *FileJournal) syncLocked(now time.Time) error {
+	if j.unsynced == 0 {
+		return nil
+	}
+	if err := j.f.Sync(); err != nil {
+		j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
+		return j.err
+	}
+	j.unsynced, j.synced = 0, now
+	return nil
+}
+
+// Sync flushes the records written so far to stable storage.
+func (j *FileJournal) Sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	return j.syncLocked(time.Now())
+}
+
+// Close syncs and closes the file. It may be called more than once.
+func (j *FileJournal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.syncLocked(time.Now())
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	j.f = nil
+	return err
+}
+
+// journalHeader is the first line of a journal file.
+type journalHeader struct {
+	Version     int    `json:"sendloop_journal"`
+	Fingerprint string `json:"fingerprint"`
+	ShardIndex  int    `json:"shard_index"`
+	ShardCount  int    `json:"shard_count"`
+}
+
+// journalLine is a record line.
+type journalLine struct {
+	Key       string `json:"k"`
+	State     string `json:"s"`
+	MessageID string `json:"id,omitempty"`
+	Reply     string `json:"r,omitempty"`
+	Time      string `json:"t,omitempty"`
+}
+
+// encodeJournalRecord returns the line of rec, its end of line included; <, > and & are
+// written as they are, so that Message-IDs read as such.
+func encodeJournalRecord(rec JournalRecord) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(journalLine{Key: rec.Key, State: rec.State.String(), MessageID: rec.MessageID,
+		Reply: rec.Reply, Time: rec.Time.UTC().Format(time.RFC3339Nano)})
+	return buf.Bytes()
+}
+
+// headerPrefix starts every journal file.
+var headerPrefix = []byte(`{"sendloop_journal":`)
+
+// parseJournal reads a journal: its header, then each record, passed to
+// each in order. It returns the binding of the header (hasHeader false for
+// an empty file or a torn header) and the length of the whole lines read,
+// to which a torn end is truncated. Malformed lines at the end are a torn
+// end; one followed by a good record is a *JournalCorruptError (its Path
+// left empty).
+func parseJournal(r *bufio.Reader, each func(JournalRecord)) (binding JournalBinding, hasHeader bool, good int64, err error) {
+	var offset int64
+	lineNo := 0
+	badLine := 0 // the first malformed line not yet followed by a good one
+	var badErr error
+	for {
+		line, readErr := r.ReadBytes('\n')
+		if readErr != nil && readErr != io.EOF {
+			return binding, hasHeader, good, readErr
+		}
+		if len(line) == 0 {
+			break
+		}
+		lineNo++
+		offset += int64(len(line))
+		whole := line[len(line)-1] == '\n'
+		if !hasHeader {
+			if !whole && (bytes.HasPrefix(line, headerPrefix) || bytes.HasPrefix(headerPrefix, line)) {
+				break // a torn header: the file is new
+			}
+			b, err := parseJournalHeader(line)
+			if err != nil || !whole {
+				if err == nil {
+					err = errors.New("the header line is not complete")
+				}
+				return binding, false, 0, &JournalCorruptError{Line: lineNo, Err: fmt.Errorf("not a sendloop journal: %w", err)}
+			}
+			binding, hasHeader, good = b, true, offset
+			continue
+		}
+		rec, err := parseJournalRecord(line)
+		if err == nil && !whole {
+			err = errors.New("torn record: no end of line")
+		}
+		if err != nil {
+			if badLine == 0 {
+				badLine, badErr = lineNo, err
+			}
+			continue
+		}
+		if badLine != 0 {
+			return binding, hasHeader, good, &JournalCorruptError{Line: badLine, Err: badErr}
+		}
+		each(rec)
+		good = offset
+	}
+	return binding, hasHeader, good, nil
+}
+
+func parseJournalHeader(line []byte) (JournalBinding, error) {
+	var h journalHeader
+	if err := json.Unmarshal(line, &h); err != nil {
+		return JournalBinding{}, err
+	}
+	b := JournalBinding{Fingerprint: h.Fingerprint, Shard: ShardSpec{Index: h.ShardIndex, Count: h.ShardCount}}
+	switch {
+	case h.Version != journalVersion:
+		return b, fmt.Errorf("format version %d, want %d", h.Version, journalVersion)
+	case h.Fingerprint == "":
+		return b, errors.New("no fingerprint")
+	}
+	return b, b.Shard.validate()
+}
+
+func parseJournalRecord(line []byte) (JournalRecord, error) {
+	var l journalLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return JournalRecord{}, err
+	}
+	state, ok := parseJournalState(l.State)
+	switch {
+	case !ok:
+		return JournalRecord{}, fmt.Errorf("unknown state %q", l.State)
+	case l.Key == "":
+		return JournalRecord{}, errors.New("no key")
+	}
+	rec := JournalRecord{Key: l.Key, State: state, MessageID: l.MessageID, Reply: l.Reply}
+	if l.Time != "" {
+		t, err := time.Parse(time.RFC3339Nano, l.Time)
+		if err != nil {
+			return JournalRecord{}, fmt.Errorf("time: %w", err)
+		}
+		rec.Time = t
+	}
+	return rec, nil
+}

@@ -1,0 +1,335 @@
+package smtp_test
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+// template is the message of the keyed tests; keyed gives each key a copy
+// addressed to it.
+var template = smtp.Message{From: "news@example.com", Subject: "News for {{NAME}}", Text: "Hi {{NAME}}"}
+
+var testBinding = smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(&template)}
+
+// keyed yields a message to each address, keyed by the address.
+func keyed(addrs ...string) iter.Seq2[string, *smtp.Message] {
+	return func(yield func(string, *smtp.Message) bool) {
+		for _, a := range addrs {
+			m := template
+			m.To = []string{a}
+			m.Headers.MergeVars = map[string]any{"NAME": a}
+			if !yield(a, &m) {
+				return
+			}
+		}
+	}
+}
+
+func openJournal(t *testing.T, path string, binding smtp.JournalBinding) *smtp.FileJournal {
+	t.Helper()
+	j, err := smtp.OpenJournal(path, binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+func sendKeyed(t *testing.T, client *smtp.Relay, msgs iter.Seq2[string, *smtp.Message], opts smtp.SendKeyedOptions) map[string]smtp.KeyedResult {
+	t.Helper()
+	seq, err := client.SendKeyed(testContext(t), msgs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]smtp.KeyedResult)
+	next := 0
+	for res := range seq {
+		if res.Index != next {
+			t.Errorf("result %d has index %d: not in input order", next, res.Index)
+		}
+		next++
+		if _, dup := got[res.Key]; !dup {
+			got[res.Key] = res
+		}
+	}
+	return got
+}
+
+// delivered counts the messages the fake relay accepted per recipient.
+func delivered(fake *sendlooptest.Relay) map[string]int {
+	n := make(map[string]int)
+	for _, m := range fake.Messages() {
+		for _, to := range m.EnvelopeTo {
+			n[to]++
+		}
+	}
+	return n
+}
+
+func TestSendKeyedStates(t *testing.T) {
+	t.Parallel()
+	const a, b, c = "ann@example.net", "bob@example.net", "cat@example.net"
+	type want struct {
+		state   smtp.KeyState
+		journal smtp.JournalState // 0: no record
+		err     error
+	}
+	tests := []struct {
+		name   string
+		faults []sendlooptest.RelayFault
+		opts   []smtp.Option
+		keys   []string
+		want   map[string]want
+	}{
+		{"all sent", nil, nil, []string{a, b, c}, map[string]want{
+			a: {smtp.KeySent, smtp.JournalSent, nil}, b: {smtp.KeySent, smtp.JournalSent, nil}, c: {smtp.KeySent, smtp.JournalSent, nil}}},
+		{"one recipient refused", []sendlooptest.RelayFault{{Command: "RCPT", Recipient: b, Code: 550, Message: "5.1.1 no such user"}}, nil,
+			[]string{a, b, c}, map[string]want{
+				a: {smtp.KeySent, smtp.JournalSent, nil}, b: {smtp.KeyRefused, smtp.JournalRefused, smtp.ErrPermanent}, c: {smtp.KeySent, smtp.JournalSent, nil}}},
+		{"data refused", []sendlooptest.RelayFault{{Command: "DATA", Code: 554, Message: "5.7.1 spam"}}, nil,
+			[]string{a}, map[string]want{a: {smtp.KeyRefused, smtp.JournalRefused, smtp.ErrPermanent}}},
+		{"dropped after the final dot", []sendlooptest.RelayFault{{Command: "DATA", Drop: true}}, nil,
+			[]string{a}, map[string]want{a: {smtp.KeyUnknown, smtp.JournalUnknown, smtp.ErrOutcomeUnknown}}},
+		{"data 451, no retry left", []sendlooptest.RelayFault{{Command: "DATA", Code: 451}}, nil,
+			[]string{a}, map[string]want{a: {smtp.KeyDeferred, smtp.JournalDeferred, smtp.ErrTemporary}}},
+		{"data 451, then sent on retry", []sendlooptest.RelayFault{{Command: "DATA", Code: 451}}, []smtp.Option{retrying},
+			[]string{a}, map[string]want{a: {smtp.KeySent, smtp.JournalSent, nil}}},
+		{"rcpt 452, no retry left", []sendlooptest.RelayFault{{Command: "RCPT", Code: 452}}, nil,
+			[]string{a}, map[string]want{a: {smtp.KeyDeferred, 0, smtp.ErrTemporary}}},
+		{"421 to MAIL, sent on a new connection", []sendlooptest.RelayFault{{Command: "MAIL", Code: 421}}, []smtp.Option{retrying},
+			[]string{a}, map[string]want{a: {smtp.KeySent, smtp.JournalSent, nil}}},
+		{"invalid key, message and duplicate", nil, nil, []string{a, "not an address", "", a}, map[string]want{
+			a: {smtp.KeySent, smtp.JournalSent, nil}, "not an address": {smtp.KeyInvalid, 0, nil}, "": {smtp.KeyInvalid, 0, smtp.ErrInvalidKey}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := startRelay(t)
+			for _, f := range tt.faults {
+				fake.InjectFault(f)
+			}
+			client := newClient(t, fake, testPassword, nil, tt.opts...)
+			j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+			got := sendKeyed(t, client, keyed(tt.keys...), smtp.SendKeyedOptions{Journal: j})
+			for key, w := range tt.want {
+				res := got[key]
+				if res.State != w.state || (w.err != nil && !errors.Is(res.Err, w.err)) || (w.err == nil && w.state == smtp.KeySent && res.Err != nil) {
+					t.Errorf("%q: %v (%v), want %v (%v)", key, res.State, res.Err, w.state, w.err)
+				}
+				rec, ok := j.Lookup(key)
+				if (w.journal == 0) == ok || (ok && rec.State != w.journal) {
+					t.Errorf("%q: journal %v (%v), want %v", key, rec.State, ok, w.journal)
+				}
+				if ok && w.state != smtp.KeyNotAttempted && rec.MessageID != res.MessageID {
+					t.Errorf("%q: journal Message-ID %q, result %q", key, rec.MessageID, res.MessageID)
+				}
+				if w.journal == smtp.JournalSent && rec.Reply != res.Reply.String() {
+					t.Errorf("%q: journal reply %q, result %q", key, rec.Reply, res.Reply)
+				}
+			}
+			for to, n := range delivered(fake) {
+				if n > 1 {
+					t.Errorf("%s got %d messages", to, n)
+				}
+			}
+		})
+	}
+	t.Run("duplicate key", func(t *testing.T) {
+		t.Parallel()
+		fake := startRelay(t)
+		client := newClient(t, fake, testPassword, nil)
+		seq, err := client.SendKeyed(testContext(t), keyed(a, b, a), smtp.SendKeyedOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var states []string
+		for res := range seq {
+			states = append(states, res.State.String())
+			if res.Index == 2 && !errors.Is(res.Err, smtp.ErrDuplicateKey) {
+				t.Errorf("second %s: %v, want ErrDuplicateKey", a, res.Err)
+			}
+		}
+		if strings.Join(states, " ") != "sent sent invalid" || delivered(fake)[a] != 1 {
+			t.Errorf("states %v, %s got %d messages", states, a, delivered(fake)[a])
+		}
+	})
+}
+
+func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
+	t.Parallel()
+	var keys []string // more than the workers of the pool: some wait for the stop
+	for i := range 30 {
+		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
+	}
+	tests := []struct {
+		name   string
+		client func(t *testing.T) *smtp.Relay
+	}{
+		{"wrong password (535)", func(t *testing.T) *smtp.Relay {
+			fake, err := sendlooptest.StartRelay(t, testUser, "the-right-one")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return newClient(t, fake, testPassword, nil, retrying)
+		}},
+		{"untrusted certificate", func(t *testing.T) *smtp.Relay {
+			fake := startRelay(t)
+			client, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: testPassword}, retrying)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { client.Close() })
+			return client
+		}},
+		{"554 greeting", func(t *testing.T) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "CONNECT", Code: 554, Message: "5.7.1 no service for you", Times: 100})
+			return newClient(t, fake, testPassword, nil, retrying)
+		}},
+		{"MAIL FROM refused", func(t *testing.T) *smtp.Relay {
+			fake := startRelay(t)
+			fake.InjectFault(sendlooptest.RelayFault{Command: "MAIL", Code: 550, Message: "5.7.1 sender not allowed"})
+			t.Cleanup(func() {
+				if n := len(fake.Messages()); n != 0 {
+					t.Errorf("the relay got %d messages after the run stopped", n)
+				}
+			})
+			return newClient(t, fake, testPassword, nil, retrying, smtp.WithMaxConnections(1))
+		}},
+		{"relay down", func(t *testing.T) *smtp.Relay {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			l.Close()
+			client, err := smtp.NewRelay(addr, smtp.Auth{Username: testUser, Password: testPassword}, retrying)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { client.Close() })
+			return client
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+			got := sendKeyed(t, tt.client(t), keyed(keys...), smtp.SendKeyedOptions{Journal: j})
+			for _, key := range keys {
+				res := got[key]
+				if res.State != smtp.KeyNotAttempted || !errors.Is(res.Err, smtp.ErrRunStopped) {
+					t.Errorf("%s: %v (%v), want not attempted, run stopped", key, res.State, res.Err)
+				}
+				if rec, ok := j.Lookup(key); ok {
+					t.Errorf("%s journaled %v: a rerun would not send it", key, rec.State)
+				}
+			}
+		})
+	}
+}
+
+// TestSendKeyedRerunNeverSendsTwice runs a list through faults, then again
+// with more keys: no key is sent twice, unknown ones are named, refused
+// ones are sent again only when asked.
+func TestSendKeyedRerunNeverSendsTwice(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1))
+	path := filepath.Join(t.TempDir(), "journal")
+	const sent, unknown, refused, later = "ann@example.net", "bob@example.net", "cat@example.net", "dan@example.net"
+	first := []string{sent, unknown, refused}
+
+	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: refused, Code: 550})
+	j := openJournal(t, path, testBinding)
+	// One key at a time, so that the drop after the dot hits the second.
+	for _, key := range first {
+		if key == unknown {
+			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
+		}
+		sendKeyed(t, client, keyed(key), smtp.SendKeyedOptions{Journal: j})
+	}
+	j.Close()
+
+	runs := []struct {
+		name string
+		opts smtp.SendKeyedOptions
+		want map[string]string // state/skip
+	}{
+		{"rerun", smtp.SendKeyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "sent/"}},
+		{"again", smtp.SendKeyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "skipped/already_sent"}},
+		{"resend refused", smtp.SendKeyedOptions{ResendRefused: true}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "sent/", later: "skipped/already_sent"}},
+	}
+	for _, run := range runs {
+		j := openJournal(t, path, testBinding)
+		run.opts.Journal = j
+		got := sendKeyed(t, client, keyed(sent, unknown, refused, later), run.opts)
+		for key, w := range run.want {
+			if s := got[key].State.String() + "/" + got[key].Skip.String(); s != w {
+				t.Errorf("%s: %s: %s, want %s", run.name, key, s, w)
+			}
+		}
+		if res := got[sent]; res.Previous == nil || res.MessageID == "" || res.MessageID != res.Previous.MessageID || res.Reply.Code != 250 {
+			t.Errorf("%s: the skipped sent key lacks its earlier Message-ID and reply: %+v", run.name, res)
+		}
+		j.Close()
+	}
+	for to, n := range delivered(fake) {
+		if n != 1 {
+			t.Errorf("%s got %d messages, want 1", to, n)
+		}
+	}
+	// Asked for, the unknown key is sent again: its recipient may get two.
+	j = openJournal(t, path, testBinding)
+	got := sendKeyed(t, client, keyed(sent, unknown), smtp.SendKeyedOptions{Journal: j, ResendUnknown: true})
+	if got[unknown].State != smtp.KeySent || got[sent].State != smtp.KeySkipped || delivered(fake)[unknown] != 2 {
+		t.Errorf("resend unknown: %v, %v", got[unknown].State, got[sent].State)
+	}
+}
+
+func TestSendKeyedShards(t *testing.T) {
+	t.Parallel()
+	fake := startRelay(t)
+	client := newClient(t, fake, testPassword, nil)
+	var keys []string
+	for i := range 60 {
+		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
+	}
+	const n = 3
+	dir := t.TempDir()
+	for k := range n {
+		shard := smtp.ShardSpec{Index: k, Count: n}
+		j := openJournal(t, filepath.Join(dir, fmt.Sprint(k)), smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: shard})
+		got := sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: j, Shard: shard})
+		for _, key := range keys {
+			mine := smtp.Shard(key, n) == k
+			if res := got[key]; mine != (res.State == smtp.KeySent) || !mine && res.Skip != smtp.SkipShard {
+				t.Errorf("shard %d: %s: %v/%v", k, key, res.State, res.Skip)
+			}
+		}
+	}
+	got := delivered(fake)
+	for _, key := range keys {
+		if got[key] != 1 {
+			t.Errorf("%s got %d messages over %d shards, want 1", key, got[key], n)
+		}
+	}
+	// A journal of another shard is refused before anything is sent.
+	j := openJournal(t, filepath.Join(dir, "0"), smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: smtp.ShardSpec{Index: 0, Count: n}})
+	_, err := client.SendKeyed(testContext(t), keyed(keys...), smtp.SendKeyedOptions{Journal: j, Shard: smtp.ShardSpec{Index: 1, Count: n}})
+	var mismatch *smtp.JournalMismatchError
+	if !errors.As(err, &mismatch) || !errors.Is(err, smtp.ErrJournalMismatch) {
+		t.Errorf("err = %v, want *JournalMismatchError", err)
+	}
+	if _, err := client.SendKeyed(testContext(t), keyed(keys...), smtp.SendKeyedOptions{Shard: smtp.ShardSpec{Index: 3, Count: 3}}); err == nil {
+		t.Error("shard 3 of 3 accepted")
+	}
+}
