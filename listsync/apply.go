@@ -351,8 +351,11 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 }
 
 func importFailure(err error) string {
-	if errors.Is(err, sendloop.ErrRowRefused) {
+	switch {
+	case errors.Is(err, sendloop.ErrRowRefused):
 		return "refused by the service"
+	case errors.Is(err, sendloop.ErrOutcomeUnknown):
+		return "may have been imported (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
 	}
 	return "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 }
@@ -421,7 +424,11 @@ func (a *applier) updates() error {
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		failed := err != nil && !cutShort(a.work, err)
 		if failed {
-			a.reject(u.Line, u.Email, "update failed: "+strings.TrimPrefix(err.Error(), "sendloop: "))
+			how := "update failed: "
+			if errors.Is(err, sendloop.ErrOutcomeUnknown) {
+				how = "may have been updated (run the sync again to know): "
+			}
+			a.reject(u.Line, u.Email, how+strings.TrimPrefix(err.Error(), "sendloop: "))
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
