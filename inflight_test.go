@@ -63,7 +63,9 @@ func TestCallsInFlightFallOnPushBackAndGrowBack(t *testing.T) {
 			pt.mu.Lock()
 			pt.starts = nil
 			pt.mu.Unlock()
-			srv.SetLatency(20*time.Millisecond, 0)
+			// Long enough for the n calls of a round to be sent before the first answer
+			// comes, even on a busy machine: the assertions count calls in flight.
+			srv.SetLatency(100*time.Millisecond, 0)
 			srv.InjectFault(tt.command, sendlooptest.Fault{Status: tt.status, RetryAfter: "0", Times: n})
 			require.NoError(t, tt.run(context.Background(), c, id))
 

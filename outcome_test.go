@@ -293,3 +293,29 @@ func TestReadsNeverReportAnUnknownOutcome(t *testing.T) {
 	require.ErrorAs(t, err, &httpErr)
 	assert.NotErrorIs(t, err, sendloop.ErrOutcomeUnknown)
 }
+
+// TestIdempotentWriteAnsweredByGatewaysWrapsTheFirstAsHTTPError: a write retried after a
+// gateway's 502 or 504 whose retries get no answer of the service's either has an unknown
+// outcome, and its First failure, the gateway's answer, is an *HTTPError that errors.As
+// reaches, as OutcomeUnknownError documents.
+func TestIdempotentWriteAnsweredByGatewaysWrapsTheFirstAsHTTPError(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{502, 504} {
+		w, srv := newWriteWorld(t)
+		srv.InjectFault("list.update", sendlooptest.Fault{Status: status, Times: 10})
+		err := w.c.Lists.Update(context.Background(), w.listID, sendloop.ListUpdateParams{Name: "Renamed"})
+		require.ErrorIs(t, err, sendloop.ErrOutcomeUnknown, "HTTP %d", status)
+		var httpErr *sendloop.HTTPError
+		require.ErrorAs(t, err, &httpErr, "HTTP %d: the first failure is reached", status)
+		assert.Equal(t, status, httpErr.HTTPStatus)
+		assert.Equal(t, "list.update", httpErr.Command)
+		assert.Equal(t, 1, httpErr.Attempts, "the first failure is the first attempt's")
+
+		srv.InjectFault(legacy.CommandSubscriberAdd, sendlooptest.Fault{Status: status, Times: 10})
+		_, err = w.lc.SubscriberAdd(context.Background(), w.listID, legacy.SubscriberAddParams{EmailAddress: w.outsider, SubscriptionIP: "192.0.2.1"})
+		require.ErrorIs(t, err, legacy.ErrOutcomeUnknown, "HTTP %d", status)
+		var legacyHTTPErr *legacy.HTTPError
+		require.ErrorAs(t, err, &legacyHTTPErr, "legacy, HTTP %d: the first failure is reached", status)
+		assert.Equal(t, status, legacyHTTPErr.HTTPStatus)
+	}
+}

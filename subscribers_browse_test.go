@@ -161,14 +161,11 @@ func TestBrowseIterReadAheadOverlapsPages(t *testing.T) {
 	const latency = 100 * time.Millisecond
 	c, srv, pt, id := browseFixture(t, 1600)
 	srv.SetLatency(latency, 0)
-	start := time.Now()
 	got, errs := browseAll(c, id, sendloop.SubscriberBrowseParams{Concurrency: 8})
-	took := time.Since(start)
 	require.Empty(t, errs)
 	require.Len(t, got, 1600)
-	// 17 pages (16 full, one empty), 8 at a time: about 3 round trips, where one page at a
-	// time cannot take less than 17 (the bound is loose: the machine may be busy).
-	assert.Less(t, took, 17*latency, "17 pages with 8 in flight took %v", took)
+	// 17 pages (16 full, one empty), 8 at a time. The overlap is proved by the pages in
+	// flight together, not by the wall time, which a busy machine stretches.
 	_, peak := pt.startsAndPeak()
 	assert.Equal(t, int64(8), peak, "up to 8 pages in flight, never more")
 }

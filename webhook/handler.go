@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/check"
 )
 
 // TokenHeader is the request header that may carry the shared token.
@@ -228,7 +230,7 @@ func (h *Handler) listID(r *http.Request, fromBody int) (id int, reason string) 
 		}
 		n, err := strconv.Atoi(v)
 		switch {
-		case err != nil || n <= 0:
+		case err != nil || check.ID(n) != check.IDValid:
 			return 0, "invalid list ID in " + param
 		case id != 0 && n != id:
 			return 0, "conflicting list IDs in " + param

@@ -305,6 +305,8 @@ func TestHandlerListID(t *testing.T) {
 		{name: "not a number", query: "?list=x", body: noList, wantCode: 400, wantBody: "invalid list ID"},
 		{name: "zero", query: "?list=0", body: canonicalXML, wantCode: 400, wantBody: "invalid list ID"},
 		{name: "negative", query: "?list=-3", body: canonicalXML, wantCode: 400, wantBody: "invalid list ID"},
+		{name: "beyond the IDs' int32", query: "?list=2147483648", body: noList, wantCode: 400, wantBody: "invalid list ID"},
+		{name: "the largest ID", query: "?list=2147483647", body: noList, wantCode: 200, wantList: 2147483647},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ func CheckBaseURL(raw string, allowInsecure bool) (string, error) {
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return "", fmt.Errorf("base URL %q must be an absolute http(s) URL", u.Redacted())
 	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return "", errors.New("base URL must not carry credentials, a query or a fragment")
 	}
 	if i := APIPathIndex(u.Path); i >= 0 {

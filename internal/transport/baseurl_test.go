@@ -39,6 +39,10 @@ func TestCheckBaseURLRefusesTheAPIsOwnPath(t *testing.T) {
 		{raw: "https://proxy.example/api/api/v3", wantErr: "only, https://proxy.example/api;"},
 		{raw: "https://proxy.example:8443/x/api/index.php", wantErr: "only, https://proxy.example:8443/x;"},
 		{raw: "http://127.0.0.1:8080/api/v3", wantErr: "only, http://127.0.0.1:8080;"},
+		// An empty query or fragment still ends the URL: the paths appended after it would
+		// land in the query.
+		{raw: "https://acme.sendloop.com/?", wantErr: "a query or a fragment"},
+		{raw: "https://acme.sendloop.com?", wantErr: "a query or a fragment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,12 +14,24 @@ import (
 )
 
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, err := c.decideRetry(ctx, resp, err)
+	callOf(ctx).waiting = retry
+	return retry, err
+}
+
+// decideRetry is checkRetry's decision.
+func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callOf(ctx)
 	if st.client != nil {
 		c = st.client // the retry loop is shared with derived clients: log and redact as the sender
 	}
 	c.logAttempt(ctx, st, resp, err)
 	if ctxErr := ctx.Err(); ctxErr != nil {
+		if isLimiterError(err) {
+			// The context ended while the attempt waited for the window or the limiter:
+			// nothing was sent, which the error must keep saying (see mayHaveRun).
+			return false, err
+		}
 		return false, ctxErr
 	}
 	if err != nil {
@@ -39,7 +50,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		// The request reached a proxy and may have reached the service behind it.
 		if st.class != OneShot {
-			st.mayHaveRun(fmt.Errorf("%s: %s: HTTP %d from a gateway (attempt %d)", c.pkg, st.command, resp.StatusCode, st.attempts))
+			// An *HTTPError, as OutcomeUnknownError.First is documented to be for a gateway.
+			st.mayHaveRun(&HTTPError{Command: st.command, HTTPStatus: resp.StatusCode, Attempts: st.attempts,
+				Reason: "answered by a gateway: the service behind it may have processed the request", pkg: c.pkg})
 		}
 		return st.class != OneShot, nil
 	}

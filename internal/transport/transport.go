@@ -276,6 +276,7 @@ type call struct {
 	attempts     int
 	attemptStart time.Time
 	ambiguous    bool  // a failed attempt may have been processed
+	waiting      bool  // between attempts: the last one's result was judged, the next not sent
 	firstFailure error // the first such failure
 }
 
@@ -286,7 +287,9 @@ func (st *call) failure(final *Error, cause error) error {
 	if st.class == Read || st.attempts == 0 {
 		return final
 	}
-	if !st.ambiguous && !mayHaveRun(cause) {
+	// A failure while waiting to retry (the context ending during the backoff or a
+	// Retry-After) befell no request: only the attempts before it may have run.
+	if !st.ambiguous && (st.waiting || !mayHaveRun(cause)) {
 		return final
 	}
 	first := st.firstFailure
@@ -502,6 +505,7 @@ func onAttempt(_ retryablehttp.Logger, req *http.Request, _ int) {
 	st := callOf(req.Context())
 	st.attempts++
 	st.attemptStart = time.Now()
+	st.waiting = false
 }
 
 // keepLastResponse hands the final response back, body unread, so that the caller can turn

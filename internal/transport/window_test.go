@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -91,8 +95,11 @@ func TestWindowQueuesInOrderAndHonoursTheContext(t *testing.T) {
 	}
 
 	order := make(chan int, 3)
+	var released sync.WaitGroup
+	released.Add(3)
 	for i := range 3 {
 		go func() {
+			defer released.Done()
 			e, err := w.acquire(context.Background())
 			if err != nil {
 				t.Error(err)
@@ -118,12 +125,9 @@ func TestWindowQueuesInOrderAndHonoursTheContext(t *testing.T) {
 			t.Fatalf("admitted %d, want %d: the queue is first in, first out", got, want)
 		}
 	}
+	released.Wait()
 	if in, _ := w.state(); in != 0 {
-		// The last release may still be on its way.
-		time.Sleep(10 * time.Millisecond)
-		if in, _ := w.state(); in != 0 {
-			t.Errorf("%d in flight after every release", in)
-		}
+		t.Errorf("%d in flight after every release", in)
 	}
 }
 
@@ -150,4 +154,58 @@ func TestSignalOf(t *testing.T) {
 			t.Errorf("signalOf(%d, %v) = %d, want %d", tt.status, tt.err, got, tt.want)
 		}
 	}
+}
+
+// A write whose context ends while it waits for a place in the window, or for the rate
+// limiter, was never sent: its error is the context's, not an outcome-unknown one.
+func TestWriteCancelledWhileWaitingIsNotOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for _, class := range []Class{Idempotent, OneShot} {
+		for _, waitFor := range []string{"window", "limiter"} {
+			t.Run(class.String()+"/"+waitFor, func(t *testing.T) {
+				t.Parallel()
+				var requests atomic.Int32
+				hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					requests.Add(1)
+				}))
+				defer hs.Close()
+				cfg := Config{}
+				if waitFor == "limiter" {
+					cfg.Limiter = blockingLimiter{}
+				}
+				c := New(cfg)
+				if waitFor == "window" {
+					w := c.rc.HTTPClient.Transport.(*attemptTransport).window
+					epochs := fill(t, w, 2)
+					w.release(epochs[0], throttled) // bound 1, taken by epochs[1]
+					defer w.release(epochs[1], failed)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+				defer cancel()
+				_, err := c.Do(ctx, &Request{Command: "x.add", Class: class, Method: http.MethodPost,
+					URL: hs.URL + "/api", Body: []byte("a=b"), ContentType: "application/x-www-form-urlencoded"})
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("error %v does not match the context's deadline", err)
+				}
+				var oe interface{ Unwrap() []error }
+				if errors.As(err, &oe) || strings.Contains(err.Error(), "outcome unknown") {
+					t.Errorf("error %v is outcome-unknown, but nothing was sent", err)
+				}
+				if n := requests.Load(); n != 0 {
+					t.Errorf("%d requests reached the server", n)
+				}
+			})
+		}
+	}
+}
+
+// blockingLimiter admits nothing: Wait returns when the context ends.
+type blockingLimiter struct{}
+
+func (blockingLimiter) Wait(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
 }
