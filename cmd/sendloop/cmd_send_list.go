@@ -33,9 +33,9 @@ type listOptions struct {
 
 // sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
 // heap is small and grows slowly (a few tens of bytes per row, for the journal's index and
-// the duplicate check), its garbage plentiful (every row's message), so collecting at 50 %
+// the duplicate check), its garbage plentiful (every row's message), so collecting at 25 %
 // growth keeps the peak RSS near the live heap for a few more short collections.
-const sendListGCPercent = 50
+const sendListGCPercent = 25
 
 // mergeName is what a column or --var name must look like to be a merge variable.
 var mergeName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
