@@ -51,7 +51,7 @@ const journalVersion = 1
 // *JournalCorruptError. One process at a time may use a journal file.
 //
 // Memory: a FileJournal keeps, per key, a 64-bit hash and the offset of the
-// key's last record in the file (about 22 bytes, whatever the lengths of
+// key's last record in the file (a few tens of bytes, whatever the lengths of
 // the keys and replies); Lookup and All read the records back from the file.
 // A hash collision is told apart by reading the key back, so it never makes
 // a key look journaled that is not.

@@ -7,8 +7,7 @@ import (
 
 // journalIndex knows, for each key of a FileJournal, where its last record
 // is in the file and what state it records, in a few tens of bytes per key
-// however long the key: a table from a 64-bit hash of the key to an entry
-// (table64).
+// however long the key: a map from a 64-bit hash of the key to an entry.
 //
 // A hash collision can never make a key look journaled when it is not, nor
 // hide a key that is: the entry of a hash belongs to the first key that
@@ -20,7 +19,7 @@ import (
 // reading the file.
 type journalIndex struct {
 	hash     func(string) uint64
-	byHash   table64 // hash → indexEntry
+	byHash   map[uint64]indexEntry
 	collided map[string]indexEntry
 	open     map[string]struct{}
 }
@@ -40,6 +39,7 @@ func newJournalIndex() journalIndex {
 	seed := maphash.MakeSeed()
 	return journalIndex{
 		hash:     func(s string) uint64 { return maphash.String(seed, s) },
+		byHash:   make(map[uint64]indexEntry),
 		collided: make(map[string]indexEntry),
 		open:     make(map[string]struct{}),
 	}
@@ -51,11 +51,10 @@ func (x *journalIndex) find(key string, read func(int64) (JournalRecord, error))
 	if e, ok := x.collided[key]; ok {
 		return e, true, nil
 	}
-	v, ok := x.byHash.get(x.hash(key))
+	e, ok := x.byHash[x.hash(key)]
 	if !ok {
 		return 0, false, nil
 	}
-	e := indexEntry(v)
 	if _, mine := x.open[key]; mine {
 		return e, true, nil
 	}
@@ -72,10 +71,9 @@ func (x *journalIndex) set(key string, s JournalState, offset int64, read func(i
 	h := x.hash(key)
 	if _, ok := x.collided[key]; ok {
 		x.collided[key] = e
-	} else if v, ok := x.byHash.get(h); !ok {
-		x.byHash.put(h, uint64(e))
+	} else if old, ok := x.byHash[h]; !ok {
+		x.byHash[h] = e
 	} else {
-		old := indexEntry(v)
 		_, mine := x.open[key]
 		if !mine {
 			rec, err := read(old.offset())
@@ -85,7 +83,7 @@ func (x *journalIndex) set(key string, s JournalState, offset int64, read func(i
 			mine = rec.Key == key
 		}
 		if mine {
-			x.byHash.put(h, uint64(e))
+			x.byHash[h] = e
 		} else {
 			x.collided[strings.Clone(key)] = e // not the caller's buffer, which may be a whole row
 		}

@@ -306,7 +306,7 @@ func (run *keyedRun) send(ctx context.Context, i int, j *keyedJob) KeyedResult {
 }
 
 // keySet is the set of the keys a run was given, kept as 128-bit hashes of
-// the keys (about 22 bytes per key in a table64, whatever their length)
+// the keys (16 bytes and the map's overhead per key, whatever their length)
 // so that a run of millions of keys stays small. Two different keys are
 // taken for one only if both of their 64-bit hashes, with independent random
 // seeds, collide: for n keys the probability that this happens at all is at
@@ -315,14 +315,19 @@ func (run *keyedRun) send(ctx context.Context, i int, j *keyedJob) KeyedResult {
 // silently).
 type keySet struct {
 	s1, s2 maphash.Seed
-	t      *table64
+	m      map[[2]uint64]struct{}
 }
 
 func newKeySet() keySet {
-	return keySet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), t: &table64{}}
+	return keySet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: make(map[[2]uint64]struct{})}
 }
 
 // add adds key and reports whether it was new.
 func (k keySet) add(key string) bool {
-	return k.t.addPair(maphash.String(k.s1, key), maphash.String(k.s2, key))
+	h := [2]uint64{maphash.String(k.s1, key), maphash.String(k.s2, key)}
+	if _, ok := k.m[h]; ok {
+		return false
+	}
+	k.m[h] = struct{}{}
+	return true
 }
