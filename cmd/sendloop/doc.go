@@ -295,9 +295,9 @@
 //     counts the rows by outcome. The --json report ends with reject_budget. The report's
 //     rows follow the file's order; at most 1,000 of each kind (refused, unknown, deferred,
 //     rejected) are held in memory, the rest in an unlinked temporary file; the journal
-//     and the duplicate check keep a few tens of bytes a row each, and the collector runs at
-//     GOGC 25, so that the peak RSS grows little with the file. A dry run applies no
-//     budget: it renders the first messages only.
+//     and the duplicate check keep a few tens of bytes a row each, and the collector
+//     runs at GOGC 25, so that the peak RSS grows little with the file. A dry run applies
+//     no budget: it renders the first messages only.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
 //     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
