@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,9 +89,19 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	// The fingerprint covers the template as written (placeholders unrendered) and the --var
-	// values, which change every message.
+	// The fingerprint covers the template as written (placeholders unrendered), the --var
+	// values, and --merge-vars and --custom-args (the same for every row here, though
+	// TemplateFingerprint leaves them out as per-recipient): each changes every message.
 	fp := *tmpl
+	for _, h := range []struct {
+		name string
+		m    map[string]any
+	}{{"X-Merge-Vars", tmpl.Headers.MergeVars}, {"X-Custom-Args", tmpl.Headers.CustomArgs}} {
+		if len(h.m) > 0 {
+			b, _ := json.Marshal(h.m) // keys sorted: a stable text
+			fp.ExtraHeaders = append(fp.ExtraHeaders, smtp.Field{Name: h.name, Value: string(b)})
+		}
+	}
 	names := make([]string, 0, len(vars))
 	for n := range vars {
 		names = append(names, n)
