@@ -104,9 +104,10 @@ func (f *CSVFile) open(_ context.Context, m *Mapping) (pass, error) {
 
 // csvPass reads a CSV file's records.
 type csvPass struct {
-	r   *Reader
-	m   *Mapping
-	rec Record
+	r      *Reader
+	m      *Mapping
+	rec    Record
+	values []string // scratchRow's Values
 }
 
 func (p *csvPass) next() (int, error) {
@@ -122,6 +123,14 @@ func (p *csvPass) next() (int, error) {
 }
 
 func (p *csvPass) row() MappedRow { return p.m.Row(p.rec) }
+
+func (p *csvPass) scratchRow() MappedRow {
+	row := p.m.row(p.rec, p.values)
+	if row.Values != nil {
+		p.values = row.Values
+	}
+	return row
+}
 
 func (p *csvPass) offset() int64 { return p.r.Offset() }
 

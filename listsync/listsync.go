@@ -1,15 +1,16 @@
 // Package listsync keeps a Sendloop list in step with a source of subscribers: a CSV file, a
 // database query, a JSON export. It is the engine of `sendloop sync`, for Go programs.
 //
-// A sync has three steps. New reads the list (list.get) and maps the source's columns to the
-// list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's members
-// (several pages at once) and its suppression lists while it reads the source, and compares
-// them address by address, case-insensitively: which rows add an address, which update a
-// member's custom fields, which members the source does not name (unsubscribed with
-// Options.UnsubscribeMissing), which rows are skipped (members who unsubscribed, suppressed
-// addresses) and which are rejected, with why. Plan.Apply makes the changes: additions
-// through subscriber.import in batches, updates by subscriber ID, and unsubscriptions from
-// this list only, never from every list.
+// A sync has three steps. New reads the list (list.get) and maps the source's columns to
+// the list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's
+// members (Options.Concurrency pages at once) and its suppression lists, all at the same
+// time and while it reads the source, and compares them address by address,
+// case-insensitively: which rows add an address, which update a member's custom fields,
+// which members the source does not name (unsubscribed with Options.UnsubscribeMissing),
+// which rows are skipped (members who unsubscribed, suppressed addresses) and which are
+// rejected, with why. Plan.Apply makes the changes: additions through subscriber.import in
+// batches, updates by subscriber ID, and unsubscriptions from this list only, never from
+// every list.
 //
 // # Sources
 //
@@ -34,9 +35,10 @@
 // trace the rows the service refused to their lines. So a Source is one that can be read
 // again: a CSVFile opens its file again and refuses it when its size or modification time
 // changed; RowFunc calls its function again. Each row read again is checked against the
-// plan: a row that no longer holds the address planned for it is not applied but rejected
-// with ReasonFileChanged, so that a source that changed in between never applies one row's
-// values to another address. A source that cannot be read twice (stdin, a stream) is
+// plan: a row that no longer holds the address planned for it, or that the source no longer
+// yields, is not applied but rejected with ReasonFileChanged, so that a source that changed
+// in between never applies one row's values to another address and leaves no planned row
+// unaccounted. A source that cannot be read twice (stdin, a stream) is
 // spooled to a file first, or held in memory with Rows.
 //
 // # Safety
@@ -83,20 +85,13 @@ import (
 // DefaultConcurrency is the number of API calls a sync keeps in flight by default.
 const DefaultConcurrency = 4
 
-// DefaultReadAhead is how many pages of members (of sendloop.BrowsePageSize) are asked for
-// at once while planning, at most: Options.ReadAhead's default is the smaller of this and
-// Options.Concurrency.
-const DefaultReadAhead = 4
-
 // Options tunes a sync; the zero value plans additions and updates only.
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
 	UnsubscribeMissing bool
-	// Concurrency is the number of API calls kept in flight (DefaultConcurrency when 0).
+	// Concurrency is the number of API calls kept in flight (DefaultConcurrency when 0):
+	// the pages of members asked for at once while planning, and the calls of Apply.
 	Concurrency int
-	// ReadAhead is the number of pages of members asked for at once while planning; 0
-	// means the smaller of Concurrency and DefaultReadAhead.
-	ReadAhead int
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
 	TempDir string
 	// Progress, when set, is called now and then while the plan is made, from more than
@@ -130,9 +125,6 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
-	}
-	if opts.ReadAhead <= 0 {
-		opts.ReadAhead = min(opts.Concurrency, DefaultReadAhead)
 	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
@@ -213,7 +205,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 }
 
 // makePlan reads the members and the suppression lists into the planner while it reads the
-// source (the two do not depend on each other), then plans.
+// source (the three do not depend on each other), then plans.
 func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, report func()) (*Plan, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -225,31 +217,7 @@ func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, r
 		}
 		fileDone <- err
 	}()
-	membersErr := func() error {
-		for sub, err := range browseMembers(ctx, j.client, j.listID, j.opts.ReadAhead) {
-			if err != nil {
-				return err
-			}
-			if err := p.addMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
-				return err
-			}
-			if members.Add(1)%sendloop.BrowsePageSize == 0 {
-				report()
-			}
-		}
-		for _, id := range []int{j.listID, 0} {
-			entries, err := j.client.Suppression.List(ctx, id)
-			if err != nil {
-				return err
-			}
-			for _, e := range entries {
-				if err := p.suppress(e.EmailAddress); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}()
+	membersErr := j.readMembers(ctx, p, members, report)
 	if membersErr != nil {
 		cancel(membersErr)
 	}

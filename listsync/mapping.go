@@ -396,7 +396,11 @@ type MappedRow struct {
 
 // Row reads a record through the mapping. Malformed records, records with the wrong number of fields, invalid
 // UTF-8 and missing or malformed addresses are rejected.
-func (m *Mapping) Row(rec Record) MappedRow {
+func (m *Mapping) Row(rec Record) MappedRow { return m.row(rec, nil) }
+
+// row is Row with the values in values' array when it has room: the plan's pass, which
+// keeps only their fingerprint, reuses one array for every row.
+func (m *Mapping) row(rec Record, values []string) MappedRow {
 	row := MappedRow{Line: rec.Line}
 	switch {
 	case rec.Err != nil:
@@ -463,7 +467,11 @@ func (m *Mapping) Row(rec Record) MappedRow {
 		row.Skip = true
 	}
 	if len(m.Fields) > 0 {
-		row.Values = make([]string, len(m.Fields))
+		if cap(values) >= len(m.Fields) {
+			row.Values = values[:len(m.Fields)]
+		} else {
+			row.Values = make([]string, len(m.Fields))
+		}
 		for i, f := range m.Fields {
 			v := rec.Fields[f.Column]
 			if !m.keepSpaces {

@@ -2,76 +2,62 @@ package listsync
 
 import (
 	"context"
-	"fmt"
-	"iter"
+	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
 )
 
-// browseMembers yields the members of a list, page by page in order, with up to n pages
-// asked for at once (subscriber.browse pages by index, so the next pages are known before
-// this one arrives): Options.ReadAhead. It yields an error once and stops; it stops after a
-// short page.
-func browseMembers(ctx context.Context, c *sendloop.Client, listID, n int) iter.Seq2[sendloop.Subscriber, error] {
-	n = max(1, n)
-	type page struct {
-		subs []sendloop.Subscriber
-		err  error
+// suppressed is the answer of one suppression read.
+type suppressed struct {
+	entries []sendloop.SuppressionEntry
+	err     error
+}
+
+// readMembers reads the list's members (Options.Concurrency pages at once) and its
+// suppression lists (the list's, then the global one) into the planner. The suppression
+// reads start with the first pages, not after the last: over a real link each is a round
+// trip that need not wait for the others. Their addresses join the planner once the members
+// are read, and errors are reported as if one call followed the other: the members' first,
+// then the list's suppressions, then the global ones.
+func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64, report func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ids := [2]int{j.listID, 0}
+	var answers [2]chan suppressed
+	for i, id := range ids {
+		answers[i] = make(chan suppressed, 1)
+		go func() {
+			entries, err := j.client.Suppression.List(ctx, id)
+			answers[i] <- suppressed{entries, err}
+		}()
 	}
-	type request struct {
-		index  int
-		answer chan<- page
+	err := func() error {
+		for sub, err := range j.client.Subscribers.BrowseIter(ctx, j.listID, sendloop.SubscriberBrowseParams{Concurrency: j.opts.Concurrency}) {
+			if err != nil {
+				return err
+			}
+			if err := p.addMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
+				return err
+			}
+			if members.Add(1)%sendloop.BrowsePageSize == 0 {
+				report()
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return err // the deferred cancel ends the suppression reads
 	}
-	return func(yield func(sendloop.Subscriber, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		// n workers for the whole walk, not a goroutine a page: a million members are
-		// 10,000 pages, and each new goroutine grew its stack again to decode one.
-		requests := make(chan request, n)
-		defer close(requests)
-		for range n {
-			go func() {
-				for r := range requests {
-					subs, err := c.Subscribers.Browse(ctx, listID, sendloop.SubscriberBrowseParams{StartIndex: r.index})
-					r.answer <- page{subs, err}
-				}
-			}()
+	for _, answer := range answers {
+		a := <-answer
+		if a.err != nil {
+			return a.err
 		}
-		fetch := func(i int) chan page {
-			ch := make(chan page, 1)
-			requests <- request{i, ch} // never blocks: at most n pages are asked for at once
-			return ch
-		}
-		var ahead []chan page
-		next, prevFirst, prevLast := 0, 0, 0
-		for index := 0; ; index++ {
-			for len(ahead) < n {
-				ahead = append(ahead, fetch(next))
-				next++
-			}
-			p := <-ahead[0]
-			ahead = ahead[1:]
-			if p.err != nil {
-				yield(sendloop.Subscriber{}, p.err)
-				return
-			}
-			// A service that ignored StartIndex would send the first page for ever.
-			if len(p.subs) > 0 {
-				first, last := p.subs[0].SubscriberID, p.subs[len(p.subs)-1].SubscriberID
-				if index > 0 && first == prevFirst && last == prevLast {
-					yield(sendloop.Subscriber{}, fmt.Errorf("subscriber.browse answered page %d as page %d: the list cannot be read", index, index-1))
-					return
-				}
-				prevFirst, prevLast = first, last
-			}
-			for _, s := range p.subs {
-				if !yield(s, nil) {
-					return
-				}
-			}
-			if len(p.subs) < sendloop.BrowsePageSize {
-				return
+		for _, e := range a.entries {
+			if err := p.suppress(e.EmailAddress); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }

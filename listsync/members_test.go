@@ -5,56 +5,180 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// TestBrowseMembers reads lists of several sizes page by page, pages asked for ahead: every
-// member once, in the service's order.
-func TestBrowseMembers(t *testing.T) {
+// TestPlanReadsEveryMember plans lists of several sizes with several concurrencies (the
+// pages of members asked for at once): every member is read once, and the suppressed
+// address is skipped.
+func TestPlanReadsEveryMember(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	c := apiClient(t, f)
-	ctx := testContext(t)
-	for _, n := range []int{0, 1, sendloop.BrowsePageSize - 1, sendloop.BrowsePageSize, 2*sendloop.BrowsePageSize + 7} {
-		list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: fmt.Sprint("L", n), OptInMode: sendloop.OptInSingle})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rows []sendloop.ImportSubscriber
-		for i := range n {
-			rows = append(rows, sendloop.ImportSubscriber{EmailAddress: emailN(i)})
-		}
-		if n > 0 {
-			if _, err := c.Subscribers.Import(ctx, list, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
-				t.Fatal(err)
-			}
-		}
+	tests := []struct {
+		members int
+	}{
+		{0}, {1}, {sendloop.BrowsePageSize - 1}, {sendloop.BrowsePageSize}, {2*sendloop.BrowsePageSize + 7},
+	}
+	for _, tt := range tests {
 		for _, concurrency := range []int{1, 3, 8} {
-			var want, got []string
-			for s, err := range c.Subscribers.BrowseIter(ctx, list, sendloop.SubscriberBrowseParams{}) {
+			t.Run(fmt.Sprintf("%d members, concurrency %d", tt.members, concurrency), func(t *testing.T) {
+				t.Parallel()
+				f := newFake(t)
+				c := apiClient(t, f)
+				ctx := testContext(t)
+				list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
 				if err != nil {
 					t.Fatal(err)
 				}
-				want = append(want, s.EmailAddress)
-			}
-			for s, err := range browseMembers(ctx, c, list, concurrency) {
+				var rows []sendloop.ImportSubscriber
+				for i := range tt.members {
+					rows = append(rows, sendloop.ImportSubscriber{EmailAddress: emailN(i)})
+				}
+				if tt.members > 0 {
+					if _, err := c.Subscribers.Import(ctx, list, sendloop.SubscriberImportParams{Subscribers: rows}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := f.Suppress(0, "blocked@example.com", ""); err != nil {
+					t.Fatal(err)
+				}
+				// The source names the first member (if any) and a suppressed address.
+				src := []Row{{Email: "blocked@example.com"}}
+				if tt.members > 0 {
+					src = append(src, Row{Email: emailN(0)})
+				}
+				job, err := New(ctx, c, list, Rows(src), Options{Concurrency: concurrency, UnsubscribeMissing: true, TempDir: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got = append(got, s.EmailAddress)
-			}
-			if len(got) != n || strings.Join(got, ",") != strings.Join(want, ",") {
-				t.Errorf("%d members, concurrency %d: got %d, want %d in BrowseIter's order", n, concurrency, len(got), len(want))
-			}
+				pl, err := job.Plan(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer pl.Close()
+				absent := max(0, tt.members-1)
+				if pl.Members != tt.members || pl.Absent != absent || pl.Unsubscribes != absent || pl.SkippedSuppressed != 1 {
+					t.Errorf("members %d, absent %d, unsubscribes %d, suppressed %d; want %d, %d, %d, 1",
+						pl.Members, pl.Absent, pl.Unsubscribes, pl.SkippedSuppressed, tt.members, absent, absent)
+				}
+			})
 		}
 	}
 }
 
-// TestBrowseMembersRepeatedPage: a service that ignores StartIndex must not make sync read
-// the first page for ever.
-func TestBrowseMembersRepeatedPage(t *testing.T) {
+// TestPlanReadsSuppressionsWithTheMembers: the suppression reads do not wait for the last
+// page of members. The fake holds every subscriber.browse until both suppression reads have
+// arrived: read one after the other, the plan would wait for ever (here: fail).
+func TestPlanReadsSuppressionsWithTheMembers(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := 0
+	both := make(chan struct{})
+	hook := func(r sendlooptest.Request) {
+		switch cmd := strings.ToLower(r.Command); {
+		case strings.HasPrefix(cmd, "suppression.list"):
+			mu.Lock()
+			if seen++; seen == 2 {
+				close(both)
+			}
+			mu.Unlock()
+		case cmd == "subscriber.browse":
+			select {
+			case <-both:
+			case <-time.After(10 * time.Second):
+			}
+		}
+	}
+	_, c := demoList(t, sendlooptest.WithRequestHook(hook))
+	job, err := New(testContext(t), c, 1, Rows([]Row{{Email: "ann@example.com"}}), Options{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	pl, err := job.Plan(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the plan took %v: the members were read before the suppression lists", d)
+	}
+	if pl.Members != 3 || pl.Unchanged != 1 {
+		t.Errorf("members %d, unchanged %d; want 3, 1", pl.Members, pl.Unchanged)
+	}
+}
+
+// TestPlanErrorsInOrder: when more than one read fails, the plan reports the first in the
+// order members, the list's suppressions, the global ones, whichever answered first.
+func TestPlanErrorsInOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		fail []string // the commands that fail
+		want string   // the command of the error reported
+	}{
+		{"members and suppressions", []string{"subscriber.browse", "suppression.list"}, "subscriber.browse:"},
+		{"suppressions", []string{"suppression.list"}, "suppression.list.getlist:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := sendlooptest.NewServer(t)
+			c := apiClient(t, srv)
+			ctx := testContext(t)
+			list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "L", OptInMode: sendloop.OptInSingle})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := New(ctx, c, list, Rows([]Row{{Email: "ann@example.com"}}), Options{TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Fail after New: the suppression reads answer at once, the browse later.
+			failing := &failTransport{base: http.DefaultTransport, fail: tt.fail, delay: map[string]time.Duration{"subscriber.browse": 100 * time.Millisecond}}
+			c2, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: failing}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			job.client = c2
+			_, err = job.Plan(ctx)
+			if err == nil || !strings.HasPrefix(err.Error(), "sendloop: "+tt.want) {
+				t.Errorf("got %v, want an error of %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// failTransport answers the commands of fail with a final error (500), after the delay of
+// their command.
+type failTransport struct {
+	base  http.RoundTripper
+	fail  []string
+	delay map[string]time.Duration
+}
+
+func (f *failTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	for cmd, d := range f.delay {
+		if strings.Contains(strings.ToLower(req.URL.Path), cmd) {
+			time.Sleep(d)
+		}
+	}
+	for _, cmd := range f.fail {
+		if strings.Contains(strings.ToLower(req.URL.Path), cmd) {
+			return &http.Response{StatusCode: http.StatusInternalServerError, Header: http.Header{"Content-Type": {"text/plain"}},
+				Body: http.NoBody, Request: req}, nil
+		}
+	}
+	return f.base.RoundTrip(req)
+}
+
+// TestPlanRepeatedPage: a service that ignores StartIndex must not make a sync read the
+// first page for ever.
+func TestPlanRepeatedPage(t *testing.T) {
 	t.Parallel()
 	var page strings.Builder
 	page.WriteString(`{"Success":true,"Subscribers":[`)
@@ -67,23 +191,28 @@ func TestBrowseMembersRepeatedPage(t *testing.T) {
 	page.WriteString("]}")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(page.String()))
+		switch path := strings.ToLower(r.URL.Path); {
+		case strings.Contains(path, "list.get"):
+			_, _ = w.Write([]byte(`{"Success":true,"List":{"ListID":"1","Name":"L","OptInMode":"Single"}}`))
+		case strings.Contains(path, "suppression.list"):
+			_, _ = w.Write([]byte(`{"Success":true,"SuppressedEmails":[]}`))
+		default:
+			_, _ = w.Write([]byte(page.String()))
+		}
 	}))
 	defer srv.Close()
 	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	var last error
-	for _, err := range browseMembers(testContext(t), c, 1, 4) {
+	for _, concurrency := range []int{1, 4} {
+		job, err := New(testContext(t), c, 1, Rows([]Row{{Email: "ann@example.com"}}), Options{Concurrency: concurrency, TempDir: t.TempDir()})
 		if err != nil {
-			last = err
-			break
+			t.Fatal(err)
 		}
-		n++
-	}
-	if last == nil || !strings.Contains(last.Error(), "answered page 1 as page 0") || n != sendloop.BrowsePageSize {
-		t.Errorf("after %d members: %v", n, last)
+		_, err = job.Plan(testContext(t))
+		if err == nil || !strings.Contains(err.Error(), "page 1: the page repeats the previous one") {
+			t.Errorf("concurrency %d: got %v", concurrency, err)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"iter"
 	"os"
 	"strings"
 
@@ -43,6 +42,7 @@ const (
 	decisionAdd
 	decisionUpdate
 	decisionDuplicate
+	decisionReject // a row rejected as read: applying reports it by its line
 )
 
 // planner compares a CSV with a list's members in memory that does not grow with either:
@@ -61,12 +61,14 @@ type planner struct {
 	dataW   *bufio.Writer
 	dataOff int64
 	count   int
-	scratch []byte
+	scratch []byte // addMember's encoding of a member
 	err     error
+
+	rowScratch []byte // readSource's encoding of a row's values
 
 	plan      *Plan
 	rows      *sorter // the rows naming an address, by key then line
-	decisions *sorter // what to do with each row to add, update or reject, by line
+	decisions *sorter // what to do with each row to add, update or reject, by line (readSource adds the rejected rows, join the rest)
 	absent    *sorter // the members to unsubscribe, in browse order
 }
 
@@ -105,17 +107,16 @@ func (p *planner) key(lower string) (uint64, uint64) {
 	return maphash.String(p.seeds[0], lower), maphash.String(p.seeds[1], lower)
 }
 
-// valuesHash returns the fingerprint of the mapped fields' values, in mapping order.
-func (p *planner) valuesHash(value func(i int) string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(p.seeds[2])
-	var n [binary.MaxVarintLen64]byte
+// valuesHash returns the fingerprint of the mapped fields' values, in mapping order, as
+// appendValues encodes them.
+func (p *planner) valuesHash(encoded []byte) uint64 { return maphash.Bytes(p.seeds[2], encoded) }
+
+// appendValues appends the mapped fields' values, in mapping order, each after its length.
+func (p *planner) appendValues(b []byte, value func(i int) string) []byte {
 	for i := range p.mapping.Fields {
-		v := value(i)
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))])
-		h.WriteString(v)
+		b = appendString(b, value(i))
 	}
-	return h.Sum64()
+	return b
 }
 
 // addMember records a subscriber of the list, with its custom fields by ID; only the mapped
@@ -130,11 +131,10 @@ func (p *planner) addMember(id int, email, status string, fields map[int]string)
 	if status == StatusUnsubscribed {
 		r.kind = kindUnsubscribed
 	}
-	r.vals = p.valuesHash(func(i int) string { return fields[p.mapping.Fields[i].Field.ID] })
 	b := appendString(p.scratch[:0], email)
-	for _, f := range p.mapping.Fields {
-		b = appendString(b, fields[f.Field.ID])
-	}
+	n := len(b)
+	b = p.appendValues(b, func(i int) string { return fields[p.mapping.Fields[i].Field.ID] })
+	r.vals = p.valuesHash(b[n:])
 	p.scratch = b
 	r.n = uint32(len(b))
 	p.count++
@@ -275,6 +275,11 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 			if row.Malformed {
 				pl.Unreadable++
 			}
+			// Kept by line, so that a reading of a source that changed since (a RowFunc
+			// yielding other rows) reports the rows the plan rejected, and those only.
+			if err := p.decisions.add(rec{seq: uint32(row.Line), kind: decisionReject}); err != nil {
+				return err
+			}
 			// A member whose row is rejected is not missing from the file: a stray comma
 			// must not unsubscribe anyone.
 			// Nor one shifting the address out of its column: every address the row holds
@@ -296,8 +301,9 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
 		}
 		k1, k2 := p.key(row.Key)
+		p.rowScratch = p.appendValues(p.rowScratch[:0], func(i int) string { return row.Values[i] })
 		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
-			vals: p.valuesHash(func(i int) string { return row.Values[i] })})
+			vals: p.valuesHash(p.rowScratch)})
 	})
 }
 
@@ -318,12 +324,15 @@ func (p *planner) finish() (*Plan, error) {
 
 // join merges the members with the rows, address by address, and records the decisions.
 func (p *planner) join(pl *Plan) error {
-	members, stopM := iter.Pull2(p.members.all())
-	defer stopM()
-	rows, stopR := iter.Pull2(p.rows.all())
-	defer stopR()
-	nextM := func() (rec, bool, error) { r, err, ok := members(); return r, ok, err }
-	nextR := func() (rec, bool, error) { r, err, ok := rows(); return r, ok, err }
+	members, err := p.members.cursor()
+	if err != nil {
+		return err
+	}
+	rows, err := p.rows.cursor()
+	if err != nil {
+		return err
+	}
+	nextM, nextR := members.next, rows.next
 	m, okM, err := nextM()
 	if err != nil {
 		return err
@@ -410,8 +419,8 @@ func (p *planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 	return nil
 }
 
-// scan reads the source that open opens, handing each record to fn as a MappedRow, until
-// ctx ends.
+// scan reads the source that open opens, handing each record to fn as a MappedRow (whose
+// Values fn must not keep), until ctx ends.
 func (p *planner) scan(ctx context.Context, open opener, fn func(MappedRow) error) error {
 	r, err := open()
 	if err != nil {
@@ -432,7 +441,7 @@ func (p *planner) scan(ctx context.Context, open opener, fn func(MappedRow) erro
 		} else if err != nil {
 			return err
 		}
-		if err := fn(r.row()); err != nil {
+		if err := fn(r.scratchRow()); err != nil {
 			return err
 		}
 	}

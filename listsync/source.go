@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 )
@@ -14,7 +15,7 @@ import (
 type Row struct {
 	// Line is the row's position, for reports (for a CSV file, the first physical line of
 	// its record). Zero numbers the rows 1, 2, 3, … in the order the source yields them;
-	// otherwise it must increase from row to row.
+	// otherwise it must increase from row to row, up to 4294967295.
 	Line int
 	// Email is the address; spaces around it are trimmed, and addresses are compared
 	// case-insensitively.
@@ -43,6 +44,9 @@ type pass interface {
 	next() (int, error)
 	// row reads the current record through the mapping.
 	row() MappedRow
+	// scratchRow is row with Values valid only until the next call to next: for the plan,
+	// which keeps only their fingerprint.
+	scratchRow() MappedRow
 	// offset says how far the pass has read: bytes of a file, or rows.
 	offset() int64
 	close()
@@ -137,12 +141,17 @@ func (p *rowPass) next() (int, error) {
 	if line == 0 {
 		line = p.n
 	}
+	if int64(line) > math.MaxUint32 { // the plan keeps a line in 32 bits
+		return 0, fmt.Errorf("reading the source: row %d has Line %d: lines go up to %d", p.n, line, uint32(math.MaxUint32))
+	}
 	if line <= p.line {
 		return 0, fmt.Errorf("reading the source: row %d has Line %d, after a row with Line %d: lines must increase", p.n, line, p.line)
 	}
 	p.cur, p.line = r, line
 	return line, nil
 }
+
+func (p *rowPass) scratchRow() MappedRow { return p.row() }
 
 func (p *rowPass) row() MappedRow {
 	p.rec = append(p.rec[:0], p.cur.Email)

@@ -65,6 +65,19 @@ func TestSorter(t *testing.T) {
 		}
 		checkSorter(t, recs, false)
 		checkSorter(t, recs, true)
+		// Keys that differ below the bytes sorted by radix only, and uniform keys (the
+		// fingerprints), some repeated.
+		for i := range recs {
+			recs[i].k1 = rng.Uint64N(1 << 40)
+		}
+		checkSorter(t, recs, false)
+		for i := range recs {
+			recs[i].k1 = rng.Uint64()
+			if i%7 == 3 {
+				recs[i].k1 = recs[i/2].k1
+			}
+		}
+		checkSorter(t, recs, false)
 	}
 }
 
@@ -134,4 +147,41 @@ func BenchmarkSortRun(b *testing.B) {
 			slices.SortFunc(buf, byKey)
 		}
 	})
+}
+
+// BenchmarkMergeRuns reads back a sorter of 32 runs (half a million records, as a list of
+// that size leaves them): the cost of the merge per record.
+func BenchmarkMergeRuns(b *testing.B) {
+	const n = 32 * runRecords
+	s := newSorter(b.TempDir(), false)
+	defer s.close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		if err := s.add(rec{k1: rng.Uint64(), k2: rng.Uint64(), seq: uint32(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		c, err := s.cursor()
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for {
+			_, ok, err := c.next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got++
+		}
+		if got != n {
+			b.Fatalf("%d records of %d", got, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/record")
 }

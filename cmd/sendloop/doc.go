@@ -141,9 +141,9 @@
 //
 // # sync
 //
-// sync reads the list (list.get with its custom fields), its members (subscriber.browse,
-// every state) and the list's and the global suppression lists, reads the file once to plan,
-// prints the plan, and applies it: additions through subscriber.import (ImportAll, in
+// sync reads the list (list.get with its custom fields), then, all at the same time, its
+// members (subscriber.browse, every state, --concurrency pages at once), the list's and the
+// global suppression lists and the file, once, to plan; it prints the plan, and applies it: additions through subscriber.import (ImportAll, in
 // batches of --batch-size, --concurrency at a time), then updates through subscriber.update
 // (by SubscriberID, changed fields only), then, with --unsubscribe-missing, unsubscriptions
 // through the legacy API's Subscriber.Unsubscribe.

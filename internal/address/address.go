@@ -56,11 +56,37 @@ func Valid(s string) bool {
 	return err == nil && a.Address == s
 }
 
-// validDomain applies the host-name rule to domain.
+// validDomain applies the host-name rule to domain, in one pass over an ASCII domain.
 func validDomain(domain string) bool {
 	if len(domain) > maxDomain || domain == "" {
 		return false
 	}
+	labels, start, digits := 0, 0, true
+	for i := 0; i < len(domain); i++ {
+		switch c := domain[i]; {
+		case c == '.':
+			if !asciiLabel(domain[start:i]) {
+				return false
+			}
+			labels, start, digits = labels+1, i+1, true
+		case c >= utf8.RuneSelf:
+			return validDomainUnicode(domain)
+		case class[c]&classHost == 0:
+			return false
+		case c < '0' || c > '9':
+			digits = false
+		}
+	}
+	return asciiLabel(domain[start:]) && labels >= 1 && !digits
+}
+
+// asciiLabel checks the length and hyphens of a label of letters, digits and hyphens.
+func asciiLabel(label string) bool {
+	return label != "" && len(label) <= maxLabel && label[0] != '-' && label[len(label)-1] != '-'
+}
+
+// validDomainUnicode applies the host-name rule to a domain with non-ASCII labels.
+func validDomainUnicode(domain string) bool {
 	labels := 0
 	lastAllDigits := false
 	for rest := domain; ; {
@@ -112,24 +138,34 @@ func dotAtom(s string) bool {
 			if s[i-1] == '.' {
 				return false
 			}
-		case !isAtext(c):
+		case class[c]&classAtext == 0:
 			return false
 		}
 	}
 	return true
 }
 
-func isAtext(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+// The classes of ASCII bytes, in class.
+const (
+	classAtext = 1 << iota // RFC 5322 atext
+	classHost              // a host name's letters, digits and hyphen
+)
+
+// class holds the classes of each byte; non-ASCII bytes have none.
+var class = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= classAtext | classHost
+		t[c-'a'+'A'] |= classAtext | classHost
 	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '/', '=', '?', '^', '_', '`', '{', '|', '}', '~':
-		return true
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= classAtext | classHost
 	}
-	return false
-}
+	t['-'] |= classHost
+	for _, c := range "!#$%&'*+-/=?^_`{|}~" {
+		t[c] |= classAtext
+	}
+	return t
+}()
 
 // trimmed reports whether s has nothing for Normalize to remove: in the common case, an
 // ASCII letter or digit at each end, two byte comparisons.

@@ -4,6 +4,8 @@ import (
 	"net/mail"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func netMailValid(s string) bool {
@@ -72,6 +74,9 @@ func TestValid(t *testing.T) {
 		if got := Valid(r.address); got != r.valid {
 			t.Errorf("Valid(%q) = %v, want %v: %s", r.address, got, r.valid, r.rule)
 		}
+		if got := beforeValid(r.address); got != r.valid {
+			t.Errorf("before the rewrite, Valid(%q) was %v", r.address, got)
+		}
 		if r.valid && !netMailValid(r.address) {
 			t.Errorf("net/mail refuses %q, which the rule accepts (%s)", r.address, r.rule)
 		}
@@ -86,6 +91,9 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if Valid(s) && !netMailValid(s) {
 			t.Fatalf("Valid(%q) accepts what net/mail refuses", s)
+		}
+		if Valid(s) != beforeValid(s) {
+			t.Fatalf("Valid(%q) = %v, but %v before the single-pass rewrite", s, Valid(s), beforeValid(s))
 		}
 	})
 }
@@ -196,6 +204,14 @@ func BenchmarkValid(b *testing.B) {
 			}
 		}
 	})
+	b.Run("before", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if !beforeValid("some.user+tag@mail.example.com") {
+				b.Fatal()
+			}
+		}
+	})
 	b.Run("net_mail", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
@@ -204,4 +220,98 @@ func BenchmarkValid(b *testing.B) {
 			}
 		}
 	})
+}
+
+// beforeValid is Valid as it was before the single-pass domain check and the byte-class
+// table: the oracle FuzzValid compares Valid with, and BenchmarkValid's baseline.
+func beforeValid(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 || len(s) > maxAddress || !trimmed(s) {
+		return false
+	}
+	local, domain := s[:at], s[at+1:]
+	if len(local) > maxLocal || !beforeValidDomain(domain) {
+		return false
+	}
+	if beforeDotAtom(local) {
+		return true
+	}
+	// Quoted local parts, non-ASCII text: net/mail decides.
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s
+}
+
+// validDomain applies the host-name rule to domain.
+func beforeValidDomain(domain string) bool {
+	if len(domain) > maxDomain || domain == "" {
+		return false
+	}
+	labels := 0
+	lastAllDigits := false
+	for rest := domain; ; {
+		label, tail, more := strings.Cut(rest, ".")
+		if !beforeValidLabel(label) {
+			return false
+		}
+		labels++
+		lastAllDigits = strings.Trim(label, "0123456789") == ""
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	return labels >= 2 && !lastAllDigits
+}
+
+func beforeValidLabel(label string) bool {
+	if label == "" || len(label) > maxLabel || label[0] == '-' || label[len(label)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(label); {
+		c := label[i]
+		if c < utf8.RuneSelf {
+			if !(c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(label[i:])
+		if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// dotAtom reports an ASCII dot-atom: atext runs joined by single dots. It decides the vast
+// majority of local parts without allocating.
+func beforeDotAtom(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			if s[i-1] == '.' {
+				return false
+			}
+		case !beforeIsAtext(c):
+			return false
+		}
+	}
+	return true
+}
+
+func beforeIsAtext(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '/', '=', '?', '^', '_', '`', '{', '|', '}', '~':
+		return true
+	}
+	return false
 }
