@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -68,8 +69,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 		return usagef("send", "--recipients needs --journal FILE: it records each row sent, so that a rerun sends no row twice")
 	case l.concurrency < 1:
 		return usagef("send", "--concurrency must be at least 1")
-	case l.rate < 0:
-		return usagef("send", "--rate cannot be negative")
+	case l.rate < 0 || math.IsNaN(l.rate) || math.IsInf(l.rate, 0):
+		return usagef("send", "--rate must be a number of messages per second, 0 or more")
 	case l.messageIDGiven(o):
 		return usagef("send", "--message-id cannot be used with --recipients: each message gets its own")
 	}

@@ -37,3 +37,17 @@ func TestSendRecipientsJournalBoundToMergeVarsAndCustomArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestSendRecipientsRateNotANumber: --rate NaN parses as a float that is neither below nor
+// above 0, and so sent without any limit; it is refused like a negative rate.
+func TestSendRecipientsRateNotANumber(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	csv := writeFile(t, dir, "list.csv", "email\nann@example.net\n")
+	text := writeFile(t, dir, "body.txt", "Hi")
+	for _, rate := range []string{"NaN", "-Inf", "+Inf"} {
+		r := invocation{args: []string{"--fake", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
+			"--recipients", csv, "--journal", filepath.Join(dir, "j"+rate), "--rate", rate}, env: []string{}}.run(t)
+		expect(t, r, exitUsage, nil, []string{"--rate"})
+	}
+}
