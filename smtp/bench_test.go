@@ -3,7 +3,9 @@ package smtp_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -86,8 +88,15 @@ func BenchmarkSend1000(b *testing.B) {
 // fsync per group) reads from the two lines:
 //
 //	go test -run '^$' -bench SendKeyedJournal -benchtime 1x ./smtp
+//
+// SENDLOOP_BENCH_KEYS sets the number of messages (scripts/bench-send runs it
+// this way). It prints the journal's cost, the ratio of the two times.
 func BenchmarkSendKeyedJournal(b *testing.B) {
-	const n = 10000
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("SENDLOOP_BENCH_KEYS")); err == nil && v > 0 {
+		n = v
+	}
+	perMsg := map[bool]time.Duration{}
 	addrs := make([]string, n)
 	for i := range addrs {
 		addrs[i] = fmt.Sprintf("user%d@example.net", i)
@@ -139,6 +148,11 @@ func BenchmarkSendKeyedJournal(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
+			perMsg[withJournal] = b.Elapsed() / time.Duration(n*b.N)
 		})
+	}
+	if off, on := perMsg[false], perMsg[true]; off > 0 && on > 0 {
+		fmt.Printf("journal cost: %.1f %% of the wall time without it (%v vs %v a message; target <= 15 %%)\n",
+			(float64(on)/float64(off)-1)*100, on, off)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -51,15 +50,25 @@ const journalVersion = 1
 // journal is opened; a malformed record before the last one is
 // *JournalCorruptError. One process at a time may use a journal file.
 //
+// Memory: a FileJournal keeps, per key, a 64-bit hash and the offset of the
+// key's last record in the file (a few tens of bytes, whatever the lengths of
+// the keys and replies); Lookup and All read the records back from the file.
+// A hash collision is told apart by reading the key back, so it never makes
+// a key look journaled that is not.
+//
 // A FileJournal is safe for concurrent use.
 type FileJournal struct {
 	path    string
 	binding JournalBinding
 
-	mu       sync.Mutex
-	f        *os.File
-	last     map[string]int // key → index in records
-	records  []JournalRecord
+	mu   sync.Mutex
+	f    *os.File
+	size int64 // the length of the file's whole records: where the next one goes
+	// The memory of a journal is a few tens of bytes per key, whatever the
+	// length of the keys and replies (see journalIndex): each key's last
+	// record stays in the file, read back by Lookup and All.
+	idx      journalIndex
+	buf      []byte // read buffer of readAt
 	unsynced int
 	synced   time.Time
 	err      error // a failed write: the journal takes no more records
@@ -71,6 +80,12 @@ type FileJournal struct {
 // not a journal, or a malformed record before the last one,
 // *JournalCorruptError.
 func OpenJournal(path string, binding JournalBinding) (*FileJournal, error) {
+	return openJournal(path, binding, newJournalIndex())
+}
+
+// openJournal is OpenJournal with the index to fill (tests give one whose
+// hashes collide).
+func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJournal, error) {
 	if binding.Fingerprint == "" || !utf8.ValidString(binding.Fingerprint) {
 		return nil, errors.New("sendloop/smtp: OpenJournal: the binding needs a fingerprint (TemplateFingerprint)")
 	}
@@ -81,7 +96,7 @@ func OpenJournal(path string, binding JournalBinding) (*FileJournal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sendloop/smtp: opening the journal: %w", err)
 	}
-	j := &FileJournal{path: path, binding: binding, f: f, last: make(map[string]int), synced: time.Now()}
+	j := &FileJournal{path: path, binding: binding, f: f, idx: idx, synced: time.Now()}
 	if err := j.load(); err != nil {
 		f.Close()
 		return nil, err
@@ -92,14 +107,15 @@ func OpenJournal(path string, binding JournalBinding) (*FileJournal, error) {
 // load reads the file, truncates a torn tail, and writes the header of a
 // new journal.
 func (j *FileJournal) load() error {
-	got, hasHeader, good, err := parseJournal(bufio.NewReader(j.f), func(rec JournalRecord) {
-		if i, ok := j.last[rec.Key]; ok {
-			j.records[i] = rec
-			return
+	var idxErr error
+	got, hasHeader, good, err := parseJournal(bufio.NewReader(j.f), func(rec JournalRecord, off int64) {
+		if idxErr == nil {
+			idxErr = j.idx.set(rec.Key, rec.State, off, j.readAt)
 		}
-		j.last[rec.Key] = len(j.records)
-		j.records = append(j.records, rec)
 	})
+	if err == nil && idxErr != nil {
+		err = idxErr
+	}
 	var corrupt *JournalCorruptError
 	if errors.As(err, &corrupt) {
 		corrupt.Path = j.path
@@ -115,6 +131,7 @@ func (j *FileJournal) load() error {
 	if err != nil {
 		return fmt.Errorf("sendloop/smtp: reading the journal %q: %w", j.path, err)
 	}
+	j.size = good
 	if size != good {
 		// A torn last record: drop it, so that the next one starts a line.
 		if err := j.f.Truncate(good); err != nil {
@@ -126,6 +143,7 @@ func (j *FileJournal) load() error {
 	}
 	line, _ := json.Marshal(journalHeader{Version: journalVersion, Fingerprint: j.binding.Fingerprint,
 		ShardIndex: j.binding.Shard.Index, ShardCount: j.binding.Shard.Count})
+	j.size = int64(len(line)) + 1
 	if _, err := j.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
 	}
@@ -146,30 +164,94 @@ func (j *FileJournal) Path() string { return j.path }
 // Binding returns the binding the journal was opened with.
 func (j *FileJournal) Binding() JournalBinding { return j.binding }
 
-// Lookup returns the last record of key, if any.
+// Lookup returns the last record of key, if any, read back from the file.
+// Should the file fail to read back, the key is reported with the state
+// the journal keeps in memory, or JournalUnknown when even that cannot be
+// told apart from another key's: never as absent, so that a key journaled
+// is never sent again by mistake.
 func (j *FileJournal) Lookup(key string) (JournalRecord, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	i, ok := j.last[key]
+	e, ok, err := j.idx.find(key, j.readAt)
+	if err != nil {
+		return JournalRecord{Key: key, State: JournalUnknown}, true
+	}
 	if !ok {
 		return JournalRecord{}, false
 	}
-	return j.records[i], true
+	rec, err := j.readAt(e.offset())
+	if err != nil || rec.Key != key {
+		return JournalRecord{Key: key, State: e.state()}, true
+	}
+	return rec, true
 }
 
-// All yields the last record of every key, in the order the keys first
-// appeared in the journal: e.g. to list the keys left unknown.
+// All yields the last record of every key, in the order of those records
+// in the file: e.g. to list the keys left unknown. It reads the file; the
+// records appended while it runs may be left out.
 func (j *FileJournal) All() iter.Seq[JournalRecord] {
-	j.mu.Lock()
-	records := append([]JournalRecord(nil), j.records...)
-	j.mu.Unlock()
 	return func(yield func(JournalRecord) bool) {
-		for _, rec := range records {
-			if !yield(rec) {
+		j.mu.Lock()
+		size := j.size
+		j.mu.Unlock()
+		f, err := os.Open(j.path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		var off int64
+		r := bufio.NewReader(io.LimitReader(f, size))
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) == 0 || line[len(line)-1] != '\n' {
+				return
+			}
+			at := off
+			off += int64(len(line))
+			rec, perr := parseJournalRecord(line)
+			if at == 0 || perr != nil { // the header
+				continue
+			}
+			j.mu.Lock()
+			e, ok, ferr := j.idx.find(rec.Key, j.readAt)
+			j.mu.Unlock()
+			if ferr == nil && ok && e.offset() == at && !yield(rec) {
+				return
+			}
+			if err != nil {
 				return
 			}
 		}
 	}
+}
+
+// readAt reads the record whose line starts at off; j.mu is held (or the
+// journal is being opened).
+func (j *FileJournal) readAt(off int64) (JournalRecord, error) {
+	f := j.f
+	if f == nil { // closed: Lookup still answers
+		var err error
+		if f, err = os.Open(j.path); err != nil {
+			return JournalRecord{}, err
+		}
+		defer f.Close()
+	}
+	if j.buf == nil {
+		j.buf = make([]byte, 512)
+	}
+	var line []byte
+	for {
+		n, err := f.ReadAt(j.buf, off+int64(len(line)))
+		if i := bytes.IndexByte(j.buf[:n], '\n'); i >= 0 {
+			line = append(line, j.buf[:i+1]...)
+			break
+		}
+		line = append(line, j.buf[:n]...)
+		if err != nil {
+			return JournalRecord{}, fmt.Errorf("sendloop/smtp: reading back the journal %q at %d: %w", j.path, off, err)
+		}
+	}
+	return parseJournalRecord(line)
 }
 
 // Append writes rec with one write to the file (setting Time when zero),
@@ -198,13 +280,11 @@ func (j *FileJournal) Append(rec JournalRecord) error {
 		j.err = fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
 		return j.err
 	}
-	if i, ok := j.last[rec.Key]; ok {
-		rec.Key = j.records[i].Key
-		j.records[i] = rec
-	} else {
-		rec.Key = strings.Clone(rec.Key) // not the caller's buffer, which may be a whole row
-		j.last[rec.Key] = len(j.records)
-		j.records = append(j.records, rec)
+	off := j.size
+	j.size += int64(len(line))
+	if err := j.idx.set(rec.Key, rec.State, off, j.readAt); err != nil {
+		j.err = err
+		return j.err
 	}
 	j.unsynced++
 	if now := time.Now(); j.unsynced >= JournalSyncEvery || now.Sub(j.synced) >= JournalSyncInterval {
@@ -288,12 +368,12 @@ func encodeJournalRecord(rec JournalRecord) []byte {
 var headerPrefix = []byte(`{"sendloop_journal":`)
 
 // parseJournal reads a journal: its header, then each record, passed to
-// each in order. It returns the binding of the header (hasHeader false for
+// each in order with the offset of its line. It returns the binding of the header (hasHeader false for
 // an empty file or a torn header) and the length of the whole lines read,
 // to which a torn end is truncated. Malformed lines at the end are a torn
 // end; one followed by a good record is a *JournalCorruptError (its Path
 // left empty).
-func parseJournal(r *bufio.Reader, each func(JournalRecord)) (binding JournalBinding, hasHeader bool, good int64, err error) {
+func parseJournal(r *bufio.Reader, each func(rec JournalRecord, offset int64)) (binding JournalBinding, hasHeader bool, good int64, err error) {
 	var offset int64
 	lineNo := 0
 	badLine := 0 // the first malformed line not yet followed by a good one
@@ -336,7 +416,7 @@ func parseJournal(r *bufio.Reader, each func(JournalRecord)) (binding JournalBin
 		if badLine != 0 {
 			return binding, hasHeader, good, &JournalCorruptError{Line: badLine, Err: badErr}
 		}
-		each(rec)
+		each(rec, offset-int64(len(line)))
 		good = offset
 	}
 	return binding, hasHeader, good, nil

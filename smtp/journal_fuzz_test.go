@@ -33,7 +33,7 @@ func FuzzParseJournal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []JournalRecord
-		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r JournalRecord) { recs = append(recs, r) })
+		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r JournalRecord, _ int64) { recs = append(recs, r) })
 		if good < 0 || good > int64(len(data)) || (good > 0 && data[good-1] != '\n') {
 			t.Fatalf("good = %d of %d bytes", good, len(data))
 		}
@@ -60,7 +60,7 @@ func FuzzParseJournal(f *testing.F) {
 			buf.Write(encodeJournalRecord(r))
 		}
 		var again []JournalRecord
-		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r JournalRecord) { again = append(again, r) })
+		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r JournalRecord, _ int64) { again = append(again, r) })
 		if err != nil || b2 != binding || good2 != int64(buf.Len()) || len(again) != len(recs) {
 			t.Fatalf("reread: %v, %d records of %d", err, len(again), len(recs))
 		}

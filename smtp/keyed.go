@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -182,7 +182,7 @@ func (r *Relay) SendKeyed(ctx context.Context, msgs iter.Seq2[string, *Message],
 		}
 	}
 	return func(yield func(KeyedResult) bool) {
-		run := &keyedRun{relay: r, opts: opts, b: &bulk{}, seen: make(map[string]struct{})}
+		run := &keyedRun{relay: r, opts: opts, b: &bulk{}, seen: newKeySet()}
 		src := func(y func(*keyedJob) bool) {
 			for k, m := range msgs {
 				if !y(&keyedJob{key: k, msg: m}) {
@@ -201,8 +201,8 @@ func (r *Relay) SendKeyed(ctx context.Context, msgs iter.Seq2[string, *Message],
 type keyedRun struct {
 	relay *Relay
 	opts  SendKeyedOptions
-	b     *bulk               // its failed() is the error that stopped the run
-	seen  map[string]struct{} // keys given so far; used by decide only, on one goroutine
+	b     *bulk  // its failed() is the error that stopped the run
+	seen  keySet // keys given so far; used by decide only, on one goroutine
 }
 
 // keyedJob is a key and its message; decide sets prev, the journal's
@@ -226,11 +226,10 @@ func (run *keyedRun) decide(ctx context.Context, i int, j *keyedJob) (KeyedResul
 		res.State, res.Skip = KeySkipped, SkipShard
 		return res, true
 	}
-	if _, ok := run.seen[key]; ok {
+	if !run.seen.add(key) {
 		res.State, res.Err = KeyInvalid, fmt.Errorf("%w: %q", ErrDuplicateKey, key)
 		return res, true
 	}
-	run.seen[strings.Clone(key)] = struct{}{} // not the caller's buffer, which may be a whole row
 	if journal := run.opts.Journal; journal != nil {
 		if prev, ok := journal.Lookup(key); ok {
 			res.Previous, j.prev = &prev, &prev
@@ -304,4 +303,31 @@ func (run *keyedRun) send(ctx context.Context, i int, j *keyedJob) KeyedResult {
 		run.b.fail(stop)
 	}
 	return res
+}
+
+// keySet is the set of the keys a run was given, kept as 128-bit hashes of
+// the keys (16 bytes and the map's overhead per key, whatever their length)
+// so that a run of millions of keys stays small. Two different keys are
+// taken for one only if both of their 64-bit hashes, with independent random
+// seeds, collide: for n keys the probability that this happens at all is at
+// most n²/2¹²⁹, about 10⁻²⁵ for ten million keys. The second would then be
+// reported KeyInvalid as a duplicate (never sent twice, never skipped
+// silently).
+type keySet struct {
+	s1, s2 maphash.Seed
+	m      map[[2]uint64]struct{}
+}
+
+func newKeySet() keySet {
+	return keySet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: make(map[[2]uint64]struct{})}
+}
+
+// add adds key and reports whether it was new.
+func (k keySet) add(key string) bool {
+	h := [2]uint64{maphash.String(k.s1, key), maphash.String(k.s2, key)}
+	if _, ok := k.m[h]; ok {
+		return false
+	}
+	k.m[h] = struct{}{}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -131,6 +132,79 @@ func TestSlowDownOn(t *testing.T) {
 			r.slowDownOn(tt.err)
 			if r.limiter.slow != tt.want {
 				t.Errorf("halvings = %d, want %d", r.limiter.slow, tt.want)
+			}
+		})
+	}
+}
+
+// TestLimiterLongRun drives a limiter on a fake clock with workers that each take a token,
+// wait what reserve says, and send for a while, as the pool's connections do: over many
+// tokens the achieved rate is the rate asked for (the burst aside), no second holds more
+// than rate + burst messages, and a pause refills the burst only.
+func TestLimiterLongRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		rate      float64
+		burst     int
+		workers   int
+		service   time.Duration // the time a message takes to send, after its wait
+		messages  int
+		pauseAt   int // after this many messages every worker stops for pause (0: none)
+		pause     time.Duration
+		wantRate  float64 // the achieved rate over the run, within 1 %
+		wantBurst int     // the most messages in any one second
+	}{
+		{"200/s as the CLI sets it, 10,000 messages", 200, 20, 8, 3 * time.Millisecond, 10000, 0, 0, 200 * 10000 / (10000 - 20.0), 220},
+		{"one connection", 200, 20, 1, time.Millisecond, 10000, 0, 0, 200 * 10000 / (10000 - 20.0), 220},
+		{"connections slower than the rate", 200, 20, 2, 20 * time.Millisecond, 2000, 0, 0, 100, 101},
+		{"a pause refills the burst only", 50, 5, 4, time.Millisecond, 3000, 1500, 10 * time.Second, 0, 55},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l, c := newTestLimiter(tt.rate, tt.burst)
+			start := c.t
+			ready := make([]time.Time, tt.workers)
+			for i := range ready {
+				ready[i] = start
+			}
+			sends := make([]time.Time, 0, tt.messages)
+			for len(sends) < tt.messages {
+				w := 0 // the worker free first takes the next message
+				for i := range ready {
+					if ready[i].Before(ready[w]) {
+						w = i
+					}
+				}
+				if tt.pauseAt > 0 && len(sends) == tt.pauseAt {
+					for i := range ready {
+						ready[i] = ready[i].Add(tt.pause)
+					}
+				}
+				if ready[w].After(c.t) {
+					c.t = ready[w]
+				}
+				at := c.t.Add(l.reserve())
+				sends = append(sends, at)
+				ready[w] = at.Add(tt.service)
+			}
+			slices.SortFunc(sends, func(a, b time.Time) int { return a.Compare(b) })
+			if tt.wantRate > 0 {
+				got := float64(len(sends)) / sends[len(sends)-1].Sub(start).Seconds()
+				if got < tt.wantRate*0.99 || got > tt.wantRate*1.01 {
+					t.Errorf("achieved %.2f messages/s over %d, want %.2f", got, len(sends), tt.wantRate)
+				}
+			}
+			most := 0
+			for i, j := 0, 0; i < len(sends); i++ {
+				for sends[i].Sub(sends[j]) >= time.Second {
+					j++
+				}
+				most = max(most, i-j+1)
+			}
+			if most > tt.wantBurst {
+				t.Errorf("%d messages in one second, want at most %d", most, tt.wantBurst)
 			}
 		})
 	}

@@ -114,6 +114,7 @@ type githubReport struct {
 	summaryPath string
 	rejects     int
 	reasons     map[string]int
+	noun        string // what the rows reported are, in the notice and the summary: "rejected row" unless set
 }
 
 // maxReasonKinds bounds the distinct reasons counted for the summary; the rest are "other".
@@ -194,6 +195,12 @@ func (g *githubReport) path() string {
 
 // reject reports a rejected or refused row that starts on line of the file.
 func (g *githubReport) reject(line int, address, reason string) {
+	g.warn(line, "rejected", address, reason)
+}
+
+// warn reports a row that starts on line of the file and counts against the reject budget:
+// verb says what happened to it ("rejected", "refused").
+func (g *githubReport) warn(line int, verb, address, reason string) {
 	if g == nil {
 		return
 	}
@@ -208,7 +215,15 @@ func (g *githubReport) reject(line int, address, reason string) {
 		return
 	}
 	fmt.Fprintf(g.w, "::warning file=%s,line=%d::%s\n", escapeProperty(g.file), line,
-		escapeData(fmt.Sprintf("rejected %q: %s", address, reason)))
+		escapeData(fmt.Sprintf("%s %q: %s", verb, address, reason)))
+}
+
+// rowNoun is what the rows reported are: "rejected row" unless noun says otherwise.
+func (g *githubReport) rowNoun() string {
+	if g.noun == "" {
+		return "rejected row"
+	}
+	return g.noun
 }
 
 // lineNumbers matches the line numbers in a reason, so that "duplicate of line 2" and
@@ -248,7 +263,7 @@ func (g *githubReport) finish(s githubSummary) error {
 	}
 	if rest := g.rejects - maxAnnotations; rest > 0 {
 		fmt.Fprintf(g.w, "::notice::%s\n", escapeData(fmt.Sprintf("%s not annotated (GitHub shows %d per step); the step summary counts them by reason",
-			plural(rest, "more rejected row"), maxAnnotations)))
+			plural(rest, "more "+g.rowNoun()), maxAnnotations)))
 	}
 	if g.summaryPath == "" {
 		return nil
@@ -302,7 +317,7 @@ func (g *githubReport) markdown(s githubSummary) string {
 		slices.SortFunc(kinds, func(a, b kind) int {
 			return cmp.Or(cmp.Compare(b.rows, a.rows), strings.Compare(a.reason, b.reason))
 		})
-		fmt.Fprintf(&b, "\n%s by reason:\n\n| reason | rows |\n|---|---:|\n", plural(g.rejects, "rejected row"))
+		fmt.Fprintf(&b, "\n%s by reason:\n\n| reason | rows |\n|---|---:|\n", plural(g.rejects, g.rowNoun()))
 		for i, k := range kinds {
 			if i == maxSummaryReasons {
 				rest := 0

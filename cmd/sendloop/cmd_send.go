@@ -95,13 +95,25 @@ and rows whose outcome is unknown are listed, never sent again without --resend-
 --shard K/N splits a file across N jobs (a stable hash of the address), each with its own
 journal. --rate N paces the relay (4xx replies slow it down), --concurrency N its
 connections; --dry-run prints the first messages and sends nothing. The report (--json:
-one object whose counts add up to the file's rows) lists the rows refused, unknown,
-deferred and rejected; the exit code is 1 when there are any.`,
+one object whose counts add up to the file's rows, and reject_budget) lists the rows
+refused, unknown (in this run or an earlier one), deferred and rejected, each with the line
+it starts on. The exit code is 1 when any row is deferred or not attempted (a rerun sends
+them), or when rows are refused, unknown or rejected, unless --max-rejects allows them: N
+rows, or N% of the file's data rows (rounded up), still exit 0 (every one is still
+reported); one more exits 1.
+
+GitHub Actions: when GITHUB_ACTIONS=true (or with --annotations github; --annotations none
+turns it off), each refused, unknown or rejected row is also a workflow annotation on
+stderr, "::warning file=FILE,line=N::…" (the file relative to $GITHUB_WORKSPACE when it is
+inside it); GitHub shows 10 per step, so the rest are counted in one "::notice::". A
+Markdown summary (the counts, the result, the most common reasons) is appended to the file
+$GITHUB_STEP_SUMMARY names.`,
 		examples: `sendloop send --from 'Shop <shop@example.com>' --to ann@example.net --subject 'Your order' --text order.txt
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
 sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
-sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'`,
+sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
+sendloop send --from news@example.com --subject News --html news.html --recipients list.csv --journal news-1.journal --shard 1/3 --max-rejects 1% --annotations github`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
@@ -136,6 +148,8 @@ sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news
 			fs.Var(&l.columns, "column", "with --recipients: rename the column SOURCE (`SOURCE=TARGET`), e.g. 'First name=FIRSTNAME', or name the address column (=EmailAddress)")
 			fs.StringVar(&l.encoding, "encoding", "", "with --recipients: read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be")
 			fs.StringVar(&l.delimiter, "delimiter", "", "with --recipients: the delimiter `CHAR` (default: detected)")
+			budgetFlag(fs, &l.maxRejects)
+			annotationsFlag(fs, &l.annotations)
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
@@ -245,8 +259,8 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 		return runSendList(ctx, a, o)
 	}
 	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
-		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" {
-		return usagef("send", "--journal, --rate, --shard, --var, --column, --dry-run and the --resend flags go with --recipients FILE")
+		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto {
+		return usagef("send", "--journal, --rate, --shard, --var, --column, --dry-run, --max-rejects, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,14 @@ type listOptions struct {
 	dryRun                     bool
 	vars, columns              repeatedFlag
 	encoding, delimiter        string
+	maxRejects, annotations    string
 }
+
+// sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
+// heap is small and grows slowly (a few tens of bytes per row, for the journal's index and
+// the duplicate check), its garbage plentiful (every row's message), so collecting at 25 %
+// growth keeps the peak RSS near the live heap for a few more short collections.
+const sendListGCPercent = 25
 
 // mergeName is what a column or --var name must look like to be a merge variable.
 var mergeName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
@@ -51,16 +59,7 @@ func parseShard(s string) (smtp.ShardSpec, error) {
 	return smtp.ShardSpec{Index: ki - 1, Count: ni}, nil
 }
 
-// listReport counts what a --recipients run did with each row of the file.
-type listReport struct {
-	Rows, Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
-	Skipped                                                        map[string]int // by reason
-	RefusedRows, UnknownRows, RejectedRows, DeferredRows           []orderedObject
-	stop                                                           error // the failure that stopped the run
-	lines                                                          []int // the file's line of each row sent to SendKeyed, by index
-}
-
-func runSendList(ctx context.Context, a *app, o *sendOptions) error {
+func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	l := &o.list
 	switch {
 	case len(o.to) > 0 || len(o.cc) > 0:
@@ -78,6 +77,29 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(sendListGCPercent))
+	budget, err := parseRejectBudget("send", l.maxRejects)
+	if err != nil {
+		return err
+	}
+	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
+	if err != nil {
+		return err
+	}
+	if gh != nil {
+		gh.noun = "failed row"
+	}
+	rep := &listReport{Skipped: map[string]int{}, gh: gh, queuing: !l.dryRun}
+	defer rep.close()
+	var outcome *budgetOutcome
+	defer func() {
+		if l.dryRun {
+			return
+		}
+		if err := gh.finish(rep.summary(gh.path(), shard, outcome, runErr)); err != nil {
+			a.note("%v", err)
+		}
+	}()
 	vars := map[string]string{}
 	for _, v := range l.vars {
 		name, value, ok := strings.Cut(v, "=")
@@ -178,7 +200,6 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 		}
 	}
 
-	rep := &listReport{Skipped: map[string]int{}}
 	rows := func(yield func(string, *smtp.Message) bool) {
 		for rec, err := range r.Named(addrCol) {
 			if err != nil {
@@ -187,8 +208,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 			}
 			rep.Rows++
 			if rec.Reject != "" {
-				rep.Rejected++
-				rep.RejectedRows = append(rep.RejectedRows, orderedObject{{"line", rec.Line}, {"email", rec.Raw}, {"reason", rec.Reject}})
+				rep.rejectRow(rec.Line, rec.Raw, rec.Reject)
 				continue
 			}
 			values := map[string]string{}
@@ -203,11 +223,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 			}
 			m, err := rowMessage(tmpl, o, rec.Address, rec.Columns[nameCol], values)
 			if err != nil {
-				rep.Rejected++
-				rep.RejectedRows = append(rep.RejectedRows, orderedObject{{"line", rec.Line}, {"email", rec.Raw}, {"reason", cliMessage(err)}})
+				rep.rejectRow(rec.Line, rec.Raw, cliMessage(err))
 				continue
 			}
-			rep.lines = append(rep.lines, rec.Line)
+			rep.yielded(rec.Line)
 			if !yield(strings.ToLower(rec.Address), m) {
 				return
 			}
@@ -252,14 +271,17 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 		prog.add(1)
 		rep.add(res)
 	}
+	rep.flush()
 	endProgress()
 	if cerr := journal.Close(); cerr != nil && rep.stop == nil {
 		rep.stop = cerr
 	}
-	if werr := rep.write(a, relay.Addr(), l.journal); werr != nil {
+	o2 := budget.check(rep.rejects(), rep.Rows)
+	outcome = &o2
+	if werr := rep.write(a, relay.Addr(), l.journal, o2); werr != nil {
 		return werr
 	}
-	return rep.err(ctx)
+	return rep.err(ctx, a, o2)
 }
 
 // messageIDGiven reports --message-id with --recipients.
@@ -331,117 +353,6 @@ func rowMessage(tmpl *smtp.Message, o *sendOptions, addr, name string, values ma
 	// An address or a rendered header the message cannot hold is refused by SendKeyed, before
 	// sending, as an invalid key: a rejected row.
 	return &m, nil
-}
-
-// add counts one result.
-func (rep *listReport) add(res smtp.KeyedResult) {
-	row := func() orderedObject {
-		o := orderedObject{{"email", res.Key}}
-		if res.Index < len(rep.lines) {
-			o = append(orderedObject{{"line", rep.lines[res.Index]}}, o...)
-		}
-		if res.MessageID != "" {
-			o = append(o, member{"message_id", res.MessageID})
-		}
-		if res.Err != nil {
-			o = append(o, member{"reason", cliMessage(res.Err)})
-		}
-		return o
-	}
-	switch res.State {
-	case smtp.KeySent:
-		rep.Sent++
-	case smtp.KeyRefused:
-		rep.Refused++
-		rep.RefusedRows = append(rep.RefusedRows, row())
-	case smtp.KeyUnknown:
-		rep.Unknown++
-		rep.UnknownRows = append(rep.UnknownRows, row())
-	case smtp.KeyDeferred:
-		rep.Deferred++
-		rep.DeferredRows = append(rep.DeferredRows, row())
-	case smtp.KeySkipped:
-		rep.Skipped[res.Skip.String()]++
-		if res.Skip == smtp.SkipUnknown {
-			rep.UnknownRows = append(rep.UnknownRows, append(row(), member{"reason", "unknown in the journal: not sent again without --resend-unknown"}))
-		}
-	case smtp.KeyInvalid:
-		rep.Rejected++
-		rep.RejectedRows = append(rep.RejectedRows, row())
-	case smtp.KeyNotAttempted:
-		rep.NotAttempted++
-		if rep.stop == nil && errors.Is(res.Err, smtp.ErrRunStopped) {
-			rep.stop = res.Err
-		}
-	}
-}
-
-func (rep *listReport) skipped() int {
-	n := 0
-	for _, c := range rep.Skipped {
-		n += c
-	}
-	return n
-}
-
-// write prints the report: a summary, or with --json one object whose counts add up to the
-// file's rows.
-func (rep *listReport) write(a *app, relay, journal string) error {
-	if a.json {
-		skipped := orderedObject{}
-		for _, k := range []string{"already_sent", "refused", "unknown", "shard"} {
-			skipped = append(skipped, member{k, rep.Skipped[k]})
-		}
-		nz := func(s []orderedObject) []orderedObject {
-			if s == nil {
-				return []orderedObject{}
-			}
-			return s
-		}
-		return writeJSON(a.stdout, orderedObject{{"relay", relay}, {"journal", journal}, {"rows", rep.Rows},
-			{"sent", rep.Sent}, {"skipped", skipped}, {"refused", rep.Refused}, {"unknown", rep.Unknown},
-			{"deferred", rep.Deferred}, {"rejected", rep.Rejected}, {"not_attempted", rep.NotAttempted},
-			{"refused_rows", nz(rep.RefusedRows)}, {"unknown_rows", nz(rep.UnknownRows)},
-			{"deferred_rows", nz(rep.DeferredRows)}, {"rejected_rows", nz(rep.RejectedRows)}})
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s read: %d sent, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards), %d refused, %d unknown, %d deferred, %d rejected, %d not attempted.\n",
-		plural(rep.Rows, "row"), rep.Sent, rep.skipped(), rep.Skipped["already_sent"], rep.Skipped["refused"], rep.Skipped["unknown"],
-		rep.Skipped["shard"], rep.Refused, rep.Unknown, rep.Deferred, rep.Rejected, rep.NotAttempted)
-	for _, list := range []struct {
-		title string
-		rows  []orderedObject
-	}{{"Refused", rep.RefusedRows}, {"Outcome unknown (never sent again without --resend-unknown)", rep.UnknownRows},
-		{"Deferred (sent by a rerun)", rep.DeferredRows}, {"Rejected", rep.RejectedRows}} {
-		if len(list.rows) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "%s:\n", list.title)
-		for _, r := range list.rows {
-			var parts []string
-			for _, m := range r {
-				parts = append(parts, fmt.Sprint(m.value))
-			}
-			fmt.Fprintf(&b, "  %s\n", strings.Join(parts, "  "))
-		}
-	}
-	_, err := io.WriteString(a.stdout, b.String())
-	return err
-}
-
-// err is the run's outcome: the failure that stopped it, or exit code 1 when any row was
-// refused, unknown, deferred, rejected or not attempted.
-func (rep *listReport) err(ctx context.Context) error {
-	if rep.stop != nil {
-		return rep.stop
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %s not attempted; run again to send them", plural(rep.NotAttempted, "row"))
-	}
-	if n := rep.Refused + rep.Unknown + rep.Deferred + rep.Rejected + rep.NotAttempted + rep.Skipped["refused"] + rep.Skipped["unknown"]; n > 0 {
-		return fmt.Errorf("%s not sent (refused, unknown, deferred, rejected or not attempted, in this run or an earlier one)", plural(n, "row"))
-	}
-	return nil
 }
 
 // dryRunList renders the first rows' messages of this shard and sends nothing.

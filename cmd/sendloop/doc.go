@@ -284,8 +284,20 @@
 //     whose outcome is unknown (--resend-unknown sends them). A journal written for another
 //     message or shard is refused. --shard K/N (K from 1 to N) sends the rows whose
 //     address hashes to shard K (smtp.Shard), each shard with its own journal. Exit code 1
-//     when any row is refused, unknown, deferred, rejected or not attempted, in this run or
-//     (refused, unknown) an earlier one.
+//     when any row is deferred or not attempted (a rerun sends it), or when more rows than
+//     --max-rejects allows (default 0) are rejected (a bad or missing address, a malformed
+//     line, a duplicate address, a message that cannot be built), refused, or of unknown
+//     outcome, in this run or (refused, unknown) an earlier one, whose rows the report lists
+//     with the reply the journal recorded. --annotations and the GitHub step summary work as
+//     for sync: "::warning file=F,line=N::rejected|refused|outcome unknown for "ADDR":
+//     REASON" (a refusal given as the command and the reply, without the address, so that
+//     the summary counts one reason for many rows), 10 then a notice; the summary's table
+//     counts the rows by outcome. The --json report ends with reject_budget. The report's
+//     rows follow the file's order; at most 1,000 of each kind (refused, unknown, deferred,
+//     rejected) are held in memory, the rest in an unlinked temporary file; the journal
+//     and the duplicate check keep a few tens of bytes a row each, and the collector
+//     runs at GOGC 25, so that the peak RSS grows little with the file. A dry run applies
+//     no budget: it renders the first messages only.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
 //     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),

@@ -201,6 +201,10 @@ func TestSendRecipientsUsage(t *testing.T) {
 	}
 	r := invocation{args: []string{"--fake", "send", "--from", "a@example.com", "--to", "b@example.net", "--subject", "S", "--text", text, "--journal", "j"}, env: []string{}}.run(t)
 	expect(t, r, exitUsage, nil, []string{"go with --recipients"})
+	for _, flags := range [][]string{{"--max-rejects", "3"}, {"--annotations", "github"}} {
+		r := invocation{args: append([]string{"--fake", "send", "--from", "a@example.com", "--to", "b@example.net", "--subject", "S", "--text", text}, flags...), env: []string{}}.run(t)
+		expect(t, r, exitUsage, nil, []string{"go with --recipients"})
+	}
 }
 
 func TestSendRecipientsDryRun(t *testing.T) {
