@@ -65,8 +65,8 @@ type ImportReport struct {
 	// the rows of a call that failed, each with why, in row order.
 	Failed []FailedRow
 	// Unattributed counts rows the service did not import that could not be traced: a
-	// failure that did not recur when its batch was resent in parts, or rows an answer's
-	// totals left out.
+	// failure that did not recur when its batch was resent in parts, or that Stop left
+	// unsearched, or rows an answer's totals left out.
 	Unattributed int
 	// NotAttempted counts rows read but never sent, or whose call was cut short, because
 	// the import was stopped: ctx ended, or an error that every batch would get ended the
@@ -403,6 +403,9 @@ func (r *importRun) locate(ctx context.Context, batch []indexedRow) ([]indexedRo
 	}
 	var refused []indexedRow
 	for _, part := range [][]indexedRow{batch[:len(batch)/2], batch[len(batch)/2:]} {
+		if stopped(r.opts.Stop) {
+			return refused, nil // no call starts after Stop: the rest stay untraced
+		}
 		res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(part))
 		if err != nil {
 			return refused, err

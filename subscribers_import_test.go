@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -265,4 +266,34 @@ func TestImportAllRowsMayShareAMap(t *testing.T) {
 		"b@example.com": {f1: "", f2: "b2"},
 		"c@example.com": {f1: "", f2: ""},
 	}, got)
+}
+
+// TestImportAllStopLocatesNoMore: a batch answered with a refused row after Stop was closed
+// is not resent in halves to find the row, which would start calls after Stop: the failure
+// is counted in Unattributed.
+func TestImportAllStopLocatesNoMore(t *testing.T) {
+	t.Parallel()
+	stop := make(chan struct{})
+	var once sync.Once
+	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
+		if r.Command == "subscriber.import" {
+			once.Do(func() { close(stop) })
+		}
+	}))
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
+	require.NoError(t, err)
+	id := newList(t, c, sendloop.OptInSingle)
+	_, err = srv.Suppress(0, "c@example.com", "Manual")
+	require.NoError(t, err)
+	var rows []sendloop.ImportSubscriber
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		rows = append(rows, sendloop.ImportSubscriber{EmailAddress: name + "@example.com"})
+	}
+	report, err := c.Subscribers.ImportAll(context.Background(), id, slices.Values(rows),
+		sendloop.ImportOptions{BatchSize: 8, Concurrency: 1, Stop: stop})
+	require.NoError(t, err)
+	assert.Equal(t, 1, len(requestsFor(srv, "subscriber.import")), "the batch's call and none after Stop")
+	assert.Equal(t, 7, report.Imported)
+	assert.Empty(t, report.Failed)
+	assert.Equal(t, 1, report.Unattributed)
 }

@@ -35,8 +35,9 @@ type ApplyOptions struct {
 	// cancels them with it.
 	Grace time.Duration
 	// Work, when set, is the context of the calls in flight: ending it (a second Ctrl-C)
-	// cancels them at once, grace or not. Its values are the calls' values. Nil means
-	// Apply's context's values, with no cancellation of its own.
+	// cancels them at once, grace or not, and interrupts Apply as the end of its context
+	// does. Its values are the calls' values. Nil means Apply's context's values, with no
+	// cancellation of its own.
 	Work context.Context
 	// Progress, when set, is called with the changes made (or failed) so far and their
 	// total, from more than one goroutine.
@@ -134,6 +135,17 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
+	if opts.Work != nil {
+		// Work ending first ends ctx too: no call is started on a context that cannot run
+		// it, and the run is interrupted, not finished.
+		stop, cancelStop := context.WithCancelCause(ctx)
+		defer cancelStop(nil)
+		defer context.AfterFunc(opts.Work, func() { cancelStop(context.Cause(opts.Work)) })()
+		if opts.Work.Err() != nil {
+			cancelStop(context.Cause(opts.Work)) // at once: AfterFunc's call comes later
+		}
+		ctx = stop
+	}
 	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
 	defer cancel()
 	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{}, total: pl.Adds + pl.Updates + pl.Unsubscribes}
@@ -206,6 +218,13 @@ func (a *applier) reject(line int, address, reason string) {
 	}
 }
 
+// failed counts a change that failed without a call: its row changed since the plan.
+func (a *applier) failed(n *int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	*n++
+}
+
 // progress reports the changes handled so far; call it with a.mu held.
 func (a *applier) progress() {
 	if a.opts.Progress != nil {
@@ -265,6 +284,9 @@ func (a *applier) adds() error {
 			}
 			if ev.Kind == EventReject {
 				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				if ev.planned == EventAdd {
+					a.failed(&a.res.AddFailed) // the source changed: an addition that failed
+				}
 				continue
 			}
 			if !yield(importRow(mapping, ev.Row, &fields)) {
@@ -290,7 +312,7 @@ func (a *applier) adds() error {
 	})
 	if report != nil {
 		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
-		a.res.AddFailed = len(report.Failed) + report.Unattributed
+		a.res.AddFailed += len(report.Failed) + report.Unattributed
 		a.res.AddUntraced = report.Unattributed
 		if report.Unattributed > 0 && a.opts.OnUntraced != nil {
 			a.opts.OnUntraced(report.Unattributed)
@@ -334,8 +356,11 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 }
 
 func importFailure(err error) string {
-	if errors.Is(err, sendloop.ErrRowRefused) {
+	switch {
+	case errors.Is(err, sendloop.ErrRowRefused):
 		return "refused by the service"
+	case errors.Is(err, sendloop.ErrOutcomeUnknown):
+		return "may have been imported (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
 	}
 	return "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 }
@@ -378,6 +403,9 @@ func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
 			}
 			if ev.Kind == EventReject {
 				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				if ev.planned == EventUpdate {
+					a.failed(&a.res.UpdateFailed) // the source changed: an update that failed
+				}
 				continue
 			}
 			if !yield(*ev.Update, nil) {
@@ -401,7 +429,11 @@ func (a *applier) updates() error {
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		failed := err != nil && !cutShort(a.work, err)
 		if failed {
-			a.reject(u.Line, u.Email, "update failed: "+strings.TrimPrefix(err.Error(), "sendloop: "))
+			how := "update failed: "
+			if errors.Is(err, sendloop.ErrOutcomeUnknown) {
+				how = "may have been updated (run the sync again to know): "
+			}
+			a.reject(u.Line, u.Email, how+strings.TrimPrefix(err.Error(), "sendloop: "))
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()

@@ -31,6 +31,8 @@ type Event struct {
 	Reason string
 	// Update describes an update.
 	Update *Update
+
+	planned EventKind // for a row rejected because the source changed: what was planned for it
 }
 
 // Events reads the source again and yields, in its order, the rows of the kinds that mask
@@ -55,8 +57,11 @@ func (pl *Plan) Events(ctx context.Context, mask EventKind) iter.Seq2[Event, err
 // mask names (EventAdd|EventReject, say): the rows to add, those rejected, with why, and
 // the updates. A row planned for a kind that mask names but that no longer holds the
 // address it was planned for (the source changed since) is yielded as an EventReject,
-// whatever the mask, with ReasonFileChanged. Rows of unchanged members, skipped rows and
-// suppressed addresses yield nothing. A read error is yielded once, and ends the sequence.
+// whatever the mask, with ReasonFileChanged; so is one the source no longer yields at all
+// (its Row holds its line only), and a row rejected when planned that is not now. Rows of
+// unchanged members, skipped rows and suppressed addresses yield nothing, whatever they
+// hold now: the plan changes nothing for them. A read error is yielded once, and ends the
+// sequence.
 func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 	p := pl.planner
 	return func(yield func(Event, error) bool) {
@@ -68,47 +73,56 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 				yield(Event{}, err)
 				return
 			}
-			if !ok && mask&EventReject == 0 {
-				return // no decision left, and the rows rejected as read are not wanted
+			if !ok {
+				return // no decision left: the rows left are unchanged or skipped
 			}
 			recLine, rerr := r.next()
-			if errors.Is(rerr, io.EOF) {
-				return
-			}
-			if rerr != nil {
+			eof := errors.Is(rerr, io.EOF)
+			if rerr != nil && !eof {
 				yield(Event{}, rerr)
 				return
 			}
 			line := uint32(recLine)
-			var ev Event
-			changed := false
-			switch {
-			case ok && d.seq == line:
+			// The rows planned before this one (all those left, at the end) are gone from
+			// the source: reported, lest the decisions after them wait for them forever.
+			for ok && (eof || d.seq < line) {
 				if decisionEvent[d.kind]&mask != 0 {
-					row := r.row()
-					// The file is read again: a line that no longer names the address the
-					// decision was made for is skipped, and reported, whatever the mask.
-					if k1, k2 := p.key(row.Key); row.Key == "" || k1 != d.k1 || k2 != d.k2 {
-						ev, changed = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged}, true
-					} else {
-						ev, err = pl.event(d, row)
+					row := MappedRow{Line: int(d.seq), Raw: fmt.Sprintf("(line %d)", d.seq)}
+					if !yield(Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}, nil) {
+						return
 					}
 				}
-				if err == nil {
-					d, err, ok = decisions()
+				if d, err, ok = decisions(); err != nil {
+					yield(Event{}, err)
+					return
 				}
-			case mask&EventReject != 0:
+			}
+			if !ok || d.seq != line {
+				continue // a row the plan changes nothing for
+			}
+			var ev Event
+			if decisionEvent[d.kind]&mask != 0 {
 				row := r.row()
-				if row.Reject != "" {
+				// The source is read again: a row that no longer names the address the
+				// decision was made for is skipped, and reported, whatever the mask.
+				switch k1, k2 := p.key(row.Key); {
+				case d.kind == decisionReject && row.Reject != "":
 					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
+				case d.kind == decisionReject, row.Key == "" || k1 != d.k1 || k2 != d.k2:
+					ev = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}
+				default:
+					ev, err = pl.event(d, row)
 				}
+			}
+			if err == nil {
+				d, err, ok = decisions()
 			}
 			if err != nil {
 				yield(Event{}, err)
 				return
 			}
-			if ev.Kind&mask == 0 && !changed {
-				continue
+			if ev.Kind == 0 {
+				continue // not wanted, or an update whose values turn out equal
 			}
 			if !yield(ev, nil) {
 				return
@@ -121,7 +135,7 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
 
 // decisionEvent is the kind of Event of each kind of decision.
-var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate}
+var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate, decisionReject: EventReject}
 
 // event turns a decision about a row into its Event.
 func (pl *Plan) event(d rec, row MappedRow) (Event, error) {

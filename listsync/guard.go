@@ -3,6 +3,7 @@ package listsync
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -57,7 +58,15 @@ func (l Limit) Of(members int) int {
 	case l.n >= 100:
 		return -1
 	}
-	return int(math.Ceil(l.n * float64(members) / 100))
+	// Exactly, in decimal: 1.1 % of 3,000 is 33, where float64 makes it 33.000000000000004,
+	// which rounds up to 34.
+	pct, _ := new(big.Rat).SetString(strconv.FormatFloat(l.n, 'f', -1, 64)) // a finite number always reads
+	share := pct.Mul(pct, big.NewRat(int64(members), 100))
+	q, r := new(big.Int).QuoRem(share.Num(), share.Denom(), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return int(q.Int64())
 }
 
 // String writes the limit as ParseLimit reads it.

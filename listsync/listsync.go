@@ -35,9 +35,10 @@
 // trace the rows the service refused to their lines. So a Source is one that can be read
 // again: a CSVFile opens its file again and refuses it when its size or modification time
 // changed; RowFunc calls its function again. Each row read again is checked against the
-// plan: a row that no longer holds the address planned for it is not applied but rejected
-// with ReasonFileChanged, so that a source that changed in between never applies one row's
-// values to another address. A source that cannot be read twice (stdin, a stream) is
+// plan: a row that no longer holds the address planned for it, or that the source no longer
+// yields, is not applied but rejected with ReasonFileChanged, so that a source that changed
+// in between never applies one row's values to another address and leaves no planned row
+// unaccounted. A source that cannot be read twice (stdin, a stream) is
 // spooled to a file first, or held in memory with Rows.
 //
 // # Safety

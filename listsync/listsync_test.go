@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,6 +104,9 @@ func TestRowsSource(t *testing.T) {
 	}
 }
 
+// beyond32 is the first line the plan cannot keep.
+var beyond32 int64 = 1 << 32
+
 func TestRowFuncErrors(t *testing.T) {
 	t.Parallel()
 	_, c := demoList(t)
@@ -127,10 +131,15 @@ func TestRowFuncErrors(t *testing.T) {
 		{"unknown field", []string{"Plan", "Colour"}, seq(), `listsync: source fields: unknown field "Colour" (the list's custom fields are "First name" (CustomField1), "Plan" (CustomField2))`},
 		{"lines that do not increase", nil, seq(Row{Line: 5, Email: "a@example.com"}, Row{Line: 5, Email: "b@example.com"}), "row 2 has Line 5, after a row with Line 5"},
 		{"the source's error", nil, seq(Row{Email: "a@example.com"}), "reading the source: the query failed"},
+		// The plan keeps a line in 32 bits: a larger one (a database ID) would wrap around.
+		{"a line beyond 32 bits", nil, seq(Row{Line: int(beyond32 - 1), Email: "a@example.com"}, Row{Line: int(beyond32), Email: "b@example.com"}), "row 2 has Line 4294967296: lines go up to 4294967295"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if strings.Contains(tt.name, "32 bits") && strconv.IntSize == 32 {
+				t.Skip("an int holds no larger line")
+			}
 			job, err := New(testContext(t), c, 1, RowFunc(tt.fields, tt.rows), Options{TempDir: t.TempDir()})
 			if err == nil {
 				var pl *Plan
@@ -171,7 +180,10 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || res.Added != 0 || res.Updated != 0 {
+	// The planned addition and update failed: they are not left "not attempted" by a run
+	// that nothing interrupted.
+	want := Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2}
+	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || *res != want {
 		t.Errorf("rejects %q, result %+v", rejects, *res)
 	}
 	if _, ok := srv.SubscriberStatus(1, "new@example.com"); ok {
@@ -310,6 +322,12 @@ func TestLimit(t *testing.T) {
 		{"100%", 50, -1, "100%", false},
 		{" 12.5 % ", 80, 10, "12.5%", false},
 		{"7", 1000, 7, "7", false},
+		// Rounded up exactly: float64 arithmetic makes these a hair above a whole number.
+		{"1.1%", 3000, 33, "1.1%", false},
+		{"8.8%", 375, 33, "8.8%", false},
+		{"16.1%", 1000, 161, "16.1%", false},
+		{"1.1%", 3001, 34, "1.1%", false},
+		{"0.1%", 1, 1, "0.1%", false},
 		{"101%", 10, 0, "", true},
 		{"-1", 10, 0, "", true},
 		{"NaN%", 10, 0, "", true},
@@ -418,5 +436,163 @@ func TestRowsFieldsAndCount(t *testing.T) {
 	}
 	if n, err := job.CountRows(testContext(t)); n != 2 || err != nil {
 		t.Errorf("CountRows: %d, %v", n, err)
+	}
+}
+
+// TestSourceRowsChangedBetweenReads: a RowFunc whose second reading yields other rows (a row
+// gone, a rejected row fixed, a good row broken) leaves no row unaccounted: every planned
+// change is applied or rejected, the rows after a gone one are still applied, and done,
+// failed and not attempted add up to the rows without a negative count.
+func TestSourceRowsChangedBetweenReads(t *testing.T) {
+	t.Parallel()
+	r := func(line int, email string) Row { return Row{Line: line, Email: email} }
+	tests := []struct {
+		name          string
+		first, second []Row
+		added         []string
+		rejects       []string
+		want          Result
+	}{
+		{
+			name:    "a row gone from the middle",
+			first:   []Row{r(10, "new1@example.com"), r(20, "new2@example.com"), r(30, "new3@example.com")},
+			second:  []Row{r(10, "new1@example.com"), r(30, "new3@example.com")},
+			added:   []string{"new1@example.com", "new3@example.com"},
+			rejects: []string{"20 (line 20): " + ReasonFileChanged},
+			want:    Result{Added: 2, AddFailed: 1, Rejected: 1, RowsDone: 2, RowsFailed: 1},
+		},
+		{
+			name:    "the last row gone",
+			first:   []Row{r(0, "new1@example.com"), r(0, "new2@example.com")},
+			second:  []Row{r(0, "new1@example.com")},
+			added:   []string{"new1@example.com"},
+			rejects: []string{"2 (line 2): " + ReasonFileChanged},
+			want:    Result{Added: 1, AddFailed: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+		},
+		{
+			name:    "a rejected row fixed",
+			first:   []Row{r(0, "bad"), r(0, "new1@example.com")},
+			second:  []Row{r(0, "fixed@example.com"), r(0, "new1@example.com")},
+			added:   []string{"new1@example.com"},
+			rejects: []string{"1 fixed@example.com: " + ReasonFileChanged},
+			want:    Result{Added: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+		},
+		{
+			name:    "an updated row gone",
+			first:   []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}, r(0, "new1@example.com")},
+			second:  []Row{r(0, "new1@example.com")},
+			rejects: []string{"2 (line 2): " + ReasonFileChanged, "1 new1@example.com: " + ReasonFileChanged},
+			want:    Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2},
+		},
+		{
+			name:   "an unchanged row broken",
+			first:  []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}, r(0, "new1@example.com")},
+			second: []Row{r(0, ""), r(0, "new1@example.com")},
+			added:  []string{"new1@example.com"},
+			want:   Result{Added: 1, RowsDone: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, c := demoList(t)
+			var reads atomic.Int32
+			src := RowFunc([]string{"Plan"}, func(context.Context) iter.Seq2[Row, error] {
+				rows := tt.first
+				if reads.Add(1) > 1 {
+					rows = tt.second
+				}
+				return func(yield func(Row, error) bool) {
+					for _, r := range rows {
+						if !yield(r, nil) {
+							return
+						}
+					}
+				}
+			})
+			pl := planRows(t, c, src, Options{})
+			var rejects []string
+			res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+				rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(rejects, "\n") != strings.Join(tt.rejects, "\n") {
+				t.Errorf("rejects\n%s\nwant\n%s", strings.Join(rejects, "\n"), strings.Join(tt.rejects, "\n"))
+			}
+			if *res != tt.want {
+				t.Errorf("result %+v\nwant   %+v", *res, tt.want)
+			}
+			for _, a := range tt.added {
+				if _, ok := srv.SubscriberStatus(1, a); !ok {
+					t.Errorf("%s was not added", a)
+				}
+			}
+		})
+	}
+}
+
+// TestApplyWorkEnded: ApplyOptions.Work ending while Apply's context lives (a job's own
+// deadline on the calls, say) stops Apply as an interruption: no call goes out, and the
+// Result says it was interrupted rather than passing its rows off as a finished run.
+func TestApplyWorkEnded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		rows []Row
+	}{
+		{"updates only", []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "bob@example.com", Fields: map[string]string{"Plan": "team"}}}},
+		{"an addition", []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "team"}}, {Email: "new@example.com", Fields: map[string]string{"Plan": "team"}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, c := demoList(t)
+			pl := planRows(t, c, Rows(tt.rows), Options{Concurrency: 1})
+			calls := func() int { return srv.Executions("subscriber.update") + srv.Executions("subscriber.import") }
+			before := calls()
+			work, cancel := context.WithCancel(context.Background())
+			cancel()
+			res, err := pl.Apply(testContext(t), ApplyOptions{Work: work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Interrupted || res.RowsNotAttempted != 2 || res.RowsDone+res.RowsFailed != 0 {
+				t.Errorf("result %+v", *res)
+			}
+			if n := calls() - before; n != 0 {
+				t.Errorf("%d calls executed", n)
+			}
+		})
+	}
+}
+
+// TestImportOutcomeUnknown: a row whose import or update call ended without a proof of its
+// effect (a gateway's 504 to every attempt) is reported as of unknown outcome, not as not
+// imported or failed: the change may well have been made.
+func TestImportOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		command string
+		row     Row
+		want    string
+	}{
+		{"subscriber.import", Row{Email: "new@example.com"}, "may have been imported (run the sync again to know): subscriber.import: outcome unknown"},
+		{"subscriber.update", Row{Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}, "may have been updated (run the sync again to know): subscriber.update: outcome unknown"},
+	} {
+		t.Run(tt.command, func(t *testing.T) {
+			t.Parallel()
+			srv, c := demoList(t)
+			srv.InjectFault(tt.command, sendlooptest.Fault{Status: 504, Times: 100})
+			pl := planRows(t, c, Rows([]Row{tt.row}), Options{})
+			var reasons []string
+			res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) { reasons = append(reasons, r.Reason) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.AddFailed+res.UpdateFailed != 1 || len(reasons) != 1 || !strings.HasPrefix(reasons[0], tt.want) {
+				t.Errorf("result %+v, reasons %q", *res, reasons)
+			}
+		})
 	}
 }

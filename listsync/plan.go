@@ -42,6 +42,7 @@ const (
 	decisionAdd
 	decisionUpdate
 	decisionDuplicate
+	decisionReject // a row rejected as read: applying reports it by its line
 )
 
 // planner compares a CSV with a list's members in memory that does not grow with either:
@@ -67,7 +68,7 @@ type planner struct {
 
 	plan      *Plan
 	rows      *sorter // the rows naming an address, by key then line
-	decisions *sorter // what to do with each row to add, update or reject, by line
+	decisions *sorter // what to do with each row to add, update or reject, by line (readSource adds the rejected rows, join the rest)
 	absent    *sorter // the members to unsubscribe, in browse order
 }
 
@@ -283,6 +284,11 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 			pl.Rejected++
 			if row.Malformed {
 				pl.Unreadable++
+			}
+			// Kept by line, so that a reading of a source that changed since (a RowFunc
+			// yielding other rows) reports the rows the plan rejected, and those only.
+			if err := p.decisions.add(rec{seq: uint32(row.Line), kind: decisionReject}); err != nil {
+				return err
 			}
 			// A member whose row is rejected is not missing from the file: a stray comma
 			// must not unsubscribe anyone.

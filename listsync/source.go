@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 )
@@ -14,7 +15,7 @@ import (
 type Row struct {
 	// Line is the row's position, for reports (for a CSV file, the first physical line of
 	// its record). Zero numbers the rows 1, 2, 3, … in the order the source yields them;
-	// otherwise it must increase from row to row.
+	// otherwise it must increase from row to row, up to 4294967295.
 	Line int
 	// Email is the address; spaces around it are trimmed, and addresses are compared
 	// case-insensitively.
@@ -139,6 +140,9 @@ func (p *rowPass) next() (int, error) {
 	line := r.Line
 	if line == 0 {
 		line = p.n
+	}
+	if int64(line) > math.MaxUint32 { // the plan keeps a line in 32 bits
+		return 0, fmt.Errorf("reading the source: row %d has Line %d: lines go up to %d", p.n, line, uint32(math.MaxUint32))
 	}
 	if line <= p.line {
 		return 0, fmt.Errorf("reading the source: row %d has Line %d, after a row with Line %d: lines must increase", p.n, line, p.line)

@@ -235,14 +235,20 @@ func (j *FileJournal) Sync() error {
 	return j.syncLocked(time.Now())
 }
 
-// Close syncs and closes the file. It may be called more than once.
+// Close syncs and closes the file. It returns the error of a failed write
+// or sync, if one happened since the journal was opened: the records from
+// it on are missing from the file, and a rerun reports their keys unknown.
+// It may be called more than once; the later calls return nil.
 func (j *FileJournal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return nil
 	}
-	err := j.syncLocked(time.Now())
+	err := j.err
+	if err == nil {
+		err = j.syncLocked(time.Now())
+	}
 	if cerr := j.f.Close(); err == nil {
 		err = cerr
 	}

@@ -24,7 +24,8 @@ import (
 
 // scriptServer is a plain-text SMTP server on loopback. ehlo returns the
 // extension lines of connection n (0-based); reply may override the reply to
-// a command of connection n ("" = default; "HANG" = never reply).
+// a command of connection n ("" = default; "HANG" = never reply), and to the
+// final dot of a message (cmd ".").
 type scriptServer struct {
 	addr  string
 	mu    sync.Mutex
@@ -157,6 +158,12 @@ func (s *scriptServer) serve(n int, c net.Conn, done chan struct{}) {
 				}
 				if l == ".\r\n" {
 					break
+				}
+			}
+			if s.reply != nil {
+				if custom := s.reply(n, "."); custom != "" {
+					w(custom) // the reply to the final dot
+					continue
 				}
 			}
 			w("250 2.0.0 queued as X")

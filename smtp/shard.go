@@ -4,22 +4,25 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/address"
 )
 
 // Shard returns the shard, from 0 to n-1, that address belongs to when a
 // list is split into n parts: the 64-bit FNV-1a hash of the normalised
-// address (spaces trimmed, lower-cased as a whole, local part included,
+// address (white space, byte-order marks and zero-width spaces trimmed as
+// sendloop.NormalizeAddress does, then lower-cased as a whole, local part included,
 // since an address that differs only by case is the same mailbox
 // everywhere in practice) modulo n. It is stable across runs, machines
 // and versions, so that N jobs each sending the keys of their own shard
 // together send every key exactly once, and a Go job splits a list exactly
 // as the CLI's --shard does. It panics if n < 1.
-func Shard(address string, n int) int {
+func Shard(addr string, n int) int {
 	if n < 1 {
-		panic(fmt.Sprintf("sendloop/smtp: Shard(%q, %d): want n >= 1", address, n))
+		panic(fmt.Sprintf("sendloop/smtp: Shard(%q, %d): want n >= 1", addr, n))
 	}
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(strings.ToLower(strings.TrimSpace(address))))
+	_, _ = h.Write([]byte(strings.ToLower(address.Normalize(addr))))
 	return int(h.Sum64() % uint64(n))
 }
 

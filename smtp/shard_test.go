@@ -20,6 +20,9 @@ func TestShard(t *testing.T) {
 		{"ann@example.com", 1, 0},
 		{"ann@example.com", 3, smtp.Shard("ANN@Example.com", 3)},
 		{"  Ann@Example.COM\t", 8, smtp.Shard("ann@example.com", 8)},
+		// The CLI cleans CSV addresses with sendloop.NormalizeAddress: a Go job must split
+		// the raw field the same way.
+		{"\ufeff\u200bann@example.com\u00a0", 8, smtp.Shard("ann@example.com", 8)},
 	}
 	for _, tt := range tests {
 		if got := smtp.Shard(tt.address, tt.n); got != tt.want {

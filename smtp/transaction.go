@@ -206,17 +206,29 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 		kt.dotOut = true
 	}
 	resp, err := w.CloseWithResponse()
-	if err != nil {
-		var goErr *gosmtp.SMTPError
-		if errors.As(err, &goErr) {
-			s.clean = true // the reply to the final dot ends the transaction
-			return r.replyError(ctx, s, "DATA", "", err)
-		}
+	var goErr *gosmtp.SMTPError
+	switch {
+	case err == nil:
+		res.Reply = parseReply(resp.StatusText, r.redactString)
+	case errors.As(err, &goErr) && goErr.Code/100 == 2:
+		// go-smtp wants 250, but any 2xx is a positive completion (RFC 5321,
+		// section 4.2.1): the message was accepted.
+		e := newReplyError("DATA", "", goErr, r.redactString)
+		res.Reply = Reply{Code: e.Code, EnhancedCode: e.EnhancedCode, Message: e.Message}
+	case errors.As(err, &goErr) && (goErr.Code/100 == 4 || goErr.Code/100 == 5):
+		s.clean = true // the reply to the final dot ends the transaction
+		return r.replyError(ctx, s, "DATA", "", err)
+	case errors.As(err, &goErr):
+		// Neither an acceptance nor a refusal: the message may or may not
+		// have been delivered, and the session is out of step.
+		s.broken = true
+		return unknown, &outcome.Error{Prefix: "sendloop/smtp: the reply to the final dot was neither an acceptance nor a refusal",
+			First: newReplyError("DATA", "", goErr, r.redactString)}
+	default:
 		s.broken = true
 		return unknown, &outcome.Error{Prefix: "sendloop/smtp: the connection was lost after the final dot", First: r.ctxError(ctx, "DATA", err)}
 	}
 	s.clean = true
-	res.Reply = parseReply(resp.StatusText, r.redactString)
 	if len(res.Refused) > 0 {
 		return done, &RecipientsError{Refused: res.Refused, Delivered: true}
 	}

@@ -138,7 +138,8 @@ func newGitHubReport(cmd string, e *env, mode, path string) (*githubReport, erro
 }
 
 // workspacePath is path relative to the workspace, with slashes, when the file is inside
-// it (GitHub links an annotation to the repository's file by that path); else path as given.
+// it (GitHub links an annotation to the repository's file by that path), also through
+// symbolic links; else path as given.
 func workspacePath(path, workspace string) string {
 	if workspace == "" {
 		return path
@@ -148,11 +149,29 @@ func workspacePath(path, workspace string) string {
 	if err1 != nil || err2 != nil {
 		return path
 	}
-	rel, err := filepath.Rel(ws, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return path
+	rel, ok := relInside(ws, abs)
+	if !ok {
+		// A link from outside into the workspace, or a workspace named through a link:
+		// compare where they lead.
+		realAbs, err1 := filepath.EvalSymlinks(abs)
+		realWS, err2 := filepath.EvalSymlinks(ws)
+		if err1 != nil || err2 != nil {
+			return path
+		}
+		if rel, ok = relInside(realWS, realAbs); !ok {
+			return path
+		}
 	}
 	return filepath.ToSlash(rel)
+}
+
+// relInside returns abs relative to dir, when it is inside it.
+func relInside(dir, abs string) (string, bool) {
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // escapeData escapes a workflow command's message.
@@ -193,8 +212,9 @@ func (g *githubReport) reject(line int, address, reason string) {
 }
 
 // lineNumbers matches the line numbers in a reason, so that "duplicate of line 2" and
-// "duplicate of line 9" count as one reason.
-var lineNumbers = regexp.MustCompile(`\b(lines?) \d+(-\d+)?`)
+// "duplicate of line 9" count as one reason, and so do the spans of malformed records
+// ("lines 8 to 9", as listsync's reader says it).
+var lineNumbers = regexp.MustCompile(`\b(lines?) \d+((-| to )\d+)?`)
 
 // reasonKind is the reason a rejection counts under in the summary: without line numbers,
 // at most 200 bytes.

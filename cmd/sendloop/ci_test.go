@@ -119,6 +119,25 @@ func TestWorkspacePath(t *testing.T) {
 		{"members.csv", "", "members.csv"},
 		{filepath.Join(ws, "..data", "m.csv"), ws, "..data/m.csv"}, // a directory named ..data is inside
 	}
+	// Symbolic links: a directory linked from outside the workspace to inside it, and a
+	// workspace named through a link; the annotations name the file in the repository.
+	if err := os.MkdirAll(filepath.Join(ws, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "data", "members.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := t.TempDir()
+	if err := os.Symlink(filepath.Join(ws, "data"), filepath.Join(links, "data")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(ws, filepath.Join(links, "ws")); err != nil {
+		t.Skip(err)
+	}
+	tests = append(tests,
+		struct{ path, workspace, want string }{filepath.Join(links, "data", "members.csv"), ws, "data/members.csv"},
+		struct{ path, workspace, want string }{filepath.Join(ws, "data", "members.csv"), filepath.Join(links, "ws"), "data/members.csv"},
+	)
 	for _, tt := range tests {
 		if got := workspacePath(tt.path, tt.workspace); got != tt.want {
 			t.Errorf("workspacePath(%q, %q) = %q, want %q", tt.path, tt.workspace, got, tt.want)
@@ -133,7 +152,10 @@ func TestReasonKind(t *testing.T) {
 		"malformed line: 2 fields, the header has 3": "malformed line: 2 fields, the header has 3",
 		"not imported: subscriber.import: error 111": "not imported: subscriber.import: error 111",
 		"record on lines 4-7":                        "record on lines N",
-		strings.Repeat("é", 150):                     strings.Repeat("é", 100) + "…",
+		// The reader's own wording for a record that spans lines: one reason for all of them.
+		`malformed line: extraneous or missing " in quoted-field (lines 8 to 9)`:   `malformed line: extraneous or missing " in quoted-field (lines N)`,
+		`malformed line: extraneous or missing " in quoted-field (lines 12 to 40)`: `malformed line: extraneous or missing " in quoted-field (lines N)`,
+		strings.Repeat("é", 150): strings.Repeat("é", 100) + "…",
 	}
 	for in, want := range tests {
 		if got := reasonKind(in); got != want {

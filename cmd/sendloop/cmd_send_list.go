@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -67,8 +69,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 		return usagef("send", "--recipients needs --journal FILE: it records each row sent, so that a rerun sends no row twice")
 	case l.concurrency < 1:
 		return usagef("send", "--concurrency must be at least 1")
-	case l.rate < 0:
-		return usagef("send", "--rate cannot be negative")
+	case l.rate < 0 || math.IsNaN(l.rate) || math.IsInf(l.rate, 0):
+		return usagef("send", "--rate must be a number of messages per second, 0 or more")
 	case l.messageIDGiven(o):
 		return usagef("send", "--message-id cannot be used with --recipients: each message gets its own")
 	}
@@ -88,9 +90,19 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	// The fingerprint covers the template as written (placeholders unrendered) and the --var
-	// values, which change every message.
+	// The fingerprint covers the template as written (placeholders unrendered), the --var
+	// values, and --merge-vars and --custom-args (the same for every row here, though
+	// TemplateFingerprint leaves them out as per-recipient): each changes every message.
 	fp := *tmpl
+	for _, h := range []struct {
+		name string
+		m    map[string]any
+	}{{"X-Merge-Vars", tmpl.Headers.MergeVars}, {"X-Custom-Args", tmpl.Headers.CustomArgs}} {
+		if len(h.m) > 0 {
+			b, _ := json.Marshal(h.m) // keys sorted: a stable text
+			fp.ExtraHeaders = append(fp.ExtraHeaders, smtp.Field{Name: h.name, Value: string(b)})
+		}
+	}
 	names := make([]string, 0, len(vars))
 	for n := range vars {
 		names = append(names, n)

@@ -278,9 +278,15 @@ func (s *syncOutput) end(res *syncResult) error {
 		return err
 	}
 	cols := []string{"ACTION", "PLANNED", "DONE", "FAILED"}
-	if res.Interrupted {
-		fmt.Fprintf(w, "Interrupted: list %d %q partly synced with %s (%s: %d done, %d failed, %d not attempted).\nRun the same sync again to finish.\n\n",
-			s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
+	// A failure that stopped the run (the error says which) leaves changes not attempted too.
+	stopped := res.Interrupted || res.RowsNotAttempted > 0 || res.AddNotAttempted+res.UpdateNotAttempted+res.UnsubscribeNotAttempted > 0
+	if stopped {
+		how := "Interrupted"
+		if !res.Interrupted {
+			how = "Stopped"
+		}
+		fmt.Fprintf(w, "%s: list %d %q partly synced with %s (%s: %d done, %d failed, %d not attempted).\nRun the same sync again to finish.\n\n",
+			how, s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
 		cols = append(cols, "NOT ATTEMPTED")
 	} else {
 		fmt.Fprintf(w, "Synced list %d %q with %s (%s).\n\n", s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
@@ -291,7 +297,7 @@ func (s *syncOutput) end(res *syncResult) error {
 		cells := []string{r.name, strconv.Itoa(r.planned)}
 		if r.applies {
 			cells = append(cells, strconv.Itoa(r.done), strconv.Itoa(r.failed))
-			if res.Interrupted {
+			if stopped {
 				cells = append(cells, strconv.Itoa(r.notAttempted))
 			}
 		}
@@ -331,6 +337,8 @@ func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, 
 		result = append(result, "Dry run: nothing was changed.")
 	case res != nil && res.Interrupted:
 		result = append(result, "Interrupted: run the same sync again to finish.")
+	case res != nil && res.RowsNotAttempted+res.AddNotAttempted+res.UpdateNotAttempted+res.UnsubscribeNotAttempted > 0:
+		result = append(result, fmt.Sprintf("Stopped: %d not attempted; run the same sync again to finish.", res.RowsNotAttempted))
 	case res != nil:
 		result = append(result, "Synced.")
 	}

@@ -40,7 +40,9 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 		if err != nil {
 			return nil, err
 		}
-		os.Remove(f.Name()) // read back through f only
+		// Read back through f only. Where an open file cannot be removed (Windows),
+		// closeSpool removes it once closed.
+		os.Remove(f.Name())
 		s.spool, s.spoolW = f, csv.NewWriter(f)
 	}
 	if path == "" {
@@ -113,10 +115,7 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 // finish closes the file and returns the run's error: err, or one saying rows were rejected
 // (a note instead when the rejects are within the budget).
 func (s *rejectSink) finish(err error) error {
-	if s.spool != nil {
-		s.spool.Close()
-		s.spool, s.spoolW = nil, nil
-	}
+	s.closeSpool()
 	if s.f != nil {
 		s.w.Flush()
 		werr := s.w.Error()
@@ -159,13 +158,22 @@ func (s *rejectSink) finish(err error) error {
 
 // abort closes the files if finish was not reached.
 func (s *rejectSink) abort() {
-	if s.spool != nil {
-		s.spool.Close()
-		s.spool, s.spoolW = nil, nil
-	}
+	s.closeSpool()
 	if s.f != nil {
 		s.w.Flush()
 		s.f.Close()
 		s.f = nil
 	}
+}
+
+// closeSpool closes the --json spool and removes it: it was unlinked when created, except
+// where an open file cannot be removed (Windows), and must not outlive the run there.
+func (s *rejectSink) closeSpool() {
+	if s.spool == nil {
+		return
+	}
+	name := s.spool.Name()
+	s.spool.Close()
+	_ = os.Remove(name)
+	s.spool, s.spoolW = nil, nil
 }

@@ -504,3 +504,23 @@ func TestFailuresCountsUntracedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncStoppedByAFailureShowsNotAttempted: a failure that stops applying the plan (the
+// service refuses every import: an unknown list) leaves changes not attempted; the table
+// says so, and does not call the list synced.
+func TestSyncStoppedByAFailureShowsNotAttempted(t *testing.T) {
+	t.Parallel()
+	f, _ := syncFake(t)
+	f.srv.InjectFault("subscriber.import", sendlooptest.Fault{ErrorCode: 118, Times: 100})
+	csvPath := writeFile(t, t.TempDir(), "f.csv", "EmailAddress,Plan\nann@example.com,team\nnew@example.com,free\n")
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	r := invocation{args: []string{"sync", "--list", "1", "--csv", csvPath, "--annotations", "github"}, env: f.env,
+		ciEnv: []string{"GITHUB_STEP_SUMMARY=" + summary}}.run(t)
+	expect(t, r, exitFailure, []string{"NOT ATTEMPTED", "1 not attempted"}, nil)
+	if strings.Contains(r.stdout, "Synced") {
+		t.Errorf("stdout calls the list synced:\n%s", r.stdout)
+	}
+	if md := readFile(t, summary); strings.Contains(md, "Synced") || !strings.Contains(md, "1 not attempted") {
+		t.Errorf("the step summary:\n%s", md)
+	}
+}

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -34,7 +35,9 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		var stop func()
 		key, base, stop = demo(ctx)
 		defer stop()
-	} else if len(args) == 1 {
+	} else if len(args) != 1 { // never the demo's export on a real account
+		return errors.New("usage: SENDLOOP_LIST_ID=ID sync-job EXPORT.json (the demo runs with SENDLOOP_API_KEY unset)")
+	} else {
 		listID, _ = strconv.Atoi(os.Getenv("SENDLOOP_LIST_ID"))
 		var err error
 		if data, err = os.ReadFile(args[0]); err != nil {
