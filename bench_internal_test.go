@@ -6,11 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sendloop/sendloop/internal/browse"
 	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
 // BenchmarkDecodeBrowsePage decodes a 100-subscriber page with 5 custom fields into the
-// typed structs, through the same envelope path the client uses, against encoding/json
+// typed structs and into a sync's members (two of the fields), through the same envelope
+// path the client uses, against encoding/json
 // into a plain struct of strings and into []map[string]any (the baselines of the same run).
 func BenchmarkDecodeBrowsePage(b *testing.B) {
 	page := testBrowsePage(100, 5)
@@ -29,6 +32,23 @@ func BenchmarkDecodeBrowsePage(b *testing.B) {
 				read: readBrowsePage(&subs)})
 			if err != nil || len(subs) != 100 || subs[99].CustomFields[5] != "value 5/99" {
 				b.Fatal(err, len(subs))
+			}
+		}
+	})
+	// The path a sync takes (browse.Members): the members' values into a page read before.
+	b.Run("members", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(page)))
+		slots := fieldSlots{ids: []int{1, 5}}
+		var members []browse.Member
+		for i := 0; i < b.N; i++ {
+			err := c.readAnswer(resp, answer{command: "subscriber.browse", red: c.transport.Redactor(),
+				read: member("Subscribers", func(d *wire.Decoder) (err error) {
+					members, err = decodeMembers(d, members[:0], slots)
+					return err
+				})})
+			if err != nil || len(members) != 100 || members[99].Values[1] != "value 5/99" {
+				b.Fatal(err, len(members))
 			}
 		}
 	})

@@ -24,14 +24,16 @@ var errPageRepeated = errors.New("the page repeats the previous one")
 func pages[T any, K comparable](command string, first, size int, key func(T) K, fetch func(page int) ([]T, error)) iter.Seq2[T, error] {
 	return pagesAhead(context.Background(), command, first, size, 1, key, func(_ context.Context, page int) ([]T, error) {
 		return fetch(page)
-	})
+	}, nil)
 }
 
 // pagesAhead is pages with up to n pages asked for at once (see readAhead), yielded in
 // order by the same rules: a walk that yields the same records, errors and stops as one
-// page at a time, only sooner. fetch gets a context that ends when the walk does.
+// page at a time, only sooner. fetch gets a context that ends when the walk does. release,
+// when not nil, gets each page back once its records have all been yielded, for fetch to
+// reuse.
 func pagesAhead[T any, K comparable](ctx context.Context, command string, first, size, n int, key func(T) K,
-	fetch func(ctx context.Context, page int) ([]T, error)) iter.Seq2[T, error] {
+	fetch func(ctx context.Context, page int) ([]T, error), release func([]T)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		get := func(page int) ([]T, error) { return fetch(ctx, page) }
 		if n > 1 {
@@ -39,14 +41,16 @@ func pagesAhead[T any, K comparable](ctx context.Context, command string, first,
 			defer ra.stop()
 			get = ra.page
 		}
-		walkPages(command, first, size, key, get, yield)
+		walkPages(command, first, size, key, get, release, yield)
 	}
 }
 
-// walkPages yields the records of pages first, first+1, … as get returns them (see pages).
-func walkPages[T any, K comparable](command string, first, size int, key func(T) K, get func(page int) ([]T, error), yield func(T, error) bool) {
+// walkPages yields the records of pages first, first+1, … as get returns them (see pages),
+// and hands each page whose records were all yielded to release, when not nil.
+func walkPages[T any, K comparable](command string, first, size int, key func(T) K, get func(page int) ([]T, error),
+	release func([]T), yield func(T, error) bool) {
 	var zero T
-	var prev []K
+	var prev, keys []K // the keys of the previous page and of this one, their arrays swapped
 	for page := first; ; page++ {
 		records, err := get(page)
 		if err != nil {
@@ -56,9 +60,9 @@ func walkPages[T any, K comparable](command string, first, size int, key func(T)
 		if len(records) == 0 {
 			return
 		}
-		keys := make([]K, len(records))
-		for i, r := range records {
-			keys[i] = key(r)
+		keys = keys[:0]
+		for _, r := range records {
+			keys = append(keys, key(r))
 		}
 		if page != first && sameKeys(keys, prev) {
 			yield(zero, fmt.Errorf("sendloop: %s: page %d: %w", command, page, errPageRepeated))
@@ -72,7 +76,10 @@ func walkPages[T any, K comparable](command string, first, size int, key func(T)
 		if len(records) < size {
 			return
 		}
-		prev = keys
+		if release != nil {
+			release(records)
+		}
+		prev, keys = keys, prev
 	}
 }
 

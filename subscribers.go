@@ -340,17 +340,21 @@ func (s *SubscribersService) Browse(ctx context.Context, listID int, p Subscribe
 	if err := p.validate(command); err != nil {
 		return nil, err
 	}
-	form, err := wire.Values(p)
-	if err != nil {
-		return nil, err
-	}
-	form.Set("ListID", strconv.Itoa(listID))
 	var subs []Subscriber
-	err = s.client.doWire(ctx, &apiCall{command: command, form: form}, readBrowsePage(&subs))
-	if err != nil {
+	if err := s.browse(ctx, listID, p, readBrowsePage(&subs)); err != nil {
 		return nil, err
 	}
 	return subs, nil
+}
+
+// browse asks for a page of subscribers (p checked) and reads the answer with read.
+func (s *SubscribersService) browse(ctx context.Context, listID int, p SubscriberBrowseParams, read func(key []byte, d *wire.Decoder) error) error {
+	form, err := wire.Values(p)
+	if err != nil {
+		return err
+	}
+	form.Set("ListID", strconv.Itoa(listID))
+	return s.client.doWire(ctx, &apiCall{command: commands.SubscriberBrowse, form: form}, read)
 }
 
 // readBrowsePage reads the Subscribers of a subscriber.browse answer into subs.
@@ -387,7 +391,7 @@ func (s *SubscribersService) BrowseIter(ctx context.Context, listID int, p Subsc
 			q := p
 			q.StartIndex = page
 			return s.Browse(ctx, listID, q)
-		})
+		}, nil)
 }
 
 // failedIter yields err and stops.

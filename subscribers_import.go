@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -92,6 +93,10 @@ var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
 // the rows the answer calls duplicates as imported, in ConfirmedOnRetry. The report lists
 // failed rows by their position in the sequence.
 //
+// ImportAll is done with a row once it asks for the next one: it keeps a copy of what it
+// sends, and of a row it reports, so a sequence may hand every row in the same Fields map,
+// refilled.
+//
 // ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
 // and 429) and after three batches in a row fail, returning that error with the report so
@@ -151,7 +156,11 @@ read:
 		default:
 		}
 		if !enc.check(row) {
-			run.fail(indexedRow{index, row}, checkImportRow(command, index, row))
+			// The report keeps the row: a map of its own, as the caller may refill its map
+			// for the next row.
+			kept := row
+			kept.Fields = maps.Clone(row.Fields)
+			run.fail(indexedRow{index, kept}, checkImportRow(command, index, row))
 		} else if key := strings.ToLower(row.EmailAddress); hasKey(inBatch, key) {
 			run.duplicate()
 		} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -217,6 +218,54 @@ func TestImportAllStopStartsNoNewCall(t *testing.T) {
 	if sum := report.Imported + report.Duplicate + len(report.Failed) + report.Unattributed + report.NotAttempted; sum != report.Rows {
 		t.Errorf("counts add up to %d, rows %d", sum, report.Rows)
 	}
+}
+
+// TestImportAllRowsMayShareAMap hands every row in the same Fields map, refilled, as a
+// caller that makes rows on the fly may: each member gets its own values, and a row refused
+// before sending is reported as it was, not as the map was refilled after it.
+func TestImportAllRowsMayShareAMap(t *testing.T) {
+	t.Parallel()
+	c, srv := newTestClient(t)
+	id := newList(t, c, sendloop.OptInSingle)
+	f1, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "A"})
+	require.NoError(t, err)
+	f2, err := srv.DefineCustomField(id, sendlooptest.CustomField{Name: "B"})
+	require.NoError(t, err)
+	rows := []sendloop.ImportSubscriber{
+		{EmailAddress: "a@example.com", Fields: sendloop.CustomFields{f1: "a1", f2: "a2"}},
+		{EmailAddress: "not an address", Fields: sendloop.CustomFields{f1: "refused"}},
+		{EmailAddress: "b@example.com", Fields: sendloop.CustomFields{f2: "b2"}},
+		{EmailAddress: "c@example.com"},
+	}
+	shared := sendloop.CustomFields{}
+	seq := func(yield func(sendloop.ImportSubscriber) bool) {
+		for _, r := range rows {
+			clear(shared)
+			row := sendloop.ImportSubscriber{EmailAddress: r.EmailAddress}
+			if r.Fields != nil {
+				maps.Copy(shared, r.Fields)
+				row.Fields = shared
+			}
+			if !yield(row) {
+				return
+			}
+		}
+	}
+	report, err := c.Subscribers.ImportAll(context.Background(), id, seq, sendloop.ImportOptions{BatchSize: 2, Concurrency: 2})
+	require.NoError(t, err)
+	assert.Equal(t, 3, report.Imported)
+	require.Len(t, report.Failed, 1)
+	assert.Equal(t, rows[1], report.Failed[0].Subscriber)
+	got := map[string]sendloop.CustomFields{}
+	for sub, err := range c.Subscribers.BrowseIter(context.Background(), id, sendloop.SubscriberBrowseParams{}) {
+		require.NoError(t, err)
+		got[sub.EmailAddress] = sub.CustomFields
+	}
+	assert.Equal(t, map[string]sendloop.CustomFields{
+		"a@example.com": {f1: "a1", f2: "a2"},
+		"b@example.com": {f1: "", f2: "b2"},
+		"c@example.com": {f1: "", f2: ""},
+	}, got)
 }
 
 // TestImportAllStopLocatesNoMore: a batch answered with a refused row after Stop was closed

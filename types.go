@@ -134,6 +134,18 @@ func (f CustomFields) EncodeValues(key string, v *url.Values) error {
 // or by the service's CustomField<id> keys; other keys are ignored. Hand-written: its keys
 // are data (field IDs).
 func (f *CustomFields) UnmarshalJSON(data []byte) error {
+	return scanCustomFields(data, func(id int, value string) {
+		if *f == nil {
+			*f = CustomFields{}
+		}
+		(*f)[id] = value
+	})
+}
+
+// scanCustomFields hands set each custom field of an object of them (keyed CustomField<id>
+// or <id>), in document order; a value that is not text stops the scan with its error,
+// after set has its text.
+func scanCustomFields(data []byte, set func(id int, value string)) error {
 	return wire.ScanObject(data, func(key, v []byte) error {
 		id, ok := wire.CustomFieldID(key)
 		if !ok {
@@ -143,10 +155,7 @@ func (f *CustomFields) UnmarshalJSON(data []byte) error {
 			return nil
 		}
 		value, err := wire.String(v)
-		if *f == nil {
-			*f = CustomFields{}
-		}
-		(*f)[id] = value
+		set(id, value)
 		return err
 	})
 }

@@ -232,18 +232,22 @@ func (a *applier) progress() {
 	}
 }
 
-// importRow is the row sent for an addition: the address and the non-empty fields (an
-// empty field of a new subscriber is empty anyway).
-func importRow(m *Mapping, row MappedRow) sendloop.ImportSubscriber {
+// importRow returns the row sent for an addition: the address and the non-empty fields
+// (an empty field of a new subscriber is empty anyway; no fields, no map). The fields go
+// into fields, the one map of every row: ImportAll is done with a row once it asks for
+// the next one.
+func importRow(m *Mapping, row MappedRow, fields *sendloop.CustomFields) sendloop.ImportSubscriber {
 	sub := sendloop.ImportSubscriber{EmailAddress: row.Email}
+	clear(*fields)
 	for i, f := range m.Fields {
 		if row.Values[i] == "" {
 			continue
 		}
-		if sub.Fields == nil {
-			sub.Fields = sendloop.CustomFields{}
+		if *fields == nil {
+			*fields = sendloop.CustomFields{}
 		}
-		sub.Fields[f.Field.ID] = row.Values[i]
+		(*fields)[f.Field.ID] = row.Values[i]
+		sub.Fields = *fields
 	}
 	return sub
 }
@@ -268,6 +272,7 @@ func (a *applier) adds() error {
 	defer r.close()
 	mapping := pl.Mapping()
 	var readErr error
+	var fields sendloop.CustomFields
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
 		for ev, err := range pl.events(r, EventAdd|EventReject) {
 			if a.stop.Err() != nil {
@@ -284,7 +289,7 @@ func (a *applier) adds() error {
 				}
 				continue
 			}
-			if !yield(importRow(mapping, ev.Row)) {
+			if !yield(importRow(mapping, ev.Row, &fields)) {
 				return
 			}
 		}

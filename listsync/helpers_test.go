@@ -34,3 +34,13 @@ func testContext(t testing.TB) context.Context {
 
 // emailN returns a distinct address for each n.
 func emailN(n int) string { return fmt.Sprintf("user%06d@example.com", n) }
+
+// addMemberFields is addMember with the member's custom fields by ID, as the service keeps
+// them: the planner takes the mapped ones.
+func addMemberFields(p *planner, id int, email, status string, fields map[int]string) error {
+	values := make([]string, len(p.mapping.Fields))
+	for i, f := range p.mapping.Fields {
+		values[i] = fields[f.Field.ID]
+	}
+	return p.addMember(id, email, status, values)
+}

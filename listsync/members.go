@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/browse"
 )
 
 // suppressed is the answer of one suppression read.
@@ -32,11 +33,12 @@ func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64
 		}()
 	}
 	err := func() error {
-		for sub, err := range j.client.Subscribers.BrowseIter(ctx, j.listID, sendloop.SubscriberBrowseParams{Concurrency: j.opts.Concurrency}) {
+		// Subscribers.BrowseIter, decoding only what the plan compares.
+		for m, err := range browse.Members(ctx, j.client.Subscribers, j.listID, j.opts.Concurrency, p.fieldIDs()) {
 			if err != nil {
 				return err
 			}
-			if err := p.addMember(sub.SubscriberID, sub.EmailAddress, string(sub.SubscriptionStatus), sub.CustomFields); err != nil {
+			if err := p.addMember(m.ID, m.Email, m.Status, m.Values); err != nil {
 				return err
 			}
 			if members.Add(1)%sendloop.BrowsePageSize == 0 {

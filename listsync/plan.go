@@ -119,10 +119,10 @@ func (p *planner) appendValues(b []byte, value func(i int) string) []byte {
 	return b
 }
 
-// addMember records a subscriber of the list, with its custom fields by ID; only the mapped
-// fields are kept. A later record for the same address replaces an earlier one. An error
-// (writing the temporary files) is also returned by Plan.
-func (p *planner) addMember(id int, email, status string, fields map[int]string) error {
+// addMember records a subscriber of the list, with the values of the mapped fields in
+// mapping order (fieldIDs). A later record for the same address replaces an earlier one. An
+// error (writing the temporary files) is also returned by Plan.
+func (p *planner) addMember(id int, email, status string, values []string) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -133,7 +133,7 @@ func (p *planner) addMember(id int, email, status string, fields map[int]string)
 	}
 	b := appendString(p.scratch[:0], email)
 	n := len(b)
-	b = p.appendValues(b, func(i int) string { return fields[p.mapping.Fields[i].Field.ID] })
+	b = p.appendValues(b, func(i int) string { return values[i] })
 	r.vals = p.valuesHash(b[n:])
 	p.scratch = b
 	r.n = uint32(len(b))
@@ -152,6 +152,16 @@ func (p *planner) addMember(id int, email, status string, fields map[int]string)
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// fieldIDs returns the IDs of the mapped fields, in mapping order: the values addMember
+// takes.
+func (p *planner) fieldIDs() []int {
+	ids := make([]int, len(p.mapping.Fields))
+	for i, f := range p.mapping.Fields {
+		ids[i] = f.Field.ID
+	}
+	return ids
 }
 
 // suppress records an address of the suppression list: the plan never adds it.

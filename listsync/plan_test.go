@@ -44,12 +44,12 @@ func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, f
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.close() })
-	p.addMember(1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
-	p.addMember(2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
-	p.addMember(3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
-	p.addMember(4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
-	p.addMember(5, "gone@example.com", "Subscribed", nil)
-	p.addMember(6, "left@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
+	addMemberFields(p, 2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
+	addMemberFields(p, 3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
+	addMemberFields(p, 4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
+	addMemberFields(p, 5, "gone@example.com", "Subscribed", nil)
+	addMemberFields(p, 6, "left@example.com", StatusUnsubscribed, nil)
 	p.suppress(" SPAM@example.com ")
 	return p, open
 }
@@ -230,7 +230,7 @@ func TestAddMemberReplaces(t *testing.T) {
 	t.Parallel()
 	p, _ := testPlanner(t, "EmailAddress\n", plannerOptions{})
 	before := p.count
-	p.addMember(99, "ANN@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 99, "ANN@example.com", StatusUnsubscribed, nil)
 	if p.count != before+1 {
 		t.Errorf("%d member records, want %d", p.count, before+1)
 	}
@@ -296,8 +296,8 @@ func TestPlanFileChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.close()
-	p.addMember(1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
-	p.addMember(2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
+	addMemberFields(p, 1, "ann@example.com", "Subscribed", map[int]string{2: "pro"})
+	addMemberFields(p, 2, "zed@example.com", "Subscribed", map[int]string{2: "pro"})
 	pl, err := plan(p, open)
 	if err != nil {
 		t.Fatal(err)

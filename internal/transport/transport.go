@@ -12,7 +12,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -475,29 +474,6 @@ func origin(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
-}
-
-func readBody(resp *http.Response) ([]byte, error) {
-	if resp.ContentLength > MaxBodySize {
-		return nil, errBodyTooLarge
-	}
-	// A declared length is trusted for the allocation only up to bodyPrealloc: a server may
-	// promise 64 MiB and send ten bytes, and the memory should follow the bytes.
-	if n := resp.ContentLength; n >= 0 && n <= bodyPrealloc {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, buf); err != nil {
-			return nil, fmt.Errorf("reading response body: %w", err)
-		}
-		return buf, nil
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodySize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading response body: %w", err)
-	}
-	if len(data) > MaxBodySize {
-		return nil, errBodyTooLarge
-	}
-	return data, nil
 }
 
 // onAttempt counts attempts; RequestLogHook is the one hook that runs before each of them.

@@ -300,6 +300,13 @@ func (d *Decoder) String() (string, error) {
 	return d.text(text, isString, ascii), nil
 }
 
+// SkipString moves past a value as String reads it, with String's errors, without making
+// the string: for a reader that needs a record's other members checked, not kept.
+func (d *Decoder) SkipString() error {
+	_, _, _, err := d.scalarASCII()
+	return err
+}
+
 // Interned reads a value as Interned does.
 func (d *Decoder) Interned(common ...string) (string, error) {
 	text, isString, ascii, err := d.scalarASCII()
