@@ -184,6 +184,9 @@ func TestImportAllStopStartsNoNewCall(t *testing.T) {
 			close(stop) // the first Ctrl-C, while both calls are in flight
 		case 2:
 			close(bothInFlight)
+			// Answer only once Stop is closed: an answer before it would free a worker to
+			// start a third call, legitimately, before the Ctrl-C.
+			<-stop
 		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
