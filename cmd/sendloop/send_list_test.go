@@ -144,12 +144,7 @@ func TestSendRecipientsShards(t *testing.T) {
 	f := newFake(t)
 	relay, env := relayEnv(t, f)
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("email\n")
-	for i := range 40 {
-		fmt.Fprintf(&b, "user%d@example.net\n", i)
-	}
-	csv := writeFile(t, dir, "list.csv", b.String())
+	csv := writeFile(t, dir, "list.csv", recipientRows(40))
 	text := writeFile(t, dir, "body.txt", "Hi")
 	sent := 0
 	for k := 1; k <= 3; k++ {
@@ -235,12 +230,7 @@ func TestSendRecipientsKilled(t *testing.T) {
 	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 3 * time.Millisecond, Times: 1 << 30})
 	dir := t.TempDir()
 	const rows = 400
-	var b strings.Builder
-	b.WriteString("email\n")
-	for i := range rows {
-		fmt.Fprintf(&b, "user%d@example.net\n", i)
-	}
-	csv := writeFile(t, dir, "list.csv", b.String())
+	csv := writeFile(t, dir, "list.csv", recipientRows(rows))
 	text := writeFile(t, dir, "body.txt", "Hi")
 	journal := filepath.Join(dir, "journal")
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
@@ -305,12 +295,7 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	relay, env := relayEnv(t, f)
 	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 5 * time.Millisecond, Times: 1 << 30})
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("email\n")
-	for i := range 200 {
-		fmt.Fprintf(&b, "user%d@example.net\n", i)
-	}
-	csv := writeFile(t, dir, "list.csv", b.String())
+	csv := writeFile(t, dir, "list.csv", recipientRows(200))
 	text := writeFile(t, dir, "body.txt", "Hi")
 	journal := filepath.Join(dir, "journal")
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
@@ -352,4 +337,15 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	if len(got)+rep.Unknown+rep.Skipped["unknown"] < 200 {
 		t.Errorf("%d addresses got a message after the rerun: %+v", len(got), rep)
 	}
+}
+
+// recipientRows is a recipients file of n addresses, user0@example.net and on, under the
+// header "email".
+func recipientRows(n int) string {
+	var b strings.Builder
+	b.WriteString("email\n")
+	for i := range n {
+		fmt.Fprintf(&b, "user%d@example.net\n", i)
+	}
+	return b.String()
 }
