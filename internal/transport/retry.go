@@ -14,9 +14,11 @@ import (
 )
 
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	retry, err := c.decideRetry(ctx, resp, err)
-	callOf(ctx).waiting = retry
-	return retry, err
+	retry, checkErr := c.decideRetry(ctx, resp, err)
+	// An answered attempt is settled even when the context ended before it was judged: what
+	// became of it is in its status, which decideRetry has read.
+	callOf(ctx).waiting = retry || (err == nil && resp != nil)
+	return retry, checkErr
 }
 
 // decideRetry is checkRetry's decision.
@@ -31,6 +33,10 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 			// The context ended while the attempt waited for the window or the limiter:
 			// nothing was sent, which the error must keep saying (see mayHaveRun).
 			return false, err
+		}
+		if err == nil && resp != nil && isGateway(resp.StatusCode) {
+			// Whatever the class: the answer that would have said so is not returned.
+			st.noteGateway(c, resp)
 		}
 		return false, ctxErr
 	}
@@ -48,16 +54,25 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 		}
 		return true, nil
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		// The request reached a proxy and may have reached the service behind it.
-		if st.class != OneShot {
-			// An *HTTPError, as OutcomeUnknownError.First is documented to be for a gateway.
-			st.mayHaveRun(&HTTPError{Command: st.command, HTTPStatus: resp.StatusCode, Attempts: st.attempts,
-				Reason: "answered by a gateway: the service behind it may have processed the request", pkg: c.pkg})
+		if st.class != OneShot { // a one-shot write's caller reads this answer itself
+			st.noteGateway(c, resp)
 		}
 		return st.class != OneShot, nil
 	}
 	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
 	return false, nil
+}
+
+func isGateway(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusGatewayTimeout
+}
+
+// noteGateway records an answer from a gateway: the request reached a proxy and may have
+// reached the service behind it.
+func (st *call) noteGateway(c *Client, resp *http.Response) {
+	// An *HTTPError, as OutcomeUnknownError.First is documented to be for a gateway.
+	st.mayHaveRun(&HTTPError{Command: st.command, HTTPStatus: resp.StatusCode, Attempts: st.attempts,
+		Reason: "answered by a gateway: the service behind it may have processed the request", pkg: c.pkg})
 }
 
 // retryableError tells whether a request that failed with err may be sent again.

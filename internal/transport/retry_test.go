@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,45 +16,110 @@ import (
 	"github.com/go-sendloop/sendloop/internal/outcome"
 )
 
-// A write whose context ends while it waits to retry after a 429 or 503 was answered, and
-// never processed: its error is the context's, not an outcome-unknown one. After a 502 it
-// may have run, and the outcome is unknown.
+// A write whose context ends after a 429 or 503 was answered, and never processed, fails
+// with the context's error, not an outcome-unknown one, whether the context ends before the
+// answer was judged or while the write waits to retry. After a 502 it may have run, and the
+// outcome is unknown: for a one-shot write too, whose 502 answer the error replaces.
 func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		status  int
 		class   Class
 		unknown bool
+		waits   bool // the answer is retried: the context can end during the wait
 	}{
-		{http.StatusServiceUnavailable, OneShot, false},
-		{http.StatusTooManyRequests, Idempotent, false},
-		{http.StatusBadGateway, Idempotent, true},
+		{http.StatusServiceUnavailable, OneShot, false, true},
+		{http.StatusTooManyRequests, Idempotent, false, true},
+		{http.StatusBadGateway, Idempotent, true, true},
+		{http.StatusBadGateway, OneShot, true, false},
 	}
 	for _, tt := range tests {
-		t.Run(strconv.Itoa(tt.status)+"/"+tt.class.String(), func(t *testing.T) {
-			t.Parallel()
-			var requests atomic.Int32
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				requests.Add(1)
-				w.Header().Set("Retry-After", "30")
-				w.WriteHeader(tt.status)
-			}))
-			defer hs.Close()
-			c := New(Config{Policy: Policy{MinWait: 30 * time.Second, MaxWait: 30 * time.Second}})
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			defer cancel()
-			_, err := c.Do(ctx, &Request{Command: "x.add", Class: tt.class, Method: http.MethodPost,
-				URL: hs.URL + "/api", Body: []byte("a=b"), ContentType: "application/x-www-form-urlencoded"})
-			// An outcome-unknown error wraps the 502 that made it so; the deadline is its Last.
-			if !tt.unknown && !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("error %v does not match the context's deadline", err)
-			}
-			if got := errors.Is(err, outcome.ErrUnknown); got != tt.unknown {
-				t.Errorf("outcome unknown: %t, want %t (%v)", got, tt.unknown, err)
-			}
-			if n := requests.Load(); n != 1 {
-				t.Errorf("%d requests, want 1", n)
-			}
-		})
+		ends := []time.Duration{0}
+		if tt.waits {
+			ends = append(ends, 20*time.Millisecond)
+		}
+		for _, after := range ends {
+			name := fmt.Sprintf("%d/%s/deadline+%s", tt.status, tt.class, after)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				var requests atomic.Int32
+				hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					requests.Add(1)
+					w.Header().Set("Retry-After", "30")
+					w.WriteHeader(tt.status)
+				}))
+				defer hs.Close()
+				ctx := newDeadlineAfterAnswer()
+				hc := &http.Client{Transport: ctx.transport(http.DefaultTransport, after)}
+				c := New(Config{HTTPClient: hc, Policy: Policy{MinWait: 30 * time.Second, MaxWait: 30 * time.Second}})
+				resp, err := c.Do(ctx, &Request{Command: "x.add", Class: tt.class, Method: http.MethodPost,
+					URL: hs.URL + "/api", Body: []byte("a=b"), ContentType: "application/x-www-form-urlencoded"})
+				if err == nil {
+					t.Fatalf("answer %d, want an error", resp.StatusCode)
+				}
+				// An outcome-unknown error wraps the 502 that made it so; the deadline is its Last.
+				if !tt.unknown && !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("error %v does not match the context's deadline", err)
+				}
+				if got := errors.Is(err, outcome.ErrUnknown); got != tt.unknown {
+					t.Errorf("outcome unknown: %t, want %t (%v)", got, tt.unknown, err)
+				}
+				if n := requests.Load(); n != 1 {
+					t.Errorf("%d requests, want 1", n)
+				}
+			})
+		}
 	}
 }
+
+// deadlineAfterAnswer is a context whose deadline passes once the first answer is in, so
+// that a test decides when it ends relative to the answer, whatever the machine's load.
+type deadlineAfterAnswer struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newDeadlineAfterAnswer() *deadlineAfterAnswer {
+	return &deadlineAfterAnswer{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *deadlineAfterAnswer) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineAfterAnswer) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (c *deadlineAfterAnswer) end() { c.once.Do(func() { close(c.done) }) }
+
+// transport returns base, which ends the context after the first answer's body is read:
+// at once when after is 0, else after that long.
+func (c *deadlineAfterAnswer) transport(base http.RoundTripper, after time.Duration) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if after == 0 {
+			c.end()
+		} else {
+			time.AfterFunc(after, c.end)
+		}
+		return resp, nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -275,7 +275,7 @@ type call struct {
 	attempts     int
 	attemptStart time.Time
 	ambiguous    bool  // a failed attempt may have been processed
-	waiting      bool  // between attempts: the last one's result was judged, the next not sent
+	waiting      bool  // the last attempt was answered or judged, and the next not sent
 	firstFailure error // the first such failure
 }
 
