@@ -342,7 +342,10 @@ func (p *planner) join(pl *Plan) error {
 	if err != nil {
 		return err
 	}
-	nextM, nextR := members.next, rows.next
+	membersAhead, rowsAhead := readAhead(members), readAhead(rows)
+	defer membersAhead.close()
+	defer rowsAhead.close()
+	nextM, nextR := membersAhead.next, rowsAhead.next
 	m, okM, err := nextM()
 	if err != nil {
 		return err
