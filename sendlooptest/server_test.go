@@ -218,3 +218,59 @@ func TestFakeAddressesFollowTheSDKRule(t *testing.T) {
 		"HTMLContent", `<a href="%Link:Unsubscribe%">Unsubscribe</a>`}
 	require.Contains(t, v3Command(t, srv, "campaign.create", pairs...), `"ErrorCode":111`)
 }
+
+// An import counts a row whose address an earlier row of the batch added, or found in the
+// list, as a duplicate, whatever came in between; a row refused before (bad format, an
+// unknown field, a suppressed address) takes nothing, so a later row of its address is
+// imported. Rows in the query string count as the body's.
+func TestImportCountsDuplicatesInTheBatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		rows  []string // address[,CustomFieldID=value]
+		query []string // rows sent in the query string, after the body's
+		want  string
+	}{
+		{"twice", []string{"a@example.com", "A@example.com"}, nil, `"TotalImported":1,"TotalDuplicate":1,"TotalFailed":0`},
+		{"thrice apart", []string{"a@example.com", "b@example.com", "a@example.com", "a@example.com"}, nil, `"TotalImported":2,"TotalDuplicate":2,"TotalFailed":0`},
+		{"in the list", []string{"member@example.com", "member@example.com"}, nil, `"TotalImported":0,"TotalDuplicate":2,"TotalFailed":0`},
+		{"refused first", []string{"a@example.com,CustomField99=x", "a@example.com", "a@example.com"}, nil, `"TotalImported":1,"TotalDuplicate":1,"TotalFailed":1`},
+		{"suppressed", []string{"gone@example.com", "gone@example.com"}, nil, `"TotalImported":0,"TotalDuplicate":0,"TotalFailed":2`},
+		{"bad format", []string{"not-an-address", "not-an-address"}, nil, `"TotalImported":0,"TotalDuplicate":0,"TotalFailed":2`},
+		{"empty", []string{"", "", "c@example.com"}, nil, `"TotalImported":1,"TotalDuplicate":0,"TotalFailed":2`},
+		{"query", []string{"a@example.com"}, []string{"a@example.com", "q@example.com"}, `"TotalImported":2,"TotalDuplicate":1,"TotalFailed":0`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := NewServer(t)
+			_, body := post(t, srv, "/api/v3/list.create/json", url.Values{"APIKey": {srv.APIKey}, "Name": {"L"}, "OptInMode": {"Single"}})
+			require.Contains(t, body, `"ListID":1`)
+			_, body = post(t, srv, "/api/v3/subscriber.subscribe/json", url.Values{"APIKey": {srv.APIKey}, "ListID": {"1"},
+				"EmailAddress": {"member@example.com"}, "SubscriptionIP": {"192.0.2.1"}})
+			require.Contains(t, body, `"Success":true`)
+			_, body = post(t, srv, "/api/v3/suppression.list.add/json", url.Values{"APIKey": {srv.APIKey}, "ListID": {"1"}, "EmailAddress": {"gone@example.com"}})
+			require.Contains(t, body, `"Success":true`)
+			rowValues := func(rows []string, from int) url.Values {
+				v := url.Values{}
+				for i, row := range rows {
+					email, field, _ := strings.Cut(row, ",")
+					v.Set(fmt.Sprintf("Subscribers[%d][EmailAddress]", from+i), email)
+					if key, value, ok := strings.Cut(field, "="); ok {
+						v.Set(fmt.Sprintf("Subscribers[%d][%s]", from+i, key), value)
+					}
+				}
+				return v
+			}
+			form := rowValues(tt.rows, 0)
+			form.Set("APIKey", srv.APIKey)
+			form.Set("ListID", "1")
+			path := "/api/v3/subscriber.import/json"
+			if tt.query != nil {
+				path += "?" + rowValues(tt.query, len(tt.rows)).Encode()
+			}
+			_, answer := post(t, srv, path, form)
+			assert.Contains(t, answer, tt.want)
+		})
+	}
+}
