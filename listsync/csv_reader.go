@@ -132,6 +132,15 @@ type Reader struct {
 	lineBase  int             // lines before br's text: the sep line
 	raw       []byte          // the first line of the record being read, as written
 	transcode bool
+
+	// readPlain reads plain lines without encoding/csv, which then never sees them: its
+	// line numbers and offset need what readPlain consumed added.
+	sep        string   // Comma, encoded
+	fields     []string // readPlain's record, reused
+	csvLines   int      // lines encoding/csv had read by the end of its last record
+	plainLines int      // lines readPlain consumed
+	plainBytes int64    // bytes readPlain consumed
+	noFastPath bool     // tests: read every record through encoding/csv
 }
 
 // Record is a data record of the file.
@@ -254,6 +263,8 @@ func NewReader(r io.Reader, opts ...ReadOptions) (*Reader, error) {
 		return nil, err
 	}
 	out.Header = append([]string(nil), header...)
+	out.csvLines = out.lastLine(header)
+	out.sep = string(out.Comma)
 	return out, nil
 }
 
@@ -391,25 +402,94 @@ func DetectComma(head []byte) rune {
 // returned with its Err and Text set, and reading goes on after it; any other error ends
 // the file.
 func (r *Reader) Read() (Record, error) {
+	if line, text, ok := r.readPlain(); ok {
+		return Record{Line: line, Fields: r.fields, Text: text, comma: r.Comma}, nil
+	}
 	r.keepFirstLine()
 	fields, err := r.cr.Read()
+	base := r.lineBase + r.plainLines // encoding/csv counts only the lines it read
 	if err == nil {
+		r.csvLines = r.lastLine(fields)
 		line, _ := r.cr.FieldPos(0)
-		rec := Record{Line: r.lineBase + line, Fields: fields, comma: r.Comma}
+		rec := Record{Line: base + line, Fields: fields, comma: r.Comma}
 		if len(fields) != len(r.Header) {
-			rec.Text = r.rawText()
+			rec.Text = validText(r.raw)
 		}
 		return rec, nil
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) && pe.Err != nil {
-		rec := Record{Line: r.lineBase + pe.StartLine, Err: pe.Err, Text: r.rawText(), comma: r.Comma}
+		// encoding/csv is on pe.Line, or one past it for a quote left open at the end of
+		// the file: there, nothing is left for readPlain.
+		r.csvLines = pe.Line
+		rec := Record{Line: base + pe.StartLine, Err: pe.Err, Text: validText(r.raw), comma: r.Comma}
 		if pe.StartLine != pe.Line {
-			rec.Err = fmt.Errorf("%w (lines %d to %d)", pe.Err, r.lineBase+pe.StartLine, r.lineBase+pe.Line)
+			rec.Err = fmt.Errorf("%w (lines %d to %d)", pe.Err, base+pe.StartLine, base+pe.Line)
 		}
 		return rec, nil
 	}
 	return Record{}, err
+}
+
+// lastLine returns the line encoding/csv is on after reading fields: the last field's first
+// line, plus the line ends within it (only a quoted field holds any).
+func (r *Reader) lastLine(fields []string) int {
+	line, _ := r.cr.FieldPos(len(fields) - 1)
+	return line + strings.Count(fields[len(fields)-1], "\n")
+}
+
+// readPlain reads the next record without encoding/csv when the read buffer already holds
+// its whole line and the line is plain: no quote, and no CR but in a final CRLF. Such a
+// line is its fields joined by the delimiter, as most lines of most files are; splitting it
+// here spares the parser and keepFirstLine's copy. The blank lines before it are skipped as
+// encoding/csv skips them. It returns the record's Line and Text, its fields in r.fields;
+// it reports false, having consumed nothing, for any other line, and for a decoded file,
+// whose Offset counts what the decoder read.
+func (r *Reader) readPlain() (int, string, bool) {
+	if r.noFastPath || r.transcode {
+		return 0, "", false
+	}
+	buf, _ := r.br.Peek(r.br.Buffered()) // never blocks
+	var line []byte
+	start, end, blanks := 0, 0, 0
+	for {
+		n := bytes.IndexByte(buf[start:], '\n')
+		if n < 0 {
+			return 0, "", false
+		}
+		line, end = bytes.TrimSuffix(buf[start:start+n], []byte("\r")), start+n+1
+		if len(line) > 0 {
+			break
+		}
+		if start >= r.blankLimit() {
+			return 0, "", false // keepFirstLine would keep this blank line as the text
+		}
+		start = end
+		blanks++
+	}
+	if bytes.IndexByte(line, '"') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
+		return 0, "", false
+	}
+	// One string for the record, as encoding/csv allocates with ReuseRecord.
+	s := string(line)
+	fields := r.fields[:0]
+	for {
+		i := strings.Index(s, r.sep)
+		if i < 0 {
+			break
+		}
+		fields = append(fields, s[:i])
+		s = s[i+len(r.sep):]
+	}
+	r.fields = append(fields, s)
+	var text string
+	if len(r.fields) != len(r.Header) {
+		text = validText(line[:min(len(line), maxRawText)])
+	}
+	r.plainLines += blanks + 1
+	r.plainBytes += int64(end)
+	_, _ = r.br.Discard(end) // buffered: cannot fail
+	return r.lineBase + r.csvLines + r.plainLines, text, true
 }
 
 // keepFirstLine copies the first line of the next record (the csv.Reader has consumed
@@ -418,7 +498,7 @@ func (r *Reader) Read() (Record, error) {
 // far as the read buffer lets it see (64 KiB), not only the first 1 KiB of them.
 func (r *Reader) keepFirstLine() {
 	r.raw = r.raw[:0]
-	limit := r.br.Size() - maxRawText - 2
+	limit := r.blankLimit()
 	for skip := 0; ; {
 		peek, _ := r.br.Peek(skip + maxRawText + 2)
 		if skip >= len(peek) {
@@ -436,9 +516,13 @@ func (r *Reader) keepFirstLine() {
 	}
 }
 
-// rawText returns the kept first line as valid UTF-8.
-func (r *Reader) rawText() string {
-	return strings.ToValidUTF8(string(r.raw), "\uFFFD")
+// blankLimit is how far into the read buffer keepFirstLine skips blank lines: where it can
+// still peek a whole first line of Record.Text after them.
+func (r *Reader) blankLimit() int { return r.br.Size() - maxRawText - 2 }
+
+// validText returns a record's first line as valid UTF-8, for Record.Text.
+func validText(line []byte) string {
+	return strings.ToValidUTF8(string(line), "\uFFFD")
 }
 
 // Offset returns how many bytes of the file have been read, byte-order mark included:
@@ -447,7 +531,7 @@ func (r *Reader) Offset() int64 {
 	if r.transcode {
 		return r.src.n
 	}
-	return r.skip + r.cr.InputOffset()
+	return r.skip + r.plainBytes + r.cr.InputOffset()
 }
 
 // Close closes the file Open opened; it does nothing for a NewReader.

@@ -1,14 +1,17 @@
 package listsync
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestDetectComma(t *testing.T) {
@@ -171,4 +174,131 @@ func TestMalformedAfterBlankLines(t *testing.T) {
 			t.Errorf("%d blank lines: malformed %t, raw %q, want %q", tt.blanks, row.Malformed, row.Raw, tt.want)
 		}
 	}
+}
+
+// TestReadPlain checks which lines readPlain reads itself rather than through encoding/csv:
+// the plain lines the read buffer holds whole, and the blank lines before them.
+func TestReadPlain(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content []byte
+		opts    ReadOptions
+		plain   int // lines readPlain consumed
+	}{
+		{"plain", []byte("Email,Name\na,b\nc,d\n"), ReadOptions{}, 2},
+		{"CRLF", []byte("Email,Name\r\na,b\r\nc,d\r\n"), ReadOptions{}, 2},
+		{"blank lines", []byte("Email,Name\n\n\r\na,b\n"), ReadOptions{}, 3},
+		{"quotes", []byte("Email,Name\n\"a\",b\nc,d\ne\"f,g\nh,i\n"), ReadOptions{}, 2},
+		{"bare CR", []byte("Email,Name\na\rb,c\nd,e\r\r\n"), ReadOptions{}, 0},
+		{"no final newline", []byte("Email,Name\na,b\nc,d"), ReadOptions{}, 1},
+		{"multi-byte delimiter", []byte("Email¦Name\na¦b\n"), ReadOptions{Comma: '¦'}, 1},
+		{"sep= line and BOM", cat(bomUTF8, []byte("sep=;\nEmail;Name\na;b\n")), ReadOptions{}, 1},
+		{"UTF-16, decoded", cat(bomUTF16LE, utf16Bytes("Email,Name\na,b\n", true)), ReadOptions{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := NewReader(bytes.NewReader(tt.content), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if _, err := r.Read(); err != nil {
+					break
+				}
+			}
+			if r.plainLines != tt.plain {
+				t.Errorf("readPlain consumed %d lines, want %d", r.plainLines, tt.plain)
+			}
+		})
+	}
+}
+
+// readStep is a record as Read returns it, with Offset after it.
+type readStep struct {
+	Line   int
+	Fields []string
+	Err    string
+	Text   string
+	Offset int64
+}
+
+// readSteps reads a whole file: its records, then the error that ended it.
+func readSteps(data []byte, opts ReadOptions, oneByte, noFastPath bool) ([]readStep, error) {
+	var src io.Reader = bytes.NewReader(data)
+	if oneByte {
+		src = iotest.OneByteReader(src) // the read buffer rarely holds a whole line
+	}
+	r, err := NewReader(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.noFastPath = noFastPath
+	var steps []readStep
+	for len(steps) < 100_000 {
+		rec, err := r.Read()
+		if err != nil {
+			return steps, err
+		}
+		s := readStep{Line: rec.Line, Fields: slices.Clone(rec.Fields), Text: rec.Text, Offset: r.Offset()}
+		if rec.Err != nil {
+			s.Err = rec.Err.Error()
+		}
+		steps = append(steps, s)
+	}
+	return steps, errors.New("too many records")
+}
+
+// FuzzReaderFastPath reads any bytes, with a delimiter given or detected, from a reader
+// that hands over all it can or one byte at a time: readPlain and encoding/csv alone give
+// the same records, lines, errors, texts and offsets.
+func FuzzReaderFastPath(f *testing.F) {
+	lines := func(n int, line string) string { return strings.Repeat(line, n) }
+	seeds := []string{
+		"Email,Name\na,b\n\"q\",c\nd,\"e\nf\"\ng,h\n",                    // quotes, a quoted newline
+		"Email,Name\n\"a\nb\",c\nd,e\na,\"b\n\nc\"\nd,e\n",               // plain lines after quoted newlines
+		"Email,Name\r\na,\"b\r\nc\"\r\nd,e\r\n",                          // CRLF in and after quotes
+		"Email,Name\na\"b,c\nd,e\n\"a\"x,b\nc,d\n\"a\nb\"x,c\nd,e\n",     // malformed, then plain
+		"Email,Name\na,b\n\"c,d\n",                                       // a quote open to the end
+		"Email,Name\n\n\r\na,b\n\n\r\n\n",                                // blank lines
+		"Email,Name\na\rb,c\nd,e\r\r\nf,g\n\r\nh,i\r",                    // bare CRs, a CR at the end
+		"Email,Name\na,b\n\r",                                            // a lone CR after the last line
+		"Email,Name \na ,b \n,\n,,\na,\n",                                // spaces, empty fields
+		"Email,Name\na\na,b,c\nd\te;f\n",                                 // wrong field counts
+		"Email,Name\na,b",                                                // no final newline
+		"Email¦Name\na¦b\nc¦d¦e\n\"f\"¦g\n",                              // a multi-byte delimiter
+		"sep=|\nEmail|Name\na|b\n\"c\"|d\ne|f\n",                         // a sep= line
+		"\ufeffEmail;Name\r\na;b\r\n",                                    // a byte-order mark
+		"Email,Name\n" + lines(1023, "x") + "é,y,z\n",                    // a text cut within a rune
+		"Email,Name\na," + lines(70_000, "x") + "\nb,c\n",                // a line longer than the buffer
+		"Email,Name\n" + lines(64_600, "\n") + "a\n",                     // more blank lines than keepFirstLine skips
+		"Email,Name\n" + lines(70_000, "\n") + "a\n",                     // more than the buffer holds
+		"Email,Name\n" + lines(32_000, "\r\n") + "a,b,c\nd,e\n",          // blank lines to near that limit
+		"Email,Name\n" + lines(5000, "user@example.com,Name\n\"q\",x\n"), // lines across buffer ends
+	}
+	commas := []rune{0, ',', ';', '\t', '¦'} // 0: detected
+	corpus := readerSeeds()
+	for _, s := range seeds {
+		corpus = append(corpus, []byte(s))
+	}
+	for _, data := range corpus {
+		for c := range commas {
+			f.Add(data, uint8(c), false)
+			f.Add(data, uint8(c), true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, c uint8, oneByte bool) {
+		opts := ReadOptions{Comma: commas[int(c)%len(commas)]}
+		fast, fastErr := readSteps(data, opts, oneByte, false)
+		slow, slowErr := readSteps(data, opts, oneByte, true)
+		if fmt.Sprint(fastErr) != fmt.Sprint(slowErr) {
+			t.Fatalf("error %v, through encoding/csv %v", fastErr, slowErr)
+		}
+		for i := range max(len(fast), len(slow)) {
+			if i >= len(fast) || i >= len(slow) || !reflect.DeepEqual(fast[i], slow[i]) {
+				t.Fatalf("record %d:\n%+v\nthrough encoding/csv:\n%+v", i, fast[i:min(i+1, len(fast))], slow[i:min(i+1, len(slow))])
+			}
+		}
+	})
 }

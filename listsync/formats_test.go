@@ -287,11 +287,9 @@ func TestKeepSpaces(t *testing.T) {
 	}
 }
 
-// FuzzReader reads any bytes as a subscriber CSV, in every encoding: no panic, lines that
-// only grow, an offset that never goes back, and rows whose rejects always say where and
-// what (a malformed record's Raw is never empty).
-func FuzzReader(f *testing.F) {
-	seeds := [][]byte{
+// readerSeeds are files in the formats spreadsheets write, and malformed ones.
+func readerSeeds() [][]byte {
+	return [][]byte{
 		[]byte(excelText),
 		cat(bomUTF8, []byte("sep=;\r\n"+excelText)),
 		cat(bomUTF16LE, utf16Bytes(excelText, true)),
@@ -302,7 +300,13 @@ func FuzzReader(f *testing.F) {
 		[]byte("Email,Pr\xe9nom\n"),
 		[]byte("Email\n\xff\xfe@example.com\n"),
 	}
-	for _, s := range seeds {
+}
+
+// FuzzReader reads any bytes as a subscriber CSV, in every encoding: no panic, lines that
+// only grow, an offset that never goes back, and rows whose rejects always say where and
+// what (a malformed record's Raw is never empty).
+func FuzzReader(f *testing.F) {
+	for _, s := range readerSeeds() {
 		f.Add(s, uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, enc uint8) {
