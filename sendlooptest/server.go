@@ -311,10 +311,8 @@ type call struct {
 	st   *state
 	form url.Values
 	rows *importParams // subscriber.import's rows, kept out of form (parseParams)
-	// imports is subscriber.import's rows decoded before the lock was taken.
-	imports *preparedImport
-	now     time.Time
-	ip      string
+	now  time.Time
+	ip   string
 }
 
 // handler executes a command with the server's lock held.
@@ -394,14 +392,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, "json", nil, &apiError{code: 100, message: "Invalid response format"})
 		return
 	}
-	var imports *preparedImport
-	if strings.EqualFold(name, cmdtable.SubscriberImport) && rows.has("Subscribers") {
-		// Outside the lock: concurrent imports would otherwise decode their rows in turn.
-		rows = importRows(form, rows)
-		defer rows.release()
-		imports = prepareImport(rows)
-	}
-	answer, apiErr := s.execute(name, form, rows, imports, key, ip, fault)
+	answer, apiErr := s.execute(name, form, rows, key, ip, fault)
 	s.deliverWebhooks()
 	if fault != nil && fault.Reset == ResetAfterExecution {
 		resetConnection(w)
@@ -442,7 +433,7 @@ func applyFault(w http.ResponseWriter, r *http.Request, fault *Fault) bool {
 // countExecution records that a command reached its logic; the caller holds s.mu.
 func (s *Server) countExecution(name string) { s.executions[strings.ToLower(name)]++ }
 
-func (s *Server) execute(name string, form url.Values, rows *importParams, imports *preparedImport, key, ip string, fault *Fault) (object, *apiError) {
+func (s *Server) execute(name string, form url.Values, rows *importParams, key, ip string, fault *Fault) (object, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if key == "" || key != s.APIKey {
@@ -468,7 +459,7 @@ func (s *Server) execute(name string, form url.Values, rows *importParams, impor
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: absent}
 	}
 	s.countExecution(name)
-	return cmd.run(&call{srv: s, st: s.state, form: form, rows: rows, imports: imports, now: s.now(), ip: ip})
+	return cmd.run(&call{srv: s, st: s.state, form: form, rows: rows, now: s.now(), ip: ip})
 }
 
 // hasArray reports whether a bracketed parameter such as Recipients[] or Fields[x] is set.

@@ -19,6 +19,8 @@ type state struct {
 	memberStates     map[memberState]*memberState // the shared parts of subscriber records (members.go)
 	lastState        *memberState                 // the one interned last
 	slab             []subscriber                 // where new subscriber records are made
+	importSeen       map[string]bool              // subscriber.import's scratch (subscribers.go)
+	importBuf        []byte
 }
 
 // day returns now's date in wire form, formatting it once per day: imports stamp

@@ -13,95 +13,63 @@ import (
 // subscriberImport subscribes Subscribers[<n>][EmailAddress] rows at once (no opt-in
 // email), in ascending n, counting addresses already in the list, or twice in the batch,
 // as duplicates and refused rows as failures. The rows come from parseParams, read in the
-// one pass over the body, and decoded by prepareImport before the server's lock is taken
-// (serveHTTP): under the lock only the list changes.
+// one pass over the body, and are applied under the one lock the request holds.
 func subscriberImport(c *call) (object, *apiError) {
 	l, apiErr := c.findList()
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	prepared := c.imports
-	if prepared == nil {
-		rows := importRows(c.form, c.rows)
-		defer rows.release()
-		prepared = prepareImport(rows)
-	}
-	if len(prepared.rows) == 0 {
+	rows := c.importRows()
+	defer rows.release()
+	if len(rows.entries) == 0 {
 		return nil, &apiError{code: 105, message: "Required parameter(s) missing", fields: []string{"Subscribers"}}
 	}
 	var imported, duplicate, failed int
-	// taken[i]: row i's address is in the list through this batch (added, already there, or
-	// a duplicate of such a row), so a later row of the same address is a duplicate.
-	taken := make([]bool, len(prepared.rows))
-	for i, row := range prepared.rows {
-		if row.bad {
+	// Scratch kept between imports: the handler runs under the server's lock.
+	seen := c.st.importSeen
+	if seen == nil {
+		seen = map[string]bool{}
+		c.st.importSeen = seen
+	}
+	defer clear(seen)
+	buf := c.st.importBuf
+	for row := range rows.all() {
+		var email string
+		var packed fieldSet
+		var bad bool
+		buf, email, packed, bad = row.read(buf[:0])
+		if bad {
 			failed++
 			continue
 		}
-		if row.email != "" && row.prev >= 0 && taken[row.prev] {
-			taken[i] = true
+		key := emailKey(email)
+		if email != "" && seen[key] {
 			duplicate++
 			continue
 		}
-		switch _, f := c.st.joinChecked(l, row.email, row.key, row.valid, c.ip, nil, row.fields, c.now, true); f {
+		switch _, f := c.st.join(l, email, c.ip, nil, packed, c.now, true); f {
 		case ok:
-			taken[i] = true
+			seen[key] = true
 			imported++
 		case failEmailExists:
-			taken[i] = true
+			seen[key] = true
 			duplicate++
 		default:
 			failed++
 		}
 	}
+	c.st.importBuf = buf
 	return object{{"TotalImported", imported}, {"TotalDuplicate", duplicate}, {"TotalFailed", failed}}, nil
-}
-
-// preparedImport is an import's rows decoded, in ascending row order.
-type preparedImport struct {
-	rows []preparedRow
-}
-
-// preparedRow is one import row decoded: what does not depend on the account.
-type preparedRow struct {
-	email  string   // the trimmed address
-	key    string   // its emailKey
-	fields fieldSet // the packed custom fields
-	valid  bool     // the address passes validEmail
-	bad    bool     // a key that is neither EmailAddress nor CustomField<id>: a failure
-	prev   int      // the nearest earlier row (not bad) of the same key, or -1
-}
-
-// prepareImport decodes the rows of an import (importRows) without the server's lock: it
-// reads the request only.
-func prepareImport(all *importParams) *preparedImport {
-	out := &preparedImport{rows: make([]preparedRow, 0, len(all.entries))}
-	last := map[string]int{}
-	var buf []byte
-	for row := range all.all() {
-		var r preparedRow
-		buf, r.email, r.fields, r.bad = row.read(buf[:0])
-		r.prev = -1
-		if !r.bad {
-			r.key = emailKey(r.email)
-			r.valid = validEmail(r.email)
-			if j, found := last[r.key]; found {
-				r.prev = j
-			}
-			last[r.key] = len(out.rows)
-		}
-		out.rows = append(out.rows, r)
-	}
-	return out
 }
 
 // importRows returns the rows of an import: the body's, then those of the query string
 // (which the form holds) for keys the body lacks.
-func importRows(form url.Values, rows *importParams) *importParams {
+func (c *call) importRows() *importParams {
+	rows := c.rows
 	if rows == nil {
 		rows = importParamsPool.Get().(*importParams)
 	}
-	for key, v := range form {
+	for key, v := range c.form {
 		if strings.HasPrefix(key, "Subscribers[") {
 			rows.add(key, url.QueryEscape(v[0]))
 		}

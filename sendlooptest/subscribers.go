@@ -111,16 +111,10 @@ func (st *state) subscribe(l *list, email, ip string, fields map[int]string, now
 // join is subscribe for an address already trimmed, with the fields as a map or packed
 // (packed, when fields is nil).
 func (st *state) join(l *list, email, ip string, fields map[int]string, packed fieldSet, now time.Time, imported bool) (*subscriber, failure) {
-	return st.joinChecked(l, email, emailKey(email), email != "" && validEmail(email), ip, fields, packed, now, imported)
-}
-
-// joinChecked is join for an address whose key and validity were worked out before the
-// lock was taken (prepareImport).
-func (st *state) joinChecked(l *list, email, key string, valid bool, ip string, fields map[int]string, packed fieldSet, now time.Time, imported bool) (*subscriber, failure) {
 	switch {
 	case email == "":
 		return nil, failEmailMissing
-	case !valid:
+	case !validEmail(email):
 		return nil, failEmailFormat
 	case st.suppressed(l.ID, email):
 		return nil, failEmailRefused
@@ -132,6 +126,7 @@ func (st *state) joinChecked(l *list, email, key string, valid bool, ip string, 
 	} else if f := l.checkFieldSet(packed); f != ok {
 		return nil, f
 	}
+	key := emailKey(email)
 	s := l.byEmail[key]
 	if s != nil && s.Status != statusUnsubscribed {
 		return s, failEmailExists
