@@ -33,6 +33,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // pageSize is the members of a full subscriber.browse page.
@@ -103,13 +105,13 @@ func (f *floor) post(command, body string, buf *bytes.Buffer) error {
 
 func (f *floor) listGet(listID string) ([]byte, error) {
 	var buf bytes.Buffer
-	err := f.post("list.get", "APIKey="+url.QueryEscape(f.key)+"&ListID="+listID+"&GetCustomFields=1", &buf)
+	err := f.post(commands.ListGet, "APIKey="+url.QueryEscape(f.key)+"&ListID="+listID+"&GetCustomFields=1", &buf)
 	return buf.Bytes(), err
 }
 
 // page reads a page of members into buf and returns how many it holds.
 func (f *floor) page(listID string, index int, buf *bytes.Buffer) (int, error) {
-	err := f.post("subscriber.browse", "APIKey="+url.QueryEscape(f.key)+"&ListID="+listID+"&StartIndex="+strconv.Itoa(index), buf)
+	err := f.post(commands.SubscriberBrowse, "APIKey="+url.QueryEscape(f.key)+"&ListID="+listID+"&StartIndex="+strconv.Itoa(index), buf)
 	return bytes.Count(buf.Bytes(), []byte(`"SubscriberID"`)), err
 }
 
@@ -140,7 +142,7 @@ func (f *floor) importFile(listID, path string, concurrency, batch int) error {
 			defer wg.Done()
 			var buf bytes.Buffer
 			for body := range work {
-				if err := f.post("subscriber.import", body, &buf); err != nil {
+				if err := f.post(commands.SubscriberImport, body, &buf); err != nil {
 					failed.CompareAndSwap(nil, &err)
 				}
 			}
