@@ -134,30 +134,25 @@ func (f *floor) importFile(listID, path string, concurrency, batch int) error {
 		return err
 	}
 	work := make(chan string)
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			for body := range work {
-				if err := f.post(commands.SubscriberImport, body, &buf); err != nil {
-					failed.CompareAndSwap(nil, &err)
+	done := make(chan error, 1)
+	go func() {
+		done <- inParallel(concurrency, func(buf *bytes.Buffer) error {
+			var first error
+			for body := range work { // read to the end even after a failure: the sender waits
+				if err := f.post(commands.SubscriberImport, body, buf); err != nil && first == nil {
+					first = err
 				}
 			}
-		}()
-	}
+			return first
+		})
+	}()
 	for _, body := range bodies {
 		work <- body
 	}
 	close(work)
-	wg.Wait()
+	err = <-done
 	f.elapsed = time.Since(start)
-	if err := failed.Load(); err != nil {
-		return *err
-	}
-	return nil
+	return err
 }
 
 // importBodies builds the import bodies of path's rows: the address column first, the
@@ -226,32 +221,44 @@ func (f *floor) browse(listID string, concurrency int) error {
 	}
 	var next, end atomic.Int64 // the next page to ask for; the first short page, once seen
 	end.Store(1 << 62)
+	var stop atomic.Bool
+	err := inParallel(concurrency, func(buf *bytes.Buffer) error {
+		for {
+			index := next.Add(1) - 1
+			if index > end.Load() || stop.Load() {
+				return nil
+			}
+			members, err := f.page(listID, int(index), buf)
+			if err != nil {
+				stop.Store(true)
+				return err
+			}
+			if members < pageSize {
+				for cur := end.Load(); index < cur && !end.CompareAndSwap(cur, index); cur = end.Load() {
+				}
+			}
+		}
+	})
+	f.elapsed = time.Since(start)
+	return err
+}
+
+// inParallel runs work on n goroutines, each with a buffer of its own, and returns the first
+// error one of them returned once all have.
+func inParallel(n int, work func(buf *bytes.Buffer) error) error {
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	for range concurrency {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
-			for {
-				index := next.Add(1) - 1
-				if index > end.Load() || failed.Load() != nil {
-					return
-				}
-				members, err := f.page(listID, int(index), &buf)
-				if err != nil {
-					failed.CompareAndSwap(nil, &err)
-					return
-				}
-				if members < pageSize {
-					for cur := end.Load(); index < cur && !end.CompareAndSwap(cur, index); cur = end.Load() {
-					}
-				}
+			if err := work(&buf); err != nil {
+				failed.CompareAndSwap(nil, &err)
 			}
 		}()
 	}
 	wg.Wait()
-	f.elapsed = time.Since(start)
 	if err := failed.Load(); err != nil {
 		return *err
 	}
