@@ -28,43 +28,46 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 		c = st.client // the retry loop is shared with derived clients: log and redact as the sender
 	}
 	c.logAttempt(ctx, st, resp, err)
+	if err == nil && resp != nil {
+		// An answer is judged whether the context has ended or not: a final one is the call's
+		// result (the service has answered; a write it carried out must not be reported as
+		// cut short), and only one that would be retried gives way to the context's end.
+		retry := c.retryAnswer(st, resp)
+		if ctxErr := ctx.Err(); retry && ctxErr != nil {
+			return false, ctxErr
+		}
+		return retry, nil
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if isLimiterError(err) {
 			// The context ended while the attempt waited for the window or the limiter:
 			// nothing was sent, which the error must keep saying (see mayHaveRun).
 			return false, err
 		}
-		if err == nil && resp != nil && isGateway(resp.StatusCode) {
-			// Whatever the class: the answer that would have said so is not returned.
-			st.noteGateway(c, resp)
-		}
 		return false, ctxErr
 	}
-	if err != nil {
-		retry := retryableError(err, st.class)
-		if retry && !isDialError(err) {
-			st.mayHaveRun(c.failed(st.command, st.attempts, err))
-		}
-		return retry, err
+	retry := retryableError(err, st.class)
+	if retry && !isDialError(err) {
+		st.mayHaveRun(c.failed(st.command, st.attempts, err))
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		if wait, ok := RetryAfter(resp.Header, time.Now()); ok && wait > c.policy.MaxRetryAfter {
-			return false, nil
-		}
-		return true, nil
-	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		if st.class != OneShot { // a one-shot write's caller reads this answer itself
-			st.noteGateway(c, resp)
-		}
-		return st.class != OneShot, nil
-	}
-	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
-	return false, nil
+	return retry, err
 }
 
-func isGateway(status int) bool {
-	return status == http.StatusBadGateway || status == http.StatusGatewayTimeout
+// retryAnswer tells whether an answer is to be retried, recording a gateway's doubt.
+func (c *Client) retryAnswer(st *call, resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		wait, ok := RetryAfter(resp.Header, time.Now())
+		return !ok || wait <= c.policy.MaxRetryAfter
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		if st.class == OneShot {
+			return false // a one-shot write's caller reads this answer itself
+		}
+		st.noteGateway(c, resp)
+		return true
+	}
+	// Everything else, a plain 500 above all (the service's answer to some bad input), is final.
+	return false
 }
 
 // noteGateway records an answer from a gateway: the request reached a proxy and may have

@@ -19,7 +19,8 @@ import (
 // A write whose context ends after a 429 or 503 was answered, and never processed, fails
 // with the context's error, not an outcome-unknown one, whether the context ends before the
 // answer was judged or while the write waits to retry. After a 502 it may have run, and the
-// outcome is unknown: for a one-shot write too, whose 502 answer the error replaces.
+// outcome is unknown. An answer that is not retried (a 200, a one-shot write's 502) is the
+// call's result even when the context ends as it arrives: the service has answered.
 func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -27,11 +28,14 @@ func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 		class   Class
 		unknown bool
 		waits   bool // the answer is retried: the context can end during the wait
+		final   bool // the answer is returned, with no error
 	}{
-		{http.StatusServiceUnavailable, OneShot, false, true},
-		{http.StatusTooManyRequests, Idempotent, false, true},
-		{http.StatusBadGateway, Idempotent, true, true},
-		{http.StatusBadGateway, OneShot, true, false},
+		{status: http.StatusServiceUnavailable, class: OneShot, waits: true},
+		{status: http.StatusTooManyRequests, class: Idempotent, waits: true},
+		{status: http.StatusBadGateway, class: Idempotent, unknown: true, waits: true},
+		{status: http.StatusBadGateway, class: OneShot, final: true},
+		{status: http.StatusOK, class: OneShot, final: true},
+		{status: http.StatusOK, class: Idempotent, final: true},
 	}
 	for _, tt := range tests {
 		ends := []time.Duration{0}
@@ -54,6 +58,15 @@ func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 				c := New(Config{HTTPClient: hc, Policy: Policy{MinWait: 30 * time.Second, MaxWait: 30 * time.Second}})
 				resp, err := c.Do(ctx, &Request{Command: "x.add", Class: tt.class, Method: http.MethodPost,
 					URL: hs.URL + "/api", Body: []byte("a=b"), ContentType: "application/x-www-form-urlencoded"})
+				if tt.final {
+					if err != nil || resp.StatusCode != tt.status {
+						t.Fatalf("answer %v, error %v; want the %d answer", resp, err, tt.status)
+					}
+					if n := requests.Load(); n != 1 {
+						t.Errorf("%d requests, want 1", n)
+					}
+					return
+				}
 				if err == nil {
 					t.Fatalf("answer %d, want an error", resp.StatusCode)
 				}
