@@ -16,8 +16,9 @@ import (
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, checkErr := c.decideRetry(ctx, resp, err)
 	// An answered attempt is settled even when the context ended before it was judged: what
-	// became of it is in its status, which decideRetry has read.
-	callOf(ctx).waiting = retry || (err == nil && resp != nil)
+	// became of it is in its status, which decideRetry has read (or, for a 429 or 503 whose
+	// body was cut, which the cut did not change).
+	callOf(ctx).waiting = retry || (err == nil && resp != nil) || refusedBeforeBody(err)
 	return retry, checkErr
 }
 
@@ -33,6 +34,9 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 		// result (the service has answered; a write it carried out must not be reported as
 		// cut short), and only one that would be retried gives way to the context's end.
 		retry := c.retryAnswer(st, resp)
+		if retry && st.attempts > c.rc.RetryMax {
+			return false, nil // the last attempt: its answer is final, as retryablehttp returns it
+		}
 		if ctxErr := ctx.Err(); retry && ctxErr != nil {
 			return false, ctxErr
 		}
@@ -47,7 +51,7 @@ func (c *Client) decideRetry(ctx context.Context, resp *http.Response, err error
 		return false, ctxErr
 	}
 	retry := retryableError(err, st.class)
-	if retry && !isDialError(err) {
+	if retry && mayHaveRun(err) {
 		st.mayHaveRun(c.failed(st.command, st.attempts, err))
 	}
 	return retry, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -136,3 +137,57 @@ func (c *deadlineAfterAnswer) transport(base http.RoundTripper, after time.Durat
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// The answer to the last attempt is the call's result even when the context ends as it
+// arrives: no retry is left for the context's end to cut short.
+func TestLastAttemptAnswerIsFinalWhenTheContextEnds(t *testing.T) {
+	t.Parallel()
+	for _, ends := range []bool{false, true} {
+		t.Run(fmt.Sprintf("context ends %t", ends), func(t *testing.T) {
+			t.Parallel()
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			defer hs.Close()
+			ctx := newDeadlineAfterAnswer()
+			base := http.DefaultTransport
+			if ends {
+				base = ctx.transport(http.DefaultTransport, 0)
+			}
+			c := New(Config{HTTPClient: &http.Client{Transport: base}, Policy: Policy{MaxRetries: -1}})
+			resp, err := c.Do(ctx, &Request{Command: "x.add", Class: OneShot, Method: http.MethodPost,
+				URL: hs.URL + "/api", Body: []byte("a=b")})
+			if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+				t.Errorf("answer %v, error %v; want the 503 answer", resp, err)
+			}
+		})
+	}
+}
+
+// A 429 or 503 whose body the deadline cuts still says the write was not processed: the
+// error is the deadline's, not an outcome-unknown one.
+func TestContextEndsDuringARefusalsBody(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Length", "10")
+				w.WriteHeader(status)
+				w.(http.Flusher).Flush()
+				<-release
+			}))
+			defer hs.Close()
+			defer close(release)
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			_, err := New(Config{}).Do(ctx, &Request{Command: "x.add", Class: Idempotent, Method: http.MethodPost,
+				URL: hs.URL + "/api", Body: []byte("a=b")})
+			if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, outcome.ErrUnknown) {
+				t.Errorf("error %v; want the plain deadline error", err)
+			}
+		})
+	}
+}

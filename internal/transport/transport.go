@@ -299,12 +299,13 @@ func (st *call) failure(final *Error, cause error) error {
 }
 
 // mayHaveRun tells whether a request that failed with err may have been processed: only a
-// failure to connect or to verify the server proves that nothing reached the service.
+// failure to connect or to verify the server, or a 429 or 503 whose body was cut, proves that
+// nothing reached the service.
 func mayHaveRun(err error) bool {
 	var certErr *tls.CertificateVerificationError
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostnameErr x509.HostnameError
-	return !isDialError(err) && !isLimiterError(err) &&
+	return !isDialError(err) && !isLimiterError(err) && !refusedBeforeBody(err) &&
 		!errors.As(err, &certErr) && !errors.As(err, &unknownAuthority) && !errors.As(err, &hostnameErr)
 }
 
@@ -419,7 +420,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (_ *http.Response, err e
 	data, err := readBody(resp)
 	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return nil, &bodyError{status: resp.StatusCode, err: err}
 	}
 	resp.Body = &bufferedBody{Reader: bytes.NewReader(data), data: data}
 	resp.ContentLength = int64(len(data))
@@ -435,6 +436,23 @@ type limiterError struct {
 
 func (e *limiterError) Error() string { return e.waiting + ": " + e.err.Error() }
 func (e *limiterError) Unwrap() error { return e.err }
+
+// bodyError is a failure to read the body of an answer whose status came: the status
+// still tells whether the request was processed (a 429 or 503 says it was not).
+type bodyError struct {
+	status int
+	err    error
+}
+
+func (e *bodyError) Error() string { return e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// refusedBeforeBody reports a failure to read the body of a 429 or 503: an answer that
+// says the request was not processed, whatever became of its body.
+func refusedBeforeBody(err error) bool {
+	var be *bodyError
+	return errors.As(err, &be) && (be.status == http.StatusTooManyRequests || be.status == http.StatusServiceUnavailable)
+}
 
 // bufferedBody is a body already read whole.
 type bufferedBody struct {
