@@ -166,7 +166,9 @@ func (f *floor) importBodies(listAnswer []byte, listID, path string, batch int) 
 		CustomFields []field
 		List         struct{ CustomFields []field }
 	}
-	if err := json.Unmarshal(listAnswer, &list); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(listAnswer))
+	dec.UseNumber() // an ID of 1,000,000 prints as 1000000, not 1e+06
+	if err := dec.Decode(&list); err != nil {
 		return nil, fmt.Errorf("list.get: %w", err)
 	}
 	ids := map[string]string{}
@@ -198,7 +200,11 @@ func (f *floor) importBodies(listAnswer []byte, listID, path string, batch int) 
 		if n == 0 {
 			b.WriteString("APIKey=" + url.QueryEscape(f.key) + "&ListID=" + listID)
 		}
-		for i, v := range strings.Split(sc.Text(), ",") {
+		values := strings.Split(sc.Text(), ",")
+		if len(values) != len(keys) {
+			return nil, fmt.Errorf("%s: %d fields where the header has %d (quoted fields are not read)", path, len(values), len(keys))
+		}
+		for i, v := range values {
 			b.WriteString("&" + url.QueryEscape("Subscribers["+strconv.Itoa(n)+"]["+keys[i]+"]") + "=" + url.QueryEscape(v))
 		}
 		if n++; n == batch {
