@@ -229,6 +229,10 @@ func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, r
 		return nil, fileErr
 	case membersErr != nil || fileErr != nil:
 		return nil, context.Cause(ctx)
+	case ctx.Err() != nil:
+		// Every read came back, the last answers as the context ended: the caller asked to
+		// stop all the same, and a plan it did not wait for must not be applied.
+		return nil, context.Cause(ctx)
 	}
 	return p.finish()
 }

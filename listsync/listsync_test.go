@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -592,6 +594,52 @@ func TestImportOutcomeUnknown(t *testing.T) {
 			}
 			if res.AddFailed+res.UpdateFailed != 1 || len(reasons) != 1 || !strings.HasPrefix(reasons[0], tt.want) {
 				t.Errorf("result %+v, reasons %q", *res, reasons)
+			}
+		})
+	}
+}
+
+// cancelAfter is a transport that cancels a context once an answer to command has come.
+type cancelAfter struct {
+	command string
+	cancel  context.CancelFunc
+}
+
+func (c cancelAfter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && strings.Contains(req.URL.Path, "/"+c.command+"/") {
+		c.cancel()
+	}
+	return resp, err
+}
+
+// A plan whose context ends as the last answers come in is not made: every read may have
+// succeeded (an answer that has come is returned, even once the context has ended), but the
+// caller asked to stop, and a plan it did not wait for must not be applied.
+func TestPlanStopsWhenTheContextEndsAsTheAnswersCome(t *testing.T) {
+	t.Parallel()
+	for _, command := range []string{commands.SubscriberBrowse, commands.SuppressionListGetList} {
+		t.Run(command, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := demoList(t)
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
+				sendloop.WithHTTPClient(&http.Client{Transport: cancelAfter{command, cancel}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := Rows([]Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}})
+			job, err := New(testContext(t), c, 1, src, Options{TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := job.Plan(ctx)
+			if err == nil {
+				pl.Close()
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("plan error %v, want the context's", err)
 			}
 		})
 	}
