@@ -401,14 +401,17 @@ func (a *ahead) next() (rec, bool, error) {
 
 // close stops the reading ahead and waits until it has stopped.
 func (a *ahead) close() {
-	if a.batches == nil {
+	if a.batches == nil || a.err == errReadAfterClose {
 		return
 	}
 	close(a.stop)
 	for range a.batches {
 	}
-	a.batches = nil
+	// A read after this is an error, not the merge resumed where fill left it.
+	a.batch, a.pos, a.done, a.err = nil, 0, true, errReadAfterClose
 }
+
+var errReadAfterClose = errors.New("listsync: read ahead after close")
 
 // close closes the temporary file.
 func (s *sorter) close() {

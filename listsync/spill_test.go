@@ -122,6 +122,9 @@ func TestReadAheadFailureAndClose(t *testing.T) {
 		}
 		a.close() // returns once the goroutine has stopped: it would block forever otherwise
 		a.close()
+		if _, ok, err := a.next(); ok || err == nil {
+			t.Errorf("a read after close: %t, %v; want an error", ok, err)
+		}
 	})
 }
 
