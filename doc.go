@@ -190,7 +190,9 @@
 //     (rows already imported come back as duplicates) until each refused row is found; a
 //     failure that does not recur is counted in ImportReport.Unattributed. It stops at the
 //     first error every batch would get (103, 104, 118, 123, 147, 148, 149); the rows it
-//     then never sent are ImportReport.NotAttempted, not failures.
+//     then never sent are ImportReport.NotAttempted, not failures. The rows of a call whose
+//     every attempt may have run (the connection broke after the body was sent) are
+//     ImportReport.Unknown, not failures either: they may have been imported.
 //   - An import body lists ListID, then each row's EmailAddress and custom fields in row
 //     order, rather than sorted like other bodies: it is written directly for speed.
 //   - The command that returns one campaign is not named: CampaignsService.Get sends

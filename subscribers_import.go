@@ -30,10 +30,11 @@ type ImportOptions struct {
 
 // ImportProgress is the state of an ImportAll run.
 type ImportProgress struct {
-	Rows      int // rows handled so far: the sum of the three counts
+	Rows      int // rows handled so far: the sum of the four counts
 	Imported  int // rows the service added to the list
 	Duplicate int // rows already on the list, or repeated within their batch
 	Failed    int // rows refused, failed with their call, or not traced to a row
+	Unknown   int // rows of calls whose outcome is unknown (ImportReport.Unknown)
 }
 
 // FailedRow is a row ImportAll could not import, with why.
@@ -42,13 +43,16 @@ type FailedRow struct {
 	Index      int
 	Subscriber ImportSubscriber // the row as it was read
 	// Err is a *ValidationError for a row refused before sending, ErrRowRefused for a row
-	// the service counted as failed, or the error of the call that carried the row.
+	// the service counted as failed, or the error of the call that carried the row (in
+	// ImportReport.Unknown, an error matching ErrOutcomeUnknown).
 	Err error
 }
 
 // ImportReport is the outcome of ImportAll. Every row read from the sequence is counted
-// once: Rows = Imported + Duplicate + len(Failed) + Unattributed + NotAttempted, and
-// ConfirmedOnRetry is a part of Imported.
+// once: Rows = Imported + Duplicate + len(Failed) + len(Unknown) + Unattributed +
+// NotAttempted, and ConfirmedOnRetry is a part of Imported. Failed rows were refused or
+// failed for a known reason; Unknown rows may have been imported; NotAttempted rows were
+// never sent: only Failed needs a look, the other two a second run.
 type ImportReport struct {
 	// Rows is the number of rows read from the sequence.
 	Rows int
@@ -62,8 +66,14 @@ type ImportReport struct {
 	// Duplicate counts rows already on the list, or repeated within their batch.
 	Duplicate int
 	// Failed holds every row refused by the check before sending or by the service, and
-	// the rows of a call that failed, each with why, in row order.
+	// the rows of a call that failed for a known reason (an error answer, a refusal, a
+	// dial error), each with why, in row order.
 	Failed []FailedRow
+	// Unknown holds the rows of calls whose outcome is unknown, in row order: every attempt
+	// may have reached the service (the connection broke after the body was sent), so
+	// they may have been imported. Each Err matches ErrOutcomeUnknown. The command is
+	// idempotent: importing them again settles them. len(Unknown) is their count.
+	Unknown []FailedRow
 	// Unattributed counts rows the service did not import that could not be traced: a
 	// failure that did not recur when its batch was resent in parts, or that Stop left
 	// unsearched, or rows an answer's totals left out.
@@ -84,7 +94,7 @@ var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
 // others and while other batches are in flight.
 //
 // Nothing is dropped silently: every row read from rows ends up in Imported, Duplicate,
-// Failed, Unattributed or NotAttempted. Rows with a malformed address are refused before
+// Failed, Unknown, Unattributed or NotAttempted. Rows with a malformed address are refused before
 // sending, and an address repeated within a batch is counted as a duplicate without being
 // sent. When the service counts failures in a batch, ImportAll resends the batch in halves
 // (the command is idempotent: rows already imported come back as duplicates) until each
@@ -102,7 +112,9 @@ var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
 // and 429) and after three batches in a row fail, returning that error with the report so
 // far; rows not read stay in the sequence. Rows read but not sent, and those of calls the
 // stop cut short, are counted in NotAttempted, never in Failed: nothing refused them.
-// Other call failures fail their batch's rows and the import goes on.
+// Other call failures fail their batch's rows and the import goes on; a call whose outcome
+// is unknown (ErrOutcomeUnknown: every attempt may have run) puts its rows in Unknown, not
+// Failed, since the service may have imported them.
 func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows iter.Seq[ImportSubscriber], opts ImportOptions) (*ImportReport, error) {
 	const command = commands.SubscriberImport
 	if err := checkListID(command, listID); err != nil {
@@ -189,7 +201,9 @@ read:
 	defer run.mu.Unlock()
 	run.report.Rows = index
 	// Workers finish in any order: list the failures as the rows came.
-	slices.SortStableFunc(run.report.Failed, func(a, b FailedRow) int { return a.Index - b.Index })
+	byIndex := func(a, b FailedRow) int { return a.Index - b.Index }
+	slices.SortStableFunc(run.report.Failed, byIndex)
+	slices.SortStableFunc(run.report.Unknown, byIndex)
 	err := run.fatal
 	if err == nil {
 		err = parent.Err()
@@ -351,7 +365,11 @@ func (w *importWorker) send(ctx context.Context, b *importBatch) {
 			r.cancel(err)
 		}
 		r.mu.Unlock()
-		r.failAll(b.rows(), err)
+		if errors.Is(err, ErrOutcomeUnknown) {
+			r.unknown(b.rows(), err)
+		} else {
+			r.failAll(b.rows(), err)
+		}
 		return
 	}
 	var refused []indexedRow
@@ -455,11 +473,24 @@ func (r *importRun) duplicate() {
 
 func (r *importRun) failAll(batch []indexedRow, err error) {
 	r.mu.Lock()
-	for _, row := range batch {
-		r.report.Failed = append(r.report.Failed, FailedRow{Index: row.index, Subscriber: row.row, Err: err})
-	}
+	r.report.Failed = appendRows(r.report.Failed, batch, err)
 	r.mu.Unlock()
 	r.progress()
+}
+
+// unknown counts the rows of a call that may have run.
+func (r *importRun) unknown(batch []indexedRow, err error) {
+	r.mu.Lock()
+	r.report.Unknown = appendRows(r.report.Unknown, batch, err)
+	r.mu.Unlock()
+	r.progress()
+}
+
+func appendRows(list []FailedRow, batch []indexedRow, err error) []FailedRow {
+	for _, row := range batch {
+		list = append(list, FailedRow{Index: row.index, Subscriber: row.row, Err: err})
+	}
+	return list
 }
 
 // progress reports the totals so far, outside mu so that a slow callback holds up no
@@ -472,8 +503,8 @@ func (r *importRun) progress() {
 	defer r.progressMu.Unlock()
 	r.mu.Lock()
 	p := ImportProgress{Imported: r.report.Imported, Duplicate: r.report.Duplicate,
-		Failed: len(r.report.Failed) + r.report.Unattributed}
-	p.Rows = p.Imported + p.Duplicate + p.Failed
+		Failed: len(r.report.Failed) + r.report.Unattributed, Unknown: len(r.report.Unknown)}
+	p.Rows = p.Imported + p.Duplicate + p.Failed + p.Unknown
 	r.mu.Unlock()
 	r.opts.OnProgress(p)
 }

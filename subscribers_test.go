@@ -696,3 +696,65 @@ func TestSubscriptionIPIsSentAsGiven(t *testing.T) {
 		})
 	}
 }
+
+// TestImportAllTellsUnknownFromFailed makes every attempt of some import calls end in a way
+// that either proves nothing ran or leaves the outcome unknown: rows of calls that may have
+// run are Unknown, never Failed, and the counts still add up to the rows read.
+func TestImportAllTellsUnknownFromFailed(t *testing.T) {
+	t.Parallel()
+	emails := make([]string, 30)
+	for i := range emails {
+		emails[i] = fmt.Sprintf("u%d@example.com", i)
+	}
+	tests := []struct {
+		name          string
+		fault         sendlooptest.Fault
+		failed, known int // rows in Failed and Unknown
+		imported      int
+	}{
+		// The first batch's every attempt runs and loses its answer.
+		{"reset after execution", sendlooptest.Fault{Times: 100, Reset: sendlooptest.ResetAfterExecution}, 0, 10, 0},
+		// The service runs nothing and says so, on every attempt: a known failure.
+		{"503 on every attempt", sendlooptest.Fault{Times: 100, Status: 503}, 10, 0, 20},
+		{"a 500", sendlooptest.Fault{Status: 500}, 10, 0, 20},
+		{"one lost answer, then an answer", sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, 0, 0, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := newTestClient(t)
+			id := newList(t, c, sendloop.OptInSingle)
+			if tt.fault.Times > 1 {
+				// Every attempt of the first call only: the others are answered.
+				tt.fault.Times = fastRetry.MaxRetries + 1
+			}
+			srv.InjectFault("subscriber.import", tt.fault)
+			var last sendloop.ImportProgress
+			report, err := c.Subscribers.ImportAll(context.Background(), id, rowsOf(emails...),
+				sendloop.ImportOptions{BatchSize: 10, Concurrency: 1, OnProgress: func(p sendloop.ImportProgress) { last = p }})
+			require.NoError(t, err)
+			assert.Len(t, report.Failed, tt.failed)
+			require.Len(t, report.Unknown, tt.known)
+			for i, row := range report.Unknown {
+				assert.ErrorIs(t, row.Err, sendloop.ErrOutcomeUnknown)
+				assert.Equal(t, i, row.Index)
+				assert.Equal(t, emails[i], row.Subscriber.EmailAddress)
+			}
+			for _, row := range report.Failed {
+				assert.NotErrorIs(t, row.Err, sendloop.ErrOutcomeUnknown)
+			}
+			if tt.known == 0 {
+				assert.Equal(t, tt.imported, report.Imported)
+			} else {
+				// The lost attempts did import the rows: a second run finds them there.
+				assert.Equal(t, 20, report.Imported)
+				assert.Equal(t, 30, srv.SubscriberCount(id))
+			}
+			assert.Equal(t, 30, report.Rows)
+			assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+len(report.Unknown)+
+				report.Unattributed+report.NotAttempted)
+			assert.Equal(t, len(report.Unknown), last.Unknown)
+			assert.Equal(t, last.Rows, last.Imported+last.Duplicate+last.Failed+last.Unknown)
+		})
+	}
+}
