@@ -39,19 +39,54 @@ type ApplyOptions struct {
 	// does. Its values are the calls' values. Nil means Apply's context's values, with no
 	// cancellation of its own.
 	Work context.Context
-	// Progress, when set, is called with the changes made (or failed) so far and their
-	// total, from more than one goroutine.
+	// Progress, when set, is called with the changes handled so far (made, failed or of
+	// unknown outcome) and their total, from more than one goroutine. It is the older form
+	// of OnProgress, which also says which kind of change is under way.
 	Progress func(done, total int)
-	// OnReject, when set, receives every row rejected or refused, with why: the rows the
-	// plan rejected, and those the service refused. It is called one row at a time.
+	// OnProgress, when set, is called as changes are handled, with the kind under way and
+	// the count of each kind, one call at a time.
+	OnProgress func(ApplyProgress)
+	// OnReject, when set, receives every row not applied, with why and how it ended
+	// (RejectedRow.Outcome): the rows the plan rejected, those the service refused, and
+	// those whose outcome is unknown. It is called one row at a time.
 	OnReject func(RejectedRow)
 	// OnUntraced, when set, is called with the number of rows the service refused that its
 	// answer did not let Apply trace to a row.
 	OnUntraced func(rows int)
 	// OnUnsubscribeError, when set, receives each failed unsubscription (a member has no row
-	// to reject). It is called one at a time.
+	// to reject), and each whose outcome is unknown, with an error matching
+	// sendloop.ErrOutcomeUnknown. It is called one at a time.
 	OnUnsubscribeError func(email string, err error)
 }
+
+// ApplyProgress says how far Apply has come: the kind of change under way, and for each
+// kind the changes handled (made, failed or of unknown outcome) of those planned.
+type ApplyProgress struct {
+	// Kind is the kind of change under way: EventAdd, EventUpdate or EventUnsubscribe.
+	Kind EventKind
+	// AddsDone of Adds additions are handled.
+	AddsDone, Adds int
+	// UpdatesDone of Updates updates are handled.
+	UpdatesDone, Updates int
+	// UnsubscribesDone of Unsubscribes unsubscriptions are handled.
+	UnsubscribesDone, Unsubscribes int
+}
+
+// RowOutcome says how a row that was not applied ended.
+type RowOutcome string
+
+// The outcomes of a RejectedRow.
+const (
+	// RowRejected is a row the sync did not send: the plan rejected it (a malformed line,
+	// a bad or repeated address), or it changed since the plan.
+	RowRejected RowOutcome = "rejected"
+	// RowRefused is a row the service refused, or whose call failed with an answer that
+	// proves nothing was changed.
+	RowRefused RowOutcome = "refused"
+	// RowUnknown is a row whose call may have run: the connection broke after the request
+	// was sent, on every attempt. Running the same sync again settles it.
+	RowUnknown RowOutcome = "unknown"
+)
 
 // RejectedRow is a row that was not applied, with why.
 type RejectedRow struct {
@@ -61,6 +96,11 @@ type RejectedRow struct {
 	Address string
 	// Reason says why.
 	Reason string
+	// Outcome says how the row ended: rejected, refused, or unknown.
+	Outcome RowOutcome
+	// Err is the error of the call that failed (nil for a row the sync rejected); for an
+	// unknown outcome it matches sendloop.ErrOutcomeUnknown.
+	Err error
 }
 
 // Result counts what applying a plan did, and how the source's rows ended. It encodes to
@@ -77,28 +117,46 @@ type Result struct {
 	// AddUntraced counts the refused additions the service's answer did not let Apply trace
 	// to a row (among AddFailed).
 	AddUntraced int `json:"add_untraced"`
-	// AddNotAttempted counts the additions an interruption left.
+	// AddUnknown counts the additions whose outcome is unknown: they may have been made.
+	AddUnknown int `json:"add_unknown"`
+	// AddNotAttempted counts the additions an interruption left. Added, AlreadyPresent,
+	// AddFailed, AddUnknown and AddNotAttempted add up to the plan's Adds.
 	AddNotAttempted int `json:"add_not_attempted"`
 	// Updated counts the members updated.
 	Updated int `json:"updated"`
 	// UpdateFailed counts the updates that failed.
 	UpdateFailed int `json:"update_failed"`
-	// UpdateNotAttempted counts the updates an interruption left.
+	// UpdateUnknown counts the updates whose outcome is unknown.
+	UpdateUnknown int `json:"update_unknown"`
+	// UpdateNotAttempted counts the updates an interruption left. Updated, UpdateFailed,
+	// UpdateUnknown and UpdateNotAttempted add up to the plan's Updates.
 	UpdateNotAttempted int `json:"update_not_attempted"`
 	// Unsubscribed counts the members unsubscribed from the list.
 	Unsubscribed int `json:"unsubscribed"`
 	// UnsubscribeFailed counts the unsubscriptions that failed.
 	UnsubscribeFailed int `json:"unsubscribe_failed"`
+	// UnsubscribeUnknown counts the unsubscriptions whose outcome is unknown.
+	UnsubscribeUnknown int `json:"unsubscribe_unknown"`
 	// UnsubscribeNotAttempted counts the unsubscriptions an interruption left.
+	// Unsubscribed, UnsubscribeFailed, UnsubscribeUnknown and UnsubscribeNotAttempted add
+	// up to the plan's Unsubscribes.
 	UnsubscribeNotAttempted int `json:"unsubscribe_not_attempted"`
-	// Rejected counts the rows given to OnReject.
+	// ChangesNotAttempted counts the changes of every kind an interruption left: the sum
+	// of AddNotAttempted, UpdateNotAttempted and UnsubscribeNotAttempted.
+	ChangesNotAttempted int `json:"changes_not_attempted"`
+	// Rejected counts the rows rejected or refused: those given to OnReject, but for the
+	// rows of unknown outcome.
 	Rejected int `json:"rejected"`
 	// RowsDone counts the rows done: changed, or nothing to change.
 	RowsDone int `json:"rows_done"`
-	// RowsFailed counts the rows rejected or refused.
+	// RowsFailed counts the rows rejected or refused, traced to a line or not.
 	RowsFailed int `json:"rows_failed"`
-	// RowsNotAttempted counts the rows an interruption left. The three add up to the plan's
-	// Rows.
+	// RowsUnknown counts the rows whose outcome is unknown; running the same sync again
+	// settles them.
+	RowsUnknown int `json:"rows_unknown"`
+	// RowsNotAttempted counts the rows an interruption left (unsubscriptions have no row:
+	// see ChangesNotAttempted). RowsDone, RowsFailed, RowsUnknown and RowsNotAttempted add
+	// up to the plan's Rows.
 	RowsNotAttempted int `json:"rows_not_attempted"`
 }
 
@@ -110,19 +168,19 @@ type applier struct {
 	opts     ApplyOptions
 	res      *Result
 	mu       sync.Mutex // guards res and the callbacks
-	total    int
-	imported int // rows the import has handled
-	done     int // updates and unsubscriptions handled
+	progress ApplyProgress
 }
 
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
 // the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
 // first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
 // starts no new call; the calls in flight run on ApplyOptions.Work for ApplyOptions.Grace
-// more. The Result accounts for every row. The error reports a failure that stopped the
-// work (a source that cannot be read again, a failed import call); the rows rejected or
-// refused go to OnReject and failed unsubscriptions to OnUnsubscribeError, both counted in
-// the Result. An interruption is no error: the Result says it, and the same sync run again
+// more. The Result accounts for every row and every change. The error reports a failure
+// that stopped the work (a source that cannot be read again, a failed import call); the
+// rows rejected, refused or of unknown outcome go to OnReject and failed unsubscriptions
+// to OnUnsubscribeError, all counted in the Result. A change whose outcome is unknown (the
+// connection broke after the request was sent, on every attempt) is counted apart from the
+// failures: the same sync run again settles it. An interruption is no error: the Result says it, and the same sync run again
 // finishes the job.
 func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
@@ -148,7 +206,8 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	}
 	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
 	defer cancel()
-	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{}, total: pl.Adds + pl.Updates + pl.Unsubscribes}
+	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{},
+		progress: ApplyProgress{Kind: EventAdd, Adds: pl.Adds, Updates: pl.Updates, Unsubscribes: pl.Unsubscribes}}
 	err := a.adds()
 	if err == nil && ctx.Err() == nil {
 		err = a.updates()
@@ -197,24 +256,28 @@ func withGrace(ctx, work context.Context, grace time.Duration) (context.Context,
 // count fills in what follows from the plan: what was not attempted, and the rows' tally.
 func (a *applier) count() {
 	res, plan := a.res, a.pl
-	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed
-	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed
+	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed - res.AddUnknown
+	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed - res.UpdateUnknown
 	if plan.Unsubscribes > 0 {
-		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed
+		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed - res.UnsubscribeUnknown
 	}
+	res.ChangesNotAttempted = res.AddNotAttempted + res.UpdateNotAttempted + res.UnsubscribeNotAttempted
 	res.RowsDone = plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus +
 		res.Added + res.AlreadyPresent + res.Updated
 	res.RowsFailed = res.Rejected + res.AddUntraced
-	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed
+	res.RowsUnknown = res.AddUnknown + res.UpdateUnknown
+	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed - res.RowsUnknown
 }
 
 // reject reports a row not applied.
-func (a *applier) reject(line int, address, reason string) {
+func (a *applier) reject(row RejectedRow) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.res.Rejected++
+	if row.Outcome != RowUnknown {
+		a.res.Rejected++
+	}
 	if a.opts.OnReject != nil {
-		a.opts.OnReject(RejectedRow{Line: line, Address: address, Reason: reason})
+		a.opts.OnReject(row)
 	}
 }
 
@@ -225,10 +288,25 @@ func (a *applier) failed(n *int) {
 	*n++
 }
 
-// progress reports the changes handled so far; call it with a.mu held.
-func (a *applier) progress() {
+// report reports the changes handled so far; call it with a.mu held.
+func (a *applier) report() {
+	p := a.progress
 	if a.opts.Progress != nil {
-		a.opts.Progress(a.imported+a.done, a.total)
+		a.opts.Progress(p.AddsDone+p.UpdatesDone+p.UnsubscribesDone, p.Adds+p.Updates+p.Unsubscribes)
+	}
+	if a.opts.OnProgress != nil {
+		a.opts.OnProgress(p)
+	}
+}
+
+// begin reports the start of a kind of change, to OnProgress only: Progress has no kind,
+// and nothing it counts changed.
+func (a *applier) begin(kind EventKind) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.progress.Kind = kind
+	if a.opts.OnProgress != nil {
+		a.opts.OnProgress(a.progress)
 	}
 }
 
@@ -283,7 +361,7 @@ func (a *applier) adds() error {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
 				if ev.planned == EventAdd {
 					a.failed(&a.res.AddFailed) // the source changed: an addition that failed
 				}
@@ -305,8 +383,8 @@ func (a *applier) adds() error {
 		OnProgress: func(p sendloop.ImportProgress) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			a.imported = p.Rows
-			a.progress()
+			a.progress.AddsDone = p.Rows
+			a.report()
 		},
 		Stop: a.stop.Done(), // a batch waiting for a worker is not sent once stop ends
 	})
@@ -314,11 +392,13 @@ func (a *applier) adds() error {
 		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
 		a.res.AddFailed += len(report.Failed) + report.Unattributed
 		a.res.AddUntraced = report.Unattributed
+		a.res.AddUnknown = len(report.Unknown)
 		if report.Unattributed > 0 && a.opts.OnUntraced != nil {
 			a.opts.OnUntraced(report.Unattributed)
 		}
-		if len(report.Failed) > 0 {
-			if traceErr := a.traceFailures(report.Failed); traceErr != nil {
+		if len(report.Failed)+len(report.Unknown) > 0 {
+			failed := append(slices.Clip(report.Failed), report.Unknown...)
+			if traceErr := a.traceFailures(failed); traceErr != nil {
 				err = errors.Join(err, traceErr)
 			}
 		}
@@ -344,7 +424,7 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 			continue // the source changed: reported by the first pass
 		}
 		for next < len(failed) && failed[next].Index == index {
-			a.reject(ev.Row.Line, ev.Row.Raw, importFailure(failed[next].Err))
+			a.reject(importFailure(ev.Row, failed[next].Err))
 			next++
 		}
 		if next == len(failed) {
@@ -355,14 +435,19 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 	return nil
 }
 
-func importFailure(err error) string {
+// importFailure is the rejection of an addition that ImportAll reports as failed or of
+// unknown outcome.
+func importFailure(row MappedRow, err error) RejectedRow {
+	rej := RejectedRow{Line: row.Line, Address: row.Raw, Outcome: RowRefused, Err: err}
 	switch {
 	case errors.Is(err, sendloop.ErrRowRefused):
-		return "refused by the service"
+		rej.Reason = "refused by the service"
 	case errors.Is(err, sendloop.ErrOutcomeUnknown):
-		return "may have been imported (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
+		rej.Reason, rej.Outcome = "may have been imported (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: "), RowUnknown
+	default:
+		rej.Reason = "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 	}
-	return "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
+	return rej
 }
 
 // forEach calls fn for every item of seq, n at a time, until stop ends; it returns seq's
@@ -402,7 +487,7 @@ func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(ev.Row.Line, ev.Row.Raw, ev.Reason)
+				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
 				if ev.planned == EventUpdate {
 					a.failed(&a.res.UpdateFailed) // the source changed: an update that failed
 				}
@@ -425,26 +510,32 @@ func (a *applier) updates() error {
 		return err
 	}
 	defer r.close()
+	a.begin(EventUpdate)
 	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u Update) {
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
 		failed := err != nil && !cutShort(a.work, err)
+		unknown := failed && errors.Is(err, sendloop.ErrOutcomeUnknown)
 		if failed {
-			how := "update failed: "
-			if errors.Is(err, sendloop.ErrOutcomeUnknown) {
-				how = "may have been updated (run the sync again to know): "
+			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
+				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
+			if unknown {
+				rej.Outcome = RowUnknown
+				rej.Reason = "may have been updated (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
 			}
-			a.reject(u.Line, u.Email, how+strings.TrimPrefix(err.Error(), "sendloop: "))
+			a.reject(rej)
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		switch {
 		case err == nil:
 			a.res.Updated++
+		case unknown:
+			a.res.UpdateUnknown++
 		case failed:
 			a.res.UpdateFailed++
 		}
-		a.done++
-		a.progress()
+		a.progress.UpdatesDone++
+		a.report()
 	})
 }
 
@@ -453,6 +544,7 @@ func (a *applier) unsubscribes() error {
 	if pl.Unsubscribes == 0 {
 		return nil
 	}
+	a.begin(EventUnsubscribe)
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
 		if errors.Is(err, legacy.ErrEmailNotInList) {
@@ -465,12 +557,16 @@ func (a *applier) unsubscribes() error {
 			a.res.Unsubscribed++
 		case cutShort(a.work, err):
 		default:
-			a.res.UnsubscribeFailed++
+			if errors.Is(err, sendloop.ErrOutcomeUnknown) {
+				a.res.UnsubscribeUnknown++
+			} else {
+				a.res.UnsubscribeFailed++
+			}
 			if a.opts.OnUnsubscribeError != nil {
 				a.opts.OnUnsubscribeError(u.Email, err)
 			}
 		}
-		a.done++
-		a.progress()
+		a.progress.UnsubscribesDone++
+		a.report()
 	})
 }

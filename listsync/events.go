@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strings"
 )
 
 // EventKind tells an Event's kind; kinds combine as a mask for Events.
@@ -19,7 +20,30 @@ const (
 	EventReject
 	// EventUpdate is a row whose member's custom fields are to be updated.
 	EventUpdate
+	// EventUnsubscribe is a member to be unsubscribed. It has no row, so Events never
+	// yields it (Plan.ToUnsubscribe lists them); it names that kind of change elsewhere, as
+	// in ApplyProgress.
+	EventUnsubscribe
 )
+
+// String returns the kind's name as the plan file's action column writes it: add, reject,
+// update or unsubscribe; a mask of several kinds joins them with "|".
+func (k EventKind) String() string {
+	var names []string
+	for _, n := range []struct {
+		kind EventKind
+		name string
+	}{{EventAdd, "add"}, {EventReject, "reject"}, {EventUpdate, "update"}, {EventUnsubscribe, "unsubscribe"}} {
+		if k&n.kind != 0 {
+			names = append(names, n.name)
+			k &^= n.kind
+		}
+	}
+	if k != 0 || len(names) == 0 {
+		names = append(names, fmt.Sprintf("EventKind(%d)", int(k)))
+	}
+	return strings.Join(names, "|")
+}
 
 // Event is a row of the source that the sync adds, updates or rejects.
 type Event struct {

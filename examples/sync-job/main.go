@@ -63,11 +63,16 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	defer plan.Close()
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
-		OnReject: func(r listsync.RejectedRow) { fmt.Fprintf(w, "rejected row %d %q: %s\n", r.Line, r.Address, r.Reason) }})
+		OnReject: func(r listsync.RejectedRow) { fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason) }})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "done: %d added, %d updated, %d unsubscribed; rows: %d done, %d failed, %d not attempted\n",
-		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
+	// Every row is done, failed, unknown (the same sync again settles it) or not attempted;
+	// an interruption may also leave unsubscriptions, which have no row.
+	fmt.Fprintf(w, "done: %d added, %d updated, %d unsubscribed; rows: %d done, %d failed, %d unknown, %d not attempted; changes not attempted: %d\n",
+		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted, res.ChangesNotAttempted)
+	if res.RowsUnknown > 0 || res.ChangesNotAttempted > 0 {
+		fmt.Fprintln(w, "run the same sync again to settle the rest")
+	}
 	return nil
 }
