@@ -51,27 +51,60 @@ func budgetFlag(fs interface {
 	fs.StringVar(p, "max-rejects", "0", "exit 0 when at most `N` rows, or N% of the file's rows, are rejected or refused (they are still reported)")
 }
 
-// rejectBudget is --max-rejects: how many rejected or refused rows still let a run succeed.
+// unknownBudgetFlag registers --max-unknown on fs.
+func unknownBudgetFlag(fs interface {
+	StringVar(p *string, name, value, usage string)
+}, p *string) {
+	fs.StringVar(p, "max-unknown", "0", "exit 0 when at most `N` rows, or N% of the file's rows, end with an unknown outcome (they are still reported; the same run again settles them)")
+}
+
+// rejectBudget is --max-rejects: how many rejected or refused rows still let a run succeed;
+// or --max-unknown: how many rows of unknown outcome.
 type rejectBudget struct {
 	limit listsync.Limit
+	flag  string // flagMaxRejects or flagMaxUnknown
 }
+
+// The budget flags.
+const (
+	flagMaxRejects = "--max-rejects"
+	flagMaxUnknown = "--max-unknown"
+)
 
 // parseRejectBudget reads --max-rejects: N rows, or N% of the file's data rows.
 func parseRejectBudget(cmd, s string) (rejectBudget, error) {
-	l, err := listsync.ParseLimit(s)
-	if err != nil {
-		return rejectBudget{}, usagef(cmd, "--max-rejects %q: want N or N%% (0%% to 100%%)", s)
-	}
-	return rejectBudget{limit: l}, nil
+	return parseBudget(cmd, flagMaxRejects, s)
 }
 
-// budgetOutcome is a run's rejects measured against its budget: the JSON report's
-// reject_budget.
+// parseUnknownBudget reads --max-unknown: N rows, or N% of the file's data rows.
+func parseUnknownBudget(cmd, s string) (rejectBudget, error) {
+	return parseBudget(cmd, flagMaxUnknown, s)
+}
+
+func parseBudget(cmd, flag, s string) (rejectBudget, error) {
+	l, err := listsync.ParseLimit(s)
+	if err != nil {
+		return rejectBudget{}, usagef(cmd, "%s %q: want N or N%% (0%% to 100%%)", flag, s)
+	}
+	return rejectBudget{limit: l, flag: flag}, nil
+}
+
+// budgetOutcome is a run's rejects (or rows of unknown outcome) measured against its
+// budget: the JSON report's reject_budget (unknown_budget).
 type budgetOutcome struct {
 	Max     string // the budget as given: "5" or "5%"
-	Allowed int    // the rejects it allows for this file, -1 for any number
-	Rejects int
+	Allowed int    // the rows it allows for this file, -1 for any number
+	Rejects int    // the rows measured
 	Held    bool
+	flag    string // the budget's flag; "" is --max-rejects
+}
+
+// flagName is the flag the budget was given with.
+func (o budgetOutcome) flagName() string {
+	if o.flag == "" {
+		return flagMaxRejects
+	}
+	return o.flag
 }
 
 // check measures rejects against the budget for a file of rows data rows. N% allows N% of
@@ -83,12 +116,20 @@ func (b rejectBudget) check(rejects, rows int) budgetOutcome {
 		l = listsync.MaxCount(0)
 	}
 	allowed := l.Of(rows)
-	return budgetOutcome{Max: l.String(), Allowed: allowed, Rejects: rejects, Held: allowed < 0 || rejects <= allowed}
+	flag := b.flag
+	if flag == flagMaxRejects {
+		flag = ""
+	}
+	return budgetOutcome{Max: l.String(), Allowed: allowed, Rejects: rejects, Held: allowed < 0 || rejects <= allowed, flag: flag}
 }
 
-// json is the report's reject_budget member.
+// json is the report's reject_budget member (or unknown_budget, which counts "unknown").
 func (o budgetOutcome) json() orderedObject {
-	return orderedObject{{"max", o.Max}, {"allowed", o.Allowed}, {"rejects", o.Rejects}, {"held", o.Held}}
+	count := "rejects"
+	if o.flagName() == flagMaxUnknown {
+		count = "unknown"
+	}
+	return orderedObject{{"max", o.Max}, {"allowed", o.Allowed}, {count, o.Rejects}, {"held", o.Held}}
 }
 
 // given reports a budget that allows rejects: the default 0 is not worth a mention.
@@ -97,12 +138,12 @@ func (o budgetOutcome) given() bool { return o.Allowed != 0 }
 // describe says how the rejects fared, for people: "within --max-rejects 5%".
 func (o budgetOutcome) describe() string {
 	if o.Held {
-		return "within --max-rejects " + o.Max
+		return "within " + o.flagName() + " " + o.Max
 	}
 	if o.Max == strconv.Itoa(o.Allowed) {
-		return "over --max-rejects " + o.Max
+		return "over " + o.flagName() + " " + o.Max
 	}
-	return fmt.Sprintf("over --max-rejects %s, which allows %d", o.Max, o.Allowed)
+	return fmt.Sprintf("over %s %s, which allows %d", o.flagName(), o.Max, o.Allowed)
 }
 
 // githubReport reports a run to GitHub Actions: a warning annotation per rejected row (the
@@ -112,7 +153,8 @@ type githubReport struct {
 	w           io.Writer // where the workflow commands go: stderr, so that --json's stdout stays one document
 	file        string    // the file property of the annotations
 	summaryPath string
-	rejects     int
+	rejects     int // rows warned of that count against the reject budget
+	unknown     int // rows of unknown outcome warned of
 	reasons     map[string]int
 	noun        string // what the rows reported are, in the notice and the summary: "rejected row" unless set
 }
@@ -211,7 +253,22 @@ func (g *githubReport) warn(line int, verb, address, reason string) {
 	} else {
 		g.reasons["other reasons"]++
 	}
-	if g.rejects > maxAnnotations {
+	g.annotate(line, verb, address, reason)
+}
+
+// unknownOutcome reports a row of unknown outcome that starts on line: annotated as the
+// rejects are, but counted apart, since the same run again settles it.
+func (g *githubReport) unknownOutcome(line int, address, reason string) {
+	if g == nil {
+		return
+	}
+	g.unknown++
+	g.annotate(line, "outcome unknown for", address, reason)
+}
+
+// annotate writes a row's warning, while GitHub shows them.
+func (g *githubReport) annotate(line int, verb, address, reason string) {
+	if g.rejects+g.unknown > maxAnnotations {
 		return
 	}
 	fmt.Fprintf(g.w, "::warning file=%s,line=%d::%s\n", escapeProperty(g.file), line,
@@ -261,9 +318,13 @@ func (g *githubReport) finish(s githubSummary) error {
 	if g == nil {
 		return nil
 	}
-	if rest := g.rejects - maxAnnotations; rest > 0 {
+	if rest := g.rejects + g.unknown - maxAnnotations; rest > 0 {
+		noun := g.rowNoun()
+		if g.unknown > 0 {
+			noun = "row" // rejected and of unknown outcome
+		}
 		fmt.Fprintf(g.w, "::notice::%s\n", escapeData(fmt.Sprintf("%s not annotated (GitHub shows %d per step); the step summary counts them by reason",
-			plural(rest, "more "+g.rowNoun()), maxAnnotations)))
+			plural(rest, "more "+noun), maxAnnotations)))
 	}
 	if g.summaryPath == "" {
 		return nil
@@ -329,6 +390,9 @@ func (g *githubReport) markdown(s githubSummary) string {
 			}
 			fmt.Fprintf(&b, "| %s | %d |\n", mdText(k.reason), k.rows)
 		}
+	}
+	if g.unknown > 0 {
+		fmt.Fprintf(&b, "\n%s of unknown outcome: the same run again settles them.\n", plural(g.unknown, "row"))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -68,13 +68,18 @@ are counted as skipped. Members pending a double opt-in confirmation count as me
 
 Rejected rows, each with its line number and reason: malformed lines (a stray quote, the
 wrong number of fields), invalid UTF-8, missing or invalid addresses, addresses already
-given on an earlier line, and rows the service refused. --rejects FILE writes them as CSV
-(line,email,reason, the address as written; the header alone when there is none);
-without it they are printed on stderr (the first 20). Any rejected row makes the exit
-code 1, in a dry run too, unless --max-rejects allows it: N rows, or N% of the file's data
-rows (rounded up), rejected or refused by the service, still exit 0 (every reject is still
-reported); one more exits 1. A dry run measures its planned rejects. The default 0 allows
-none; the unsubscription guard's exit code 2 comes first.
+given on an earlier line (outcome "rejected"), and rows the service refused ("refused").
+Rows of unknown outcome ("unknown") are listed with them but are no rejects: their call
+may have run (the connection broke after the request was sent, on every attempt), and the
+same sync run again settles them. --rejects FILE writes them all as CSV
+(line,email,reason,outcome, the address as written; the header alone when there is none);
+without it they are printed on stderr (the first 20). Any rejected or refused row makes
+the exit code 1, in a dry run too, unless --max-rejects allows it: N rows, or N% of the
+file's data rows (rounded up), still exit 0 (every reject is still reported); one more
+exits 1. A dry run measures its planned rejects. Rows of unknown outcome have a budget of
+their own, --max-unknown, given the same way; beyond it the run exits 1 and says that
+running the same sync again settles them. Both default to 0, allowing none; the
+unsubscription guard's exit code 2 comes first.
 
 GitHub Actions: when GITHUB_ACTIONS=true (or with --annotations github; --annotations none
 turns it off), each rejected row is also a workflow annotation on stderr,
@@ -103,8 +108,9 @@ up; 10% by default, 100% for no limit) is refused with exit code 2, and nothing 
 
 Interruption: on SIGINT or SIGTERM sync stops reading the file and starts no new call; the
 calls in flight get --grace (10s) to finish, and a second signal cancels them at once. It
-prints "Interrupted" with the rows done, failed and not attempted (they add up to the
-file's rows), and exits 130 after SIGINT, 143 after SIGTERM. A cancelled row is never
+prints "Interrupted" with the rows done, failed, of unknown outcome and not attempted
+(they add up to the file's rows) and the changes of every kind not attempted
+(unsubscriptions have no row), and exits 130 after SIGINT, 143 after SIGTERM. A cancelled row is never
 reported as rejected: running the same sync again finishes the job. (Windows has no
 SIGTERM: Ctrl-C and Ctrl-Break act as SIGINT, closing the console window as SIGTERM.)
 
@@ -114,14 +120,18 @@ and per row, sorted on disk, and the members' addresses and values, in temporary
 100 bytes per member and row). On Windows, where an open file cannot be unlinked, they are
 in %TEMP% and removed when the run ends: a killed run leaves them behind.
 
+Progress (on a terminal) names the kind of change under way: adding, updating or
+unsubscribing, with its count.
+
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
-result (counts, and rows_done, rows_failed, rows_not_attempted), rejected_rows (line,
-address, reason) and reject_budget (max as given, allowed for this file, -1 for any; rejects;
-held).`,
+result (counts by kind: done, failed, unknown and not attempted; changes_not_attempted;
+and rows_done, rows_failed, rows_unknown, rows_not_attempted), rejected_rows (line,
+address, reason, outcome), reject_budget (max as given, allowed for this file, -1 for any;
+rejects; held) and, once applied, unknown_budget (the same, counting unknown).`,
 		examples: `sendloop sync --list 12 --csv subscribers.csv --dry-run
 sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
 sendloop sync --list 12 --csv subscribers.csv --dry-run --plan plan.csv
-sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --annotations github
+sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --max-unknown 10 --annotations github
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
 sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
@@ -131,8 +141,9 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
 			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
 			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
-			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows to `FILE` (CSV: line,email,reason)")
+			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows, and those of unknown outcome, to `FILE` (CSV: line,email,reason,outcome)")
 			budgetFlag(fs, &o.maxRejects)
+			unknownBudgetFlag(fs, &o.maxUnknown)
 			annotationsFlag(fs, &o.annotations)
 			fs.IntVar(&o.batchSize, "batch-size", 1000, "send `N` rows per subscriber.import call")
 			fs.IntVar(&o.concurrency, "concurrency", 4, "keep up to `N` API calls in flight")
@@ -163,6 +174,7 @@ type syncOptions struct {
 	rejectsPath        string
 	planPath           string
 	maxRejects         string
+	maxUnknown         string
 	annotations        string
 	batchSize          int
 	concurrency        int
@@ -235,6 +247,10 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		return usagef("sync", "--plan - and --json both write stdout: give --plan a file")
 	}
 	budget, err := parseRejectBudget("sync", o.maxRejects)
+	if err != nil {
+		return err
+	}
+	unknownBudget, err := parseUnknownBudget("sync", o.maxUnknown)
 	if err != nil {
 		return err
 	}
@@ -359,16 +375,20 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
 	var applyErr error
+	var under atomic.Pointer[listsync.ApplyProgress]
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
-		return fmt.Sprintf("applying: %d/%s", done, plural(int(total), "change"))
+		return fmt.Sprintf("applying: %d/%s%s", done, plural(int(total), "change"), applying(under.Load()))
 	})
 	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		Grace:          g.grace,
 		Work:           work,
-		Progress:       func(done, _ int) { prog.set(int64(done)) },
-		OnReject:       func(r listsync.RejectedRow) { rejects.add(r.Line, r.Address, r.Reason) },
+		OnProgress: func(p listsync.ApplyProgress) {
+			under.Store(&p)
+			prog.set(int64(p.AddsDone + p.UpdatesDone + p.UnsubscribesDone))
+		},
+		OnReject: rejects.add,
 		OnUntraced: func(rows int) {
 			a.note("the service refused %s that could not be traced to a line", plural(rows, "row"))
 		},
@@ -381,12 +401,15 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		return applyErr
 	}
 	if res.Interrupted {
-		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d not attempted; run the same sync again to finish",
-			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted), applyErr)
+		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d of unknown outcome, %d not attempted, and %s not attempted in all; run the same sync again to finish",
+			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
+			plural(res.ChangesNotAttempted, "change")), applyErr)
 	}
 	// Rows the service refused without a line to reject count against the budget too.
 	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
 	out.outcome, rejects.budget = &outcome, &outcome
+	unknownOutcome := unknownBudget.check(rejects.unknown, plan.Rows)
+	out.unknownOutcome, rejects.unknownBudget = &unknownOutcome, &unknownOutcome
 	if err := out.end(res); err != nil {
 		return err
 	}
@@ -460,11 +483,31 @@ func failures(res *syncResult, budgetHeld bool) error {
 	if res.UnsubscribeFailed > 0 {
 		errs = append(errs, fmt.Errorf("%s failed", plural(res.UnsubscribeFailed, "unsubscription")))
 	}
+	if res.UnsubscribeUnknown > 0 {
+		errs = append(errs, fmt.Errorf("%s of unknown outcome: the same sync run again settles them",
+			plural(res.UnsubscribeUnknown, "unsubscription")))
+	}
 	if res.AddUntraced > 0 && !budgetHeld {
 		errs = append(errs, fmt.Errorf("the service refused %s that could not be traced to a line",
 			plural(res.AddUntraced, "row")))
 	}
 	return errors.Join(errs...)
+}
+
+// applying names the kind of change under way, for the progress line.
+func applying(p *listsync.ApplyProgress) string {
+	if p == nil {
+		return ""
+	}
+	switch p.Kind {
+	case listsync.EventAdd:
+		return fmt.Sprintf(" (adding: %d/%d)", p.AddsDone, p.Adds)
+	case listsync.EventUpdate:
+		return fmt.Sprintf(" (updating: %d/%d)", p.UpdatesDone, p.Updates)
+	case listsync.EventUnsubscribe:
+		return fmt.Sprintf(" (unsubscribing: %d/%d)", p.UnsubscribesDone, p.Unsubscribes)
+	}
+	return ""
 }
 
 // describeMapping says how the file is read, for the notes.

@@ -28,7 +28,7 @@
 // # Commands
 //
 //	sync    --list ID --csv FILE [--dry-run [--plan FILE|-]] [--unsubscribe-missing]
-//	        [--rejects FILE] [--max-rejects N|N%] [--annotations auto|github|none]
+//	        [--rejects FILE] [--max-rejects N|N%] [--max-unknown N|N%] [--annotations auto|github|none]
 //	        [--batch-size N] [--concurrency N] [--column SOURCE=TARGET]...
 //	        [--ignore-column NAME]... [--ignore-unknown-columns] [--encoding ENC]
 //	        [--delimiter CHAR] [--no-trim]
@@ -211,11 +211,13 @@
 //     rejected as duplicates naming its line. A rejected row keeps its address as written:
 //     for a line the CSV reader cannot parse, the address column of its first line split
 //     plainly, or the line itself, never an empty string.
-//   - Rejects: `line,email,reason`, in file order for the rows refused before sending, then
-//     the rows the service refused (import or update). The file gets its header even when
-//     nothing is rejected, and may not be the CSV itself. Without --rejects the first 20
-//     are printed on stderr. Unsubscriptions that fail are printed on stderr (they are no
-//     row of the file) and make the exit code 1.
+//   - Rejects: `line,email,reason,outcome`, in file order for the rows refused before
+//     sending (outcome `rejected`), then the rows the service refused (`refused`, import or
+//     update) and those whose call may have run without an answer (`unknown`, counted
+//     apart: no reject, settled by the same sync run again). The file gets its header even
+//     when nothing is rejected, and may not be the CSV itself. Without --rejects the first
+//     20 are printed on stderr. Unsubscriptions that fail, or whose outcome is unknown, are
+//     printed on stderr (they are no row of the file) and make the exit code 1.
 //   - A dry run reads the file twice too, to list its changes (additions in file order,
 //     then updates, then unsubscriptions) and write the rejects; it never writes to the
 //     service. As text it prints the plan's counts and the first 20 changes of each kind,
@@ -230,6 +232,9 @@
 //     measures the planned rejects. The default 0 allows none; the guard's exit code 2
 //     comes first. The JSON document's reject_budget says {"max": "5%", "allowed": 50,
 //     "rejects": 3, "held": true} (allowed -1 for 100%).
+//   - --max-unknown N or N% is the same budget for the rows of unknown outcome, which never
+//     count against --max-rejects; beyond it the run exits 1 and says that the same sync
+//     settles them. The JSON document's unknown_budget counts "unknown".
 //   - GitHub Actions: with GITHUB_ACTIONS=true or --annotations github (none turns it off),
 //     every rejected row is also a workflow command on stderr (so that --json's stdout stays
 //     one document; the runner reads both streams), "::warning file=F,line=N::rejected

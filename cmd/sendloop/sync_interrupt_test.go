@@ -161,6 +161,7 @@ func checkInterrupted(t *testing.T, stdout string, rejectsPath string, wantRejec
 			Line    int    `json:"line"`
 			Address string `json:"address"`
 			Reason  string `json:"reason"`
+			Outcome string `json:"outcome"`
 		} `json:"rejected_rows"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
@@ -173,13 +174,13 @@ func checkInterrupted(t *testing.T, stdout string, rejectsPath string, wantRejec
 		}
 	} else {
 		res := doc.Result
-		if doc.Plan.Rows != total || res.RowsDone+res.RowsFailed+res.RowsNotAttempted != total {
-			t.Errorf("rows: %d planned, %d done + %d failed + %d not attempted, want %d in all",
-				doc.Plan.Rows, res.RowsDone, res.RowsFailed, res.RowsNotAttempted, total)
+		if doc.Plan.Rows != total || res.RowsDone+res.RowsFailed+res.RowsUnknown+res.RowsNotAttempted != total {
+			t.Errorf("rows: %d planned, %d done + %d failed + %d unknown + %d not attempted, want %d in all",
+				doc.Plan.Rows, res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted, total)
 		}
 	}
 	for _, r := range doc.RejectedRows {
-		if rec := fmt.Sprintf("%d,%s,%s", r.Line, r.Address, r.Reason); !wantRejects[rec] {
+		if rec := fmt.Sprintf("%d,%s,%s,%s", r.Line, r.Address, r.Reason, r.Outcome); !wantRejects[rec] {
 			t.Errorf("rejected %s, which an uninterrupted run does not reject", rec)
 		}
 	}

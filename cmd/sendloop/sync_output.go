@@ -31,8 +31,9 @@ type syncOutput struct {
 	planPath string
 	planOnly bool
 
-	budget  rejectBudget
-	outcome *budgetOutcome // the rejects measured against the budget, once known
+	budget         rejectBudget
+	outcome        *budgetOutcome // the rejects measured against the budget, once known
+	unknownOutcome *budgetOutcome // the rows of unknown outcome against --max-unknown, once applied
 }
 
 func (s *syncOutput) planJSON() orderedObject {
@@ -84,11 +85,10 @@ func (s *syncOutput) planCounts() string {
 }
 
 type summaryRow struct {
-	name                       string
-	planned                    int
-	done, failed, notAttempted int
-	applies                    bool // done and failed apply
-	showWhenNothing            bool
+	name            string
+	planned         int
+	applies         bool // done and failed apply
+	showWhenNothing bool
 }
 
 func (s *syncOutput) summaryRows() []summaryRow {
@@ -196,13 +196,14 @@ func (s *syncOutput) rejectedRowsJSON() error {
 		return err
 	}
 	n := 0
-	err := s.rejects.each(func(line int, address, reason string) error {
+	err := s.rejects.each(func(line int, address, reason, outcome string) error {
 		sep := ","
 		if n == 0 {
 			sep = ""
 		}
 		n++
-		_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(orderedObject{{"line", line}, {"address", address}, {"reason", reason}}, "    "))
+		row := orderedObject{{"line", line}, {"address", address}, {"reason", reason}, {"outcome", outcome}}
+		_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(row, "    "))
 		return err
 	})
 	if err != nil {
@@ -216,12 +217,16 @@ func (s *syncOutput) rejectedRowsJSON() error {
 	return err
 }
 
-// budgetJSON writes the document's reject_budget member, once the rejects are measured.
+// budgetJSON writes the document's reject_budget member, once the rejects are measured,
+// and its unknown_budget member, once the plan is applied.
 func (s *syncOutput) budgetJSON() error {
 	if s.outcome == nil {
 		return nil
 	}
 	_, err := fmt.Fprintf(s.a.stdout, ",\n  \"reject_budget\": %s", indentJSON(s.outcome.json(), "  "))
+	if err == nil && s.unknownOutcome != nil {
+		_, err = fmt.Fprintf(s.a.stdout, ",\n  \"unknown_budget\": %s", indentJSON(s.unknownOutcome.json(), "  "))
+	}
 	return err
 }
 
@@ -281,27 +286,39 @@ func (s *syncOutput) end(res *syncResult) error {
 		return err
 	}
 	cols := []string{"ACTION", "PLANNED", "DONE", "FAILED"}
+	unknown := res.RowsUnknown+res.UnsubscribeUnknown > 0
+	if unknown {
+		cols = append(cols, "UNKNOWN")
+	}
 	// A failure that stopped the run (the error says which) leaves changes not attempted too.
-	stopped := res.Interrupted || res.RowsNotAttempted > 0 || res.AddNotAttempted+res.UpdateNotAttempted+res.UnsubscribeNotAttempted > 0
-	if stopped {
+	stopped := res.Interrupted || res.RowsNotAttempted > 0 || res.ChangesNotAttempted > 0
+	switch {
+	case stopped:
 		how := "Interrupted"
 		if !res.Interrupted {
 			how = "Stopped"
 		}
-		fmt.Fprintf(w, "%s: list %d %q partly synced with %s (%s: %d done, %d failed, %d not attempted).\nRun the same sync again to finish.\n\n",
-			how, s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
+		fmt.Fprintf(w, "%s: list %d %q partly synced with %s (%s: %d done, %d failed, %d of unknown outcome, %d not attempted; %s not attempted in all).\nRun the same sync again to finish.\n\n",
+			how, s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
+			plural(res.ChangesNotAttempted, "change"))
 		cols = append(cols, "NOT ATTEMPTED")
-	} else {
+	case unknown:
+		fmt.Fprintf(w, "Synced list %d %q with %s (%s), but %s of unknown outcome: they may have been made.\nRun the same sync again to settle them.\n\n",
+			s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), plural(res.AddUnknown+res.UpdateUnknown+res.UnsubscribeUnknown, "change"))
+	default:
 		fmt.Fprintf(w, "Synced list %d %q with %s (%s).\n\n", s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
 	}
 	t := newTable(w, cols...)
 	for _, r := range s.summaryRows() {
-		r.done, r.failed, r.notAttempted = resultCounts(res, r.name)
+		c := resultCounts(res, r.name)
 		cells := []string{r.name, strconv.Itoa(r.planned)}
 		if r.applies {
-			cells = append(cells, strconv.Itoa(r.done), strconv.Itoa(r.failed))
+			cells = append(cells, strconv.Itoa(c.done), strconv.Itoa(c.failed))
+			if unknown {
+				cells = append(cells, strconv.Itoa(c.unknown))
+			}
 			if stopped {
-				cells = append(cells, strconv.Itoa(r.notAttempted))
+				cells = append(cells, strconv.Itoa(c.notAttempted))
 			}
 		}
 		t.row(cells...)
@@ -319,17 +336,27 @@ func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, 
 			s.title += ", dry run"
 		}
 		header := []string{"action", "planned"}
+		unknown := res != nil && res.RowsUnknown+res.UnsubscribeUnknown > 0
 		if res != nil {
 			header = append(header, "done", "failed")
+		}
+		if unknown {
+			header = append(header, "unknown")
 		}
 		s.table = append(s.table, header)
 		for _, r := range out.summaryRows() {
 			row := []string{r.name, strconv.Itoa(r.planned)}
 			if res != nil && r.applies {
-				r.done, r.failed, _ = resultCounts(res, r.name)
-				row = append(row, strconv.Itoa(r.done), strconv.Itoa(r.failed))
+				c := resultCounts(res, r.name)
+				row = append(row, strconv.Itoa(c.done), strconv.Itoa(c.failed))
+				if unknown {
+					row = append(row, strconv.Itoa(c.unknown))
+				}
 			} else if res != nil {
 				row = append(row, "", "")
+				if unknown {
+					row = append(row, "")
+				}
 			}
 			s.table = append(s.table, row)
 		}
@@ -340,10 +367,14 @@ func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, 
 		result = append(result, "Dry run: nothing was changed.")
 	case res != nil && res.Interrupted:
 		result = append(result, "Interrupted: run the same sync again to finish.")
-	case res != nil && res.RowsNotAttempted+res.AddNotAttempted+res.UpdateNotAttempted+res.UnsubscribeNotAttempted > 0:
-		result = append(result, fmt.Sprintf("Stopped: %d not attempted; run the same sync again to finish.", res.RowsNotAttempted))
+	case res != nil && res.RowsNotAttempted+res.ChangesNotAttempted > 0:
+		result = append(result, fmt.Sprintf("Stopped: %s not attempted; run the same sync again to finish.", plural(res.ChangesNotAttempted, "change")))
 	case res != nil:
 		result = append(result, "Synced.")
+	}
+	if res != nil && res.RowsUnknown+res.UnsubscribeUnknown > 0 {
+		result = append(result, fmt.Sprintf("%s of unknown outcome: run the same sync again to settle them.",
+			plural(res.AddUnknown+res.UpdateUnknown+res.UnsubscribeUnknown, "change")))
 	}
 	if o := out.budgetOutcome(); o != nil && o.Rejects > 0 && o.given() {
 		result = append(result, fmt.Sprintf("%s rejected or refused, %s.", plural(o.Rejects, "row"), o.describe()))
@@ -367,15 +398,18 @@ func (s *syncOutput) budgetOutcome() *budgetOutcome {
 	return s.outcome
 }
 
-// resultCounts returns the changes of a summary row that were done, failed and not attempted.
-func resultCounts(res *syncResult, name string) (done, failed, notAttempted int) {
+// changeCounts are the changes of a summary row by how they ended.
+type changeCounts struct{ done, failed, unknown, notAttempted int }
+
+// resultCounts returns the changes of a summary row by how they ended.
+func resultCounts(res *syncResult, name string) changeCounts {
 	switch name {
 	case "add":
-		return res.Added + res.AlreadyPresent, res.AddFailed, res.AddNotAttempted
+		return changeCounts{res.Added + res.AlreadyPresent, res.AddFailed, res.AddUnknown, res.AddNotAttempted}
 	case "update":
-		return res.Updated, res.UpdateFailed, res.UpdateNotAttempted
+		return changeCounts{res.Updated, res.UpdateFailed, res.UpdateUnknown, res.UpdateNotAttempted}
 	case "unsubscribe":
-		return res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeNotAttempted
+		return changeCounts{res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeUnknown, res.UnsubscribeNotAttempted}
 	}
-	return 0, 0, 0
+	return changeCounts{}
 }

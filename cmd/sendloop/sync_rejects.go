@@ -16,21 +16,23 @@ import (
 // rejectSink receives the rejected rows: into the --rejects file, or onto stderr; with
 // --json also into a temporary file, for the document's rejected_rows.
 type rejectSink struct {
-	a      *app
-	path   string
-	f      *os.File
-	w      *csv.Writer
-	spool  *os.File
-	spoolW *csv.Writer
-	mu     sync.Mutex
-	count  int
-	gh     *githubReport  // GitHub Actions' annotations, nil elsewhere
-	budget *budgetOutcome // set before finish when the run measured its rejects against --max-rejects
+	a             *app
+	path          string
+	f             *os.File
+	w             *csv.Writer
+	spool         *os.File
+	spoolW        *csv.Writer
+	mu            sync.Mutex
+	count         int            // rows rejected or refused
+	unknown       int            // rows of unknown outcome
+	gh            *githubReport  // GitHub Actions' annotations, nil elsewhere
+	budget        *budgetOutcome // set before finish when the run measured its rejects against --max-rejects
+	unknownBudget *budgetOutcome // likewise, its rows of unknown outcome against --max-unknown
 }
 
 // addRow rejects a row of the file, reporting its address as written.
 func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
-	s.add(row.Line, row.Raw, reason)
+	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Outcome: listsync.RowRejected})
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -58,16 +60,27 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 		return nil, usagef("sync", "--rejects: %v", err)
 	}
 	s.f, s.w = f, csv.NewWriter(f)
-	_ = s.w.Write([]string{"line", "email", "reason"})
+	_ = s.w.Write([]string{"line", "email", "reason", "outcome"})
 	return s, nil
 }
 
-func (s *rejectSink) add(line int, email, reason string) {
+// add reports a row not applied: rejected by the sync, refused by the service, or of
+// unknown outcome (counted apart: it is no reject, and the same sync again settles it).
+func (s *rejectSink) add(r listsync.RejectedRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.count++
-	s.gh.reject(line, email, reason)
-	rec := []string{strconv.Itoa(line), email, reason}
+	outcome := r.Outcome
+	if outcome == "" {
+		outcome = listsync.RowRejected
+	}
+	if outcome == listsync.RowUnknown {
+		s.unknown++
+		s.gh.unknownOutcome(r.Line, r.Address, r.Reason)
+	} else {
+		s.count++
+		s.gh.warn(r.Line, string(outcome), r.Address, r.Reason)
+	}
+	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, string(outcome)}
 	if s.spoolW != nil {
 		_ = s.spoolW.Write(rec)
 	}
@@ -75,13 +88,17 @@ func (s *rejectSink) add(line int, email, reason string) {
 		_ = s.w.Write(rec)
 		return
 	}
-	if s.count <= maxRejectsShown {
-		fmt.Fprintf(s.a.stderr, "sendloop: rejected line %d %s: %s\n", line, strconv.Quote(email), reason)
+	if s.count+s.unknown <= maxRejectsShown {
+		what := string(outcome) + " line"
+		if outcome == listsync.RowUnknown {
+			what = "outcome unknown for line"
+		}
+		fmt.Fprintf(s.a.stderr, "sendloop: %s %d %s: %s\n", what, r.Line, strconv.Quote(r.Address), r.Reason)
 	}
 }
 
-// each calls fn with every rejected row so far, in the order they came (--json only).
-func (s *rejectSink) each(fn func(line int, address, reason string) error) error {
+// each calls fn with every row reported so far, in the order they came (--json only).
+func (s *rejectSink) each(fn func(line int, address, reason, outcome string) error) error {
 	if s.spool == nil {
 		return nil
 	}
@@ -96,7 +113,7 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 	}
 	defer s.spool.Seek(0, io.SeekEnd)
 	r := csv.NewReader(bufio.NewReader(s.spool))
-	r.FieldsPerRecord = 3
+	r.FieldsPerRecord = 4
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -106,7 +123,7 @@ func (s *rejectSink) each(fn func(line int, address, reason string) error) error
 			return err
 		}
 		line, _ := strconv.Atoi(rec[0])
-		if err := fn(line, rec[1], rec[2]); err != nil {
+		if err := fn(line, rec[1], rec[2], rec[3]); err != nil {
 			return err
 		}
 	}
@@ -127,33 +144,42 @@ func (s *rejectSink) finish(err error) error {
 			err = errors.Join(err, fmt.Errorf("writing %s: %w", s.path, werr))
 		}
 	}
-	if s.count == 0 {
-		return err
+	verb := "were"
+	if s.count == 1 {
+		verb = "was"
+	}
+	return errors.Join(
+		s.over(s.count, s.budget, fmt.Sprintf("%s %s rejected", plural(s.count, "row"), verb), ""),
+		s.over(s.unknown, s.unknownBudget, plural(s.unknown, "row")+" of unknown outcome", ": the same sync run again settles them"),
+		err)
+}
+
+// over returns the error for n rows reported (what says so; then where they are listed,
+// and tail), or nil with a note when budget holds them.
+func (s *rejectSink) over(n int, budget *budgetOutcome, what, tail string) error {
+	if n == 0 {
+		return nil
 	}
 	where := "listed in " + s.path
 	if s.path == "" {
 		where = "listed above"
 		if s.a.json {
 			where = "listed in rejected_rows"
-		} else if s.count > maxRejectsShown {
+		} else if s.count+s.unknown > maxRejectsShown {
 			where = fmt.Sprintf("the first %d listed above; --rejects FILE keeps them all", maxRejectsShown)
 		}
 	}
-	verb := "were"
-	if s.count == 1 {
-		verb = "was"
-	}
-	msg := fmt.Sprintf("%s %s rejected (%s)", plural(s.count, "row"), verb, where)
-	if s.budget != nil {
-		if s.budget.Held {
-			fmt.Fprintf(s.a.stderr, "sendloop: %s, %s\n", msg, s.budget.describe())
-			return err
+	msg := fmt.Sprintf("%s (%s)", what, where)
+	if budget != nil {
+		if budget.Held {
+			fmt.Fprintf(s.a.stderr, "sendloop: %s, %s\n", msg, budget.describe())
+			return nil
 		}
-		if s.budget.given() {
-			msg += ", " + s.budget.describe()
+		if budget.given() {
+			msg += ", " + budget.describe()
 		}
 	}
-	return errors.Join(errors.New(msg), err)
+	return errors.New(msg + tail)
 }
 
 // abort closes the files if finish was not reached.

@@ -520,7 +520,7 @@ func TestSyncStoppedByAFailureShowsNotAttempted(t *testing.T) {
 	if strings.Contains(r.stdout, "Synced") {
 		t.Errorf("stdout calls the list synced:\n%s", r.stdout)
 	}
-	if md := readFile(t, summary); strings.Contains(md, "Synced") || !strings.Contains(md, "1 not attempted") {
+	if md := readFile(t, summary); strings.Contains(md, "Synced") || !strings.Contains(md, "1 change not attempted") {
 		t.Errorf("the step summary:\n%s", md)
 	}
 }
