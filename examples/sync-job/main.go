@@ -63,7 +63,9 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	defer plan.Close()
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
-		OnReject: func(r listsync.RejectedRow) { fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason) }})
+		OnReject: func(r listsync.RejectedRow) {
+			fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason)
+		}})
 	if err != nil {
 		return err
 	}
