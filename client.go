@@ -218,27 +218,73 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 // NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
 // SENDLOOP_BASE_URL when set, and WithInsecureHTTP when SENDLOOP_INSECURE_HTTP is true.
 // Options given here override the environment. The key and the base URL are checked as
-// NewClient checks them.
+// NewClient checks them; a variable that is missing or unusable is an *EnvError naming
+// it. See NewClientFromLookup.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
-	key := os.Getenv(EnvAPIKey)
+	return NewClientFromLookup(os.LookupEnv, opts...)
+}
+
+// NewClientFromLookup is NewClientFromEnv with the variables read through lookup instead
+// of the process's environment (os.LookupEnv has its shape; a variable set to "" counts as
+// unset), for a program that keeps its settings elsewhere, or a test.
+func NewClientFromLookup(lookup func(name string) (string, bool), opts ...Option) (*Client, error) {
+	get := func(name string) string {
+		v, _ := lookup(name)
+		return v
+	}
+	key := get(EnvAPIKey)
 	if strings.TrimSpace(key) == "" {
-		return nil, fmt.Errorf("sendloop: %s is not set", EnvAPIKey)
+		return nil, &EnvError{Variable: EnvAPIKey, Unset: true, Reason: " is not set"}
 	}
 	var fromEnv []Option
-	if base := os.Getenv(EnvBaseURL); base != "" {
-		fromEnv = append(fromEnv, WithBaseURL(base))
-	}
-	if v := strings.TrimSpace(os.Getenv(EnvInsecureHTTP)); v != "" {
-		insecure, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("sendloop: %s=%q is not a boolean: use 1 to allow plain http", EnvInsecureHTTP, v)
+	insecure := false
+	if v := strings.TrimSpace(get(EnvInsecureHTTP)); v != "" {
+		var err error
+		if insecure, err = strconv.ParseBool(v); err != nil {
+			return nil, &EnvError{Variable: EnvInsecureHTTP,
+				Reason: fmt.Sprintf("=%q is not a boolean: use 1 to allow plain http, 0 or nothing to refuse it", v)}
 		}
 		if insecure {
 			fromEnv = append(fromEnv, WithInsecureHTTP())
 		}
 	}
+	if base := strings.TrimSpace(get(EnvBaseURL)); base != "" {
+		// The variable is checked by the rule NewClient applies, unless an option replaces
+		// it, so that its error can name it.
+		var given config
+		for _, opt := range opts {
+			if opt != nil {
+				opt(&given)
+			}
+		}
+		if given.BaseURL == "" {
+			if _, err := transport.CheckBaseURL(base, insecure || given.AllowInsecure); err != nil {
+				return nil, &EnvError{Variable: EnvBaseURL, Reason: ": " + err.Error(), Err: err}
+			}
+		}
+		fromEnv = append(fromEnv, WithBaseURL(base))
+	}
 	return NewClient(key, append(fromEnv, opts...)...)
 }
+
+// EnvError is a setting of the environment that NewClientFromEnv cannot use: missing or
+// malformed. Its text names the variable, never the key.
+type EnvError struct {
+	// Variable is the variable at fault: EnvAPIKey, EnvBaseURL or EnvInsecureHTTP.
+	Variable string
+	// Unset reports that a required variable is unset or empty.
+	Unset bool
+	// Reason says what is wrong, after the variable's name.
+	Reason string
+	// Err is the cause, when there is one.
+	Err error
+}
+
+// Error names the variable and what is wrong with it.
+func (e *EnvError) Error() string { return "sendloop: " + e.Variable + e.Reason }
+
+// Unwrap returns the cause, or nil.
+func (e *EnvError) Unwrap() error { return e.Err }
 
 // String describes the client without its key.
 func (c *Client) String() string { return "sendloop.Client{BaseURL: " + c.baseURL + "}" }

@@ -335,3 +335,61 @@ func TestSynonymousCodesMatch(t *testing.T) {
 	assert.ErrorIs(t, &sendloop.APIError{Code: 126}, sendloop.ErrInvalidEmail)
 	assert.ErrorIs(t, &sendloop.ValidationError{Code: 111}, sendloop.ErrInvalidEmailFormat3)
 }
+
+// TestNewClientFromLookup reads the settings through a function: each variable that is
+// missing or unusable is an *EnvError naming it, and an option replaces the environment.
+func TestNewClientFromLookup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		env      map[string]string
+		opts     []sendloop.Option
+		variable string // the *EnvError's, "" for a client
+		unset    bool
+		base     string // the client's, when made
+	}{
+		{name: "no key", env: map[string]string{}, variable: sendloop.EnvAPIKey, unset: true},
+		{name: "a blank key", env: map[string]string{sendloop.EnvAPIKey: "  "}, variable: sendloop.EnvAPIKey, unset: true},
+		{name: "the default host", env: map[string]string{sendloop.EnvAPIKey: "test-key"}, base: sendloop.DefaultBaseURL},
+		{name: "an account's host", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: " https://acme.sendloop.com/ "},
+			base: "https://acme.sendloop.com"},
+		{name: "plain http", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "http://fake:8080"},
+			variable: sendloop.EnvBaseURL},
+		{name: "plain http on loopback", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "http://app.localhost:8080"},
+			base: "http://app.localhost:8080"},
+		{name: "plain http allowed", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "http://fake:8080", sendloop.EnvInsecureHTTP: "1"},
+			base: "http://fake:8080"},
+		{name: "plain http allowed by an option", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "http://fake:8080"},
+			opts: []sendloop.Option{sendloop.WithInsecureHTTP()}, base: "http://fake:8080"},
+		{name: "a password in the URL", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "https://u:secret@acme.sendloop.com"},
+			variable: sendloop.EnvBaseURL},
+		{name: "not a URL", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "acme.sendloop.com"},
+			variable: sendloop.EnvBaseURL},
+		{name: "an option replaces a bad variable", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvBaseURL: "acme"},
+			opts: []sendloop.Option{sendloop.WithBaseURL("https://other.sendloop.com")}, base: "https://other.sendloop.com"},
+		{name: "not a boolean", env: map[string]string{sendloop.EnvAPIKey: "test-key", sendloop.EnvInsecureHTTP: "yes please"},
+			variable: sendloop.EnvInsecureHTTP},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			lookup := func(name string) (string, bool) {
+				v, ok := tt.env[name]
+				return v, ok
+			}
+			c, err := sendloop.NewClientFromLookup(lookup, tt.opts...)
+			if tt.variable == "" {
+				require.NoError(t, err)
+				assert.Equal(t, tt.base, c.BaseURL())
+				return
+			}
+			var envErr *sendloop.EnvError
+			require.ErrorAs(t, err, &envErr)
+			assert.Equal(t, tt.variable, envErr.Variable)
+			assert.Equal(t, tt.unset, envErr.Unset)
+			assert.True(t, strings.HasPrefix(err.Error(), "sendloop: "+tt.variable), err.Error())
+			assert.NotContains(t, err.Error(), "secret")
+			assert.NotContains(t, err.Error(), "test-key")
+		})
+	}
+}

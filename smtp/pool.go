@@ -13,6 +13,8 @@ import (
 	"time"
 
 	gosmtp "github.com/emersion/go-smtp"
+
+	"github.com/go-sendloop/sendloop/internal/transport"
 )
 
 // pool holds the open connections of a Relay. slots bounds the connections
@@ -290,7 +292,7 @@ func (r *Relay) connect(ctx context.Context, conn *ctxConn, plaintext bool) (*go
 }
 
 func (r *Relay) plaintextOK() bool {
-	return r.allowPlaintext || (isLoopback(r.host) && !r.loopbackIsRemote)
+	return r.allowPlaintext || (transport.IsLoopback(r.host) && !r.loopbackIsRemote)
 }
 
 func (r *Relay) authenticate(ctx context.Context, client *gosmtp.Client) error {

@@ -376,16 +376,6 @@ func (r *Relay) log(ctx context.Context, level slog.Level, msg string, attrs ...
 	r.logger.LogAttrs(ctx, level, msg, append(attrs, slog.String("relay", r.addr))...)
 }
 
-// isLoopback reports whether host is "localhost" or a loopback IP address
-// (127.0.0.0/8, ::1).
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // errNoSTARTTLS is go-smtp's error when the server does not offer STARTTLS
 // (a plain errors.New, so it is recognised by its text).
 const errNoSTARTTLS = "doesn't support STARTTLS"

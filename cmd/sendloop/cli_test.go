@@ -87,7 +87,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no API key", []string{"lists"}, []string{}, "", []string{"SENDLOOP_API_KEY is not set"}},
 		{"a key that cannot be real", []string{"lists"}, []string{"SENDLOOP_API_KEY=k"}, "", []string{"the API key is shorter than 8 characters", "check SENDLOOP_API_KEY"}},
 		{"plain http base URL", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=http://example.com"}, "", []string{"refusing plain http", "SENDLOOP_INSECURE_HTTP=1"}},
-		{"base URL with the API's path", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v3/"}, "", []string{"give the host (and any proxy prefix) only, https://acme.sendloop.com;", "check SENDLOOP_API_KEY and SENDLOOP_BASE_URL"}},
+		{"base URL with the API's path", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v3/"}, "", []string{"SENDLOOP_BASE_URL: base URL https://acme.sendloop.com/api/v3/ ends in the API's own path", "give the host (and any proxy prefix) only, https://acme.sendloop.com;"}},
 		{"base URL of the v4 API", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://acme.sendloop.com/api/v4"}, "", []string{"give the host (and any proxy prefix) only, https://acme.sendloop.com;"}},
 		{"base URL of the legacy API", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=https://example.com/proxy/api/index.php"}, "", []string{"give the host (and any proxy prefix) only, https://example.com/proxy;"}},
 		{"bad SENDLOOP_INSECURE_HTTP", []string{"lists"}, []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_INSECURE_HTTP=perhaps"}, "", []string{`SENDLOOP_INSECURE_HTTP="perhaps"`}},

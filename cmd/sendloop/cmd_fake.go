@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -197,10 +198,7 @@ func checkLoopback(addr string) error {
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("%q is not a port", port)
 	}
-	if strings.EqualFold(host, "localhost") {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if transport.IsLoopback(host) {
 		return nil
 	}
 	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {

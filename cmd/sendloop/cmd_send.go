@@ -354,12 +354,6 @@ func (a *app) relayFromEnv(opts []smtp.Option) (*smtp.Relay, error) {
 	return relay, nil
 }
 
-// lookupEnv is getenv in the shape of os.LookupEnv: an empty variable counts as unset.
-func (a *app) lookupEnv(name string) (string, bool) {
-	v := a.getenv(name)
-	return v, v != ""
-}
-
 // printCaptured prints the messages the fake relay captured, and the result of the send.
 func printCaptured(a *app, fake *sendlooptest.Relay, res smtp.SendResult) error {
 	msgs := fake.Messages()

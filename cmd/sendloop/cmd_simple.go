@@ -110,7 +110,7 @@ sendloop call campaign.create CampaignName=Hi FromName=Ann FromEmail=ann@example
 				if err != nil {
 					return err
 				}
-				if key, _, err := a.apiConfig(ctx); err == nil && key != "" {
+				if key := a.apiKey(ctx); key != "" {
 					body = bytes.ReplaceAll(body, []byte(key), []byte("[REDACTED]"))
 				}
 				if f == sendloop.FormatJSON {

@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -39,83 +40,57 @@ const (
 	demoListName = "Demo"
 )
 
-// apiConfig returns the key and base URL to use: the fake's with --fake, else the
-// environment's ("" base for the default host).
-func (a *app) apiConfig(ctx context.Context) (key, base string, err error) {
+// apiKey returns the key the tool sends with: the fake's with --fake, else the
+// environment's ("" when unset).
+func (a *app) apiKey(ctx context.Context) string {
 	if a.fake {
 		fs, err := a.fakeService(ctx)
 		if err != nil {
-			return "", "", err
+			return ""
 		}
-		return fs.srv.APIKey, fs.srv.URL, nil
+		return fs.srv.APIKey
 	}
-	key = strings.TrimSpace(a.getenv(envAPIKey))
-	if key == "" {
-		return "", "", configError("%s is not set: export your API key (or try the tool with --fake)", envAPIKey)
-	}
-	return key, strings.TrimSpace(a.getenv(envBaseURL)), nil
+	return strings.TrimSpace(a.getenv(envAPIKey))
 }
 
-// checkBaseURL checks SENDLOOP_BASE_URL in the tool's words before the SDK sees it, and
-// reports whether plain http is allowed (SENDLOOP_INSECURE_HTTP). A base URL that ends in
-// the API's own path is refused by the SDK's own rule when the client is built.
-func (a *app) checkBaseURL(base string) (insecure bool, err error) {
-	if v := strings.TrimSpace(a.getenv(envInsecureHTTP)); v != "" {
-		if insecure, err = strconv.ParseBool(v); err != nil {
-			return false, configError("%s=%q: use 1 to allow plain http, 0 or nothing to refuse it", envInsecureHTTP, v)
-		}
-	}
-	if base == "" {
-		return insecure, nil
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return false, configError("%s is not an http(s) URL: set the account's host, e.g. https://acme.sendloop.com", envBaseURL)
-	}
-	if u.User != nil {
-		return false, configError("%s must not hold a user or password: the API key comes from %s", envBaseURL, envAPIKey)
-	}
-	if u.Scheme == "http" && !insecure && !isLoopbackHost(u.Hostname()) {
-		return false, configError("%s: refusing plain http to %s: the API key would travel in clear text (use https, or set %s=1 for a fake or a proxy on a network you trust)",
-			envBaseURL, u.Host, envInsecureHTTP)
-	}
-	return insecure, nil
-}
-
-// isLoopbackHost reports whether host names this machine, as the SDK decides it.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// client returns a v3 client for the account (or the fake).
+// client returns a v3 client for the account (or the fake), built as
+// sendloop.NewClientFromEnv builds it, from the tool's environment. The SDK checks the key
+// and the base URL; the tool adds what to do about a refusal.
 func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
-	key, base, err := a.apiConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	insecure, err := a.checkBaseURL(base)
-	if err != nil {
-		return nil, err
-	}
 	opts := []sendloop.Option{sendloop.WithUserAgent(userAgent)}
-	if base != "" {
-		opts = append(opts, sendloop.WithBaseURL(base))
-	}
-	if insecure {
-		opts = append(opts, sendloop.WithInsecureHTTP())
-	}
 	if a.verbose {
 		opts = append(opts, sendloop.WithLogger(a.logger()))
 	}
-	c, err := sendloop.NewClient(key, opts...)
-	if err != nil {
-		return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
+	if a.fake {
+		fs, err := a.fakeService(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return sendloop.NewClient(fs.srv.APIKey, append(opts, sendloop.WithBaseURL(fs.srv.URL))...)
 	}
-	return c, nil
+	c, err := sendloop.NewClientFromLookup(a.lookupEnv, opts...)
+	var envErr *sendloop.EnvError
+	var plain *transport.PlainHTTPError
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.As(err, &envErr) && envErr.Variable == envAPIKey && envErr.Unset:
+		return nil, configError("%v: export your API key (or try the tool with --fake)", err)
+	case errors.As(err, &plain):
+		return nil, configError("%s: refusing plain http to %s: the API key would travel in clear text (use https, or set %s=1 for a fake or a proxy on a network you trust)",
+			envBaseURL, plain.Host, envInsecureHTTP)
+	case errors.As(err, &envErr) && envErr.Variable == envBaseURL:
+		return nil, configError("%v (set the account's host, e.g. https://acme.sendloop.com)", err)
+	case errors.As(err, &envErr):
+		return nil, configError("%v", err)
+	}
+	return nil, configError("%v (check %s and %s)", err, envAPIKey, envBaseURL)
+}
+
+// lookupEnv is getenv in the shape of os.LookupEnv: an empty variable counts as unset.
+func (a *app) lookupEnv(name string) (string, bool) {
+	v := a.getenv(name)
+	return v, v != ""
 }
 
 func (a *app) logger() *slog.Logger {

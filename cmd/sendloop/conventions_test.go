@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,6 +9,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/legacy"
@@ -305,40 +309,45 @@ func TestSnakeCase(t *testing.T) {
 	}
 }
 
-func TestCheckBaseURL(t *testing.T) {
+// TestClientFromTheEnvironment: the tool builds its client as NewClientFromEnv does, and
+// adds what to do to the SDK's refusal of a base URL; nothing it says holds a password.
+func TestClientFromTheEnvironment(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		base, insecureEnv string
-		insecure          bool
-		err               string
+		err               []string // parts of the error; none for a client
 	}{
 		{base: ""},
 		{base: "https://acme.sendloop.com"},
 		{base: "https://proxy.example.com/sendloop"}, // a prefix is kept
 		{base: "http://127.0.0.1:8080"},
-		{base: "http://fake:8080", err: "refusing plain http to fake:8080"},
-		{base: "http://fake:8080", insecureEnv: "1", insecure: true},
-		{base: "http://fake:8080", insecureEnv: "0", err: "refusing plain http"},
-		{base: "acme.sendloop.com", err: "is not an http(s) URL"},
-		{base: "https://user:secret@acme.sendloop.com", err: "must not hold a user or password"},
+		{base: "http://app.localhost:8080"},
+		{base: "http://fake:8080", err: []string{"SENDLOOP_BASE_URL: refusing plain http to fake:8080", "set SENDLOOP_INSECURE_HTTP=1"}},
+		{base: "http://fake:8080", insecureEnv: "1"},
+		{base: "http://fake:8080", insecureEnv: "0", err: []string{"refusing plain http"}},
+		{base: "http://fake:8080", insecureEnv: "maybe", err: []string{`SENDLOOP_INSECURE_HTTP="maybe" is not a boolean`}},
+		{base: "acme.sendloop.com", err: []string{"SENDLOOP_BASE_URL: base URL", "must be an absolute http(s) URL", "e.g. https://acme.sendloop.com"}},
+		{base: "https://user:secret@acme.sendloop.com", err: []string{"SENDLOOP_BASE_URL: base URL must not carry credentials"}},
 	}
 	for _, tt := range tests {
-		a := &app{env: &env{getenv: func(k string) string {
-			if k == envInsecureHTTP {
-				return tt.insecureEnv
+		t.Run(tt.base+" "+tt.insecureEnv, func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]string{envAPIKey: "test-key", envBaseURL: tt.base, envInsecureHTTP: tt.insecureEnv}
+			a := &app{env: &env{getenv: func(k string) string { return vars[k] }}}
+			c, err := a.client(context.Background())
+			if len(tt.err) == 0 {
+				require.NoError(t, err)
+				assert.NotNil(t, c)
+				return
 			}
-			return ""
-		}}}
-		insecure, err := a.checkBaseURL(tt.base)
-		switch {
-		case tt.err == "" && err != nil, tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("%q: error %v, want %q", tt.base, err, tt.err)
-		case insecure != tt.insecure:
-			t.Errorf("%q: insecure %v", tt.base, insecure)
-		}
-		if err != nil && strings.Contains(err.Error(), "secret") {
-			t.Errorf("%q: the password leaks: %v", tt.base, err)
-		}
+			require.Error(t, err)
+			code, _ := exitCode(err)
+			assert.Equal(t, exitUsage, code)
+			for _, part := range tt.err {
+				assert.Contains(t, cliMessage(err), part)
+			}
+			assert.NotContains(t, err.Error(), "secret")
+		})
 	}
 }
 

@@ -30,9 +30,18 @@ func CheckBaseURL(raw string, allowInsecure bool) (string, error) {
 			u.String(), u.Path[i:], host.String())
 	}
 	if u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname()) {
-		return "", fmt.Errorf("refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", u.Host)
+		return "", &PlainHTTPError{Host: u.Host}
 	}
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// PlainHTTPError is CheckBaseURL's refusal of plain http to a host that is not loopback.
+type PlainHTTPError struct {
+	Host string // the host and port of the base URL
+}
+
+func (e *PlainHTTPError) Error() string {
+	return fmt.Sprintf("refusing plain http to %s: the API key would travel in clear text (use https, or WithInsecureHTTP)", e.Host)
 }
 
 // IsLoopback reports whether host names this machine: localhost (and *.localhost) or a

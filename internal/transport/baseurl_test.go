@@ -3,6 +3,8 @@ package transport
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestCheckBaseURLRefusesTheAPIsOwnPath: the clients append /api/v3/<command>/json and
@@ -75,4 +77,18 @@ func FuzzAPIPathIndex(f *testing.F) {
 			t.Fatalf("APIPathIndex(%q) = %d: not at /api/", path, i)
 		}
 	})
+}
+
+// TestIsLoopback pins the one rule of what names this machine, which the clients, the
+// relay and the CLI share.
+func TestIsLoopback(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST": true, "app.localhost": true, "A.B.LocalHost": true,
+		"127.0.0.1": true, "127.8.9.10": true, "::1": true, "::ffff:127.0.0.1": true,
+		"example.com": false, "10.0.0.1": false, "::2": false, "128.0.0.1": false,
+		"localhost.example.com": false, "notlocalhost": false, "": false,
+	} {
+		assert.Equal(t, want, IsLoopback(host), host)
+	}
 }
