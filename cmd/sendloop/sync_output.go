@@ -21,7 +21,7 @@ type syncOutput struct {
 	plan               *listsync.Plan
 	mapping            *listsync.Mapping
 	rejects            *rejectSink
-	changes            int            // the changes listed (or written to --plan)
+	changes            int            // the changes listed
 	shown              map[string]int // the changes of each kind printed as text
 
 	// --plan: the CSV of every change (Plan.WriteCSV); planOnly when it goes to stdout,
