@@ -131,6 +131,37 @@ func ExampleOpenCSV() {
 	// ';'-separated, 1 unchanged
 }
 
+// Write the plan as `sendloop sync --dry-run --plan` does: every change and every rejected
+// row, in the source's order, then the unsubscriptions.
+func ExamplePlan_WriteCSV() {
+	srv, c := demo()
+	defer srv.Close()
+	ctx := context.Background()
+	src := listsync.Rows([]listsync.Row{
+		{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}},
+		{Email: "not an address"},
+		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
+	})
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := job.Plan(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer plan.Close()
+	if err := plan.WriteCSV(ctx, os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// action,line,email,subscriber_id,field,field_id,from,to,reason
+	// update,1,ann@example.com,1,Plan,1,free,pro,
+	// reject,2,not an address,,,,,,invalid email address
+	// add,3,cat@example.com,,Plan,1,,free,
+	// unsubscribe,,bob@example.com,2,,,,,
+}
+
 // Read a recipient file by column name: the address, and every other column.
 func ExampleReader_Named() {
 	r, err := listsync.NewReader(strings.NewReader("Name,Email Address,Coupon\nAnn, ann@example.com ,A1\nBob,bob@,B2\n"))

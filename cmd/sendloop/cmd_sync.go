@@ -35,11 +35,15 @@ and changes nothing. A second run with the same file plans nothing.
 
 A dry run prints the plan's counts and the first 20 changes of each kind (additions,
 updates, unsubscriptions), then "… and N more". --plan FILE (- for stdout, instead of the
-table) writes every change as CSV: action,line,email,subscriber_id,field,field_id,from,to,
-one row per field an addition sets or an update changes (an addition without values and an
-unsubscription take one row without a field); line is the record's first line (empty for an
-unsubscription), email the address as written (as the list holds it for an update or an
-unsubscription), from the member's value and to the file's. --json lists every change too.
+table) writes every change and every rejected row as CSV, with the columns
+action,line,email,subscriber_id,field,field_id,from,to,reason: the file's rows in its
+order, then the unsubscriptions. action is add, update, reject or unsubscribe; one row per
+field an addition sets or an update changes (an addition without values, a rejected row
+and an unsubscription take one row without a field); line is the record's first line
+(empty for an unsubscription), email the address as written (as the list holds it for an
+update or an unsubscription), from the member's value and to the file's, reason why a row
+is rejected (empty on the other rows). listsync's Plan.WriteCSV writes the same file.
+--json lists every change too.
 
 The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel's "Unicode
 text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,

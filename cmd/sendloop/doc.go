@@ -223,9 +223,11 @@
 //     service. As text it prints the plan's counts and the first 20 changes of each kind,
 //     then "… and N more additions" (a dry run of 5,000 additions is about 30 lines, and
 //     stops reading once it has shown them and seen every rejected row); --plan FILE (or -
-//     for stdout, instead of the table) writes every change as CSV,
-//     action,line,email,subscriber_id,field,field_id,from,to, one row per field set or
-//     changed; --json lists every change.
+//     for stdout, instead of the table) reads the file once more and writes every change
+//     and every rejected row as CSV (listsync's Plan.WriteCSV),
+//     action,line,email,subscriber_id,field,field_id,from,to,reason, in the file's order
+//     then the unsubscriptions, one row per field set or changed, reason set on the
+//     reject rows only; --json lists every change.
 //   - --max-rejects N or N% (of the file's data rows, rounded up) is a reject budget:
 //     rejected rows and rows the service refused (traced to a line or not) count; within
 //     it the exit code is 0 and every reject is still reported, beyond it 1. A dry run

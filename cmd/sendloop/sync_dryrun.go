@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/go-sendloop/sendloop/listsync"
 )
@@ -100,7 +98,10 @@ func dryRun(ctx context.Context, out *syncOutput, plan *listsync.Plan, rejects *
 			break
 		}
 	}
-	return out.endKind(changeUnsubscribe)
+	if err := out.endKind(changeUnsubscribe); err != nil {
+		return err
+	}
+	return out.writePlan(ctx)
 }
 
 // planned is the number of changes of kind the plan makes.
@@ -115,9 +116,10 @@ func (s *syncOutput) planned(kind string) int {
 }
 
 // enough reports that a dry run has listed all it shows of kind: only the first
-// maxChangesShown are printed, and neither --json nor --plan wants the rest.
+// maxChangesShown are printed (none with --plan -), and --json wants the rest; --plan's
+// file is written apart.
 func (s *syncOutput) enough(kind string) bool {
-	return !s.a.json && s.planW == nil && s.shown[kind] >= min(maxChangesShown, s.planned(kind))
+	return !s.a.json && (s.planOnly || s.shown[kind] >= min(maxChangesShown, s.planned(kind)))
 }
 
 // endKind ends the text listing of a kind: "… and N more" for the changes not shown.
@@ -130,23 +132,15 @@ func (s *syncOutput) endKind(kind string) error {
 		return nil
 	}
 	hint := "--plan FILE lists every change"
-	if s.planW != nil {
+	if s.planPath != "" {
 		hint = "all in " + s.planPath
 	}
 	_, err := fmt.Fprintf(s.a.stdout, "  … and %s (%s)\n", plural(rest, "more "+changeNouns[kind]), hint)
 	return err
 }
 
-// planHeader is the header of --plan's CSV. Each change takes one row per field it sets or
-// changes (an addition without values, and an unsubscription, one row with no field):
-// action (add, update, unsubscribe), line (the record's first line in the file; empty for an
-// unsubscription), email (as written in the file for an addition; as the list holds it for
-// an update or an unsubscription),
-// subscriber_id (of the member updated or unsubscribed), field (the column's header),
-// field_id (its custom field), from (the member's value), to (the file's value).
-var planHeader = []string{"action", "line", "email", "subscriber_id", "field", "field_id", "from", "to"}
-
-// openPlan opens --plan's file ("-" for stdout) and writes the header.
+// openPlan opens --plan's file ("-" for stdout), which Plan.WriteCSV fills once the
+// changes are listed.
 func (s *syncOutput) openPlan(path string, csvInfo os.FileInfo) error {
 	if path == "" {
 		return nil
@@ -165,38 +159,34 @@ func (s *syncOutput) openPlan(path string, csvInfo os.FileInfo) error {
 		s.planFile, w = f, f
 	}
 	s.planPath = path
-	s.planW = csv.NewWriter(w)
-	return s.planW.Write(planHeader)
+	s.planW = w
+	return nil
 }
 
-// planRow writes a row of --plan's CSV.
-func (s *syncOutput) planRow(action string, line int, email string, id int, field string, fieldID int, from, to string) error {
+// writePlan writes --plan's file, when asked for. Its rows come from another reading of the
+// file, in its order: the listing shows the changes kind by kind, and stops early.
+func (s *syncOutput) writePlan(ctx context.Context) error {
 	if s.planW == nil {
 		return nil
 	}
-	cell := func(n int) string {
-		if n == 0 {
-			return ""
-		}
-		return strconv.Itoa(n)
+	err := s.plan.WriteCSV(ctx, s.planW)
+	if err != nil && ctx.Err() != nil {
+		return errors.New(stopReason(ctx))
 	}
-	return s.planW.Write([]string{action, cell(line), email, cell(id), field, cell(fieldID), from, to})
+	if err != nil && !s.planOnly {
+		return fmt.Errorf("writing %s: %w", s.planPath, err)
+	}
+	return err
 }
 
-// closePlan flushes and closes --plan's file.
+// closePlan closes --plan's file.
 func (s *syncOutput) closePlan() error {
-	if s.planW == nil {
+	s.planW = nil
+	if s.planFile == nil {
 		return nil
 	}
-	s.planW.Flush()
-	err := s.planW.Error()
-	if s.planFile != nil {
-		if cerr := s.planFile.Close(); err == nil {
-			err = cerr
-		}
-		s.planFile = nil
-	}
-	s.planW = nil
+	err := s.planFile.Close()
+	s.planFile = nil
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.planPath, err)
 	}

@@ -106,8 +106,8 @@ func TestDryRunQuiet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 5001 || strings.Join(rows[0], ",") != "action,line,email,subscriber_id,field,field_id,from,to" ||
-		strings.Join(rows[5000], ",") != "add,5001,new4999@example.com,,Plan,2,,p4999" {
+	if len(rows) != 5001 || strings.Join(rows[0], ",") != "action,line,email,subscriber_id,field,field_id,from,to,reason" ||
+		strings.Join(rows[5000], ",") != "add,5001,new4999@example.com,,Plan,2,,p4999," {
 		t.Errorf("--plan holds %d rows, from %q to %q", len(rows), rows[0], rows[len(rows)-1])
 	}
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -22,11 +21,12 @@ type syncOutput struct {
 	plan               *listsync.Plan
 	mapping            *listsync.Mapping
 	rejects            *rejectSink
-	changes            int            // the changes listed (or written to --plan)
+	changes            int            // the changes listed
 	shown              map[string]int // the changes of each kind printed as text
 
-	// --plan: the CSV of every change; planOnly when it goes to stdout, instead of the text.
-	planW    *csv.Writer
+	// --plan: the CSV of every change (Plan.WriteCSV); planOnly when it goes to stdout,
+	// instead of the text.
+	planW    io.Writer
 	planFile *os.File
 	planPath string
 	planOnly bool
@@ -153,14 +153,6 @@ func (s *syncOutput) add(row listsync.MappedRow) error {
 		if row.Values[i] != "" {
 			fields = append(fields, member{f.Header, row.Values[i]})
 			text = append(text, fmt.Sprintf("%s=%s", f.Header, strconv.Quote(row.Values[i])))
-			if err := s.planRow(changeAdd, row.Line, row.Email, 0, f.Header, f.Field.ID, "", row.Values[i]); err != nil {
-				return err
-			}
-		}
-	}
-	if len(fields) == 0 {
-		if err := s.planRow(changeAdd, row.Line, row.Email, 0, "", 0, "", ""); err != nil {
-			return err
 		}
 	}
 	return s.change(changeAdd, fmt.Sprintf("%-11s line %-6d %s  %s", "add", row.Line, row.Email, strings.Join(text, " ")),
@@ -173,18 +165,12 @@ func (s *syncOutput) update(u listsync.Update) error {
 	for _, ch := range u.Changes {
 		changes = append(changes, orderedObject{{"field", ch.Header}, {"field_id", ch.Field.ID}, {"from", ch.From}, {"to", ch.To}})
 		text = append(text, fmt.Sprintf("%s: %s → %s", ch.Header, strconv.Quote(ch.From), strconv.Quote(ch.To)))
-		if err := s.planRow(changeUpdate, u.Line, u.Email, u.SubscriberID, ch.Header, ch.Field.ID, ch.From, ch.To); err != nil {
-			return err
-		}
 	}
 	return s.change(changeUpdate, fmt.Sprintf("%-11s line %-6d %s  %s", "update", u.Line, u.Email, strings.Join(text, ", ")),
 		orderedObject{{"action", "update"}, {"line", u.Line}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}, {"changes", changes}})
 }
 
 func (s *syncOutput) unsubscribe(u listsync.Unsubscribe) error {
-	if err := s.planRow(changeUnsubscribe, 0, u.Email, u.SubscriberID, "", 0, "", ""); err != nil {
-		return err
-	}
 	return s.change(changeUnsubscribe, fmt.Sprintf("%-11s %-11s %s", "unsubscribe", "", u.Email),
 		orderedObject{{"action", "unsubscribe"}, {"email", u.Email}, {"subscriber_id", u.SubscriberID}})
 }
