@@ -11,7 +11,7 @@ import (
 type Kind string
 
 // The event kinds. Their values are the canonical wire spellings of the
-// Action field.
+// action member.
 const (
 	// KindSubscription is posted to a list's WebServiceSubscriptionURL once
 	// a subscription is confirmed.
@@ -21,7 +21,7 @@ const (
 	KindUnsubscription Kind = "Unsubscription"
 )
 
-// ParseKind maps an Action value to a Kind. Matching ignores case and
+// ParseKind maps an action value to a Kind. Matching ignores case and
 // surrounding white space and accepts these synonyms:
 //
 //	KindSubscription:   "subscription", "subscribe", "subscribed"

@@ -78,10 +78,10 @@ func WithToken(token string) Option {
 	}
 }
 
-// WithDefaultKind sets the Kind of deliveries whose body has no Action.
+// WithDefaultKind sets the Kind of deliveries whose body has no action member.
 // This suits a handler mounted only at a list's WebServiceSubscriptionURL
 // (KindSubscription) or WebServiceUnsubscriptionURL (KindUnsubscription).
-// An Action present in the body still wins; an unknown one is still
+// An action present in the body still wins; an unknown one is still
 // rejected. A k that is not a known Kind makes NewHandler return an error.
 func WithDefaultKind(k Kind) Option {
 	return func(h *Handler) {

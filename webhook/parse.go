@@ -32,9 +32,9 @@ var (
 	ErrNotWebhookBody = errors.New("not a webhook body")
 	// ErrBodyTooLarge means the body exceeded the size limit.
 	ErrBodyTooLarge = errors.New("body too large")
-	// ErrMissingAction means the body carried no Action.
+	// ErrMissingAction means the body carried no action member.
 	ErrMissingAction = errors.New("missing action")
-	// ErrUnknownAction means the Action is none that ParseKind accepts.
+	// ErrUnknownAction means the action is none that ParseKind accepts.
 	ErrUnknownAction = errors.New("unknown action")
 	// ErrMissingSubscriber means the body carried no subscriber record.
 	ErrMissingSubscriber = errors.New("missing subscriber")
@@ -122,7 +122,7 @@ func ParseBody(contentType string, body []byte) (*Event, error) {
 	return parseBody(contentType, body, "")
 }
 
-// parseBody is ParseBody with a kind to use when the body has no Action
+// parseBody is ParseBody with a kind to use when the body has no action
 // (none when empty).
 func parseBody(contentType string, body []byte, defaultKind Kind) (*Event, error) {
 	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
