@@ -399,7 +399,8 @@ func (u CampaignUpdateParams) validate(command string) error {
 
 // Update changes a campaign (campaign.update). Before sending it refuses an email address
 // inside FromName or ReplyToName (ErrEmailInNameField) and IDs that are not positive 32-bit
-// integers (ErrInvalidParameterValue).//
+// integers (ErrInvalidParameterValue).
+//
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
 func (s *CampaignsService) Update(ctx context.Context, campaignID int, u CampaignUpdateParams) error {

@@ -345,7 +345,8 @@ func (u ListSettingsUpdateParams) validate(command string) error {
 
 // UpdateSettings changes a list's settings (list.settings.update). It refuses, before
 // sending, a SubscriptionFinalAction other than "Nothing" or "Send Email" and a webhook URL
-// that is not http(s).//
+// that is not http(s).
+//
 // Nothing to change: an update with no field set is refused before sending with
 // ErrMissingParameters, the rule of every Update method of this package.
 func (s *ListsService) UpdateSettings(ctx context.Context, listID int, u ListSettingsUpdateParams) error {

@@ -19,7 +19,7 @@
 //		Subject: "Hello %FIRSTNAME%",
 //		Text:    "Hi {{FIRSTNAME}}!",
 //		Headers: smtp.Headers{
-//			MergeVars:  map[string]any{"%FIRSTNAME%": "Bob", "FIRSTNAME": "Bob"},
+//			MergeVars:  smtp.MergeVars(map[string]string{"FIRSTNAME": "Bob"}), // %FIRSTNAME% and {{FIRSTNAME}}
 //			Tags:       []string{"welcome"},
 //			TrackOpens: true,
 //		},

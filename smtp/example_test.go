@@ -38,6 +38,21 @@ func ExampleHeaders_Fields() {
 	// X-SL-Track-Clicks: 1
 }
 
+// MergeVars fills both tag styles, %NAME% and {{NAME}}, from one value per name.
+func ExampleMergeVars() {
+	vars := smtp.MergeVars(map[string]string{"NAME": "Ann", "PLAN": "pro"})
+	vars["VIP"] = true // a {{#VIP}} section: one key, added to the same map
+	fields, err := smtp.Headers{MergeVars: vars}.Fields()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range fields {
+		fmt.Printf("%s: %s\n", f.Name, f.Value)
+	}
+	// Output:
+	// X-SL-Merge-Vars: {"%NAME%":"Ann","%PLAN%":"pro","NAME":"Ann","PLAN":"pro","VIP":true}
+}
+
 func ExampleParseHeaders() {
 	msg, err := message.Read(strings.NewReader("" +
 		"From: shop@example.com\r\n" +
@@ -86,7 +101,7 @@ func ExampleRelay_Send() {
 		Text:      "Hi {{FIRSTNAME}}, order {{ORDER}} has shipped.",
 		MessageID: "order-A-17@example.com",
 		Headers: smtp.Headers{
-			MergeVars:  map[string]any{"%FIRSTNAME%": "Zoë", "FIRSTNAME": "Zoë", "ORDER": "A-17"},
+			MergeVars:  smtp.MergeVars(map[string]string{"FIRSTNAME": "Zoë", "ORDER": "A-17"}),
 			Tags:       []string{"shipping"},
 			TrackOpens: true,
 		},
@@ -137,7 +152,7 @@ func ExampleRelay_SendAll() {
 				To:      []string{p.email},
 				Subject: "News for %NAME%",
 				Text:    "Hello {{NAME}}",
-				Headers: smtp.Headers{MergeVars: map[string]any{"%NAME%": p.name, "NAME": p.name}},
+				Headers: smtp.Headers{MergeVars: smtp.MergeVars(map[string]string{"NAME": p.name})},
 			}
 			if !yield(msg) {
 				return

@@ -42,8 +42,9 @@ type Headers struct {
 	// or json.Number), a bool or nil; ParseHeaders gives numbers back as json.Number.
 	CustomArgs map[string]any
 	// MergeVars personalize the message (X-SL-Merge-Vars): a key "%NAME%"
-	// fills %NAME% tags, a key "NAME" fills Mustache {{NAME}} tags. Values
-	// are encoded with encoding/json.
+	// fills %NAME% tags, a key "NAME" fills Mustache {{NAME}} tags (the
+	// function MergeVars writes both from one value). Values are encoded with
+	// encoding/json.
 	MergeVars map[string]any
 	// Tags group the statistics of the message (X-SL-Tags).
 	Tags []string
@@ -59,6 +60,21 @@ type Headers struct {
 type Field struct {
 	Name  string // the header's name, e.g. "X-SL-MergeVars"
 	Value string // the value, unfolded: no CR or LF
+}
+
+// MergeVars returns merge variables for Headers.MergeVars that fill both of the relay's
+// tag styles from one value per name: for each name N, the key "%N%" (for %N% tags) and
+// the key "N" (for Mustache {{N}} tags), as the sendloop CLI fills them from a column.
+// Names are bare (NAME, not %NAME%). The map is the caller's: add other keys to it, such
+// as a boolean for a {{#N}} section. A map written by hand, with both keys or one, works
+// as before.
+func MergeVars(vars map[string]string) map[string]any {
+	out := make(map[string]any, 2*len(vars))
+	for k, v := range vars {
+		out["%"+k+"%"] = v
+		out[k] = v
+	}
+	return out
 }
 
 // IsZero reports whether h produces no header at all.

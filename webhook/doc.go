@@ -34,7 +34,9 @@
 // The body decides the format, not the Content-Type, which the service does not publish (a
 // PHP sender labels an XML string application/x-www-form-urlencoded): after an optional BOM
 // and white space, '<' is XML, '{' is JSON and anything else a form; only a
-// multipart/form-data body is recognised by its header, for its boundary. The same members
+// multipart/form-data body is recognised by its header, for its boundary. A form that names
+// no member of the callback (text such as "hello world") is not a webhook body
+// (ErrNotWebhookBody), answered 400 "webhook: not a webhook body". The same members
 // are read in every format: a form writes them action=…&action_timestamp=…&subscriber[Key]=…
 // (Subscriber[Key] too), and JSON as {"action": …, "action_timestamp": …, "subscriber": {…}}
 // with string or number values.
@@ -58,7 +60,18 @@
 // name different lists, is answered 400.
 //
 // An action must be present and known (see ParseKind), unless the Handler is given
-// WithDefaultKind, and the subscriber record must carry an EmailAddress.
+// WithDefaultKind, and the subscriber record must carry an EmailAddress. Errors name a
+// member one way, as the service's body does (action, action_timestamp, subscriber,
+// EmailAddress, CustomField7, …), whatever the case it was sent in.
+//
+// # Addresses
+//
+// The EmailAddress is the service's data: an event whose address is not an email address
+// (by sendloop.CheckAddress, the rule every SDK method applies before sending) is still
+// parsed and, by default, passed on and answered 200, with Event.AddressValid false; check
+// it before using the address. A receiver that prefers the service to see such a delivery
+// fail gives the Handler WithRejectInvalidAddress, which answers 400 instead. The
+// specification is silent on whether the service retries a refused delivery.
 //
 // # Authentication
 //

@@ -1,16 +1,17 @@
 package webhook
 
 import (
-	"github.com/go-sendloop/sendloop"
 	"strings"
 	"time"
+
+	"github.com/go-sendloop/sendloop"
 )
 
 // Kind says which list event a webhook delivery reports.
 type Kind string
 
 // The event kinds. Their values are the canonical wire spellings of the
-// Action field.
+// action member.
 const (
 	// KindSubscription is posted to a list's WebServiceSubscriptionURL once
 	// a subscription is confirmed.
@@ -20,7 +21,7 @@ const (
 	KindUnsubscription Kind = "Unsubscription"
 )
 
-// ParseKind maps an Action value to a Kind. Matching ignores case and
+// ParseKind maps an action value to a Kind. Matching ignores case and
 // surrounding white space and accepts these synonyms:
 //
 //	KindSubscription:   "subscription", "subscribe", "subscribed"
@@ -61,6 +62,12 @@ type Event struct {
 	// status and bounce type written as the service spells them whatever their case;
 	// custom field and Extra values are kept verbatim, and the unset IP '0.0.0.0' as sent.
 	Subscriber sendloop.Subscriber
+	// AddressValid reports whether Subscriber.EmailAddress is an email address by
+	// sendloop.CheckAddress, the rule every SDK method that takes an address applies. The
+	// address is the service's data, so an event whose address is not one is still parsed
+	// and passed on (the Handler answers 200 unless given WithRejectInvalidAddress): check
+	// this before sending to it or copying it into another list.
+	AddressValid bool
 	// Extra holds the top-level members other than action, action_timestamp, subscriber
 	// and the subscriber's own keys: the custom arguments the service may return; nil
 	// when there are none.

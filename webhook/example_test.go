@@ -82,5 +82,5 @@ func ExampleParseBody() {
 
 	// Output:
 	// Unsubscription 12 ann@example.com map[7:Ann]
-	// webhook: json body: Action: unknown action true
+	// webhook: json body: action: unknown action true
 }

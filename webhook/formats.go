@@ -126,7 +126,7 @@ func parseJSON(body []byte) (*record, error) {
 			}
 			obj, ok := v.(map[string]any)
 			if !ok {
-				return nil, &ParseError{Field: k, Err: ErrInvalidValue}
+				return nil, &ParseError{Field: "subscriber", Err: ErrInvalidValue}
 			}
 			rec.hasSub = true
 			for _, sk := range sortedKeys(obj) {
@@ -166,17 +166,16 @@ func jsonText(v any) (string, bool) {
 	return "", false
 }
 
-// parseForm reads form-encoded pairs; see addFormPair.
+// parseForm reads form-encoded pairs; see addFormPair. The record holds the pairs read even
+// when err reports a bad escape, so that the caller can tell a broken callback from text
+// that is no form at all.
 func parseForm(body []byte) (*record, error) {
 	vals, err := url.ParseQuery(string(body))
-	if err != nil {
-		return nil, err
-	}
 	var rec record
 	for _, k := range sortedKeys(vals) {
 		rec.addFormPair(k, vals[k][0])
 	}
-	return &rec, nil
+	return &rec, err
 }
 
 // parseMultipart reads multipart/form-data fields like form pairs.

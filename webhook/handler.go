@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/address"
 	"github.com/go-sendloop/sendloop/internal/check"
 )
 
@@ -33,6 +34,7 @@ type Handler struct {
 	defaultKind Kind
 	logger      *slog.Logger
 	listParam   string
+	strictAddr  bool    // WithRejectInvalidAddress
 	optErrs     []error // the options' refusals, returned by NewHandler
 }
 
@@ -76,10 +78,10 @@ func WithToken(token string) Option {
 	}
 }
 
-// WithDefaultKind sets the Kind of deliveries whose body has no Action.
+// WithDefaultKind sets the Kind of deliveries whose body has no action member.
 // This suits a handler mounted only at a list's WebServiceSubscriptionURL
 // (KindSubscription) or WebServiceUnsubscriptionURL (KindUnsubscription).
-// An Action present in the body still wins; an unknown one is still
+// An action present in the body still wins; an unknown one is still
 // rejected. A k that is not a known Kind makes NewHandler return an error.
 func WithDefaultKind(k Kind) Option {
 	return func(h *Handler) {
@@ -116,6 +118,19 @@ func WithListIDParam(name string) Option {
 	}
 }
 
+// WithRejectInvalidAddress makes the Handler answer 400 to an event whose
+// Subscriber.EmailAddress is not an email address (Event.AddressValid is false), without
+// calling the callback, for a receiver that prefers the service to see the delivery fail.
+//
+// By default such an event is passed on and answered 200: the address is the service's
+// data, which refusing the delivery does not correct. The service's specification is
+// silent on whether or how it retries a delivery answered 400, so a refused event may
+// never come again: the list still holds the address, and only a sync or an export finds
+// it.
+func WithRejectInvalidAddress() Option {
+	return func(h *Handler) { h.strictAddr = true }
+}
+
 // WithLogger makes the Handler log each rejected or failed delivery at
 // Warn or Error and each accepted one at Debug. Records hold the method,
 // the URL path (never the query, which may hold the token), the remote
@@ -132,10 +147,12 @@ func WithLogger(l *slog.Logger) Option {
 //
 // Responses, all with a short text/plain body:
 //
-//	200 fn returned nil
-//	400 unparseable body, unknown or missing action, missing subscriber
-//	    or email address, invalid value; with WithListIDParam a missing,
-//	    invalid or conflicting list ID
+//	200 fn returned nil (also for an address that is not one: see
+//	    Event.AddressValid and WithRejectInvalidAddress)
+//	400 not a webhook body, unparseable body, unknown or missing action,
+//	    missing subscriber or email address, invalid value; with
+//	    WithListIDParam a missing, invalid or conflicting list ID; with
+//	    WithRejectInvalidAddress an address that is not one
 //	401 token required and missing or wrong
 //	405 method other than POST (with Allow: POST)
 //	413 body over the limit
@@ -196,6 +213,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The message names format and field only, never values.
 		h.reject(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if h.strictAddr && !ev.AddressValid {
+		// address.Problem is CheckAddress's reason without the address, personal data.
+		h.reject(w, r, http.StatusBadRequest, "webhook: EmailAddress: not an email address: "+address.Problem(ev.Subscriber.EmailAddress))
 		return
 	}
 	if h.listParam != "" {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop"
 	"io"
 	"mime"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -26,11 +26,15 @@ const DefaultMaxBodyBytes = 1 << 20
 var (
 	// ErrEmptyBody means the body was empty or only white space.
 	ErrEmptyBody = errors.New("empty body")
+	// ErrNotWebhookBody means the body is neither XML, JSON nor a form naming any member
+	// of the callback (action, action_timestamp, subscriber, a subscriber key): text such
+	// as "hello world", say.
+	ErrNotWebhookBody = errors.New("not a webhook body")
 	// ErrBodyTooLarge means the body exceeded the size limit.
 	ErrBodyTooLarge = errors.New("body too large")
-	// ErrMissingAction means the body carried no Action.
+	// ErrMissingAction means the body carried no action member.
 	ErrMissingAction = errors.New("missing action")
-	// ErrUnknownAction means the Action is none that ParseKind accepts.
+	// ErrUnknownAction means the action is none that ParseKind accepts.
 	ErrUnknownAction = errors.New("unknown action")
 	// ErrMissingSubscriber means the body carried no subscriber record.
 	ErrMissingSubscriber = errors.New("missing subscriber")
@@ -50,8 +54,10 @@ type ParseError struct {
 	// Format is the body format: "xml", "json", "form" or "multipart";
 	// empty when the error precedes format detection.
 	Format string
-	// Field is the offending field as sent; empty when the error concerns
-	// the body as a whole.
+	// Field is the offending member, named as the service's body names it whatever the
+	// case it was sent in: action, action_timestamp (also for Timestamp), subscriber,
+	// ListID, or a subscriber key such as EmailAddress or CustomField7; a key the package
+	// does not know is named as sent. Empty when the error concerns the body as a whole.
 	Field string
 	// Err is the cause: one of the Err variables, or a syntax or read error.
 	Err error
@@ -108,14 +114,15 @@ func Parse(r *http.Request) (*Event, error) {
 //
 // When contentType is empty or anything else, the first byte that is not
 // white space decides: '<' XML, '{' JSON, otherwise form. A leading UTF-8
-// byte order mark is ignored.
+// byte order mark is ignored. A form that names no member of the callback
+// (see ErrNotWebhookBody) is not a webhook body.
 //
 // All errors are of type *ParseError.
 func ParseBody(contentType string, body []byte) (*Event, error) {
 	return parseBody(contentType, body, "")
 }
 
-// parseBody is ParseBody with a kind to use when the body has no Action
+// parseBody is ParseBody with a kind to use when the body has no action
 // (none when empty).
 func parseBody(contentType string, body []byte, defaultKind Kind) (*Event, error) {
 	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
@@ -138,6 +145,11 @@ func parseBody(contentType string, body []byte, defaultKind Kind) (*Event, error
 		rec, err = parseMultipart(body, boundary)
 	default:
 		rec, err = parseForm(body)
+		if !rec.namesMember() {
+			// Text that merely parses as a form ("hello world") is no callback: saying
+			// so beats reporting a form without an action.
+			return nil, &ParseError{Err: ErrNotWebhookBody}
+		}
 	}
 	if err != nil {
 		var pe *ParseError
@@ -218,6 +230,20 @@ type record struct {
 	hasSub bool // a subscriber container was present, even if empty
 }
 
+// namesMember reports a member of the callback in rec: a top-level key with a meaning of
+// its own or of the subscriber record, or a subscriber container.
+func (rec *record) namesMember() bool {
+	if rec.hasSub {
+		return true
+	}
+	for _, k := range rec.top.keys {
+		if lk := strings.ToLower(k); reservedTop(lk) || subscriberKey(lk) {
+			return true
+		}
+	}
+	return false
+}
+
 // Top-level keys with a meaning of their own. A top-level key of the subscriber record
 // (a flat body) is taken for the subscriber's; any other one is kept in Event.Extra.
 func reservedTop(lowerKey string) bool {
@@ -249,7 +275,7 @@ func (rec *record) event(defaultKind Kind) (*Event, error) {
 		kind, err = defaultKind, nil
 	}
 	if err != nil {
-		return nil, &ParseError{Field: rec.top.name("action", "Action"), Err: err}
+		return nil, &ParseError{Field: "action", Err: err}
 	}
 	ev.Kind = kind
 
@@ -262,7 +288,7 @@ func (rec *record) event(defaultKind Kind) (*Event, error) {
 	if ok && strings.TrimSpace(ts) != "" {
 		sec, err := strconv.ParseInt(strings.TrimSpace(ts), 10, 64)
 		if err != nil {
-			return nil, &ParseError{Field: rec.top.name(tsKey, "action_timestamp"), Err: ErrInvalidValue}
+			return nil, &ParseError{Field: "action_timestamp", Err: ErrInvalidValue}
 		}
 		ev.Time = time.Unix(sec, 0).UTC()
 	}
@@ -284,36 +310,25 @@ func (rec *record) event(defaultKind Kind) (*Event, error) {
 		}
 	}
 	if !rec.hasSub && len(sub.keys) == 0 {
-		return nil, &ParseError{Field: "Subscriber", Err: ErrMissingSubscriber}
+		return nil, &ParseError{Field: "subscriber", Err: ErrMissingSubscriber}
 	}
 
 	listID, _ := rec.top.get("listid")
-	listField := rec.top.name("listid", "ListID")
 	if strings.TrimSpace(listID) == "" {
 		listID, _ = sub.get("listid")
-		listField = sub.name("listid", "ListID")
 	}
 	if ev.ListID, err = atoi(listID); err != nil {
-		return nil, &ParseError{Field: listField, Err: err}
+		return nil, &ParseError{Field: "ListID", Err: err}
 	}
 
 	if err := sub.subscriber(&ev.Subscriber); err != nil {
 		return nil, err
 	}
 	if ev.Subscriber.EmailAddress == "" {
-		return nil, &ParseError{Field: sub.name("emailaddress", "EmailAddress"), Err: ErrMissingEmailAddress}
+		return nil, &ParseError{Field: "EmailAddress", Err: ErrMissingEmailAddress}
 	}
+	ev.AddressValid = sendloop.CheckAddress(ev.Subscriber.EmailAddress) == nil
 	return ev, nil
-}
-
-// name returns the key as sent whose lower-cased form is lowerKey, or def.
-func (f *fields) name(lowerKey, def string) string {
-	for _, k := range f.keys {
-		if strings.ToLower(k) == lowerKey {
-			return k
-		}
-	}
-	return def
 }
 
 // subscriberKeys maps the lower-cased keys of the subscriber record to their spelling.
@@ -337,7 +352,7 @@ func (f *fields) subscriber(s *sendloop.Subscriber) error {
 		case lk == "listid":
 			continue // read by event
 		case lk == "subscriberid" && strings.HasPrefix(v, "-"):
-			return &ParseError{Field: key, Err: ErrInvalidValue}
+			return &ParseError{Field: name, Err: ErrInvalidValue}
 		case lk == "bouncetype":
 			v = canonical(v, string(sendloop.BounceNone), string(sendloop.BounceHard), string(sendloop.BounceSoft))
 		case lk == "subscriptionstatus":
@@ -360,7 +375,7 @@ func (f *fields) subscriber(s *sendloop.Subscriber) error {
 			err = s.UnmarshalJSON(member)
 		}
 		if err != nil {
-			return &ParseError{Field: key, Err: ErrInvalidValue}
+			return &ParseError{Field: name, Err: ErrInvalidValue}
 		}
 	}
 	return nil

@@ -68,6 +68,7 @@ func canonicalEvent() *webhook.Event {
 			OptInDate:          sendloop.Date{Time: day(2026, time.November, 21)},
 			CustomFields:       map[int]string{7: "Ann"},
 		},
+		AddressValid: true,
 	}
 }
 
@@ -228,7 +229,7 @@ func TestParseBodyFields(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseBody: %v", err)
 			}
-			want := &webhook.Event{Kind: webhook.KindSubscription}
+			want := &webhook.Event{Kind: webhook.KindSubscription, AddressValid: true}
 			tt.want(want)
 			assertEvent(t, ev, want)
 		})
@@ -247,20 +248,28 @@ func TestParseBodyErrors(t *testing.T) {
 	}{
 		{"empty", "text/xml", "", webhook.ErrEmptyBody, "", ""},
 		{"white space", "", " \r\n\t", webhook.ErrEmptyBody, "", ""},
-		{"unknown action", "text/xml", `<W><Action>Bounce</Action><Subscriber><EmailAddress>a@b</EmailAddress></Subscriber></W>`, webhook.ErrUnknownAction, "xml", "Action"},
-		{"missing action", "application/json", `{"Subscriber":{"EmailAddress":"a@b"}}`, webhook.ErrMissingAction, "json", "Action"},
+		// A member is named as the service's body names it, whatever the case it came in.
+		{"unknown action", "text/xml", `<W><Action>Bounce</Action><Subscriber><EmailAddress>a@b</EmailAddress></Subscriber></W>`, webhook.ErrUnknownAction, "xml", "action"},
+		{"unknown action, upper case", "", `ACTION=Bounce&EmailAddress=a%40b`, webhook.ErrUnknownAction, "form", "action"},
+		{"missing action", "application/json", `{"Subscriber":{"EmailAddress":"a@b"}}`, webhook.ErrMissingAction, "json", "action"},
 		{"empty action", "", `action=&EmailAddress=a%40b`, webhook.ErrMissingAction, "form", "action"},
-		{"missing subscriber", "text/xml", `<W><Action>Subscription</Action><Timestamp>1</Timestamp></W>`, webhook.ErrMissingSubscriber, "xml", "Subscriber"},
+		{"missing subscriber", "text/xml", `<W><Action>Subscription</Action><Timestamp>1</Timestamp></W>`, webhook.ErrMissingSubscriber, "xml", "subscriber"},
 		{"missing email", "text/xml", `<W><Action>Subscription</Action><Subscriber><SubscriberID>1</SubscriberID></Subscriber></W>`, webhook.ErrMissingEmailAddress, "xml", "EmailAddress"},
 		{"empty subscriber", "application/json", `{"Action":"Subscription","Subscriber":{}}`, webhook.ErrMissingEmailAddress, "json", "EmailAddress"},
 		{"invalid subscriber id", "", `Action=Subscription&Subscriber[EmailAddress]=a@b&Subscriber[SubscriberID]=x12`, webhook.ErrInvalidValue, "form", "SubscriberID"},
-		{"negative list id", "", `Action=Subscription&Subscriber[EmailAddress]=a@b&listID=-1`, webhook.ErrInvalidValue, "form", "listID"},
-		{"invalid date", "text/xml", `<W><Action>Subscription</Action><Subscriber><EmailAddress>a@b</EmailAddress><OptInDate>21/11/2026</OptInDate></Subscriber></W>`, webhook.ErrInvalidValue, "xml", "OptInDate"},
-		{"invalid timestamp", "application/json", `{"Action":"Subscription","Timestamp":1.5,"Subscriber":{"EmailAddress":"a@b"}}`, webhook.ErrInvalidValue, "json", "Timestamp"},
-		{"json subscriber not an object", "application/json", `{"Action":"Subscription","Subscriber":"a@b"}`, webhook.ErrInvalidValue, "json", "Subscriber"},
-		// The body decides the format: neither starts with '{', so both are read as forms.
-		{"json array", "application/json", `[1,2]`, webhook.ErrMissingAction, "form", "Action"},
-		{"json null", "application/json", `null`, webhook.ErrMissingAction, "form", "Action"},
+		{"invalid subscriber id, lower case", "", `action=Subscription&subscriber[emailaddress]=a@b&subscriber[subscriberid]=x12`, webhook.ErrInvalidValue, "form", "SubscriberID"},
+		{"negative subscriber id", "", `action=Subscription&subscriber[emailaddress]=a@b&subscriber[SUBSCRIBERID]=-1`, webhook.ErrInvalidValue, "form", "SubscriberID"},
+		{"negative list id", "", `Action=Subscription&Subscriber[EmailAddress]=a@b&listID=-1`, webhook.ErrInvalidValue, "form", "ListID"},
+		{"invalid date", "text/xml", `<W><Action>Subscription</Action><Subscriber><EmailAddress>a@b</EmailAddress><optindate>21/11/2026</optindate></Subscriber></W>`, webhook.ErrInvalidValue, "xml", "OptInDate"},
+		{"invalid timestamp", "application/json", `{"Action":"Subscription","Timestamp":1.5,"Subscriber":{"EmailAddress":"a@b"}}`, webhook.ErrInvalidValue, "json", "action_timestamp"},
+		{"json subscriber not an object", "application/json", `{"Action":"Subscription","Subscriber":"a@b"}`, webhook.ErrInvalidValue, "json", "subscriber"},
+		// The body decides the format: text that names no member of the callback is none.
+		{"plain text", "", `hello world`, webhook.ErrNotWebhookBody, "", ""},
+		{"plain text labelled a form", "application/x-www-form-urlencoded", "hello world\n", webhook.ErrNotWebhookBody, "", ""},
+		{"a form of other members", "", `hello=world&a=b`, webhook.ErrNotWebhookBody, "", ""},
+		{"text with a bad escape", "", `100% sure`, webhook.ErrNotWebhookBody, "", ""},
+		{"json array", "application/json", `[1,2]`, webhook.ErrNotWebhookBody, "", ""},
+		{"json null", "application/json", `null`, webhook.ErrNotWebhookBody, "", ""},
 		{"json trailing garbage", "", `{"a":1} x`, nil, "json", ""},
 		{"json trailing data", "application/json", `{"Action":"Subscription"}{}`, nil, "json", ""},
 		{"xml syntax", "text/xml", `<W><Action>Subscription</W>`, nil, "xml", ""},
@@ -384,6 +393,9 @@ func FuzzParseBody(f *testing.F) {
 	f.Add("", []byte(`action=Unsubscription&action_timestamp=1763700000&subscriber[EmailAddress]=a%40b&subscriber[CustomField3]=x&source=api`))
 	f.Add("", []byte(`{"action":"Subscription","action_timestamp":"1763700000","subscriber":{"EmailAddress":"a@b","SubscriberID":7},"order":9}`))
 	f.Add("text/plain", []byte("<a><b><c>d</c></b></a>"))
+	f.Add("", []byte("hello world"))
+	f.Add("application/json", []byte("[1,2]"))
+	f.Add("", []byte(`{"action":"Subscription","subscriber":{"EmailAddress":"not an email"}}`))
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		ev, err := webhook.ParseBody(contentType, body)
 		if err != nil {
@@ -393,6 +405,12 @@ func FuzzParseBody(f *testing.F) {
 			}
 			if ev != nil {
 				t.Fatal("event returned with an error")
+			}
+			// Only what would be read as a form can be no webhook body: XML and JSON
+			// are reported as such.
+			trimmed := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF")), " \t\r\n")
+			if errors.Is(err, webhook.ErrNotWebhookBody) && (pe.Format != "" || trimmed[0] == '<' || trimmed[0] == '{') {
+				t.Fatalf("%q: not a webhook body, as %q", body, pe.Format)
 			}
 			return
 		}
@@ -408,6 +426,9 @@ func FuzzParseBody(f *testing.F) {
 		if !ev.Time.IsZero() && ev.Time.Location() != time.UTC {
 			t.Fatal("Time not in UTC")
 		}
+		if ev.AddressValid != (sendloop.CheckAddress(ev.Subscriber.EmailAddress) == nil) {
+			t.Fatalf("AddressValid %t disagrees with CheckAddress for %q", ev.AddressValid, ev.Subscriber.EmailAddress)
+		}
 		// decode → encode → decode is stable.
 		first := encodeEvent(ev)
 		back, err := webhook.ParseBody("application/x-www-form-urlencoded", first)
@@ -416,6 +437,9 @@ func FuzzParseBody(f *testing.F) {
 		}
 		if second := encodeEvent(back); string(second) != string(first) {
 			t.Fatalf("%q: encoded %s, then %s", body, first, second)
+		}
+		if back.AddressValid != ev.AddressValid {
+			t.Fatalf("%q: AddressValid %t, then %t", body, ev.AddressValid, back.AddressValid)
 		}
 	})
 }

@@ -127,7 +127,7 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 				if *seedFile != "" {
 					s, err := readSeedFile(*seedFile)
 					if err != nil {
-						return usagef("fake", "--seed %s: %v", *seedFile, err)
+						return inputf("--seed %s: %v", *seedFile, err)
 					}
 					seed = &s
 				}
@@ -223,7 +223,7 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 	defer srv.Close()
 	if o.seed != nil {
 		if err := srv.LoadSeed(*o.seed); err != nil {
-			return usagef("fake", "--seed: %v", err)
+			return inputf("--seed: %v", err)
 		}
 	}
 	if !empty {

@@ -201,14 +201,14 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, usagef("send", "--inline: %v", err)
+			return nil, inputf("--inline: %v", err)
 		}
 		msg.Inline = append(msg.Inline, smtp.Inline{ContentID: cid, Filename: filepath.Base(path), Data: data})
 	}
 	for _, path := range o.attach {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, usagef("send", "--attach: %v", err)
+			return nil, inputf("--attach: %v", err)
 		}
 		msg.Attachments = append(msg.Attachments, smtp.Attachment{Filename: filepath.Base(path), Data: data})
 	}
@@ -249,7 +249,7 @@ func readBody(flagName, path string, stdin io.Reader) (string, error) {
 		b, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return "", usagef("send", "%s: %v", flagName, err)
+		return "", inputf("%s: %v", flagName, err)
 	}
 	return string(b), nil
 }

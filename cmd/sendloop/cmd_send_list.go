@@ -146,7 +146,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	r, err := listsync.Open(l.recipients, read)
 	if err != nil {
-		return usagef("send", "--recipients: %v", err)
+		return inputf("--recipients: %v", err)
 	}
 	defer r.Close()
 	var maps []listsync.ColumnMap
@@ -161,7 +161,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	addrCol, err := listsync.AddressColumn(r.Header, maps)
 	if err != nil {
-		return usagef("send", "%s: %v", l.recipients, err)
+		return inputf("%s: %v", l.recipients, err)
 	}
 	// Every other column is a merge variable: its name must be one a tag can hold. The
 	// address is one too, under its column's name when a tag can hold it ({{email}}).
@@ -180,7 +180,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 			name = t
 		}
 		if !mergeName.MatchString(name) {
-			return usagef("send", "%s: column %q cannot be a merge variable: rename it, e.g. --column '%s=%s'", l.recipients, h, h, suggestName(h))
+			return inputf("%s: column %q cannot be a merge variable: rename it, e.g. --column '%s=%s'", l.recipients, h, h, suggestName(h))
 		}
 		colName[h] = name
 		if strings.EqualFold(name, "name") {
@@ -253,9 +253,9 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	var mismatch *smtp.JournalMismatchError
 	switch {
 	case errors.As(err, &mismatch):
-		return usagef("send", "--journal: %v", err)
+		return inputf("--journal: %v", err)
 	case errors.Is(err, smtp.ErrJournalCorrupt):
-		return usagef("send", "--journal: %v", err)
+		return inputf("--journal: %v", err)
 	case err != nil:
 		return err
 	}
@@ -263,7 +263,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: journal, Shard: shard,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused})
 	if err != nil {
-		return usagef("send", "--journal: %v", err)
+		return inputf("--journal: %v", err)
 	}
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })

@@ -282,17 +282,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	defer debug.SetGCPercent(debug.SetGCPercent(syncGCPercent))
 	prog, endProgress := a.startProgress()
 	defer endProgress()
-	// The file first: a wrong path or header is a usage error, found before any API call.
+	// The file first: a wrong path or a file that cannot be read is found before any API call.
 	if o.csvPath == "-" {
 		return usagef("sync", "--csv needs a file: sync reads it more than once, so it cannot read stdin")
 	}
 	info, err := os.Stat(o.csvPath)
 	if err != nil {
-		return usagef("sync", "--csv: %v", err)
+		return inputf("--csv: %v", err)
 	}
 	src, err := listsync.OpenCSV(o.csvPath, listsync.CSVOptions{Read: o.read, Header: o.header})
 	if err != nil {
-		return usagef("sync", "%s: %v", o.csvPath, err)
+		return inputf("%s: %v", o.csvPath, err)
 	}
 
 	c, err := a.client(ctx)
@@ -311,7 +311,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	var herr *listsync.HeaderError
 	switch {
 	case errors.As(err, &herr):
-		return usagef("sync", "%s: %v", o.csvPath, err)
+		return inputf("%s: %v", o.csvPath, err)
 	case err != nil && ctx.Err() != nil:
 		return interruptedBeforeChanges(ctx, a, src)
 	case err != nil:
@@ -349,7 +349,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case errors.As(err, &empty):
 		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(empty.Members, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
-		return usagef("sync", "refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+		return inputf("refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
 			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
 	case err != nil:
 		return err

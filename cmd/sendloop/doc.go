@@ -100,8 +100,12 @@
 // to stderr as text, each line prefixed with "sendloop: "; errors too, or with --json as one
 // JSON object: {"error": "...", "kind": "usage"|"credentials"|"failure", "exit_code": 2,
 // "api_command": "list.get", "api_error_code": 104, "help": "sendloop help sync"} (the last
-// three when they apply; smtp_command and smtp_code for the relay). Messages are the
-// tool's: the SDK's package prefixes (sendloop:, sendloop/smtp:) are not repeated.
+// three when they apply; smtp_command and smtp_code for the relay). Only a usage mistake (a
+// flag or argument the command refuses before any call) points at the help, as text with
+// "Run 'sendloop help sync' for usage." and in JSON with "help"; other errors of exit code
+// 2, such as a file that cannot be read or a guard's refusal, say what to change themselves.
+// Messages are the tool's: the SDK's package prefixes (sendloop:, sendloop/smtp:) are not
+// repeated.
 //
 // Progress is drawn on stderr only when it is a terminal (golang.org/x/term), cut to its
 // width, redrawn ten times a second and erased when done; never with TERM=dumb, a pipe, a

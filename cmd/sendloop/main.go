@@ -68,7 +68,8 @@ type app struct {
 	ctx context.Context
 }
 
-// usageError is a mistake in the invocation or the configuration: exit code 2.
+// usageError is a mistake in the invocation, found by the checks of the flags and
+// arguments made before any network call: exit code 2, and a hint to the command's help.
 type usageError struct {
 	msg string
 	cmd string // the command whose help to point at, "" for the overview
@@ -80,9 +81,22 @@ func usagef(cmd, format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), cmd: cmd}
 }
 
-// configError is a usage error about the environment (a variable unset or invalid).
+// inputError is exit code 2 for what the help would not fix: a file that cannot be read or
+// does not fit, a journal of another job, the environment, a guard's refusal. It prints no
+// usage hint; the message says what to change.
+type inputError struct {
+	msg string
+}
+
+func (e *inputError) Error() string { return e.msg }
+
+func inputf(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// configError is an input error about the environment (a variable unset or invalid).
 func configError(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...), cmd: "-"}
+	return inputf(format, args...)
 }
 
 // command is a subcommand.
@@ -323,11 +337,12 @@ const smtpAuthFailed = 535
 // 1 for any other failure.
 func exitCode(err error) (code int, kind string) {
 	var ue *usageError
+	var ie *inputError
 	var apiErr *sendloop.APIError
 	var legacyErr *legacy.Error
 	var smtpErr *smtp.ReplyError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &ie):
 		return exitUsage, "usage"
 	case errors.As(err, &apiErr) && slices.Contains(credentialCodes, apiErr.Code),
 		errors.As(err, &legacyErr) && legacyErr.Code == legacy.ErrInvalidAPIKey,
@@ -363,17 +378,7 @@ func (a *app) fail(err error) int {
 	if c, ok := interruptedCode(a.ctx, code); ok {
 		code, kind = c, "interrupted"
 	}
-	var ue *usageError
-	helpCmd := ""
-	if errors.As(err, &ue) {
-		switch ue.cmd {
-		case "":
-			helpCmd = "sendloop help"
-		case "-":
-		default:
-			helpCmd = "sendloop help " + ue.cmd
-		}
-	}
+	helpCmd := usageHelp(err)
 	msg := cliMessage(err)
 	if a.json {
 		obj := orderedObject{{"error", msg}, {"kind", kind}, {"exit_code", code}}
@@ -402,6 +407,19 @@ func (a *app) fail(err error) int {
 		fmt.Fprintf(a.stderr, "Run '%s' for usage.\n", helpCmd)
 	}
 	return code
+}
+
+// usageHelp returns the help command a usage mistake points at, "" for any other error
+// (even one with exit code 2: the help would not fix it).
+func usageHelp(err error) string {
+	var ue *usageError
+	switch {
+	case !errors.As(err, &ue):
+		return ""
+	case ue.cmd == "":
+		return "sendloop help"
+	}
+	return "sendloop help " + ue.cmd
 }
 
 // help runs `sendloop help [command]`.

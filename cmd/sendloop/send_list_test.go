@@ -137,6 +137,9 @@ func TestSendRecipients(t *testing.T) {
 	other := append(append([]string(nil), args2...), "--subject", "Other")
 	r = invocation{args: other, env: env, stdin: html}.run(t)
 	expect(t, r, exitUsage, nil, []string{"another message"})
+	if strings.Contains(r.stderr, "for usage") {
+		t.Errorf("a journal of another message is no usage mistake:\n%s", r.stderr)
+	}
 }
 
 func TestSendRecipientsShards(t *testing.T) {

@@ -95,6 +95,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	// One value per name fills both tag styles, %FIRSTNAME% and {{FIRSTNAME}}; a {{#GIFT}}
+	// section takes a boolean, added as one key.
+	mergeVars := smtp.MergeVars(map[string]string{"FIRSTNAME": "Zoë", "ORDER": "A-1017"})
+	mergeVars["GIFT"] = true
 	msg := &smtp.Message{
 		From:    *from,
 		To:      strings.Split(*to, ","),
@@ -102,12 +106,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Text:    "Hi {{FIRSTNAME}},\n\nOrder {{ORDER}} is on its way.{{#GIFT}} It is wrapped as a gift.{{/GIFT}}\n",
 		HTML:    "<p>Hi {{FIRSTNAME}},</p><p>Order <b>{{ORDER}}</b> is on its way.{{#GIFT}} It is wrapped as a gift.{{/GIFT}}</p>",
 		Headers: smtp.Headers{
-			MergeVars: map[string]any{
-				"%FIRSTNAME%": "Zoë",
-				"FIRSTNAME":   "Zoë",
-				"ORDER":       "A-1017",
-				"GIFT":        true,
-			},
+			MergeVars:   mergeVars,
 			CustomArgs:  map[string]any{"order_id": "1017", "source": "relay-send"},
 			Tags:        []string{"transactional", "shipping"},
 			TrackOpens:  true,
