@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/internal/spool"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -90,9 +89,7 @@ const maxRowsInMemory = 1000
 type rowList struct {
 	n     int
 	mem   []listRow
-	spill *os.File
-	w     *bufio.Writer
-	err   error
+	spill *spool.Spool
 }
 
 func (l *rowList) add(r listRow) {
@@ -101,20 +98,11 @@ func (l *rowList) add(r listRow) {
 		l.mem = append(l.mem, r)
 		return
 	}
-	if l.err != nil {
-		return
-	}
 	if l.spill == nil {
-		f, err := os.CreateTemp("", "sendloop-rows-*.jsonl")
-		if err != nil {
-			l.err = err
-			return
-		}
-		os.Remove(f.Name()) // read back through f only; a killed run leaves nothing (Unix)
-		l.spill, l.w = f, bufio.NewWriter(f)
+		l.spill = spool.New("", "sendloop-rows-*")
 	}
 	b, _ := json.Marshal(r)
-	l.w.Write(append(b, '\n'))
+	_ = l.spill.Append(b) // an error is each's to report
 }
 
 // each calls fn with every row, in order.
@@ -124,38 +112,20 @@ func (l *rowList) each(fn func(listRow) error) error {
 			return err
 		}
 	}
-	if l.err != nil {
-		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, l.err)
-	}
 	if l.spill == nil {
 		return nil
 	}
-	if err := l.w.Flush(); err != nil {
-		return err
-	}
-	if _, err := l.spill.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	defer l.spill.Seek(0, io.SeekEnd)
-	br := bufio.NewReader(l.spill)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var r listRow
-			if jerr := json.Unmarshal(line, &r); jerr != nil {
-				return jerr
-			}
-			if ferr := fn(r); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
+	err := l.spill.Each(func(b []byte) error {
+		var r listRow
+		if err := json.Unmarshal(b, &r); err != nil {
 			return err
 		}
+		return fn(r)
+	})
+	if err != nil {
+		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, err)
 	}
+	return nil
 }
 
 func (l *rowList) close() {

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"sync"
 
+	"github.com/go-sendloop/sendloop/internal/spool"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -20,8 +20,7 @@ type rejectSink struct {
 	path          string
 	f             *os.File
 	w             *csv.Writer
-	spool         *os.File
-	spoolW        *csv.Writer
+	spool         *spool.Spool // --json only: the rows for the document's rejected_rows
 	mu            sync.Mutex
 	count         int            // rows rejected or refused
 	unknown       int            // rows of unknown outcome
@@ -38,14 +37,7 @@ func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
 	s := &rejectSink{a: a, path: path}
 	if a.json {
-		f, err := os.CreateTemp("", "sendloop-rejects-*.csv")
-		if err != nil {
-			return nil, err
-		}
-		// Read back through f only. Where an open file cannot be removed (Windows),
-		// closeSpool removes it once closed.
-		os.Remove(f.Name())
-		s.spool, s.spoolW = f, csv.NewWriter(f)
+		s.spool = spool.New("", "sendloop-rejects-*")
 	}
 	if path == "" {
 		return s, nil
@@ -81,8 +73,9 @@ func (s *rejectSink) add(r listsync.RejectedRow) {
 		s.gh.warn(r.Line, string(outcome), r.Address, r.Reason)
 	}
 	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, string(outcome)}
-	if s.spoolW != nil {
-		_ = s.spoolW.Write(rec)
+	if s.spool != nil {
+		b, _ := json.Marshal(rec)
+		_ = s.spool.Append(b) // an error is Each's to report
 	}
 	if s.w != nil {
 		_ = s.w.Write(rec)
@@ -104,29 +97,14 @@ func (s *rejectSink) each(fn func(line int, address, reason, outcome string) err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.spoolW.Flush()
-	if err := s.spoolW.Error(); err != nil {
-		return err
-	}
-	if _, err := s.spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	defer s.spool.Seek(0, io.SeekEnd)
-	r := csv.NewReader(bufio.NewReader(s.spool))
-	r.FieldsPerRecord = 4
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
+	return s.spool.Each(func(b []byte) error {
+		var rec []string
+		if err := json.Unmarshal(b, &rec); err != nil || len(rec) != 4 {
+			return fmt.Errorf("the rejected rows' spool holds a record that is not a row (%v)", err)
 		}
 		line, _ := strconv.Atoi(rec[0])
-		if err := fn(line, rec[1], rec[2], rec[3]); err != nil {
-			return err
-		}
-	}
+		return fn(line, rec[1], rec[2], rec[3])
+	})
 }
 
 // finish closes the file and returns the run's error: err, or one saying rows were rejected
@@ -192,14 +170,11 @@ func (s *rejectSink) abort() {
 	}
 }
 
-// closeSpool closes the --json spool and removes it: it was unlinked when created, except
-// where an open file cannot be removed (Windows), and must not outlive the run there.
+// closeSpool closes the --json spool, which removes its file.
 func (s *rejectSink) closeSpool() {
 	if s.spool == nil {
 		return
 	}
-	name := s.spool.Name()
 	s.spool.Close()
-	_ = os.Remove(name)
-	s.spool, s.spoolW = nil, nil
+	s.spool = nil
 }
