@@ -28,7 +28,7 @@ var ErrGraceOver = errors.New("listsync: the grace period after the interruption
 type ApplyOptions struct {
 	// BatchSize is the number of rows per subscriber.import call (DefaultBatchSize when 0).
 	BatchSize int
-	// MaxUnsubscribe bounds the unsubscriptions (DefaultLimit, 10 % of the list, when zero):
+	// MaxUnsubscribe bounds the unsubscriptions (10 % of the list when zero):
 	// a plan beyond it is refused with a *GuardError before any change.
 	MaxUnsubscribe Limit
 	// Grace is how long the calls in flight may run once Apply's context ends; zero

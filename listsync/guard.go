@@ -9,18 +9,20 @@ import (
 )
 
 // Limit bounds how many members a sync may unsubscribe: a count, or a share of the list's
-// subscribed and pending members (rounded up). The zero Limit is DefaultLimit.
+// subscribed and pending members (rounded up). The zero Limit is the default of a sync and
+// of `sendloop sync`: 10 % of the list.
 type Limit struct {
 	n       float64
 	percent bool
 	set     bool
 }
 
-// DefaultLimit is the limit of a zero Limit and of `sendloop sync`: 10 % of the list.
-var DefaultLimit = MaxPercent(10)
+// defaultLimit is what the zero Limit means.
+var defaultLimit = MaxPercent(10)
 
-// NoLimit lets a sync unsubscribe every member the source does not name.
-var NoLimit = MaxPercent(100)
+// NoLimit returns the limit that lets a sync unsubscribe every member the source does not
+// name: MaxPercent(100).
+func NoLimit() Limit { return MaxPercent(100) }
 
 // MaxCount is a limit of n members.
 func MaxCount(n int) Limit { return Limit{n: float64(max(n, 0)), set: true} }
@@ -50,7 +52,7 @@ func ParseLimit(s string) (Limit, error) {
 // Of returns how many of members the limit allows unsubscribing, or -1 for no limit.
 func (l Limit) Of(members int) int {
 	if !l.set {
-		l = DefaultLimit
+		l = defaultLimit
 	}
 	switch {
 	case !l.percent:
@@ -72,7 +74,7 @@ func (l Limit) Of(members int) int {
 // String writes the limit as ParseLimit reads it.
 func (l Limit) String() string {
 	if !l.set {
-		l = DefaultLimit
+		l = defaultLimit
 	}
 	s := strconv.FormatFloat(l.n, 'f', -1, 64)
 	if l.percent {

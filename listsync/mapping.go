@@ -29,9 +29,12 @@ const (
 	ColumnStatus = "SubscriptionStatus"
 )
 
-// ReadOnlyColumns are the subscriber record's columns that export writes after the custom
-// fields and that sync ignores (SubscriptionStatus aside).
-var ReadOnlyColumns = []string{"SubscriberID", ColumnStatus, "BounceType", "SubscriptionDate",
+// ReadOnlyColumns returns the subscriber record's columns that export writes after the
+// custom fields and that sync ignores (SubscriptionStatus aside), in that order: a new
+// slice each time.
+func ReadOnlyColumns() []string { return slices.Clone(readOnlyColumns) }
+
+var readOnlyColumns = []string{"SubscriberID", ColumnStatus, "BounceType", "SubscriptionDate",
 	"SubscriptionIP", "UnsubscriptionDate", "UnsubscriptionIP", "OptInDate"}
 
 // emailAliases are the header names read as the address column, compared as normalizeName
@@ -152,7 +155,7 @@ func isStandardColumn(name string) bool {
 // readOnlyColumn returns the read-only column name names, "" when none.
 func readOnlyColumn(name string) string {
 	n := normalizeName(name)
-	for _, c := range ReadOnlyColumns {
+	for _, c := range readOnlyColumns {
 		if normalizeName(c) == n {
 			return c
 		}

@@ -91,7 +91,7 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 				}
 				fields := listsync.ListFields(list)
 				columns := append([]string{listsync.ColumnEmail}, listsync.ColumnNames(fields)...)
-				columns = append(columns, listsync.ReadOnlyColumns...)
+				columns = append(columns, listsync.ReadOnlyColumns()...)
 				prog, endProgress := a.startProgress()
 				defer endProgress()
 				what := fmt.Sprintf("list %d", *listID)
