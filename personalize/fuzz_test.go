@@ -74,3 +74,27 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTags checks that every tag Tags reports lies within the template, in order, and that
+// a merge candidate's bytes are the %NAME% it names.
+func FuzzTags(f *testing.F) {
+	for _, seed := range []string{"", "Hi {{A}} %B% {{#C}}{{D}}{{/C}}", "{{=<% %>=}}<%X%> %Y%", "%A%B% 50% off %2F%", "{{>p}}{{^q}}{{.}}{{/q}}"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		tmpl, err := personalize.Parse(src)
+		if err != nil {
+			return
+		}
+		last := -1
+		for _, tag := range tmpl.Tags() {
+			if tag.Offset < last || tag.Offset >= len(src) || tag.Line < 1 || tag.Col < 1 {
+				t.Fatalf("Tags(%q): %+v out of place (last offset %d)", src, tag, last)
+			}
+			last = tag.Offset
+			if tag.Kind == personalize.TagMerge && src[tag.Offset:tag.End] != "%"+tag.Name+"%" {
+				t.Fatalf("Tags(%q): merge %+v is %q", src, tag, src[tag.Offset:tag.End])
+			}
+		}
+	})
+}

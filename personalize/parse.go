@@ -33,6 +33,9 @@ type node struct {
 	name     []string
 	merges   []span
 	children []node
+	// off is the byte offset in the source of the tag, or of a text node's
+	// first byte, for Tags.
+	off int
 }
 
 type openSection struct {
@@ -116,7 +119,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 			if sigil == 0 {
 				kind = nodeEscaped
 			}
-			p.cur = append(p.cur, node{kind: kind, name: parts})
+			p.cur = append(p.cur, node{kind: kind, name: parts, off: start})
 		case '#', '^':
 			parts, raw, err := p.name(content, start)
 			if err != nil {
@@ -145,7 +148,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 				return nil, p.errorf(start, "section close %q does not match open section %q (line %d)", raw, top.name, line)
 			}
 			p.open = p.open[:len(p.open)-1]
-			n := node{kind: top.kind, name: top.parts, children: p.cur}
+			n := node{kind: top.kind, name: top.parts, children: p.cur, off: top.off}
 			p.cur = append(top.parent, n)
 		case '!':
 			// Comments render nothing.
@@ -154,7 +157,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 			if name == "" || hasSpace(name) {
 				return nil, p.errorf(start, "invalid partial name %q", name)
 			}
-			p.cur = append(p.cur, node{kind: nodePartial, text: name, indent: indent})
+			p.cur = append(p.cur, node{kind: nodePartial, text: name, indent: indent, off: start})
 		case '=':
 			f := strings.Fields(content)
 			if len(f) != 2 || strings.Contains(f[0], "=") || strings.Contains(f[1], "=") {
@@ -239,7 +242,7 @@ func (p *parser) addText(from, to int) {
 			}
 		}
 		s := p.src[from:end]
-		p.cur = append(p.cur, node{kind: nodeText, text: s, merges: mergeSpans(s)})
+		p.cur = append(p.cur, node{kind: nodeText, text: s, merges: mergeSpans(s), off: from})
 		from = end
 	}
 }

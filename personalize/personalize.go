@@ -41,6 +41,7 @@ func Render(template string, vars map[string]any) (string, error) {
 // Template is a parsed template. It is immutable, so one Template may be
 // rendered by many goroutines at once.
 type Template struct {
+	src      string // for the lines and columns of Tags
 	nodes    []node
 	partials map[string][]node
 }
@@ -61,7 +62,7 @@ func ParseWithPartials(text string, partials map[string]string) (*Template, erro
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{nodes: nodes}
+	t := &Template{src: text, nodes: nodes}
 	if len(partials) > 0 {
 		t.partials = make(map[string][]node, len(partials))
 		// In name order, so that the error reported is always the same.
