@@ -34,8 +34,9 @@ type node struct {
 	merges   []span
 	children []node
 	// off is the byte offset in the source of the tag, or of a text node's
-	// first byte, for Tags.
-	off int
+	// first byte, and end the offset just past the tag (the opening tag of
+	// a section), for Tags.
+	off, end int
 }
 
 type openSection struct {
@@ -43,6 +44,7 @@ type openSection struct {
 	name   string // as written, to match the closing tag
 	parts  []string
 	off    int // of the opening tag, for "unclosed section" errors
+	end    int // just past the opening tag
 	parent []node
 }
 
@@ -119,7 +121,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 			if sigil == 0 {
 				kind = nodeEscaped
 			}
-			p.cur = append(p.cur, node{kind: kind, name: parts, off: start})
+			p.cur = append(p.cur, node{kind: kind, name: parts, off: start, end: end})
 		case '#', '^':
 			parts, raw, err := p.name(content, start)
 			if err != nil {
@@ -132,7 +134,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 			if sigil == '^' {
 				kind = nodeInverted
 			}
-			p.open = append(p.open, openSection{kind: kind, name: raw, parts: parts, off: start, parent: p.cur})
+			p.open = append(p.open, openSection{kind: kind, name: raw, parts: parts, off: start, end: end, parent: p.cur})
 			p.cur = nil
 		case '/':
 			_, raw, err := p.name(content, start)
@@ -148,7 +150,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 				return nil, p.errorf(start, "section close %q does not match open section %q (line %d)", raw, top.name, line)
 			}
 			p.open = p.open[:len(p.open)-1]
-			n := node{kind: top.kind, name: top.parts, children: p.cur, off: top.off}
+			n := node{kind: top.kind, name: top.parts, children: p.cur, off: top.off, end: top.end}
 			p.cur = append(top.parent, n)
 		case '!':
 			// Comments render nothing.
@@ -157,7 +159,7 @@ func parse(src, partial string, indented bool) ([]node, error) {
 			if name == "" || hasSpace(name) {
 				return nil, p.errorf(start, "invalid partial name %q", name)
 			}
-			p.cur = append(p.cur, node{kind: nodePartial, text: name, indent: indent, off: start})
+			p.cur = append(p.cur, node{kind: nodePartial, text: name, indent: indent, off: start, end: end})
 		case '=':
 			f := strings.Fields(content)
 			if len(f) != 2 || strings.Contains(f[0], "=") || strings.Contains(f[1], "=") {

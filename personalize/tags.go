@@ -55,8 +55,8 @@ type Tag struct {
 	// TagMerge) in the template's text; Line and Col locate it, from 1, Col in runes.
 	Offset    int
 	Line, Col int
-	// End is the byte offset just past the tag, for TagMerge (the closing percent sign
-	// included); 0 for the others.
+	// End is the byte offset just past the tag (the closing percent sign of TagMerge, the
+	// opening tag of a section).
 	End int
 	// Sections names the sections and inverted sections the tag stands in, outermost
 	// first, as written.
@@ -88,12 +88,12 @@ func (t *Template) Tags() []Tag {
 				if n.name != nil {
 					name = strings.Join(n.name, ".")
 				}
-				out = append(out, t.tag(kind, name, n.off, 0, sections))
+				out = append(out, t.tag(kind, name, n.off, n.end, sections))
 				if n.kind == nodeSection || n.kind == nodeInverted {
 					walk(n.children, append(sections[:len(sections):len(sections)], name))
 				}
 			case nodePartial:
-				out = append(out, t.tag(TagPartial, n.text, n.off, 0, sections))
+				out = append(out, t.tag(TagPartial, n.text, n.off, n.end, sections))
 			}
 		}
 	}

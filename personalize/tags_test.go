@@ -48,6 +48,8 @@ func TestTags(t *testing.T) {
 				got = append(got, tag{g.Kind, g.Name, g.Line, g.Col, g.Sections})
 				if g.Kind == personalize.TagMerge {
 					assert.Equal(t, "%"+g.Name+"%", c.src[g.Offset:g.End])
+				} else {
+					assert.Contains(t, c.src[g.Offset:g.End], g.Name)
 				}
 			}
 			assert.Equal(t, c.want, got)
