@@ -1,0 +1,54 @@
+// Package mailmerge sends one message per recipient of a list (a CSV file, a function, or
+// rows in memory) through the Sendloop relay, and checks everything it can before the first
+// message leaves: it is the library under `sendloop send --recipients`, so that a Go program
+// and the CLI send the same messages and share their journals.
+//
+//	src, err := mailmerge.File("list.csv", mailmerge.FileOptions{})
+//	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com",
+//		Subject: "Hi {{FIRST}}", HTML: html}, mailmerge.Options{})
+//	// job.Notes() lists the %…% that are not tags (percent-encodings, "50%OFF%").
+//	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: "news.journal"})
+//
+// # Decisions
+//
+// Every tag is checked before anything is sent. New parses the subject, the text and HTML
+// bodies, every extra header and every List-Unsubscribe value with package personalize,
+// the parser the preview renders with, so that the check and the rendering agree on what a
+// tag is. Every {{NAME}}, {{{NAME}}}, {{& NAME}}, section and inverted-section name must
+// name a column of the source or a constant variable (Options.Vars), and so must every
+// %NAME% whose NAME starts with a letter or '_', is not two hex digits, and does not stand
+// inside a URL (an href or src value, a bare http(s) or mailto URL, a List-Unsubscribe
+// value). The other %…% candidates are not errors: Notes lists them. A part that does not
+// parse, or a tag that names nothing, makes New fail with a *CheckError naming the part,
+// the line and the nearest name; Options.AllowTags keeps a tag meant to stay as written.
+//
+// Empty values reject rows. A row whose value is empty (or missing) for a tag interpolated
+// outside a section that tests the same name is rejected with its line and the tag, unless
+// Options.Defaults gives a fallback or Options.AllowEmpty accepts it. Constant variables
+// are taken as given, even empty.
+//
+// The relay renders the subject and bodies (X-SL-Merge-Vars holds every value under both
+// NAME and %NAME%); this package renders the extra headers and List-Unsubscribe itself,
+// where only {{NAME}}, {{{NAME}}}, {{& NAME}} and %NAME% are tags: values go in as written
+// (URL-encoded in List-Unsubscribe), and a section there is refused by the check.
+//
+// A column named Name (any case) gives each row's To its display name.
+//
+// The journal's binding (Job.Binding) is composed here, once: smtp.TemplateFingerprint of
+// the template with X-Merge-Vars, X-Custom-Args, the sorted X-Var-NAME constants and, when
+// given, the sorted X-Default-NAME fallbacks as pseudo-headers, and the shard. Without
+// defaults it is byte for byte the binding of sendloop 0.3.0's `send --recipients`, whose
+// journals resume. What changes a message enters it; what only changes the run
+// (AllowEmpty, AllowTags, the relay's rate and connections, budgets) does not, so that
+// raising a budget never refuses a rerun.
+//
+// A row's fate is one of sent, refused, unknown, deferred, skipped (and why), rejected (and
+// why) or not attempted, and Result's counts add up to the source's rows. Unknown is never
+// a reject: a row whose outcome is unknown is not sent again (unless ResendUnknown) and is
+// counted apart. A duplicate address is rejected as "duplicate of line N". The rows a
+// result lists are kept in memory up to a bound and beyond it in a temporary file, so that
+// memory does not grow with the source.
+//
+// Rate and concurrency are the relay's (smtp.WithRate, smtp.WithMaxConnections): Send
+// takes the *smtp.Relay it sends through.
+package mailmerge

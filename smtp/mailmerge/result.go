@@ -1,0 +1,175 @@
+package mailmerge
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-sendloop/sendloop/internal/spool"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+// Fate is what became of a row.
+type Fate uint8
+
+// The fates of a row. Their counts in Result add up to the source's rows.
+const (
+	// FateSent: the relay accepted the message.
+	FateSent Fate = iota + 1
+	// FateRefused: the relay refused the message for good (a 5xx reply).
+	FateRefused
+	// FateUnknown: the connection died after the final dot; the message may have been
+	// sent. It is not sent again without ResendUnknown.
+	FateUnknown
+	// FateDeferred: the relay kept answering 4xx; a rerun sends it.
+	FateDeferred
+	// FateSkipped: not sent, for RowResult.Skip.
+	FateSkipped
+	// FateRejected: not sent, for RowResult.Reason (no address, an empty value, a
+	// duplicate).
+	FateRejected
+	// FateNotAttempted: the run stopped before it; a rerun sends it.
+	FateNotAttempted
+)
+
+// String returns the fate's name: "sent", "refused", "unknown", "deferred", "skipped",
+// "rejected" or "not attempted".
+func (f Fate) String() string {
+	switch f {
+	case FateSent:
+		return "sent"
+	case FateRefused:
+		return "refused"
+	case FateUnknown:
+		return "unknown"
+	case FateDeferred:
+		return "deferred"
+	case FateSkipped:
+		return "skipped"
+	case FateRejected:
+		return "rejected"
+	case FateNotAttempted:
+		return "not attempted"
+	}
+	return "unknown fate"
+}
+
+// RowResult is the fate of one row.
+type RowResult struct {
+	// Line is the row's line (0 for a source without lines); Index its position in the
+	// source, from 0.
+	Line, Index int
+	// Address is the key the row was sent under (the address, lower-cased), or the
+	// address as written for a rejected row.
+	Address string
+	// Fate is what became of the row; Skip says why it was skipped.
+	Fate Fate
+	Skip smtp.SkipReason
+	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.
+	Continued bool `json:",omitempty"`
+	// MessageID is the message's Message-ID, when one was sent or journaled.
+	MessageID string
+	// Reason says why a row was refused, rejected, deferred, or listed as unknown.
+	Reason string
+	// Err is the error behind the fate, if any (a *smtp.ReplyError for a refusal); not
+	// kept in Result's lists.
+	Err error `json:"-"`
+	// Previous is the journal's record from an earlier run, for a skipped row.
+	Previous *smtp.JournalRecord `json:"-"`
+}
+
+// Result counts the fates of a send's rows: Rows is the sum of the others.
+type Result struct {
+	Rows                                                     int
+	Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
+	// The rows skipped: already sent by an earlier run, refused or of unknown outcome in
+	// an earlier run (not sent again without ResendRefused or ResendUnknown), of another
+	// shard, or (ContinueFrom) recorded by the earlier journal.
+	SkippedSent, SkippedRefused, SkippedUnknown, SkippedShard, SkippedContinued int
+	// The rows listed: refused (in this run or an earlier one), of unknown outcome (in
+	// this run or an earlier one), deferred, and rejected, each in the source's order.
+	RefusedRows, UnknownRows, DeferredRows, RejectedRows RowList
+}
+
+// Skipped returns the number of rows skipped, for any reason.
+func (r *Result) Skipped() int {
+	return r.SkippedSent + r.SkippedRefused + r.SkippedUnknown + r.SkippedShard + r.SkippedContinued
+}
+
+// Rejects returns the rows not sent for a reason of theirs: rejected, or refused in this
+// run or an earlier one. Unknown rows are not among them.
+func (r *Result) Rejects() int { return r.Rejected + r.Refused + r.SkippedRefused }
+
+// Unknowns returns the rows of unknown outcome, in this run or an earlier one.
+func (r *Result) Unknowns() int { return r.Unknown + r.SkippedUnknown }
+
+// Close removes the temporary file of the listed rows, if any.
+func (r *Result) Close() error {
+	var first error
+	for _, l := range []*RowList{&r.RefusedRows, &r.UnknownRows, &r.DeferredRows, &r.RejectedRows} {
+		if err := l.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// maxRowsInMemory is how many rows of one kind a RowList keeps in memory.
+const maxRowsInMemory = 1000
+
+// RowList holds listed rows in order: the first thousand in memory, the rest in a
+// temporary file removed by Result.Close.
+type RowList struct {
+	n     int
+	mem   []RowResult
+	spill *spool.Spool
+}
+
+// Len returns the number of rows.
+func (l *RowList) Len() int { return l.n }
+
+func (l *RowList) add(r RowResult) {
+	l.n++
+	if len(l.mem) < maxRowsInMemory {
+		l.mem = append(l.mem, r)
+		return
+	}
+	if l.spill == nil {
+		l.spill = spool.New("", "sendloop-rows-*")
+	}
+	b, _ := json.Marshal(r)
+	_ = l.spill.Append(b) // an error is Each's to report
+}
+
+// Each calls fn with every row, in order, and stops at fn's first error; Err and Previous
+// are nil.
+func (l *RowList) Each(fn func(RowResult) error) error {
+	for _, r := range l.mem {
+		r.Err, r.Previous = nil, nil
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if l.spill == nil {
+		return nil
+	}
+	err := l.spill.Each(func(b []byte) error {
+		var r RowResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			return err
+		}
+		return fn(r)
+	})
+	if err != nil {
+		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, err)
+	}
+	return nil
+}
+
+func (l *RowList) close() error {
+	if l.spill == nil {
+		return nil
+	}
+	err := l.spill.Close()
+	l.spill = nil
+	return err
+}

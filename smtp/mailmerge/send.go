@@ -1,0 +1,383 @@
+package mailmerge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+// SendOptions configures Send.
+type SendOptions struct {
+	// Journal is the journal file: each row is recorded in flight before its final dot and
+	// with its outcome after, so that a run killed at any moment can be run again and
+	// sends no row twice. Empty sends without one.
+	Journal string
+	// ContinueFrom is an earlier journal of the same shard, possibly bound to another
+	// message (a typo fixed after a partial send): the rows it records (sent, refused,
+	// unknown or in flight) are skipped. It is only read. It needs Journal.
+	ContinueFrom string
+	// ResendUnknown sends again the rows the journal records unknown or in flight: their
+	// recipients may get the message twice.
+	ResendUnknown bool
+	// ResendRefused sends again the rows the journal records refused.
+	ResendRefused bool
+	// OnRow, when set, is called with the fate of every row, in the source's order (a
+	// run of over a thousand rejected rows behind a row in flight may come early).
+	OnRow func(RowResult)
+	// OnProgress, when set, is called after each row with the rows done so far.
+	OnProgress func(done int)
+}
+
+// JournalError reports a journal that cannot be used for the job: bound to another message
+// or shard, unreadable, or corrupt.
+type JournalError struct {
+	// Path is the journal's file.
+	Path string
+	// MessageChanged reports a journal written for another message: a fix after a
+	// partial send. Keep it, and send the corrected message to the rows it does not
+	// record with a new journal and ContinueFrom.
+	MessageChanged bool
+	// Journal and Want are the shards of the journal and of the job, when they differ.
+	Journal, Want smtp.ShardSpec
+	// Err is the underlying error.
+	Err error
+}
+
+// Error implements the error interface.
+func (e *JournalError) Error() string {
+	switch {
+	case e.MessageChanged:
+		return fmt.Sprintf("journal %s was written for another message (the template, variables, defaults, merge variables or custom arguments changed): keep it, and send the corrected message to the rows it does not record with a new journal continuing from it", e.Path)
+	case e.Journal != e.Want:
+		return fmt.Sprintf("journal %s is bound to %s, not %s", e.Path, shardText(e.Journal), shardText(e.Want))
+	}
+	return fmt.Sprintf("journal %s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *JournalError) Unwrap() error { return e.Err }
+
+func shardText(s smtp.ShardSpec) string {
+	if s.Count <= 1 {
+		return "no shard"
+	}
+	return fmt.Sprintf("shard index %d of %d", s.Index, s.Count)
+}
+
+// openJournal opens the job's journal at path, telling a changed message from a changed
+// shard.
+func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
+	jr, err := smtp.OpenJournal(path, j.binding)
+	var mm *smtp.JournalMismatchError
+	switch {
+	case errors.As(err, &mm):
+		e := &JournalError{Path: path, Err: err, Journal: mm.Journal.Shard, Want: j.binding.Shard}
+		if mm.Journal.Shard == j.binding.Shard || mm.Journal.Fingerprint != j.binding.Fingerprint {
+			e.MessageChanged = mm.Journal.Fingerprint != j.binding.Fingerprint && mm.Journal.Shard == j.binding.Shard
+		}
+		return nil, e
+	case err != nil:
+		return nil, &JournalError{Path: path, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+	}
+	return jr, nil
+}
+
+// Send sends the message of every row of the source through relay (its rate and
+// connections are the relay's options) and returns the fate of every row. It reads the
+// source once.
+//
+// Before sending it fails for a journal that cannot be used (*JournalError). A failure
+// that stops the run (a read error of the source, a session failure of the relay, a
+// journal that cannot take a record) is returned with the result, the rows left counted
+// not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
+// returns the result and ctx's error.
+func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
+	if opts.ContinueFrom != "" && opts.Journal == "" {
+		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
+	}
+	var journal *smtp.FileJournal
+	if opts.Journal != "" {
+		var err error
+		if journal, err = j.openJournal(opts.Journal); err != nil {
+			return nil, err
+		}
+		defer journal.Close()
+	}
+	var earlier *keyLines
+	if opts.ContinueFrom != "" {
+		var err error
+		if earlier, err = j.readEarlier(opts.ContinueFrom); err != nil {
+			return nil, err
+		}
+	}
+	run := &sendRun{opts: opts, res: &Result{}, seen: newKeyLines()}
+	rows := func(yield func(string, *smtp.Message) bool) {
+		index := 0
+		for row, err := range j.src.Rows(ctx) {
+			if err != nil {
+				run.stop = err
+				return
+			}
+			run.res.Rows++
+			i := index
+			index++
+			fate, msg, key := j.decide(row, run.seen, earlier)
+			fate.Index = i
+			if msg == nil {
+				run.early(fate)
+				continue
+			}
+			run.queue = append(run.queue, pending{index: run.next, row: fate})
+			run.next++
+			if !yield(key, msg) {
+				return
+			}
+		}
+	}
+	var jr smtp.Journal
+	if journal != nil {
+		jr = journal
+	}
+	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: jr, Shard: j.shard,
+		ResendUnknown: opts.ResendUnknown, ResendRefused: opts.ResendRefused})
+	if err != nil {
+		return nil, err
+	}
+	for kr := range results {
+		run.add(kr)
+	}
+	run.flush(run.next)
+	if journal != nil {
+		if cerr := journal.Close(); cerr != nil && run.stop == nil {
+			run.stop = cerr
+		}
+	}
+	if run.stop != nil {
+		return run.res, run.stop
+	}
+	if ctx.Err() != nil && run.res.NotAttempted > 0 {
+		return run.res, ctx.Err()
+	}
+	return run.res, nil
+}
+
+// decide answers a row before the relay: rejected by the source, of another shard (left to
+// SendKeyed to skip, as it always did), skipped for ContinueFrom, a duplicate, or rejected
+// for an empty value; else it returns the row's message and key.
+func (j *Job) decide(row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
+	raw := row.Raw
+	if raw == "" {
+		raw = row.Address
+	}
+	fate := RowResult{Line: row.Line, Address: raw}
+	if row.Reject != "" {
+		fate.Fate, fate.Reason = FateRejected, row.Reject
+		return fate, nil, ""
+	}
+	key := strings.ToLower(strings.TrimSpace(row.Address))
+	fate.Address = key
+	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
+		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
+	}
+	if first, dup := seen.add(key, row.Line); dup {
+		fate.Address = raw
+		fate.Fate, fate.Reason = FateRejected, "duplicate of line "+fmt.Sprint(first)
+		if first == 0 {
+			fate.Reason = "duplicate of an earlier row"
+		}
+		return fate, nil, ""
+	}
+	if earlier != nil && earlier.has(key) {
+		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
+		return fate, nil, ""
+	}
+	msg, why := j.message(row)
+	if why != "" {
+		fate.Address = raw
+		fate.Fate, fate.Reason = FateRejected, why
+		return fate, nil, ""
+	}
+	return fate, msg, key
+}
+
+// keyLines is the set of the keys seen so far with the line of each, kept as 128-bit
+// hashes (as smtp's own set of keys) so that memory does not grow with the addresses'
+// length.
+type keyLines struct {
+	s1, s2 maphash.Seed
+	m      map[[2]uint64]int32
+}
+
+func newKeyLines() *keyLines {
+	return &keyLines{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: map[[2]uint64]int32{}}
+}
+
+func (k *keyLines) hash(key string) [2]uint64 {
+	return [2]uint64{maphash.String(k.s1, key), maphash.String(k.s2, key)}
+}
+
+// add adds key, first seen on line, and reports the line of an earlier one.
+func (k *keyLines) add(key string, line int) (int, bool) {
+	h := k.hash(key)
+	if first, ok := k.m[h]; ok {
+		return int(first), true
+	}
+	k.m[h] = int32(min(line, 1<<31-1))
+	return 0, false
+}
+
+func (k *keyLines) has(key string) bool {
+	_, ok := k.m[k.hash(key)]
+	return ok
+}
+
+// sendRun is the state of one Send: the result, and the rows between the source and
+// their results, reported in the source's order.
+type sendRun struct {
+	opts  SendOptions
+	res   *Result
+	seen  *keyLines
+	stop  error
+	queue []pending // rows read and not yet reported, in the source's order
+	next  int       // the index SendKeyed gives the next row yielded to it
+	done  int
+}
+
+// pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
+// decided before (index -1), reported after the rows before it.
+type pending struct {
+	index int
+	row   RowResult
+}
+
+// maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
+// they are reported at once, out of the source's order.
+const maxQueuedEarly = 1024
+
+func (run *sendRun) early(r RowResult) {
+	if len(run.queue) == 0 || len(run.queue) >= maxQueuedEarly {
+		run.report(r)
+		return
+	}
+	run.queue = append(run.queue, pending{index: -1, row: r})
+}
+
+// flush reports the rows decided early queued before the row of index, and returns that
+// row's entry.
+func (run *sendRun) flush(index int) (RowResult, bool) {
+	for len(run.queue) > 0 {
+		p := run.queue[0]
+		if p.index >= 0 && p.index > index {
+			return RowResult{}, false
+		}
+		run.queue = run.queue[1:]
+		if p.index < 0 {
+			run.report(p.row)
+		} else if p.index == index {
+			return p.row, true
+		}
+	}
+	return RowResult{}, false
+}
+
+// add counts the result of a row given to SendKeyed.
+func (run *sendRun) add(kr smtp.KeyedResult) {
+	r, _ := run.flush(kr.Index)
+	r.Address, r.MessageID, r.Err, r.Previous, r.Skip = kr.Key, kr.MessageID, kr.Err, kr.Previous, kr.Skip
+	if kr.Err != nil {
+		r.Reason = kr.Err.Error()
+	}
+	switch kr.State {
+	case smtp.KeySent:
+		r.Fate = FateSent
+	case smtp.KeyRefused:
+		r.Fate = FateRefused
+	case smtp.KeyUnknown:
+		r.Fate = FateUnknown
+	case smtp.KeyDeferred:
+		r.Fate = FateDeferred
+	case smtp.KeySkipped:
+		r.Fate = FateSkipped
+		switch kr.Skip {
+		case smtp.SkipUnknown:
+			r.Reason = "unknown in the journal: not sent again without resending unknown rows"
+		case smtp.SkipRefused:
+			r.Reason = "refused in an earlier run"
+			if kr.Previous != nil && kr.Previous.Reply != "" {
+				r.Reason += " (" + kr.Previous.Reply + ")"
+			}
+			r.Reason += ": not sent again without resending refused rows"
+		}
+	case smtp.KeyInvalid:
+		r.Fate = FateRejected
+	case smtp.KeyNotAttempted:
+		r.Fate = FateNotAttempted
+		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
+			run.stop = kr.Err
+		}
+	}
+	run.report(r)
+}
+
+// report counts a row's fate, lists it, and tells OnRow and OnProgress.
+func (run *sendRun) report(r RowResult) {
+	res := run.res
+	switch r.Fate {
+	case FateSent:
+		res.Sent++
+	case FateRefused:
+		res.Refused++
+		res.RefusedRows.add(r)
+	case FateUnknown:
+		res.Unknown++
+		res.UnknownRows.add(r)
+	case FateDeferred:
+		res.Deferred++
+		res.DeferredRows.add(r)
+	case FateRejected:
+		res.Rejected++
+		res.RejectedRows.add(r)
+	case FateNotAttempted:
+		res.NotAttempted++
+	case FateSkipped:
+		switch {
+		case r.Continued:
+			res.SkippedContinued++
+		case r.Skip == smtp.SkipAlreadySent:
+			res.SkippedSent++
+		case r.Skip == smtp.SkipRefused:
+			res.SkippedRefused++
+			res.RefusedRows.add(r)
+		case r.Skip == smtp.SkipUnknown:
+			res.SkippedUnknown++
+			res.UnknownRows.add(r)
+		case r.Skip == smtp.SkipShard:
+			res.SkippedShard++
+		}
+	}
+	if run.opts.OnRow != nil {
+		run.opts.OnRow(r)
+	}
+	run.done++
+	if run.opts.OnProgress != nil {
+		run.opts.OnProgress(run.done)
+	}
+}
+
+// readEarlier reads the journal of ContinueFrom: it must be of the job's shard, and may be
+// bound to another message.
+func (j *Job) readEarlier(path string) (*keyLines, error) {
+	keys := newKeyLines()
+	b, err := smtp.ReadJournal(path, func(r smtp.JournalRecord) { keys.add(r.Key, 0) })
+	if err != nil {
+		return nil, &JournalError{Path: path, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+	}
+	if b.Shard != j.binding.Shard {
+		return nil, &JournalError{Path: path, Err: smtp.ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard}
+	}
+	return keys, nil
+}
