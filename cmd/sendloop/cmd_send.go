@@ -88,19 +88,35 @@ certificate, and the command prints what the relay captured, merge variables ren
 Name column gives the display name; the file is read as sync reads it: --encoding,
 --delimiter, --column), every other column a merge variable for both %COL% and {{COL}}, as
 is each --var NAME=VALUE. Rename a column whose name has spaces with --column
-'First name=FIRST'. --header and --list-unsubscribe values may hold {{COL}}. --journal FILE
-records each row before its final dot and after the relay's reply, so that a run killed at
-any moment can be run again: rows sent or refused are skipped, rows added since are sent,
-and rows whose outcome is unknown are listed, never sent again without --resend-unknown.
---shard K/N splits a file across N jobs (a stable hash of the address), each with its own
-journal. --rate N paces the relay (4xx replies slow it down), --concurrency N its
-connections; --dry-run prints the first messages and sends nothing. The report (--json:
-one object whose counts add up to the file's rows, and reject_budget) lists the rows
-refused, unknown (in this run or an earlier one), deferred and rejected, each with the line
-it starts on. The exit code is 1 when any row is deferred or not attempted (a rerun sends
-them), or when rows are refused, unknown or rejected, unless --max-rejects allows them: N
-rows, or N% of the file's data rows (rounded up), still exit 0 (every one is still
-reported); one more exits 1.
+'First name=FIRST'. --header and --list-unsubscribe values may hold {{COL}} and %COL%.
+
+Every tag is checked before the first message: each {{NAME}}, {{{NAME}}}, section and
+%NAME% in the subject, bodies, headers and List-Unsubscribe must name a column or a --var,
+or the run is refused (exit code 2) with the tag, where it stands and the nearest name;
+--allow-tag NAME keeps a tag meant to stay as written. A %...% inside a URL, a
+percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
+value is empty for a tag it would show is rejected, unless --default NAME=VALUE gives a
+fallback or --allow-empty NAME sends it empty (as sendloop 0.3.0 did). --dry-run prints the
+first messages, the notes, and how many rows an empty value would reject; --preview DIR
+writes the first --preview-rows N (5) messages as DIR/<line>.eml, rendered; --test-to ADDR
+sends the first --test-rows N (3) messages to ADDR only ([test] subject, tracking off,
+List-Unsubscribe a mailto: to ADDR, unless --test-as-is for the first two). None of the
+three touches a journal.
+
+--journal FILE records each row before its final dot and after the relay's reply, so that
+a run killed at any moment can be run again: rows sent or refused are skipped, rows added
+since are sent, and rows whose outcome is unknown are listed, never sent again without
+--resend-unknown. A journal written for another message is refused: after fixing a mistake
+in a partly sent message, --continue-from OLD --journal NEW sends the corrected message to
+the rows OLD does not record. --shard K/N splits a file across N jobs (a stable hash of the
+address), each with its own journal. --rate N paces the relay (4xx replies slow it down),
+--concurrency N its connections. The report (--json: one object whose counts add up to the
+file's rows, reject_budget and unknown_budget) lists the rows refused, unknown (in this run
+or an earlier one), deferred and rejected, each with the line it starts on. The exit code
+is 1 when any row is deferred or not attempted (a rerun sends them), when rows are refused
+or rejected beyond --max-rejects, or of unknown outcome beyond --max-unknown: N rows, or N%
+of the file's data rows (rounded up), still exit 0 (every one is still reported); one more
+exits 1.
 
 GitHub Actions: when GITHUB_ACTIONS=true (or with --annotations github; --annotations none
 turns it off), each refused, unknown or rejected row is also a workflow annotation on
@@ -149,7 +165,17 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 			fs.StringVar(&l.encoding, "encoding", "", "with --recipients: read the file as `ENC`: utf-8, latin1, windows-1252, utf-16le or utf-16be")
 			fs.StringVar(&l.delimiter, "delimiter", "", "with --recipients: the delimiter `CHAR` (default: detected)")
 			budgetFlag(fs, &l.maxRejects)
+			unknownBudgetFlag(fs, &l.maxUnknown)
 			annotationsFlag(fs, &l.annotations)
+			fs.Var(&l.defaults, "default", "with --recipients: `NAME=VALUE` fills the column NAME where a row's value is empty (repeatable)")
+			fs.Var(&l.allowEmpty, "allow-empty", "with --recipients: send the rows whose column `NAME` is empty, the tag rendered empty, instead of rejecting them (repeatable)")
+			fs.Var(&l.allowTags, "allow-tag", "with --recipients: keep the tag `NAME` as written, naming no column (repeatable)")
+			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read")
+			fs.StringVar(&l.previewDir, "preview", "", "with --recipients: write the first rows' messages to `DIR` as DIR/<line>.eml, rendered, and send nothing")
+			fs.IntVar(&l.previewRows, "preview-rows", 5, "with --preview: the `N` rows to write")
+			fs.StringVar(&l.testTo, "test-to", "", "with --recipients: send the first rows' messages to `ADDR` only, subject prefixed [test], tracking off, List-Unsubscribe a mailto: to ADDR; no journal")
+			fs.IntVar(&l.testRows, "test-rows", 3, "with --test-to: the `N` rows to send (at most 20)")
+			fs.BoolVar(&l.testAsIs, "test-as-is", false, "with --test-to: keep the subject and tracking as given")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
@@ -259,8 +285,10 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 		return runSendList(ctx, a, o)
 	}
 	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
-		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto {
-		return usagef("send", "--journal, --rate, --shard, --var, --column, --dry-run, --max-rejects, --annotations and the --resend flags go with --recipients FILE")
+		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto ||
+		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || l.continueFrom != "" ||
+		l.previewDir != "" || l.previewRows != 5 || l.testTo != "" || l.testRows != 3 || l.testAsIs {
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

@@ -2,22 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"math"
-	"net/url"
-	"regexp"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/listsync"
-	"github.com/go-sendloop/sendloop/personalize"
 	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // listOptions are the flags of `send --recipients`.
@@ -29,8 +24,17 @@ type listOptions struct {
 	resendRefused              bool
 	dryRun                     bool
 	vars, columns              repeatedFlag
+	defaults, allowEmpty       repeatedFlag
+	allowTags                  repeatedFlag
 	encoding, delimiter        string
 	maxRejects, annotations    string
+	maxUnknown                 string
+	continueFrom               string
+	previewDir                 string
+	previewRows                int
+	testTo                     string
+	testRows                   int
+	testAsIs                   bool
 }
 
 // sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
@@ -38,12 +42,6 @@ type listOptions struct {
 // the duplicate check), its garbage plentiful (every row's message), so collecting at 25 %
 // growth keeps the peak RSS near the live heap for a few more short collections.
 const sendListGCPercent = 25
-
-// mergeName is what a column or --var name must look like to be a merge variable.
-var mergeName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-// placeholder is a {{NAME}} in a --header or --list-unsubscribe value.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`)
 
 // parseShard reads --shard K/N: K from 1 to N.
 func parseShard(s string) (smtp.ShardSpec, error) {
@@ -59,19 +57,174 @@ func parseShard(s string) (smtp.ShardSpec, error) {
 	return smtp.ShardSpec{Index: ki - 1, Count: ni}, nil
 }
 
-func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
-	l := &o.list
+// shardFlag names a shard as --shard does: "2/2".
+func shardFlag(s smtp.ShardSpec) string {
+	if s.Count <= 1 {
+		return "no --shard"
+	}
+	return fmt.Sprintf("--shard %d/%d", s.Index+1, s.Count)
+}
+
+// nameValues reads the NAME=VALUE of a repeated flag.
+func nameValues(flagName string, given []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range given {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || !mailmerge.ValidName(name) {
+			return nil, usagef("send", "%s %q: want NAME=VALUE, NAME of letters, digits, _ . or -", flagName, v)
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+// checkLimits refuses the flags of send --recipients that cannot go together.
+func (l *listOptions) checkLimits(o *sendOptions) error {
 	switch {
 	case len(o.to) > 0 || len(o.cc) > 0:
 		return usagef("send", "--recipients sends to the file's addresses: drop --to and --cc")
-	case l.journal == "" && !l.dryRun:
+	case l.journal == "" && !l.dryRun && l.previewDir == "" && l.testTo == "":
 		return usagef("send", "--recipients needs --journal FILE: it records each row sent, so that a rerun sends no row twice")
 	case l.concurrency < 1:
 		return usagef("send", "--concurrency must be at least 1")
 	case l.rate < 0 || math.IsNaN(l.rate) || math.IsInf(l.rate, 0):
 		return usagef("send", "--rate must be a number of messages per second, 0 or more")
-	case l.messageIDGiven(o):
+	case o.messageID != "":
 		return usagef("send", "--message-id cannot be used with --recipients: each message gets its own")
+	case l.continueFrom != "" && l.journal == "":
+		return usagef("send", "--continue-from OLD needs a new --journal NEW")
+	case l.continueFrom != "" && l.continueFrom == l.journal:
+		return usagef("send", "--continue-from OLD and --journal NEW must be two files: OLD is only read")
+	case l.previewRows < 1:
+		return usagef("send", "--preview-rows must be at least 1")
+	case l.testRows < 1 || l.testRows > mailmerge.MaxTestRows:
+		return usagef("send", "--test-rows must be from 1 to %d", mailmerge.MaxTestRows)
+	case l.testAsIs && l.testTo == "":
+		return usagef("send", "--test-as-is goes with --test-to ADDR")
+	case btoi(l.dryRun)+btoi(l.previewDir != "")+btoi(l.testTo != "") > 1:
+		return usagef("send", "--dry-run, --preview and --test-to are three ways to look before sending: give one")
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// listJob reads the flags of send --recipients into the library's job: the file, the
+// template, the variables, defaults and shard, every tag checked.
+func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*mailmerge.Job, error) {
+	vars, err := nameValues("--var", l.vars)
+	if err != nil {
+		return nil, err
+	}
+	defaults, err := nameValues("--default", l.defaults)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := o.message(a.stdin)
+	if err != nil {
+		return nil, err
+	}
+	src, err := l.source()
+	if err != nil {
+		return nil, err
+	}
+	job, err := mailmerge.New(src, tmpl, mailmerge.Options{Vars: vars, Defaults: defaults,
+		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, Shard: shard})
+	var cerr *mailmerge.CheckError
+	switch {
+	case errors.As(err, &cerr):
+		return nil, l.checkRefusal(cerr, vars)
+	case err != nil && strings.Contains(err.Error(), "default for"):
+		return nil, usagef("send", "--default: %s", strings.TrimPrefix(cliMessage(err), "mailmerge: default for "))
+	case err != nil:
+		return nil, inputf("%s", strings.TrimPrefix(cliMessage(err), "mailmerge: "))
+	}
+	return job, nil
+}
+
+// checkRefusal is the message of a template whose tags do not check: every problem, and
+// the columns and variables there are.
+func (l *listOptions) checkRefusal(cerr *mailmerge.CheckError, vars map[string]string) error {
+	var b strings.Builder
+	for i, p := range cerr.Problems {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if p.Tag == "" {
+			fmt.Fprintf(&b, "%s does not parse: %s", p.Where, strings.TrimPrefix(p.Msg, "personalize: "))
+			continue
+		}
+		msg := p.Msg
+		if msg == "no column or variable of that name" {
+			msg = "no column or --var of that name"
+		}
+		fmt.Fprintf(&b, "%s (%s): %s", p.Tag, p.Where, msg)
+		if p.Suggest != "" {
+			fmt.Fprintf(&b, "; did you mean %s?", p.Suggest)
+		}
+	}
+	var vs []string
+	for _, n := range cerr.Names {
+		if _, ok := vars[n]; ok {
+			vs = append(vs, n)
+		}
+	}
+	fmt.Fprintf(&b, "\nthe columns of %s: %s", l.recipients, orNone(cerr.Columns))
+	if len(vs) > 0 {
+		fmt.Fprintf(&b, "; --var: %s", strings.Join(vs, ", "))
+	}
+	b.WriteString("\nnothing was sent (--allow-tag NAME keeps a tag meant to stay as written)")
+	return inputf("%s", b.String())
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// source opens --recipients as the library reads it: the reader's options and the column
+// renames.
+func (l *listOptions) source() (mailmerge.Source, error) {
+	read := listsync.ReadOptions{}
+	var err error
+	if read.Encoding, err = listsync.ParseEncoding(l.encoding); err != nil {
+		return nil, usagef("send", "--encoding: %v", err)
+	}
+	if l.delimiter != "" {
+		if read.Comma, err = listsync.ParseDelimiter(l.delimiter); err != nil {
+			return nil, usagef("send", "--delimiter: %v", err)
+		}
+	}
+	var maps []listsync.ColumnMap
+	for _, c := range l.columns {
+		m, err := listsync.ParseColumnMap(c)
+		if err != nil {
+			return nil, usagef("send", "--column: %v", err)
+		}
+		maps = append(maps, m)
+	}
+	src, err := mailmerge.File(l.recipients, mailmerge.FileOptions{Read: read, Columns: maps})
+	var cne *mailmerge.ColumnNameError
+	switch {
+	case errors.As(err, &cne):
+		return nil, inputf("%s: column %q cannot be a merge variable: rename it, e.g. --column '%s=%s'", l.recipients, cne.Column, cne.Column, cne.Suggest)
+	case err != nil:
+		return nil, inputf("--recipients: %v", err)
+	}
+	return src, nil
+}
+
+func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
+	l := &o.list
+	if err := l.checkLimits(o); err != nil {
+		return err
 	}
 	shard, err := parseShard(l.shard)
 	if err != nil {
@@ -82,6 +235,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
+	unknownBudget, err := parseUnknownBudget("send", l.maxUnknown)
+	if err != nil {
+		return err
+	}
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -89,151 +246,25 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if gh != nil {
 		gh.noun = "failed row"
 	}
-	rep := &listReport{Skipped: map[string]int{}, gh: gh, queuing: !l.dryRun}
-	defer rep.close()
-	var outcome *budgetOutcome
-	defer func() {
-		if l.dryRun {
-			return
-		}
-		if err := gh.finish(rep.summary(gh.path(), shard, outcome, runErr)); err != nil {
-			a.note("%v", err)
-		}
-	}()
-	vars := map[string]string{}
-	for _, v := range l.vars {
-		name, value, ok := strings.Cut(v, "=")
-		if !ok || !mergeName.MatchString(name) {
-			return usagef("send", "--var %q: want NAME=VALUE, NAME of letters, digits, _ . or -", v)
-		}
-		vars[name] = value
-	}
-	tmpl, err := o.message(a.stdin)
+	job, err := l.listJob(a, o, shard)
 	if err != nil {
 		return err
 	}
-	// The fingerprint covers the template as written (placeholders unrendered), the --var
-	// values, and --merge-vars and --custom-args (the same for every row here, though
-	// TemplateFingerprint leaves them out as per-recipient): each changes every message.
-	fp := *tmpl
-	for _, h := range []struct {
-		name string
-		m    map[string]any
-	}{{"X-Merge-Vars", tmpl.Headers.MergeVars}, {"X-Custom-Args", tmpl.Headers.CustomArgs}} {
-		if len(h.m) > 0 {
-			b, _ := json.Marshal(h.m) // keys sorted: a stable text
-			fp.ExtraHeaders = append(fp.ExtraHeaders, smtp.Field{Name: h.name, Value: string(b)})
+	if !l.dryRun {
+		for _, n := range job.Notes() {
+			a.note("%s", n)
 		}
 	}
-	names := make([]string, 0, len(vars))
-	for n := range vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fp.ExtraHeaders = append(fp.ExtraHeaders, smtp.Field{Name: "X-Var-" + n, Value: vars[n]})
-	}
-	binding := smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(&fp), Shard: shard}
-
-	read := listsync.ReadOptions{}
-	if read.Encoding, err = listsync.ParseEncoding(l.encoding); err != nil {
-		return usagef("send", "--encoding: %v", err)
-	}
-	if l.delimiter != "" {
-		if read.Comma, err = listsync.ParseDelimiter(l.delimiter); err != nil {
-			return usagef("send", "--delimiter: %v", err)
-		}
-	}
-	r, err := listsync.Open(l.recipients, read)
-	if err != nil {
-		return inputf("--recipients: %v", err)
-	}
-	defer r.Close()
-	var maps []listsync.ColumnMap
-	rename := map[string]string{}
-	for _, c := range l.columns {
-		m, err := listsync.ParseColumnMap(c)
+	switch {
+	case l.dryRun:
+		return dryRunList(ctx, a, job)
+	case l.previewDir != "":
+		paths, err := job.WritePreview(ctx, l.previewDir, l.previewRows)
 		if err != nil {
-			return usagef("send", "--column: %v", err)
+			return inputf("--preview: %v", cliMessage(err))
 		}
-		maps = append(maps, m)
-		rename[strings.ToLower(strings.TrimSpace(m.Source))] = m.Target
-	}
-	addrCol, err := listsync.AddressColumn(r.Header, maps)
-	if err != nil {
-		return inputf("%s: %v", l.recipients, err)
-	}
-	// Every other column is a merge variable: its name must be one a tag can hold. The
-	// address is one too, under its column's name when a tag can hold it ({{email}}).
-	colName := map[string]string{} // header name (trimmed) → merge-variable name
-	nameCol, addrName := "", ""
-	for i, h := range r.Header {
-		h = strings.TrimSpace(h)
-		if i == addrCol {
-			if mergeName.MatchString(h) {
-				addrName = h
-			}
-			continue
-		}
-		name := h
-		if t, ok := rename[strings.ToLower(h)]; ok {
-			name = t
-		}
-		if !mergeName.MatchString(name) {
-			return inputf("%s: column %q cannot be a merge variable: rename it, e.g. --column '%s=%s'", l.recipients, h, h, suggestName(h))
-		}
-		colName[h] = name
-		if strings.EqualFold(name, "name") {
-			nameCol = h
-		}
-	}
-	for _, ph := range o.placeholders() {
-		if _, ok := vars[ph]; ok {
-			continue
-		}
-		found := ph == addrName
-		for _, n := range colName {
-			found = found || n == ph
-		}
-		if !found {
-			return usagef("send", "{{%s}} in --header or --list-unsubscribe names no column of %s and no --var", ph, l.recipients)
-		}
-	}
-
-	rows := func(yield func(string, *smtp.Message) bool) {
-		for rec, err := range r.Named(addrCol) {
-			if err != nil {
-				rep.stop = err
-				return
-			}
-			rep.Rows++
-			if rec.Reject != "" {
-				rep.rejectRow(rec.Line, rec.Raw, rec.Reject)
-				continue
-			}
-			values := map[string]string{}
-			if addrName != "" {
-				values[addrName] = rec.Address
-			}
-			for h, v := range rec.Columns {
-				values[colName[h]] = v
-			}
-			for n, v := range vars {
-				values[n] = v
-			}
-			m, err := rowMessage(tmpl, o, rec.Address, rec.Columns[nameCol], values)
-			if err != nil {
-				rep.rejectRow(rec.Line, rec.Raw, cliMessage(err))
-				continue
-			}
-			rep.yielded(rec.Line)
-			if !yield(strings.ToLower(rec.Address), m) {
-				return
-			}
-		}
-	}
-	if l.dryRun {
-		return dryRunList(a, rows, shard)
+		_, err = fmt.Fprintf(a.stdout, "Preview: %s written to %s, nothing sent.\n", plural(len(paths), "message"), l.previewDir)
+		return err
 	}
 
 	var relayOpts []smtp.Option
@@ -249,143 +280,109 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 		return err
 	}
 	defer relay.Close()
-	journal, err := smtp.OpenJournal(l.journal, binding)
-	var mismatch *smtp.JournalMismatchError
-	switch {
-	case errors.As(err, &mismatch):
-		return inputf("--journal: %v", err)
-	case errors.Is(err, smtp.ErrJournalCorrupt):
-		return inputf("--journal: %v", err)
-	case err != nil:
-		return err
+	if l.testTo != "" {
+		return testSendList(ctx, a, job, relay, l)
 	}
-	defer journal.Close()
-	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: journal, Shard: shard,
-		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused})
-	if err != nil {
-		return inputf("--journal: %v", err)
-	}
+
+	rep := &listReport{gh: gh}
+	var outcome, unknownOutcome *budgetOutcome
+	defer func() {
+		if err := gh.finish(rep.summary(gh.path(), shard, outcome, unknownOutcome, runErr)); err != nil {
+			a.note("%v", err)
+		}
+	}()
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
-	for res := range results {
-		prog.add(1)
-		rep.add(res)
-	}
-	rep.flush()
+	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
+		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused,
+		OnRow: rep.annotate, OnProgress: func(int) { prog.add(1) }})
 	endProgress()
-	if cerr := journal.Close(); cerr != nil && rep.stop == nil {
-		rep.stop = cerr
+	var jerr *mailmerge.JournalError
+	switch {
+	case errors.As(err, &jerr):
+		return journalRefusal(jerr, l)
+	case res == nil && err != nil:
+		return err
 	}
-	o2 := budget.check(rep.rejects(), rep.Rows)
-	outcome = &o2
-	if werr := rep.write(a, relay.Addr(), l.journal, o2); werr != nil {
+	defer res.Close()
+	rep.Result = res
+	if err != nil && ctx.Err() == nil {
+		rep.stop = err
+	}
+	o2 := budget.check(res.Rejects(), res.Rows)
+	u2 := unknownBudget.check(res.Unknowns(), res.Rows)
+	outcome, unknownOutcome = &o2, &u2
+	if werr := rep.write(a, relay.Addr(), l.journal, o2, u2); werr != nil {
 		return werr
 	}
-	return rep.err(ctx, a, o2)
+	return rep.err(ctx, a, o2, u2)
 }
 
-// messageIDGiven reports --message-id with --recipients.
-func (l *listOptions) messageIDGiven(o *sendOptions) bool { return o.messageID != "" }
+// journalRefusal says why a journal cannot be used, and what to do.
+func journalRefusal(e *mailmerge.JournalError, l *listOptions) error {
+	flagName := "--journal"
+	if e.Path == l.continueFrom && l.continueFrom != "" {
+		flagName = "--continue-from"
+	}
+	switch {
+	case e.MessageChanged:
+		return inputf("%s %s was written for another message: the subject, a body, a header, --var, --default, --merge-vars or --custom-args changed since. "+
+			"If you fixed a mistake after a partial send, keep %s and send the corrected message to the rows it does not record: "+
+			"--continue-from %s --journal NEW.journal", flagName, e.Path, e.Path, e.Path)
+	case e.Journal != e.Want:
+		return inputf("%s %s was written by %s, not %s: each shard has its own journal", flagName, e.Path, shardFlag(e.Journal), shardFlag(e.Want))
+	}
+	return inputf("%s: %s", flagName, cliMessage(e.Err))
+}
 
-// suggestName makes a merge-variable name out of a header: spaces and other characters
-// become underscores.
-func suggestName(h string) string {
+// testSendList sends the first rows' messages to --test-to only.
+func testSendList(ctx context.Context, a *app, job *mailmerge.Job, relay *smtp.Relay, l *listOptions) error {
+	sent, err := job.TestSend(ctx, relay, mailmerge.TestOptions{To: l.testTo, Rows: l.testRows, AsIs: l.testAsIs})
 	var b strings.Builder
-	for _, r := range h {
-		if r < 0x80 && mergeName.MatchString(string(r)) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
+	for _, s := range sent {
+		fmt.Fprintf(&b, "line %d (%s): sent to %s as %s\n", s.Line, s.Address, l.testTo, s.MessageID)
 	}
-	return b.String()
+	fmt.Fprintf(&b, "Test: %s sent to %s only; no journal touched.\n", plural(len(sent), "message"), l.testTo)
+	if _, werr := io.WriteString(a.stdout, b.String()); werr != nil {
+		return werr
+	}
+	return err
 }
 
-// placeholders lists the {{NAME}} of --header and --list-unsubscribe.
-func (o *sendOptions) placeholders() []string {
-	var out []string
-	for _, s := range append(append([]string(nil), o.headers...), o.listUnsubscribe...) {
-		for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
-
-// rowMessage is the template addressed to one row, its columns as merge variables for both
-// tag styles, its --header and --list-unsubscribe placeholders rendered.
-func rowMessage(tmpl *smtp.Message, o *sendOptions, addr, name string, values map[string]string) (*smtp.Message, error) {
-	m := *tmpl
-	to := addr
-	if name = strings.TrimSpace(name); name != "" {
-		to = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `" <` + addr + `>`
-	}
-	m.To = []string{to}
-	m.Headers.MergeVars = make(map[string]any, 2*len(values)+len(tmpl.Headers.MergeVars))
-	for k, v := range tmpl.Headers.MergeVars {
-		m.Headers.MergeVars[k] = v
-	}
-	for k, v := range values {
-		m.Headers.MergeVars[k] = v
-		m.Headers.MergeVars["%"+k+"%"] = v
-	}
-	render := func(s string, inURL bool) string {
-		return placeholder.ReplaceAllStringFunc(s, func(p string) string {
-			v := values[placeholder.FindStringSubmatch(p)[1]]
-			if inURL {
-				return strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
-			}
-			return v
-		})
-	}
-	if len(tmpl.ListUnsubscribe) > 0 {
-		m.ListUnsubscribe = make([]string, len(tmpl.ListUnsubscribe))
-		for i, u := range tmpl.ListUnsubscribe {
-			m.ListUnsubscribe[i] = render(u, true)
-		}
-	}
-	if len(tmpl.ExtraHeaders) > 0 {
-		m.ExtraHeaders = make([]smtp.Field, len(tmpl.ExtraHeaders))
-		for i, f := range tmpl.ExtraHeaders {
-			m.ExtraHeaders[i] = smtp.Field{Name: f.Name, Value: render(f.Value, false)}
-		}
-	}
-	// An address or a rendered header the message cannot hold is refused by SendKeyed, before
-	// sending, as an invalid key: a rejected row.
-	return &m, nil
-}
-
-// dryRunList renders the first rows' messages of this shard and sends nothing.
-func dryRunList(a *app, rows iter.Seq2[string, *smtp.Message], shard smtp.ShardSpec) error {
+// dryRunList prints the first rows' messages of this shard, the notes and the rows the
+// check would reject, and sends nothing.
+func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
 	const show = 3
+	msgs, err := job.Preview(ctx, show)
+	if err != nil {
+		return inputf("--recipients: %v", cliMessage(err))
+	}
 	var b strings.Builder
-	n := 0
-	for key, m := range rows {
-		if shard.Count > 1 && smtp.Shard(key, shard.Count) != shard.Index {
-			continue
-		}
-		vars := map[string]any{}
-		for k, v := range m.Headers.MergeVars {
-			vars[k] = v
-		}
-		subject, _ := personalize.Render(m.Subject, vars)
-		text, _ := personalize.Render(m.Text, vars)
-		fmt.Fprintf(&b, "To: %s\nSubject: %s\n", strings.Join(m.To, ", "), subject)
+	for _, p := range msgs {
+		m := p.Message
+		fmt.Fprintf(&b, "To: %s\nSubject: %s\n", strings.Join(m.To, ", "), p.Subject)
 		for _, u := range m.ListUnsubscribe {
 			fmt.Fprintf(&b, "List-Unsubscribe: <%s>\n", u)
 		}
 		for _, f := range m.ExtraHeaders {
 			fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
 		}
-		if text != "" {
-			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(text, "\n"))
+		if p.Text != "" {
+			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(p.Text, "\n"))
 		}
 		b.WriteString("\n")
-		if n++; n == show {
-			break
-		}
 	}
-	fmt.Fprintf(&b, "Dry run: %s shown, nothing sent.\n", plural(n, "message"))
-	_, err := io.WriteString(a.stdout, b.String())
+	check, err := job.Check(ctx)
+	if err != nil {
+		return inputf("--recipients: %v", cliMessage(err))
+	}
+	for _, n := range job.Notes() {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	for _, t := range job.EmptyTags() {
+		fmt.Fprintf(&b, "Rows with an empty value for %s would be rejected: %d (--default NAME=VALUE or --allow-empty NAME sends them)\n", t, check.Empty[t])
+	}
+	fmt.Fprintf(&b, "Dry run: %s shown, nothing sent.\n", plural(len(msgs), "message"))
+	_, err = io.WriteString(a.stdout, b.String())
 	return err
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp/mailmerge"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The golden corpus of send --recipients in CI: the reject budget, GitHub annotations and
@@ -39,7 +42,8 @@ type goldenSendCase struct {
 	global  []string
 	ciEnv   []string
 	faults  []sendlooptest.RelayFault
-	reruns  int // runs of the same command before the one recorded
+	reruns  int    // runs of the same command before the one recorded
+	body    string // the --text body; "Hi {{FIRST}}" when empty
 }
 
 var refuseCat = sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10}
@@ -50,14 +54,21 @@ var goldenSendCases = []goldenSendCase{
 	{name: "budget_count_exceeded_json", content: sendListCSV, args: []string{"--max-rejects", "3"}, global: []string{"--json"}, faults: []sendlooptest.RelayFault{refuseCat}},
 	{name: "budget_percent_holds_json", content: sendListCSV, args: []string{"--max-rejects", "50%"}, global: []string{"--json"}, faults: []sendlooptest.RelayFault{refuseCat}},
 	{name: "budget_percent_exceeded", content: sendListCSV, args: []string{"--max-rejects", "40%"}, faults: []sendlooptest.RelayFault{refuseCat}},
-	{name: "budget_counts_unknown", content: "email\nann@example.net\nbad\n", args: []string{"--max-rejects", "1"},
+	{name: "budget_counts_unknown", content: "email\nann@example.net\nbad\n", args: []string{"--max-rejects", "1"}, body: "Hi",
 		faults: []sendlooptest.RelayFault{{Command: "DATA", Drop: true}}},
+	{name: "unknown_within_max_unknown_json", content: "email\nann@example.net\nbad\n", args: []string{"--max-rejects", "1", "--max-unknown", "1"},
+		global: []string{"--json"}, body: "Hi", faults: []sendlooptest.RelayFault{{Command: "DATA", Drop: true}}},
+	{name: "tag_typo", content: sendListCSV, body: "Hi {{FRIST}},\nyour code: %CODE%", args: []string{"--var", "PROMO=x"}},
+	{name: "tag_unparseable", content: sendListCSV, body: "Hi {{#FIRST}}"},
+	{name: "empty_value_rejects", content: "email,FIRST\nann@example.net,Ann\nbob@example.net,\n"},
+	{name: "empty_value_allowed", content: "email,FIRST\nann@example.net,Ann\nbob@example.net,\n", args: []string{"--allow-empty", "FIRST"}},
+	{name: "empty_value_default", content: "email,FIRST\nann@example.net,Ann\nbob@example.net,\n", args: []string{"--default", "FIRST=friend"}},
 	{name: "budget_rerun_counts_earlier_failures_json", content: sendListCSV, args: []string{"--max-rejects", "3"}, global: []string{"--json"},
 		faults: []sendlooptest.RelayFault{refuseCat}, reruns: 1},
 	{name: "budget_bad_value", content: sendListCSV, args: []string{"--max-rejects", "lots"}},
 	{name: "github", content: sendListCSV, args: []string{"--max-rejects", "4"}, ciEnv: gitHubEnv, faults: []sendlooptest.RelayFault{refuseCat}},
 	{name: "github_json_over_budget", content: sendListCSV, global: []string{"--json"}, ciEnv: gitHubEnv, faults: []sendlooptest.RelayFault{refuseCat}},
-	{name: "github_many", content: "email\n" + strings.Repeat("bad\n", 12) + "ann@example.net\n", args: []string{"--max-rejects", "100%"}, ciEnv: gitHubEnv},
+	{name: "github_many", content: "email\n" + strings.Repeat("bad\n", 12) + "ann@example.net\n", args: []string{"--max-rejects", "100%"}, ciEnv: gitHubEnv, body: "Hi"},
 	{name: "github_flag_without_actions", content: sendListCSV, args: []string{"--annotations", "github", "--max-rejects", "4"}, faults: []sendlooptest.RelayFault{refuseCat}},
 	{name: "github_annotations_none", content: sendListCSV, args: []string{"--annotations", "none"}, ciEnv: gitHubEnv, faults: []sendlooptest.RelayFault{refuseCat}},
 	{name: "github_bad_flag", content: sendListCSV, args: []string{"--annotations", "gitlab"}},
@@ -76,7 +87,11 @@ func TestSendListGolden(t *testing.T) {
 			}
 			dir := t.TempDir()
 			csvPath := writeFile(t, dir, "list.csv", tt.content)
-			text := writeFile(t, dir, "body.txt", "Hi {{FIRST}}")
+			body := tt.body
+			if body == "" {
+				body = "Hi {{FIRST}}"
+			}
+			text := writeFile(t, dir, "body.txt", body)
 			args := append(slices.Clone(tt.global), "send", "--from", "news@example.com", "--subject", "News", "--text", text,
 				"--recipients", csvPath, "--journal", filepath.Join(dir, "journal"), "--concurrency", "1")
 			args = append(args, tt.args...)
@@ -99,71 +114,49 @@ func TestSendListGolden(t *testing.T) {
 	}
 }
 
-// TestSendListExitCode checks the outcome of a run against the budget: rows deferred or not
-// attempted fail the run whatever the budget, rejects within it do not.
+// TestSendListExitCode checks the outcome of a run against the budgets: rows deferred or not
+// attempted fail the run whatever the budget, rejects within it do not, and rows of unknown
+// outcome count against --max-unknown only.
 func TestSendListExitCode(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		rep     listReport
-		budget  string
-		wantErr string // "" for success
-		note    string
+		name            string
+		res             mailmerge.Result
+		budget, unknown string
+		wantErr         string // "" for success
+		note            string
 	}{
-		{"nothing failed", listReport{Rows: 2, Sent: 2}, "0", "", ""},
-		{"a reject over the default", listReport{Rows: 2, Sent: 1, Rejected: 1}, "0", "1 row not sent (refused, unknown or rejected", ""},
-		{"rejects within the budget", listReport{Rows: 4, Sent: 1, Rejected: 1, Refused: 1, Unknown: 1}, "3", "", "within --max-rejects 3"},
-		{"earlier failures count", listReport{Rows: 4, Sent: 2, Skipped: map[string]int{"refused": 1, "unknown": 1}}, "1", "2 rows not sent (refused, unknown or rejected, in this run or an earlier one), over --max-rejects 1", ""},
-		{"deferred fails within the budget", listReport{Rows: 3, Sent: 1, Rejected: 1, Deferred: 1}, "100%", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
-		{"not attempted fails", listReport{Rows: 2, Sent: 1, NotAttempted: 1}, "5", "1 row not sent (deferred or not attempted)", ""},
+		{"nothing failed", mailmerge.Result{Rows: 2, Sent: 2}, "0", "0", "", ""},
+		{"a reject over the default", mailmerge.Result{Rows: 2, Sent: 1, Rejected: 1}, "0", "0", "1 row not sent (refused or rejected", ""},
+		{"rejects within the budget", mailmerge.Result{Rows: 4, Sent: 1, Rejected: 1, Refused: 1, Unknown: 1}, "2", "1", "", "within --max-rejects 2"},
+		{"unknown is not a reject", mailmerge.Result{Rows: 2, Sent: 1, Unknown: 1}, "5", "0", "1 row of unknown outcome", ""},
+		{"earlier failures count", mailmerge.Result{Rows: 4, Sent: 2, SkippedRefused: 1, SkippedUnknown: 1}, "0", "0",
+			"1 row not sent (refused or rejected, in this run or an earlier one); 1 row of unknown outcome (in this run or an earlier one)", ""},
+		{"deferred fails within the budget", mailmerge.Result{Rows: 3, Sent: 1, Rejected: 1, Deferred: 1}, "100%", "0", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
+		{"not attempted fails", mailmerge.Result{Rows: 2, Sent: 1, NotAttempted: 1}, "5", "0", "1 row not sent (deferred or not attempted)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var stderr strings.Builder
 			a := &app{env: &env{stderr: &stderr}}
-			if tt.rep.Skipped == nil {
-				tt.rep.Skipped = map[string]int{}
-			}
 			budget, err := parseRejectBudget("send", tt.budget)
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			unknown, err := parseUnknownBudget("send", tt.unknown)
+			require.NoError(t, err)
+			rep := &listReport{Result: &tt.res}
+			err = rep.err(context.Background(), a, budget.check(tt.res.Rejects(), tt.res.Rows), unknown.check(tt.res.Unknowns(), tt.res.Rows))
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
 			}
-			err = tt.rep.err(context.Background(), a, budget.check(tt.rep.rejects(), tt.rep.Rows))
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Errorf("err = %v, want none", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Errorf("err = %v, want %q", err, tt.wantErr)
-			}
-			if !strings.Contains(stderr.String(), tt.note) || (tt.note == "" && stderr.Len() > 0) {
-				t.Errorf("stderr %q, want %q", stderr.String(), tt.note)
+			if tt.note == "" {
+				assert.Empty(t, stderr.String())
+			} else {
+				assert.Contains(t, stderr.String(), tt.note)
 			}
 		})
-	}
-}
-
-// TestRowListSpills checks that the rows a report lists beyond those kept in memory come
-// back from the temporary file, in order.
-func TestRowListSpills(t *testing.T) {
-	t.Parallel()
-	var l rowList
-	defer l.close()
-	const n = 2*maxRowsInMemory + 5
-	for i := range n {
-		l.add(listRow{Line: i + 2, Email: fmt.Sprintf("u%d@example.net", i), Reason: "x\ny \"z\""})
-	}
-	for pass := range 2 { // each can be called again: the file is read from its start
-		i := 0
-		err := l.each(func(r listRow) error {
-			if r.Line != i+2 || r.Email != fmt.Sprintf("u%d@example.net", i) || r.Reason != "x\ny \"z\"" {
-				t.Fatalf("pass %d, row %d: %+v", pass, i, r)
-			}
-			i++
-			return nil
-		})
-		if err != nil || i != n || l.n != n || len(l.mem) != maxRowsInMemory {
-			t.Fatalf("pass %d: %d rows, err %v", pass, i, err)
-		}
 	}
 }

@@ -3,66 +3,39 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/internal/spool"
 	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
-// listReport counts what a --recipients run did with each row of the file. Its memory does
-// not grow with the file: it keeps counts, the rows between the reader and their results
-// (a window of the pool's size), and the rows it lists (refused, unknown, deferred,
-// rejected), the first maxRowsInMemory of each kind in memory and the rest in a temporary
-// file.
+// listReport prints what a --recipients run did with each row of the file, from the
+// library's result: the counts, the rows it lists, the annotations.
 type listReport struct {
-	Rows, Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
-	Skipped                                                        map[string]int // by reason
-	RefusedRows, UnknownRows, RejectedRows, DeferredRows           rowList
-	stop                                                           error // the failure that stopped the run
-
-	gh      *githubReport // GitHub Actions' annotations, nil elsewhere
-	queue   []pendingRow  // rows read and not yet reported, in the file's order
-	next    int           // the index SendKeyed gives the next row yielded to it
-	queuing bool          // false in a dry run: nothing is reported
+	*mailmerge.Result
+	stop error         // the failure that stopped the run
+	gh   *githubReport // GitHub Actions' annotations, nil elsewhere
 }
-
-// pendingRow is a row between the reader and its report: one yielded to SendKeyed (index
-// ≥ 0), or one the CLI rejected (index -1), reported after the rows before it so that the
-// report and the annotations follow the file.
-type pendingRow struct {
-	index int
-	line  int
-	raw   string // a rejected row: the address as written, and why
-	why   string
-}
-
-// maxQueuedRejects bounds the rejected rows waiting behind rows in flight: beyond it they
-// are reported at once, out of the file's order (a file with long runs of bad rows).
-const maxQueuedRejects = 1024
 
 // listRow is a row the report lists.
-type listRow struct {
-	Line      int    `json:"line,omitempty"`
-	Email     string `json:"email"`
-	MessageID string `json:"message_id,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-}
+type listRow mailmerge.RowResult
+
+func (r listRow) reason() string { return cliText(r.Reason) }
 
 func (r listRow) object() orderedObject {
 	o := orderedObject{}
 	if r.Line > 0 {
 		o = append(o, member{"line", r.Line})
 	}
-	o = append(o, member{"email", r.Email})
+	o = append(o, member{"email", r.Address})
 	if r.MessageID != "" {
 		o = append(o, member{"message_id", r.MessageID})
 	}
-	if r.Reason != "" {
-		o = append(o, member{"reason", r.Reason})
+	if why := r.reason(); why != "" {
+		o = append(o, member{"reason", why})
 	}
 	return o
 }
@@ -72,8 +45,8 @@ func (r listRow) text() string {
 	if r.Line > 0 {
 		parts = append(parts, strconv.Itoa(r.Line))
 	}
-	parts = append(parts, r.Email)
-	for _, s := range []string{r.MessageID, r.Reason} {
+	parts = append(parts, r.Address)
+	for _, s := range []string{r.MessageID, r.reason()} {
 		if s != "" {
 			parts = append(parts, s)
 		}
@@ -81,170 +54,35 @@ func (r listRow) text() string {
 	return strings.Join(parts, "  ")
 }
 
-// maxRowsInMemory is how many rows of one kind a rowList keeps in memory.
-const maxRowsInMemory = 1000
-
-// rowList holds listed rows in order: the first maxRowsInMemory in memory, the rest spilled
-// to an unlinked temporary file (JSON lines).
-type rowList struct {
-	n     int
-	mem   []listRow
-	spill *spool.Spool
+// cliText is a library's message as the tool prints it: without the packages' prefixes,
+// and naming the flags that change what it says.
+func cliText(s string) string {
+	for {
+		out := sdkPrefix.ReplaceAllString(s, "$1")
+		if out == s {
+			break
+		}
+		s = out
+	}
+	s = strings.Replace(s, "not sent again without resending unknown rows", "not sent again without --resend-unknown", 1)
+	return strings.Replace(s, "not sent again without resending refused rows", "not sent again without --resend-refused", 1)
 }
 
-func (l *rowList) add(r listRow) {
-	l.n++
-	if len(l.mem) < maxRowsInMemory {
-		l.mem = append(l.mem, r)
+// annotate writes the annotation of a listed row, in the file's order.
+func (rep *listReport) annotate(r mailmerge.RowResult) {
+	if rep.gh == nil {
 		return
 	}
-	if l.spill == nil {
-		l.spill = spool.New("", "sendloop-rows-*")
-	}
-	b, _ := json.Marshal(r)
-	_ = l.spill.Append(b) // an error is each's to report
-}
-
-// each calls fn with every row, in order.
-func (l *rowList) each(fn func(listRow) error) error {
-	for _, r := range l.mem {
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if l.spill == nil {
-		return nil
-	}
-	err := l.spill.Each(func(b []byte) error {
-		var r listRow
-		if err := json.Unmarshal(b, &r); err != nil {
-			return err
-		}
-		return fn(r)
-	})
-	if err != nil {
-		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, err)
-	}
-	return nil
-}
-
-func (l *rowList) close() {
-	if l.spill != nil {
-		l.spill.Close()
-		l.spill = nil
-	}
-}
-
-func (rep *listReport) close() {
-	for _, l := range []*rowList{&rep.RefusedRows, &rep.UnknownRows, &rep.RejectedRows, &rep.DeferredRows} {
-		l.close()
-	}
-}
-
-// yielded records a row given to SendKeyed, starting on line of the file.
-func (rep *listReport) yielded(line int) {
-	if rep.queuing {
-		rep.queue = append(rep.queue, pendingRow{index: rep.next, line: line})
-	}
-	rep.next++
-}
-
-// rejectRow rejects a row of the file before it reaches SendKeyed.
-func (rep *listReport) rejectRow(line int, raw, why string) {
-	if !rep.queuing {
-		rep.Rejected++
-		return
-	}
-	if len(rep.queue) == 0 || len(rep.queue) >= maxQueuedRejects {
-		rep.reject(line, raw, why)
-		return
-	}
-	rep.queue = append(rep.queue, pendingRow{index: -1, line: line, raw: raw, why: why})
-}
-
-func (rep *listReport) reject(line int, raw, why string) {
-	rep.Rejected++
-	rep.RejectedRows.add(listRow{Line: line, Email: raw, Reason: why})
-	rep.gh.warn(line, "rejected", raw, why)
-}
-
-// lineOf reports the rejected rows queued before the row of index, and returns that row's
-// line (0 if unknown).
-func (rep *listReport) lineOf(index int) int {
-	for len(rep.queue) > 0 {
-		p := rep.queue[0]
-		if p.index >= 0 && p.index > index {
-			return 0
-		}
-		rep.queue = rep.queue[1:]
-		if p.index < 0 {
-			rep.reject(p.line, p.raw, p.why)
-		} else if p.index == index {
-			return p.line
-		}
-	}
-	return 0
-}
-
-// flush reports the rejected rows still queued.
-func (rep *listReport) flush() {
-	rep.lineOf(rep.next)
-	rep.queue = nil
-}
-
-// add counts one result.
-func (rep *listReport) add(res smtp.KeyedResult) {
-	line := rep.lineOf(res.Index)
-	row := func(reason string) listRow {
-		r := listRow{Line: line, Email: res.Key, MessageID: res.MessageID, Reason: reason}
-		if reason == "" && res.Err != nil {
-			r.Reason = cliMessage(res.Err)
-		}
-		return r
-	}
-	switch res.State {
-	case smtp.KeySent:
-		rep.Sent++
-	case smtp.KeyRefused:
-		rep.Refused++
-		r := row("")
-		rep.RefusedRows.add(r)
-		rep.gh.warn(line, "refused", res.Key, refusal(res.Err, r.Reason))
-	case smtp.KeyUnknown:
-		rep.Unknown++
-		r := row("")
-		rep.UnknownRows.add(r)
-		rep.gh.warn(line, "outcome unknown for", res.Key, r.Reason)
-	case smtp.KeyDeferred:
-		rep.Deferred++
-		rep.DeferredRows.add(row(""))
-	case smtp.KeySkipped:
-		rep.Skipped[res.Skip.String()]++
-		switch res.Skip {
-		case smtp.SkipUnknown:
-			r := row("unknown in the journal: not sent again without --resend-unknown")
-			rep.UnknownRows.add(r)
-			rep.gh.warn(line, "outcome unknown for", res.Key, r.Reason)
-		case smtp.SkipRefused:
-			why := "refused in an earlier run"
-			if res.Previous != nil && res.Previous.Reply != "" {
-				why += " (" + res.Previous.Reply + ")"
-			}
-			r := row(why + ": not sent again without --resend-refused")
-			rep.RefusedRows.add(r)
-			rep.gh.warn(line, "refused", res.Key, r.Reason)
-		}
-	case smtp.KeyInvalid:
-		why := cliMessage(res.Err)
-		if errors.Is(res.Err, smtp.ErrDuplicateKey) {
-			why = "duplicate address: an earlier row has it"
-		}
-		rep.reject(line, res.Key, why)
-	case smtp.KeyNotAttempted:
-		rep.NotAttempted++
-		if rep.stop == nil && errors.Is(res.Err, smtp.ErrRunStopped) {
-			rep.stop = res.Err
-		}
+	why := cliText(r.Reason)
+	switch {
+	case r.Fate == mailmerge.FateRefused:
+		rep.gh.warn(r.Line, "refused", r.Address, refusal(r.Err, why))
+	case r.Fate == mailmerge.FateUnknown, r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipUnknown:
+		rep.gh.warn(r.Line, "outcome unknown for", r.Address, why)
+	case r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipRefused:
+		rep.gh.warn(r.Line, "refused", r.Address, why)
+	case r.Fate == mailmerge.FateRejected:
+		rep.gh.warn(r.Line, "rejected", r.Address, why)
 	}
 }
 
@@ -263,38 +101,23 @@ func refusal(err error, reason string) string {
 	return strings.Join(strings.Fields(fmt.Sprintf("%s %d %s %s", serr.Command, serr.Code, serr.EnhancedCode, serr.Message)), " ")
 }
 
-func (rep *listReport) skipped() int {
-	n := 0
-	for _, c := range rep.Skipped {
-		n += c
-	}
-	return n
-}
-
-// rejects is what counts against --max-rejects: the rows rejected, and the rows refused or
-// of unknown outcome in this run or an earlier one.
-func (rep *listReport) rejects() int {
-	return rep.Rejected + rep.Refused + rep.Unknown + rep.Skipped["refused"] + rep.Skipped["unknown"]
-}
-
 // write prints the report: a summary, or with --json one object whose counts add up to the
-// file's rows, and the reject budget.
-func (rep *listReport) write(a *app, relay, journal string, outcome budgetOutcome) error {
+// file's rows, and the budgets.
+func (rep *listReport) write(a *app, relay, journal string, outcome, unknown budgetOutcome) error {
+	res := rep.Result
 	lists := []struct {
 		key, title string
-		rows       *rowList
-	}{{"refused_rows", "Refused", &rep.RefusedRows},
-		{"unknown_rows", "Outcome unknown (never sent again without --resend-unknown)", &rep.UnknownRows},
-		{"deferred_rows", "Deferred (sent by a rerun)", &rep.DeferredRows}, {"rejected_rows", "Rejected", &rep.RejectedRows}}
+		rows       *mailmerge.RowList
+	}{{"refused_rows", "Refused", &res.RefusedRows},
+		{"unknown_rows", "Outcome unknown (never sent again without --resend-unknown)", &res.UnknownRows},
+		{"deferred_rows", "Deferred (sent by a rerun)", &res.DeferredRows}, {"rejected_rows", "Rejected", &res.RejectedRows}}
 	w := bufio.NewWriter(a.stdout)
 	if a.json {
-		skipped := orderedObject{}
-		for _, k := range []string{"already_sent", "refused", "unknown", "shard"} {
-			skipped = append(skipped, member{k, rep.Skipped[k]})
-		}
-		head := orderedObject{{"relay", relay}, {"journal", journal}, {"rows", rep.Rows},
-			{"sent", rep.Sent}, {"skipped", skipped}, {"refused", rep.Refused}, {"unknown", rep.Unknown},
-			{"deferred", rep.Deferred}, {"rejected", rep.Rejected}, {"not_attempted", rep.NotAttempted}}
+		skipped := orderedObject{{"already_sent", res.SkippedSent}, {"refused", res.SkippedRefused},
+			{"unknown", res.SkippedUnknown}, {"shard", res.SkippedShard}, {"continued", res.SkippedContinued}}
+		head := orderedObject{{"relay", relay}, {"journal", journal}, {"rows", res.Rows},
+			{"sent", res.Sent}, {"skipped", skipped}, {"refused", res.Refused}, {"unknown", res.Unknown},
+			{"deferred", res.Deferred}, {"rejected", res.Rejected}, {"not_attempted", res.NotAttempted}}
 		w.WriteString("{")
 		for i, m := range head {
 			if i > 0 {
@@ -305,31 +128,36 @@ func (rep *listReport) write(a *app, relay, journal string, outcome budgetOutcom
 		for _, l := range lists {
 			fmt.Fprintf(w, ",\n  %s: [", jsonString(l.key))
 			sep := ""
-			if err := l.rows.each(func(r listRow) error {
-				_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(r.object(), "    "))
+			if err := l.rows.Each(func(r mailmerge.RowResult) error {
+				_, err := fmt.Fprintf(w, "%s\n    %s", sep, indentJSON(listRow(r).object(), "    "))
 				sep = ","
 				return err
 			}); err != nil {
 				return err
 			}
-			if l.rows.n > 0 {
+			if l.rows.Len() > 0 {
 				w.WriteString("\n  ")
 			}
 			w.WriteString("]")
 		}
-		fmt.Fprintf(w, ",\n  \"reject_budget\": %s\n}\n", indentJSON(outcome.json(), "  "))
+		fmt.Fprintf(w, ",\n  \"reject_budget\": %s", indentJSON(outcome.json(), "  "))
+		fmt.Fprintf(w, ",\n  \"unknown_budget\": %s\n}\n", indentJSON(unknown.json(), "  "))
 		return w.Flush()
 	}
-	fmt.Fprintf(w, "%s read: %d sent, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards), %d refused, %d unknown, %d deferred, %d rejected, %d not attempted.\n",
-		plural(rep.Rows, "row"), rep.Sent, rep.skipped(), rep.Skipped["already_sent"], rep.Skipped["refused"], rep.Skipped["unknown"],
-		rep.Skipped["shard"], rep.Refused, rep.Unknown, rep.Deferred, rep.Rejected, rep.NotAttempted)
+	fmt.Fprintf(w, "%s read: %d sent, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards",
+		plural(res.Rows, "row"), res.Sent, res.Skipped(), res.SkippedSent, res.SkippedRefused, res.SkippedUnknown, res.SkippedShard)
+	if res.SkippedContinued > 0 {
+		fmt.Fprintf(w, ", %d in the journal continued from", res.SkippedContinued)
+	}
+	fmt.Fprintf(w, "), %d refused, %d unknown, %d deferred, %d rejected, %d not attempted.\n",
+		res.Refused, res.Unknown, res.Deferred, res.Rejected, res.NotAttempted)
 	for _, l := range lists {
-		if l.rows.n == 0 {
+		if l.rows.Len() == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "%s:\n", l.title)
-		if err := l.rows.each(func(r listRow) error {
-			_, err := fmt.Fprintf(w, "  %s\n", r.text())
+		if err := l.rows.Each(func(r mailmerge.RowResult) error {
+			_, err := fmt.Fprintf(w, "  %s\n", listRow(r).text())
 			return err
 		}); err != nil {
 			return err
@@ -339,9 +167,10 @@ func (rep *listReport) write(a *app, relay, journal string, outcome budgetOutcom
 }
 
 // err is the run's outcome: the failure that stopped it; or exit code 1 when rows were
-// deferred or not attempted, or when more rows than --max-rejects allows were rejected,
-// refused or of unknown outcome (within the budget, a note says how many).
-func (rep *listReport) err(ctx context.Context, a *app, outcome budgetOutcome) error {
+// deferred or not attempted, when more rows than --max-rejects allows were rejected or
+// refused, or more than --max-unknown allows are of unknown outcome (within a budget, a
+// note says how many).
+func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetOutcome) error {
 	if rep.stop != nil {
 		return rep.stop
 	}
@@ -349,13 +178,20 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome budgetOutcome) e
 		return fmt.Errorf("interrupted: %s not attempted; run again to send them", plural(rep.NotAttempted, "row"))
 	}
 	var msgs []string
-	if n := outcome.Rejects; n > 0 {
-		msg := fmt.Sprintf("%s not sent (refused, unknown or rejected, in this run or an earlier one)", plural(n, "row"))
+	for _, b := range []struct {
+		o   budgetOutcome
+		msg string
+	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)"},
+		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent, and are never sent again without --resend-unknown"}} {
+		if b.o.Rejects == 0 {
+			continue
+		}
+		msg := plural(b.o.Rejects, "row") + " " + b.msg
 		switch {
-		case outcome.Held:
-			a.note("%s, %s", msg, outcome.describe())
-		case outcome.given():
-			msgs = append(msgs, msg+", "+outcome.describe())
+		case b.o.Held:
+			a.note("%s, %s", msg, b.o.describe())
+		case b.o.given():
+			msgs = append(msgs, msg+", "+b.o.describe())
 		default:
 			msgs = append(msgs, msg)
 		}
@@ -370,8 +206,12 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome budgetOutcome) e
 }
 
 // summary is the GitHub step summary of the run.
-func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome *budgetOutcome, runErr error) githubSummary {
-	s := githubSummary{title: fmt.Sprintf("sendloop send: %s (%s)", path, plural(rep.Rows, "row"))}
+func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
+	res := rep.Result
+	if res == nil {
+		res = &mailmerge.Result{}
+	}
+	s := githubSummary{title: fmt.Sprintf("sendloop send: %s (%s)", path, plural(res.Rows, "row"))}
 	if shard.Count > 1 {
 		s.title += fmt.Sprintf(", shard %d/%d", shard.Index+1, shard.Count)
 	}
@@ -379,17 +219,26 @@ func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome *budge
 	for _, r := range []struct {
 		name string
 		n    int
-	}{{"sent", rep.Sent}, {"already sent", rep.Skipped["already_sent"]}, {"refused before", rep.Skipped["refused"]},
-		{"unknown before", rep.Skipped["unknown"]}, {"of other shards", rep.Skipped["shard"]}, {"refused", rep.Refused},
-		{"unknown", rep.Unknown}, {"deferred", rep.Deferred}, {"rejected", rep.Rejected}, {"not attempted", rep.NotAttempted}} {
+	}{{"sent", res.Sent}, {"already sent", res.SkippedSent}, {"refused before", res.SkippedRefused},
+		{"unknown before", res.SkippedUnknown}, {"of other shards", res.SkippedShard}, {"refused", res.Refused},
+		{"unknown", res.Unknown}, {"deferred", res.Deferred}, {"rejected", res.Rejected}, {"not attempted", res.NotAttempted}} {
 		s.table = append(s.table, []string{r.name, strconv.Itoa(r.n)})
 	}
+	if res.SkippedContinued > 0 {
+		s.table = append(s.table, []string{"in the journal continued from", strconv.Itoa(res.SkippedContinued)})
+	}
 	var result []string
-	if outcome != nil && outcome.Rejects > 0 {
-		if outcome.given() {
-			result = append(result, fmt.Sprintf("%s refused, unknown or rejected, %s.", plural(outcome.Rejects, "row"), outcome.describe()))
+	for _, b := range []struct {
+		o    *budgetOutcome
+		what string
+	}{{outcome, "refused or rejected"}, {unknown, "of unknown outcome"}} {
+		if b.o == nil || b.o.Rejects == 0 {
+			continue
+		}
+		if b.o.given() {
+			result = append(result, fmt.Sprintf("%s %s, %s.", plural(b.o.Rejects, "row"), b.what, b.o.describe()))
 		} else {
-			result = append(result, fmt.Sprintf("%s refused, unknown or rejected.", plural(outcome.Rejects, "row")))
+			result = append(result, fmt.Sprintf("%s %s.", plural(b.o.Rejects, "row"), b.what))
 		}
 	}
 	if runErr != nil {

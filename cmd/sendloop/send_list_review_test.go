@@ -12,10 +12,11 @@ func TestSendRecipientsJournalBoundToMergeVarsAndCustomArgs(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
+		text        string // a tag naming no column nor merge variable is refused before sending
 		first, next []string
 	}{
-		{"merge vars", []string{"--merge-vars", `{"PROMO":"SPRING"}`}, []string{"--merge-vars", `{"PROMO":"AUTUMN"}`}},
-		{"custom args", []string{"--custom-args", `{"campaign":"spring"}`}, []string{"--custom-args", `{"campaign":"autumn"}`}},
+		{"merge vars", "Hi, use {{PROMO}}", []string{"--merge-vars", `{"PROMO":"SPRING"}`}, []string{"--merge-vars", `{"PROMO":"AUTUMN"}`}},
+		{"custom args", "Hi", []string{"--custom-args", `{"campaign":"spring"}`}, []string{"--custom-args", `{"campaign":"autumn"}`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -24,7 +25,7 @@ func TestSendRecipientsJournalBoundToMergeVarsAndCustomArgs(t *testing.T) {
 			relay, env := relayEnv(t, f)
 			dir := t.TempDir()
 			csv := writeFile(t, dir, "list.csv", "email\nann@example.net\n")
-			text := writeFile(t, dir, "body.txt", "Hi, use {{PROMO}}")
+			text := writeFile(t, dir, "body.txt", tt.text)
 			args := []string{"--json", "send", "--from", "news@example.com", "--subject", "News", "--text", text,
 				"--recipients", csv, "--journal", filepath.Join(dir, "journal")}
 			r := invocation{args: append(append([]string(nil), args...), tt.first...), env: env}.run(t)

@@ -73,8 +73,9 @@ const msgNoName = "no column or variable of that name"
 // may use.
 type CheckError struct {
 	Problems []Problem
-	// Names are the columns and constant variables there are, sorted.
-	Names []string
+	// Names are the columns and constant variables there are, sorted; Columns the
+	// source's columns among them, in the source's order.
+	Names, Columns []string
 }
 
 // Error implements the error interface.
@@ -249,7 +250,7 @@ func (j *Job) check() error {
 		}
 	}
 	if len(problems) > 0 {
-		return &CheckError{Problems: problems, Names: j.names}
+		return &CheckError{Problems: problems, Names: j.names, Columns: j.columns}
 	}
 	return nil
 }
@@ -266,7 +267,7 @@ func (j *Job) known(name string) bool {
 
 func (j *Job) isVar(name string) bool {
 	_, ok := j.vars[name]
-	return ok
+	return ok || j.constant[name]
 }
 
 // nearest returns the name of names nearest to name (case ignored), if it is at most two

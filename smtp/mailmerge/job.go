@@ -39,8 +39,10 @@ type Job struct {
 	allowTag   map[string]bool
 	shard      smtp.ShardSpec
 
-	names   []string // columns and variables, sorted
-	nameSet map[string]bool
+	names    []string // columns and variables, sorted
+	columns  []string // the source's
+	nameSet  map[string]bool
+	constant map[string]bool // the template's merge variables
 	nameCol string // the column giving To its display name
 	parts   []*part
 	interps []interp
@@ -66,7 +68,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	}
 	m := *tmpl
 	j := &Job{src: src, tmpl: &m, vars: map[string]string{}, defaults: map[string]string{},
-		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), shard: opts.Shard, nameSet: map[string]bool{}}
+		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
 	for k, v := range opts.Vars {
 		if !ValidName(k) {
 			return nil, fmt.Errorf("mailmerge: variable %q: a name is made of letters, digits, _ . or -", k)
@@ -75,6 +77,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	}
 	for _, c := range src.Columns() {
 		j.nameSet[c] = true
+		j.columns = append(j.columns, c)
 		if strings.EqualFold(c, "name") && j.nameCol == "" {
 			j.nameCol = c
 		}
@@ -87,6 +90,12 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	}
 	for k := range j.vars {
 		j.nameSet[k] = true
+	}
+	// The template's own merge variables are constants too, under either spelling.
+	for k := range tmpl.Headers.MergeVars {
+		name := strings.TrimSuffix(strings.TrimPrefix(k, "%"), "%")
+		j.nameSet[name] = true
+		j.constant[name] = true
 	}
 	for k := range j.nameSet {
 		j.names = append(j.names, k)
@@ -170,7 +179,7 @@ func (j *Job) message(row Row) (msg *smtp.Message, reject string) {
 	}
 	for _, in := range j.interps {
 		if values[in.name] == "" && !j.allowEmpty[in.name] {
-			return nil, fmt.Sprintf("empty value for %s (%s)", in.tag, in.where)
+			return nil, fmt.Sprintf(emptyPrefix+"%s (%s)", in.tag, in.where)
 		}
 	}
 	for k, v := range j.vars {
@@ -250,3 +259,6 @@ func (p *part) render(values map[string]string) string {
 	b.WriteString(p.src[last:])
 	return b.String()
 }
+
+// emptyPrefix starts the reason of a row rejected for an empty value.
+const emptyPrefix = "empty value for "
