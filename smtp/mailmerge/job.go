@@ -43,11 +43,11 @@ type Job struct {
 	columns  []string // the source's
 	nameSet  map[string]bool
 	constant map[string]bool // the template's merge variables
-	nameCol string // the column giving To its display name
-	parts   []*part
-	interps []interp
-	notes   []Note
-	binding smtp.JournalBinding
+	nameCol  string          // the column giving To its display name
+	parts    []*part
+	interps  []interp
+	notes    []Note
+	binding  smtp.JournalBinding
 }
 
 // New checks tmpl against the columns of src and opts and returns the job. It reads no
