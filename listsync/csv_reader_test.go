@@ -145,7 +145,7 @@ func TestOpen(t *testing.T) {
 }
 
 // TestMalformedAfterBlankLines: the address of a malformed record is found after any run of
-// blank lines the read buffer holds, and a rejected row's Raw is never empty.
+// blank lines, longer than the read buffer too, and a rejected row's Raw is never empty.
 func TestMalformedAfterBlankLines(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -155,7 +155,7 @@ func TestMalformedAfterBlankLines(t *testing.T) {
 		{0, "x@example.com"},
 		{2000, "x@example.com"},
 		{40 << 10, "x@example.com"},
-		{100 << 10, fmt.Sprintf("(line %d)", 2+100<<10)},
+		{100 << 10, "x@example.com"},
 	} {
 		content := "Name,EmailAddress\n" + strings.Repeat("\n", tt.blanks) + "Bo\"b,x@example.com\n"
 		r, err := NewReader(strings.NewReader(content))
