@@ -112,7 +112,10 @@ type EncodingError struct {
 func (e *EncodingError) Error() string { return e.msg }
 
 // Reader reads a subscriber CSV: an optional byte-order mark, Excel's optional "sep=X" line,
-// a header row, then one record per subscriber.
+// a header row, then one record per subscriber. Quoting follows RFC 4180, and a quoted
+// value is read byte for byte but for its doubled quotes: a line break in it stays as
+// written, CRLF, LF or a lone CR (where encoding/csv turns CRLF into LF). Outside quotes, LF
+// or CRLF ends a record; blank lines are skipped.
 type Reader struct {
 	// Comma is the delimiter, detected or given.
 	Comma rune

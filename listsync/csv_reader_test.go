@@ -176,7 +176,7 @@ func TestMalformedAfterBlankLines(t *testing.T) {
 	}
 }
 
-// TestReadPlain checks which lines readPlain reads itself rather than through encoding/csv:
+// TestReadPlain checks which lines readPlain reads itself rather than through the parser:
 // the plain lines the read buffer holds whole, and the blank lines before them.
 func TestReadPlain(t *testing.T) {
 	t.Parallel()
@@ -251,7 +251,7 @@ func readSteps(data []byte, opts ReadOptions, oneByte, noFastPath bool) ([]readS
 }
 
 // FuzzReaderFastPath reads any bytes, with a delimiter given or detected, from a reader
-// that hands over all it can or one byte at a time: readPlain and encoding/csv alone give
+// that hands over all it can or one byte at a time: readPlain and the parser alone give
 // the same records, lines, errors, texts and offsets.
 func FuzzReaderFastPath(f *testing.F) {
 	lines := func(n int, line string) string { return strings.Repeat(line, n) }
@@ -272,7 +272,7 @@ func FuzzReaderFastPath(f *testing.F) {
 		"\ufeffEmail;Name\r\na;b\r\n",                                    // a byte-order mark
 		"Email,Name\n" + lines(1023, "x") + "é,y,z\n",                    // a text cut within a rune
 		"Email,Name\na," + lines(70_000, "x") + "\nb,c\n",                // a line longer than the buffer
-		"Email,Name\n" + lines(64_600, "\n") + "a\n",                     // more blank lines than keepFirstLine skips
+		"Email,Name\n" + lines(64_600, "\n") + "a\n",                     // more blank lines than the buffer holds with a line after them
 		"Email,Name\n" + lines(70_000, "\n") + "a\n",                     // more than the buffer holds
 		"Email,Name\n" + lines(32_000, "\r\n") + "a,b,c\nd,e\n",          // blank lines to near that limit
 		"Email,Name\n" + lines(5000, "user@example.com,Name\n\"q\",x\n"), // lines across buffer ends
@@ -293,11 +293,11 @@ func FuzzReaderFastPath(f *testing.F) {
 		fast, fastErr := readSteps(data, opts, oneByte, false)
 		slow, slowErr := readSteps(data, opts, oneByte, true)
 		if fmt.Sprint(fastErr) != fmt.Sprint(slowErr) {
-			t.Fatalf("error %v, through encoding/csv %v", fastErr, slowErr)
+			t.Fatalf("error %v, through the parser %v", fastErr, slowErr)
 		}
 		for i := range max(len(fast), len(slow)) {
 			if i >= len(fast) || i >= len(slow) || !reflect.DeepEqual(fast[i], slow[i]) {
-				t.Fatalf("record %d:\n%+v\nthrough encoding/csv:\n%+v", i, fast[i:min(i+1, len(fast))], slow[i:min(i+1, len(slow))])
+				t.Fatalf("record %d:\n%+v\nthrough the parser:\n%+v", i, fast[i:min(i+1, len(fast))], slow[i:min(i+1, len(slow))])
 			}
 		}
 	})
