@@ -16,8 +16,9 @@
 //
 // OpenCSV reads CSV files as spreadsheets write them: UTF-8 or UTF-16 with a byte-order
 // mark, or latin1 and windows-1252 when told; comma, semicolon or tab detected from the
-// header line or from Excel's "sep=" line; RFC 4180 quoting. Every rejected record is
-// reported with the line it starts on. The address column is EmailAddress in any common
+// header line or from Excel's "sep=" line; RFC 4180 quoting, a quoted value read byte for
+// byte (a line break in it stays CRLF, LF or CR, as written, so that it compares equal to
+// the value the service holds). Every rejected record is reported with the line it starts on. The address column is EmailAddress in any common
 // spelling (Email, E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps;
 // spaces around addresses are trimmed. The CSV layer is in two parts: Reader reads records
 // and Reader.Named yields each as its address and its other columns by name (for any

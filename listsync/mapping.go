@@ -411,7 +411,7 @@ func (m *Mapping) row(rec Record, values []string) MappedRow {
 		row.Reject = "malformed line: " + rec.Err.Error()
 		row.Raw = m.rawFromText(rec)
 		if strings.TrimSpace(row.Raw) == "" {
-			// Its text lies beyond what the reader could see (past 64 KiB of blank lines).
+			// No text to show (the reader keeps every malformed record's): say where it is.
 			row.Raw = fmt.Sprintf("(line %d)", rec.Line)
 		}
 		return row

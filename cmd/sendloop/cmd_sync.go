@@ -49,7 +49,8 @@ The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel'
 text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
 utf-16be): a header that is not UTF-8 is refused with the encoding it looks like. Comma-,
 semicolon- or tab-separated, detected from the header line, or from Excel's "sep=;" first
-line; --delimiter overrides both. Quoted as RFC 4180 says.
+line; --delimiter overrides both. Quoted as RFC 4180 says; a quoted value is kept byte for
+byte, its line breaks too (CRLF stays CRLF).
 
 The header row names the columns. The address column is EmailAddress in any common
 spelling, compared without case, spaces, '-' and '_' (Email, E-mail, "Email Address",
