@@ -35,21 +35,6 @@ type Chassis struct {
 // before its first request, not a rule of the service.
 const MinKeyLength = 8
 
-// Derive returns a chassis for a second API of the same account (the legacy API of a root
-// client): the same base URL, key and transport (HTTP client, retries, rate limiter,
-// logger), with pkg starting its errors, agent as the SDK's own User-Agent token and
-// spellings' forms of the key removed from errors and logs too.
-func (ch *Chassis) Derive(pkg, agent string, spellings func(key string) []string) *Chassis {
-	if ch.Product != "" {
-		agent = ch.Product + " " + agent
-	}
-	var extra []string
-	if spellings != nil {
-		extra = spellings(ch.Key)
-	}
-	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(pkg, agent, extra)}
-}
-
 // Build checks apiKey and s and sets up the transport. The key is trimmed, then refused
 // when it holds control characters, invalid UTF-8 or white space, or is shorter than
 // MinKeyLength. pkg starts the errors' texts ("sendloop", "sendloop/legacy"); agent is the SDK's own
