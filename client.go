@@ -311,25 +311,46 @@ const (
 	FormatPHP  Format = "php"
 )
 
-// RetryClass says which failures a command may be sent again after: RetryRead and
-// RetryIdempotent after any transient failure, RetryOneShot only where the request surely
-// did not reach the service. It is the same type as legacy.RetryClass.
-type RetryClass = legacy.RetryClass
+// RetryClass says which failures a command may be sent again after. There are three
+// classes:
+//
+//   - RetryRead: a command that changes nothing. It is sent again after any transient
+//     failure: a dial error, a reset, a timeout, 429, 502, 503, 504, a body that stalls
+//     or breaks.
+//   - RetryIdempotent: a write that gives the same result when repeated. It is sent again
+//     as a read is.
+//   - RetryOneShot: a write that acts anew each time. It is sent again only where the
+//     request surely did not reach the service: a dial error, 429, 503.
+//
+// Every command the package knows has its class; Call and CallRaw send any other as a
+// one-shot write unless WithRetryClass says otherwise. A class prints as "read",
+// "idempotent" or "one-shot".
+//
+// RetryClass and CallOption are declared once, in an internal package, for every client
+// of the module, so that their values can be given to any of them.
+type RetryClass = transport.Class
 
-// The retry classes, for WithRetryClass: the legacy package's.
+// The retry classes, for WithRetryClass.
 const (
-	RetryRead       = legacy.RetryRead
-	RetryIdempotent = legacy.RetryIdempotent
-	RetryOneShot    = legacy.RetryOneShot
+	RetryRead       RetryClass = transport.Read
+	RetryIdempotent RetryClass = transport.Idempotent
+	RetryOneShot    RetryClass = transport.OneShot
 )
 
-// CallOption changes how one command is sent by Call and CallRaw.
-type CallOption = legacy.CallOption
+// CallOption changes how one command is sent by Call and CallRaw. There is one option:
+//
+//   - WithRetryClass(class) sends the command with the given RetryClass instead of the
+//     one the package knows for it (a one-shot write for a command it does not know).
+//
+// CallOption is declared once, in an internal package, for every client of the module, so
+// that its values can be given to any of them.
+type CallOption = transport.CallOption
 
 // WithRetryClass sets the retry class of the command sent by Call or CallRaw, for a command the
 // package does not know (which it takes for a one-shot write) or whose effect the caller
-// knows better.
-func WithRetryClass(class RetryClass) CallOption { return legacy.WithRetryClass(class) }
+// knows better. A class that is none of RetryRead, RetryIdempotent and RetryOneShot fails
+// the call before sending, with a *ValidationError.
+func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
 
 // Call sends any v3 command, typed by this package or not (custom fields, segments, commands
 // the specification does not show), and decodes the JSON response into out with
