@@ -294,11 +294,10 @@ func (c *Client) BaseURL() string { return c.baseURL }
 // rules), the retry policy, the rate limiter, the logger, the User-Agent product and the
 // secrets removed from errors and logs, so that calls of both APIs count against one
 // limiter, one window of calls in flight (see the package doc) and one pool of
-// connections. Its User-Agent token is the legacy
-// package's ("sendloop-go/legacy"). Legacy-only settings such as the input form are given
-// to NewClient with WithLegacyOptions; without them the legacy package's defaults apply
-// (PostForm, DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes
-// through it.
+// connections. Its User-Agent token is the legacy package's ("sendloop-go/legacy").
+// Legacy-only settings such as the input form are given to NewClient with
+// WithLegacyOptions; without them the legacy package's defaults apply (PostForm,
+// DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes through it.
 func (c *Client) Legacy() *legacy.Client { return c.legacy }
 
 // Format is a response format of the v3 API.

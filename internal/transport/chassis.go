@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Settings are what the root and legacy clients are configured with; their options write
-// here, and Build checks them once for both.
+// Settings are what the root and legacy clients are configured with; both packages'
+// options write here, and Build checks them.
 type Settings struct {
 	BaseURL       string
 	HTTPClient    *http.Client // copied, never modified
