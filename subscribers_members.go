@@ -88,8 +88,8 @@ func (s *SubscribersService) Members(ctx context.Context, listID int, p Subscrib
 	return pagesAhead(ctx, command, p.StartIndex, BrowsePageSize, min(p.Concurrency, MaxBrowseConcurrency), func(m Member) int { return m.SubscriberID },
 		func(ctx context.Context, page int) ([]Member, error) {
 			var members []Member
-			if p, _ := pool.Get().(*[]Member); p != nil {
-				members = (*p)[:0]
+			if stored, _ := pool.Get().(*[]Member); stored != nil {
+				members = (*stored)[:0]
 			}
 			q := q
 			q.StartIndex = page
