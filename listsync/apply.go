@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 )
 
 // UnsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
@@ -547,7 +546,7 @@ func (a *applier) unsubscribes() error {
 	a.begin(EventUnsubscribe)
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
-		if errors.Is(err, legacy.ErrEmailNotInList) {
+		if errors.Is(err, sendloop.ErrNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}
 		a.mu.Lock()
