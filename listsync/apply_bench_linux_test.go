@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // importAnswerer answers every subscriber.import with its row count, sending nothing: the
@@ -56,7 +57,7 @@ func BenchmarkImportRows(b *testing.B) {
 	}
 	rows := make([]MappedRow, n)
 	for i := range rows {
-		rows[i] = m.Row(Record{Fields: []string{fmt.Sprintf("user%07d@example.com", i), "User " + strconv.Itoa(i), "pro"}, Line: i + 2})
+		rows[i] = m.Row(csvfile.Record{Fields: []string{fmt.Sprintf("user%07d@example.com", i), "User " + strconv.Itoa(i), "pro"}, Line: i + 2})
 		if rows[i].Reject != "" {
 			b.Fatal(rows[i].Reject)
 		}

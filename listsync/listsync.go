@@ -14,15 +14,16 @@
 //
 // # Sources
 //
-// OpenCSV reads CSV files as spreadsheets write them: UTF-8 or UTF-16 with a byte-order
-// mark, or latin1 and windows-1252 when told; comma, semicolon or tab detected from the
-// header line or from Excel's "sep=" line; RFC 4180 quoting, a quoted value read byte for
-// byte (a line break in it stays CRLF, LF or CR, as written, so that it compares equal to
-// the value the service holds). Every rejected record is reported with the line it starts on. The address column is EmailAddress in any common
-// spelling (Email, E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps;
-// spaces around addresses are trimmed. The CSV layer is in two parts: Reader reads records
-// and Reader.Named yields each as its address and its other columns by name (for any
-// program reading a recipient file); Mapping reads them as a sync's rows.
+// OpenCSV reads CSV files as spreadsheets write them, through package csvfile: UTF-8 or
+// UTF-16 with a byte-order mark, or latin1 and windows-1252 when told; comma, semicolon or
+// tab detected from the header line or from Excel's "sep=" line; RFC 4180 quoting, a quoted
+// value read byte for byte (a line break in it stays CRLF, LF or CR, as written, so that it
+// compares equal to the value the service holds). Every rejected record is reported with
+// the line it starts on. The address column is EmailAddress in any common spelling (Email,
+// E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps; spaces around
+// addresses are trimmed. csvfile reads the records (and, for any program reading a recipient
+// file, yields each as its address and its other columns by name); a Mapping reads them as
+// a sync's rows.
 //
 // RowFunc and Rows take rows from anywhere, as an iter.Seq2[Row, error]: each Row carries
 // its position for reports, its address, and its custom-field values keyed by field name or

@@ -352,51 +352,6 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-func TestAddressColumn(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		header  []string
-		columns []ColumnMap
-		want    int
-		err     string
-	}{
-		{[]string{"Name", " E-mail "}, nil, 1, ""},
-		{[]string{"Work", "Email"}, []ColumnMap{{Source: "work", Target: "EmailAddress"}}, 0, ""},
-		{[]string{"Email", "Mail"}, nil, -1, "both hold EmailAddress"},
-		{[]string{"Name"}, nil, -1, "no address column"},
-		{[]string{"Name"}, []ColumnMap{{Source: "Work", Target: "Email"}}, -1, `no column "Work"`},
-	} {
-		got, err := AddressColumn(tt.header, tt.columns)
-		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("AddressColumn(%q, %v) = %d, %v; want %d, %q", tt.header, tt.columns, got, err, tt.want, tt.err)
-		}
-	}
-}
-
-func TestNamed(t *testing.T) {
-	t.Parallel()
-	r, err := NewReader(strings.NewReader("sep=;\nEmail;Name\nann@example.com;Ann\nb\"ob@example.com;Bob\nc@example.com\n;Nobody\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for rec, err := range r.Named(0) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, fmt.Sprintf("%d %q %q %v %q %t", rec.Line, rec.Address, rec.Raw, rec.Columns, rec.Reject, rec.Malformed))
-	}
-	want := []string{
-		`3 "ann@example.com" "ann@example.com" map[Name:Ann] "" false`,
-		`4 "" "b\"ob@example.com" map[] "malformed line: bare \" in non-quoted-field" true`,
-		`5 "" "c@example.com" map[] "malformed line: 1 field, the header has 2" false`,
-		`6 "" "" map[] "missing email address" false`,
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
 // FuzzParseLimit: any text either fails or gives a limit that reads back the same.
 func FuzzParseLimit(f *testing.F) {
 	for _, s := range []string{"10%", "0", "7", "100%", " 12.5 % ", "1e2%", "-1", "NaN%", "%", ""} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -90,7 +91,7 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 					return err
 				}
 				fields := listsync.ListFields(list)
-				columns := append([]string{listsync.ColumnEmail}, listsync.ColumnNames(fields)...)
+				columns := append([]string{csvfile.ColumnEmail}, listsync.ColumnNames(fields)...)
 				columns = append(columns, listsync.ReadOnlyColumns()...)
 				prog, endProgress := a.startProgress()
 				defer endProgress()

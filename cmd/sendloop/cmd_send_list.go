@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/personalize"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -135,31 +135,31 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	binding := smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(&fp), Shard: shard}
 
-	read := listsync.ReadOptions{}
-	if read.Encoding, err = listsync.ParseEncoding(l.encoding); err != nil {
+	read := csvfile.ReadOptions{}
+	if read.Encoding, err = csvfile.ParseEncoding(l.encoding); err != nil {
 		return usagef("send", "--encoding: %v", err)
 	}
 	if l.delimiter != "" {
-		if read.Comma, err = listsync.ParseDelimiter(l.delimiter); err != nil {
+		if read.Comma, err = csvfile.ParseDelimiter(l.delimiter); err != nil {
 			return usagef("send", "--delimiter: %v", err)
 		}
 	}
-	r, err := listsync.Open(l.recipients, read)
+	r, err := csvfile.Open(l.recipients, read)
 	if err != nil {
 		return inputf("--recipients: %v", err)
 	}
 	defer r.Close()
-	var maps []listsync.ColumnMap
+	var maps []csvfile.ColumnMap
 	rename := map[string]string{}
 	for _, c := range l.columns {
-		m, err := listsync.ParseColumnMap(c)
+		m, err := csvfile.ParseColumnMap(c)
 		if err != nil {
 			return usagef("send", "--column: %v", err)
 		}
 		maps = append(maps, m)
 		rename[strings.ToLower(strings.TrimSpace(m.Source))] = m.Target
 	}
-	addrCol, err := listsync.AddressColumn(r.Header, maps)
+	addrCol, err := csvfile.AddressColumn(r.Header, maps)
 	if err != nil {
 		return inputf("%s: %v", l.recipients, err)
 	}

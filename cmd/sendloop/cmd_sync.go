@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -187,7 +188,7 @@ type syncOptions struct {
 	// How the file is read; check fills read and header from the flags' text.
 	columns, ignoreColumns repeatedFlag
 	encoding, delimiter    string
-	read                   listsync.ReadOptions
+	read                   csvfile.ReadOptions
 	header                 listsync.HeaderOptions
 }
 
@@ -205,17 +206,17 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--plan needs --dry-run")
 	}
 	var err error
-	if o.read.Encoding, err = listsync.ParseEncoding(o.encoding); err != nil {
+	if o.read.Encoding, err = csvfile.ParseEncoding(o.encoding); err != nil {
 		return usagef("sync", "--encoding: %v", err)
 	}
 	if o.delimiter != "" {
-		if o.read.Comma, err = listsync.ParseDelimiter(o.delimiter); err != nil {
+		if o.read.Comma, err = csvfile.ParseDelimiter(o.delimiter); err != nil {
 			return usagef("sync", "--delimiter: %v", err)
 		}
 	}
 	o.header.Columns = nil
 	for _, c := range o.columns {
-		m, err := listsync.ParseColumnMap(c)
+		m, err := csvfile.ParseColumnMap(c)
 		if err != nil {
 			return usagef("sync", "--column: %v", err)
 		}

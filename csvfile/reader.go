@@ -1,4 +1,4 @@
-package listsync
+package csvfile
 
 import (
 	"bufio"
@@ -43,8 +43,11 @@ const (
 	EncodingUTF16BE     = "utf-16be"
 )
 
-// Encodings lists the encodings ReadOptions.Encoding accepts, for help texts.
-var Encodings = []string{EncodingUTF8, EncodingLatin1, EncodingWindows1252, EncodingUTF16LE, EncodingUTF16BE}
+// Encodings returns the encodings ReadOptions.Encoding accepts, for help texts: a new slice
+// each time.
+func Encodings() []string { return slices.Clone(encodings) }
+
+var encodings = []string{EncodingUTF8, EncodingLatin1, EncodingWindows1252, EncodingUTF16LE, EncodingUTF16BE}
 
 // ParseEncoding returns the canonical name of an encoding, accepting the usual aliases
 // (utf8, iso-8859-1, cp1252, …) in any case; "" stays "" (detect).
@@ -64,7 +67,7 @@ func ParseEncoding(name string) (string, error) {
 	case "utf16be":
 		return EncodingUTF16BE, nil
 	}
-	return "", fmt.Errorf("unknown encoding %q (use %s)", name, strings.Join(Encodings, ", "))
+	return "", fmt.Errorf("unknown encoding %q (use %s)", name, strings.Join(encodings, ", "))
 }
 
 // ParseDelimiter reads a delimiter as a user writes it: the character itself, or tab,
@@ -93,7 +96,7 @@ func validDelim(r rune) bool {
 
 // ReadOptions says how to read a file; the zero value detects everything.
 type ReadOptions struct {
-	// Encoding is one of Encodings, or "" to detect: a UTF-16 byte-order mark, else UTF-8.
+	// Encoding is one of Encodings(), or "" to detect: a UTF-16 byte-order mark, else UTF-8.
 	Encoding string
 	// Comma is the delimiter, or 0 to detect it: Excel's "sep=X" first line, else
 	// whichever of comma, semicolon and tab the header line holds most of.
@@ -111,7 +114,7 @@ type EncodingError struct {
 // Error says what is wrong and which encoding to give.
 func (e *EncodingError) Error() string { return e.msg }
 
-// Reader reads a subscriber CSV: an optional byte-order mark, Excel's optional "sep=X" line,
+// Reader reads a CSV file of subscribers or recipients: an optional byte-order mark, Excel's optional "sep=X" line,
 // a header row, then one record per subscriber. Quoting follows RFC 4180, and a quoted
 // value is read byte for byte but for its doubled quotes: a line break in it stays as
 // written, CRLF, LF or a lone CR (where encoding/csv turns CRLF into LF). Outside quotes, LF
@@ -121,7 +124,7 @@ type Reader struct {
 	Comma rune
 	// BOM reports whether the file began with a byte-order mark (UTF-8 or UTF-16).
 	BOM bool
-	// Encoding is the encoding the file is read in (one of Encodings).
+	// Encoding is the encoding the file is read in (one of Encodings()).
 	Encoding string
 	// SepLine reports an Excel "sep=X" first line (which set Comma unless one was given).
 	SepLine bool

@@ -1,4 +1,4 @@
-package listsync
+package csvfile
 
 import (
 	"bufio"
