@@ -51,7 +51,7 @@ func importRowPerMap(m *Mapping, row MappedRow) sendloop.ImportSubscriber {
 // for all) against a map per row (the baseline).
 func BenchmarkImportRows(b *testing.B) {
 	const n = 20_000
-	m, err := MapHeader([]string{"EmailAddress", "First name", "Plan"}, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}})
+	m, err := mapHeader([]string{"EmailAddress", "First name", "Plan"}, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}})
 	if err != nil {
 		b.Fatal(err)
 	}

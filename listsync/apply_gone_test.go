@@ -18,10 +18,10 @@ func TestUnsubscribeOfAnAddressGoneSinceThePlan(t *testing.T) {
 	ctx := testContext(t)
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
 	require.Equal(t, 1, pl.Unsubscribes)
-	_, err := c.Subscribers.Unsubscribe(ctx, 1, sendloop.SubscriberUnsubscribeParams{EmailAddress: "gone@example.com", UnsubscriptionIP: UnsubscriptionIP})
+	_, err := c.Subscribers.Unsubscribe(ctx, 1, sendloop.SubscriberUnsubscribeParams{EmailAddress: "gone@example.com", UnsubscriptionIP: unsubscriptionIP})
 	require.NoError(t, err, "gone before the plan is applied")
 
-	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: NoLimit(),
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100),
 		OnUnsubscribeError: func(email string, err error) { t.Errorf("%s: %v", email, err) }})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Unsubscribed)

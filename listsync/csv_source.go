@@ -93,7 +93,7 @@ func (f *CSVFile) CountRecords() (int, error) {
 }
 
 func (f *CSVFile) mapping(fields []Field) (*Mapping, error) {
-	return MapHeader(f.Header, fields, f.opts.Header)
+	return mapHeader(f.Header, fields, f.opts.Header)
 }
 
 func (f *CSVFile) open(_ context.Context, m *Mapping) (pass, error) {

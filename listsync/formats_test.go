@@ -58,7 +58,7 @@ func TestMapHeaderOptions(t *testing.T) {
 			if strings.HasPrefix(tt.name, "ambiguous") {
 				fs = []Field{{ID: 4, Name: "Plan"}, {ID: 9, Name: "plan"}}
 			}
-			m, err := MapHeader(tt.header, fs, tt.opts)
+			m, err := mapHeader(tt.header, fs, tt.opts)
 			if headerErrorChecked(t, err, tt.err) {
 				return
 			}
@@ -73,7 +73,7 @@ func TestMapHeaderOptions(t *testing.T) {
 func TestKeepSpaces(t *testing.T) {
 	t.Parallel()
 	for _, keep := range []bool{false, true} {
-		m, err := MapHeader([]string{"Email", "Plan"}, []Field{{ID: 2, Name: "Plan"}}, HeaderOptions{KeepSpaces: keep})
+		m, err := mapHeader([]string{"Email", "Plan"}, []Field{{ID: 2, Name: "Plan"}}, HeaderOptions{KeepSpaces: keep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func FuzzMapHeader(f *testing.F) {
 		if c, err := csvfile.ParseColumnMap(column); err == nil {
 			opts.Columns = []csvfile.ColumnMap{c}
 		}
-		m, err := MapHeader(names, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}}, opts)
+		m, err := mapHeader(names, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}}, opts)
 		if err != nil {
 			var herr *HeaderError
 			if !errors.As(err, &herr) {

@@ -84,14 +84,14 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
-// DefaultConcurrency is the number of API calls a sync keeps in flight by default.
-const DefaultConcurrency = 4
+// defaultConcurrency is the number of API calls a sync keeps in flight by default.
+const defaultConcurrency = 4
 
 // Options tunes a sync; the zero value plans additions and updates only.
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
 	UnsubscribeMissing bool
-	// Concurrency is the number of API calls kept in flight (DefaultConcurrency when 0):
+	// Concurrency is the number of API calls kept in flight (4 when 0):
 	// the pages of members asked for at once while planning, and the calls of Apply.
 	Concurrency int
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
@@ -126,7 +126,7 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
+		opts.Concurrency = defaultConcurrency
 	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
@@ -139,7 +139,7 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	return &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m}, nil
 }
 
-// ListFields returns a list's custom fields, as MapHeader and ColumnNames take them.
+// ListFields returns a list's custom fields, as ExportHeader takes them.
 func ListFields(l *sendloop.List) []Field {
 	out := make([]Field, 0, len(l.CustomFields))
 	for _, f := range l.CustomFields {

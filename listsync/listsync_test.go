@@ -201,9 +201,9 @@ func TestCheck(t *testing.T) {
 		limit Limit
 		check func(error) bool
 	}{
-		{"names no subscriber", Rows([]Row{{Email: "bad"}}), NoLimit(), func(err error) bool {
-			var e *EmptySourceError
-			return errors.As(err, &e) && e.Members == 3
+		{"names no subscriber", Rows([]Row{{Email: "bad"}}), MaxPercent(100), func(err error) bool {
+			var e *GuardError
+			return errors.As(err, &e) && e.EmptySource && e.Unsubscribes == 3
 		}},
 		{"beyond the default limit", Rows([]Row{{Email: "ann@example.com"}}), Limit{}, func(err error) bool {
 			var e *GuardError
@@ -244,7 +244,7 @@ func TestUnsubscribesFromThisListOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
-	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: NoLimit()})
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100)})
 	if err != nil || res.Unsubscribed != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -285,7 +285,7 @@ func TestApplyInterrupted(t *testing.T) {
 			cancel = stop
 			mu.Unlock()
 			var progress atomic.Int32
-			res, err := pl.Apply(ctx, ApplyOptions{Grace: grace, MaxUnsubscribe: NoLimit(),
+			res, err := pl.Apply(ctx, ApplyOptions{Grace: grace, MaxUnsubscribe: MaxPercent(100),
 				Progress: func(int, int) { progress.Add(1) },
 				OnReject: func(r RejectedRow) { t.Errorf("rejected %+v", r) }})
 			if err != nil {

@@ -18,17 +18,14 @@ type Field struct {
 	Name string
 }
 
-// ColumnStatus is the subscriber record's status column, as `sendloop export` writes it: it
+// columnStatus is the subscriber record's status column, as `sendloop export` writes it: it
 // decides whether a row counts (see Mapping.Status). The address column is
 // csvfile.ColumnEmail; the others are read-only and ignored.
-const ColumnStatus = "SubscriptionStatus"
+const columnStatus = "SubscriptionStatus"
 
-// ReadOnlyColumns returns the subscriber record's columns that export writes after the
-// custom fields and that sync ignores (SubscriptionStatus aside), in that order: a new
-// slice each time.
-func ReadOnlyColumns() []string { return slices.Clone(readOnlyColumns) }
-
-var readOnlyColumns = []string{"SubscriberID", ColumnStatus, "BounceType", "SubscriptionDate",
+// readOnlyColumns are the subscriber record's columns that export writes after the custom
+// fields and that sync ignores (SubscriptionStatus aside).
+var readOnlyColumns = []string{"SubscriberID", columnStatus, "BounceType", "SubscriptionDate",
 	"SubscriptionIP", "UnsubscriptionDate", "UnsubscriptionIP", "OptInDate"}
 
 // customFieldPrefix is the service's key for a custom field: CustomField<id>.
@@ -141,7 +138,7 @@ func readOnlyColumn(name string) string {
 	return ""
 }
 
-// HeaderOptions tunes MapHeader; the zero value maps by name, refuses unknown columns and
+// HeaderOptions tunes how a header maps to the list (CSVOptions.Header); the zero value maps by name, refuses unknown columns and
 // trims values.
 type HeaderOptions struct {
 	// Columns map columns to targets whatever their names.
@@ -161,12 +158,12 @@ func sameColumn(header, given string) bool {
 	return strings.EqualFold(strings.TrimSpace(header), strings.TrimSpace(given))
 }
 
-// MapHeader maps a header row to the address column and the list's custom fields. The
+// mapHeader maps a header row to the address column and the list's custom fields. The
 // address column is any spelling of EmailAddress (compared without case, spaces, '-' and
 // '_'); a custom field is named by its key, CustomField<id>, or by its FieldName
 // (case-insensitively, trimmed) when no other field of the list has that name. Pass at most
 // one HeaderOptions.
-func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping, error) {
+func mapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping, error) {
 	var o HeaderOptions
 	if len(opts) > 0 {
 		o = opts[0]
@@ -208,8 +205,8 @@ func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping
 				m.Email = col
 			}
 			return
-		case !explicit && csvfile.NormalizeName(target) == csvfile.NormalizeName(ColumnStatus):
-			if claim(ColumnStatus, col, name) {
+		case !explicit && csvfile.NormalizeName(target) == csvfile.NormalizeName(columnStatus):
+			if claim(columnStatus, col, name) {
 				m.Status = col
 				m.Ignored = append(m.Ignored, name)
 			}
@@ -291,10 +288,18 @@ func resolveField(name string, byID map[int]Field, byName map[string][]Field) (F
 	}
 }
 
-// ColumnNames returns the header names export gives the custom fields, in order, so that
-// sync reads them back: the field's name, or its key CustomField<id> when the name is
-// empty, shared with another field, or one of the subscriber record's own columns.
-func ColumnNames(fields []Field) []string {
+// ExportHeader returns the header `sendloop export` writes for a list of fields, so that a
+// sync reads it back: EmailAddress; each custom field, in order, by its name, or by its key
+// CustomField<id> when the name is empty, shared with another field, or one of the
+// subscriber record's own columns; then the record's read-only columns (SubscriberID,
+// SubscriptionStatus, BounceType, …), which a sync ignores, SubscriptionStatus aside.
+func ExportHeader(fields []Field) []string {
+	out := append([]string{csvfile.ColumnEmail}, columnNames(fields)...)
+	return append(out, readOnlyColumns...)
+}
+
+// columnNames returns the header names of fields, as ExportHeader writes them.
+func columnNames(fields []Field) []string {
 	count := map[string]int{}
 	for _, f := range fields {
 		count[strings.ToLower(strings.TrimSpace(f.Name))]++

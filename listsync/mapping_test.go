@@ -51,7 +51,7 @@ func TestMapHeader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, err := MapHeader(tt.header, tt.fields)
+			m, err := mapHeader(tt.header, tt.fields)
 			if headerErrorChecked(t, err, tt.err) {
 				return
 			}
@@ -64,7 +64,7 @@ func TestMapHeader(t *testing.T) {
 	}
 }
 
-func TestColumnNames(t *testing.T) {
+func TestExportHeader(t *testing.T) {
 	t.Parallel()
 	fields := []Field{
 		{1, "First name"}, {2, "Plan"}, {3, "plan "}, {4, ""}, {5, "EmailAddress"}, {6, "optindate"},
@@ -72,12 +72,20 @@ func TestColumnNames(t *testing.T) {
 	}
 	want := []string{"First name", "CustomField2", "CustomField3", "CustomField4", "CustomField5", "CustomField6",
 		"CustomField7", "Größe", "CustomField9"}
-	got := ColumnNames(fields)
+	header := ExportHeader(fields)
+	got := header[1 : 1+len(fields)]
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("ColumnNames = %q, want %q", got, want)
+		t.Fatalf("ExportHeader's field columns = %q, want %q", got, want)
+	}
+	if header[0] != csvfile.ColumnEmail || !reflect.DeepEqual(header[1+len(fields):], readOnlyColumns) {
+		t.Fatalf("ExportHeader = %q", header)
+	}
+	header[len(header)-1] = "changed"
+	if readOnlyColumns[len(readOnlyColumns)-1] == "changed" {
+		t.Fatal("ExportHeader shares its slice with the package")
 	}
 	// Export's header reads back into the same fields.
-	m, err := MapHeader(append([]string{csvfile.ColumnEmail}, got...), fields)
+	m, err := mapHeader(append([]string{csvfile.ColumnEmail}, got...), fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +98,7 @@ func TestColumnNames(t *testing.T) {
 
 func TestRow(t *testing.T) {
 	t.Parallel()
-	m, err := MapHeader([]string{"Plan", "EmailAddress", "SubscriptionStatus", "First name"}, demoFields)
+	m, err := mapHeader([]string{"Plan", "EmailAddress", "SubscriptionStatus", "First name"}, demoFields)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, f
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := MapHeader(r.Header, demoFields)
+	m, err := mapHeader(r.Header, demoFields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,10 @@ func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, f
 	t.Cleanup(func() { p.close() })
 	addMemberFields(p, 1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
 	addMemberFields(p, 2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
-	addMemberFields(p, 3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
+	addMemberFields(p, 3, "carol@example.com", statusUnsubscribed, map[int]string{2: "free"})
 	addMemberFields(p, 4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
 	addMemberFields(p, 5, "gone@example.com", "Subscribed", nil)
-	addMemberFields(p, 6, "left@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 6, "left@example.com", statusUnsubscribed, nil)
 	p.suppress(" SPAM@example.com ")
 	return p, open
 }
@@ -232,7 +232,7 @@ func TestAddMemberReplaces(t *testing.T) {
 	t.Parallel()
 	p, _ := testPlanner(t, "EmailAddress\n", plannerOptions{})
 	before := p.count
-	addMemberFields(p, 99, "ANN@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 99, "ANN@example.com", statusUnsubscribed, nil)
 	if p.count != before+1 {
 		t.Errorf("%d member records, want %d", p.count, before+1)
 	}
@@ -291,7 +291,7 @@ func TestPlanFileChanged(t *testing.T) {
 	content := "EmailAddress,Plan\nann@example.com,gold\nnew@example.com,free\nzed@example.com,pro\n"
 	open := func() (*csvfile.Reader, error) { return csvfile.NewReader(strings.NewReader(content)) }
 	r, _ := open()
-	m, err := MapHeader(r.Header, demoFields[1:])
+	m, err := mapHeader(r.Header, demoFields[1:])
 	if err != nil {
 		t.Fatal(err)
 	}

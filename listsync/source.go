@@ -100,7 +100,7 @@ type funcSource struct {
 }
 
 func (s *funcSource) mapping(fields []Field) (*Mapping, error) {
-	m, err := MapHeader(append([]string{csvfile.ColumnEmail}, s.fields...), fields)
+	m, err := mapHeader(append([]string{csvfile.ColumnEmail}, s.fields...), fields)
 	var herr *HeaderError
 	if errors.As(err, &herr) {
 		herr.rows = true

@@ -343,13 +343,12 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	defer plan.Close()
 	var unreadable *listsync.UnreadableError
-	var empty *listsync.EmptySourceError
 	var guard *listsync.GuardError
 	switch err := plan.Check(limit); {
 	case errors.As(err, &unreadable):
 		return refuseUnreadable(ctx, a, o.csvPath, plan, rejects)
-	case errors.As(err, &empty):
-		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(empty.Members, "member"), o.listID, o.csvPath)
+	case errors.As(err, &guard) && guard.EmptySource:
+		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(guard.Unsubscribes, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
 		return inputf("refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
 			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
