@@ -138,8 +138,8 @@ func readOnlyColumn(name string) string {
 	return ""
 }
 
-// HeaderOptions tunes how a header maps to the list (CSVOptions.Header); the zero value maps by name, refuses unknown columns and
-// trims values.
+// HeaderOptions tunes how a header maps to the list (CSVOptions.Header); the zero value
+// maps by name, refuses unknown columns and trims values.
 type HeaderOptions struct {
 	// Columns map columns to targets whatever their names.
 	Columns []csvfile.ColumnMap
