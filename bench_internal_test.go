@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-sendloop/sendloop/internal/browse"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
@@ -35,12 +34,12 @@ func BenchmarkDecodeBrowsePage(b *testing.B) {
 			}
 		}
 	})
-	// The path a sync takes (browse.Members): the members' values into a page read before.
+	// The path Subscribers.Members takes: the members' values into a page read before.
 	b.Run("members", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(page)))
 		slots := fieldSlots{ids: []int{1, 5}}
-		var members []browse.Member
+		var members []Member
 		for i := 0; i < b.N; i++ {
 			err := c.readAnswer(resp, answer{command: "subscriber.browse", red: c.transport.Redactor(),
 				read: member("Subscribers", func(d *wire.Decoder) (err error) {

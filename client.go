@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/internal/commands"
-	"github.com/go-sendloop/sendloop/internal/legacylink"
 	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/internal/wire"
 	"github.com/go-sendloop/sendloop/legacy"
@@ -183,14 +183,11 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			opt(&cfg)
 		}
 	}
-	// The key travels as itself, and as the person GETs' Basic credential.
-	ch, err := transport.Build("sendloop", apiKey, cfg.Settings, "sendloop-go/"+Version, func(key string) []string {
-		return []string{base64.StdEncoding.EncodeToString([]byte(key + ":"))}
-	})
+	ch, err := transport.Build("sendloop", apiKey, cfg.Settings, "sendloop-go/"+Version, keySpellings)
 	if err != nil {
 		return nil, err
 	}
-	lc, err := legacylink.New(ch, cfg.legacyOpts)
+	lc, err := newLegacy(ch, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sendloop: WithLegacyOptions: %w", err)
 	}
@@ -199,7 +196,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		baseURL:   ch.BaseURL,
 		key:       func() string { return key },
 		transport: ch.Transport,
-		legacy:    lc.(*legacy.Client),
+		legacy:    lc,
 	}
 	c.common.client = c
 	c.Account = (*AccountService)(&c.common)
@@ -213,6 +210,45 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.People = (*PeopleService)(&c.common)
 	c.System = (*SystemService)(&c.common)
 	return c, nil
+}
+
+// keySpellings are the forms of the key beyond itself that must be removed from errors and
+// logs: it travels as itself, and as the person GETs' Basic credential.
+func keySpellings(key string) []string {
+	return []string{base64.StdEncoding.EncodeToString([]byte(key + ":"))}
+}
+
+// newLegacy builds the client Legacy returns through legacy's own constructor, on what the
+// root client was built with: its key and checked base URL, its HTTP client (the copy
+// whose transport holds the window of calls in flight and the pool of connections, which
+// the legacy client then shares), its rate limiter, retry policy, logger and User-Agent
+// product, and its secrets; then the legacy-only settings of WithLegacyOptions. A legacy
+// option for a setting the root client owns is refused: it would be overridden or would
+// split what both clients share.
+func newLegacy(ch *transport.Chassis, cfg config) (*legacy.Client, error) {
+	var owned []string
+	for _, o := range cfg.legacyOpts {
+		if name := o.SharedSetting(); name != "" {
+			owned = append(owned, "legacy."+name)
+		}
+	}
+	if len(owned) > 0 {
+		return nil, errors.New("sendloop/legacy: " + strings.Join(owned, ", ") +
+			": the legacy client of a sendloop.Client shares the root client's settings; give the root package's option instead")
+	}
+	opts := []legacy.Option{
+		legacy.WithBaseURL(ch.BaseURL),
+		legacy.WithHTTPClient(ch.Transport.HTTPClient()),
+		legacy.WithRateLimiter(cfg.Limiter),
+		legacy.WithRetry(cfg.Policy),
+		legacy.WithLogger(cfg.Logger),
+		legacy.WithUserAgent(ch.Product),
+		legacy.WithSecrets(keySpellings(ch.Key)...),
+	}
+	if cfg.AllowInsecure {
+		opts = append(opts, legacy.WithInsecureHTTP())
+	}
+	return legacy.NewClient(ch.Key, append(opts, cfg.legacyOpts...)...)
 }
 
 // NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
@@ -299,14 +335,15 @@ func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
 func (c *Client) BaseURL() string { return c.baseURL }
 
 // Legacy returns the client of the legacy single-endpoint API (/api/index.php) for the same
-// account. NewClient builds it once, with the root client: it shares the key, the base URL,
-// the HTTP client (the client's own copy, with its redirect rules), the retry policy, the
-// rate limiter, the logger and the User-Agent product, so that calls of both APIs count
-// against one limiter and reuse one pool of connections. Its User-Agent token is the legacy
-// package's ("sendloop-go/legacy"). Legacy-only settings such as the input form are given
-// to NewClient with WithLegacyOptions; without them the legacy package's defaults apply
-// (PostForm, DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes
-// through it.
+// account. NewClient builds it once, with the root client, through legacy.NewClient: it
+// shares the key, the base URL, the HTTP client (the client's own copy, with its redirect
+// rules), the retry policy, the rate limiter, the logger, the User-Agent product and the
+// secrets removed from errors and logs, so that calls of both APIs count against one
+// limiter, one window of calls in flight (see the package doc) and one pool of
+// connections. Its User-Agent token is the legacy package's ("sendloop-go/legacy").
+// Legacy-only settings such as the input form are given to NewClient with
+// WithLegacyOptions; without them the legacy package's defaults apply (PostForm,
+// DefaultMaxMediaSize, DefaultMaxChartDays). Subscribers.Unsubscribe goes through it.
 func (c *Client) Legacy() *legacy.Client { return c.legacy }
 
 // Format is a response format of the v3 API.
@@ -319,25 +356,46 @@ const (
 	FormatPHP  Format = "php"
 )
 
-// RetryClass says which failures a command may be sent again after: RetryRead and
-// RetryIdempotent after any transient failure, RetryOneShot only where the request surely
-// did not reach the service. It is the same type as legacy.RetryClass.
-type RetryClass = legacy.RetryClass
+// RetryClass says which failures a command may be sent again after. There are three
+// classes:
+//
+//   - RetryRead: a command that changes nothing. It is sent again after any transient
+//     failure: a dial error, a reset, a timeout, 429, 502, 503, 504, a body that stalls
+//     or breaks.
+//   - RetryIdempotent: a write that gives the same result when repeated. It is sent again
+//     as a read is.
+//   - RetryOneShot: a write that acts anew each time. It is sent again only where the
+//     request surely did not reach the service: a dial error, 429, 503.
+//
+// Every command the package knows has its class; Call and CallRaw send any other as a
+// one-shot write unless WithRetryClass says otherwise. A class prints as "read",
+// "idempotent" or "one-shot".
+//
+// RetryClass and CallOption are declared once, in an internal package, for every client
+// of the module, so that their values can be given to any of them.
+type RetryClass = transport.Class
 
-// The retry classes, for WithRetryClass: the legacy package's.
+// The retry classes, for WithRetryClass.
 const (
-	RetryRead       = legacy.RetryRead
-	RetryIdempotent = legacy.RetryIdempotent
-	RetryOneShot    = legacy.RetryOneShot
+	RetryRead       RetryClass = transport.Read
+	RetryIdempotent RetryClass = transport.Idempotent
+	RetryOneShot    RetryClass = transport.OneShot
 )
 
-// CallOption changes how one command is sent by Call and CallRaw.
-type CallOption = legacy.CallOption
+// CallOption changes how one command is sent by Call and CallRaw. There is one option:
+//
+//   - WithRetryClass(class) sends the command with the given RetryClass instead of the
+//     one the package knows for it (a one-shot write for a command it does not know).
+//
+// CallOption is declared once, in an internal package, for every client of the module, so
+// that its values can be given to any of them.
+type CallOption = transport.CallOption
 
 // WithRetryClass sets the retry class of the command sent by Call or CallRaw, for a command the
 // package does not know (which it takes for a one-shot write) or whose effect the caller
-// knows better.
-func WithRetryClass(class RetryClass) CallOption { return legacy.WithRetryClass(class) }
+// knows better. A class that is none of RetryRead, RetryIdempotent and RetryOneShot fails
+// the call before sending, with a *ValidationError.
+func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
 
 // Call sends any v3 command, typed by this package or not (custom fields, segments, commands
 // the specification does not show), and decodes the JSON response into out with

@@ -124,8 +124,10 @@
 // error once and stop, stop after a short or empty page, and stop with an error on a page
 // that repeats the previous one. BrowseIter reads ahead with SubscriberBrowseParams'
 // Concurrency: up to N pages in flight and in memory, still yielded in order by the same
-// rules, at most N-1 pages asked for past the end. Subscribers.ImportAll streams any number of rows the other
-// way, in concurrent batches, and reports every row it could not import.
+// rules, at most N-1 pages asked for past the end. Subscribers.Members walks the same pages
+// by the same rules, decoding only a Member: the ID, address and status, and the custom
+// fields asked for. Subscribers.ImportAll streams any number of rows the other way, in
+// concurrent batches, and reports every row it could not import.
 //
 // # Testing with sendlooptest
 //

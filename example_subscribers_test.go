@@ -87,6 +87,33 @@ func ExampleSubscribersService_BrowseIter() {
 	// Output: 230 reader229@example.com
 }
 
+func ExampleSubscribersService_Members() {
+	srv := sendlooptest.NewServer(nil)
+	defer srv.Close()
+	client, _ := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	ctx := context.Background()
+	listID, _ := client.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Customers", OptInMode: sendloop.OptInSingle})
+	plan, _ := srv.DefineCustomField(listID, sendlooptest.CustomField{Name: "Plan"})
+	rows := make([]sendloop.ImportSubscriber, 230)
+	for i := range rows {
+		rows[i] = sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("customer%03d@example.com", i),
+			Fields: sendloop.CustomFields{plan: []string{"free", "pro", "team"}[i%3]}}
+	}
+	_, _ = client.Subscribers.Import(ctx, listID, sendloop.SubscriberImportParams{Subscribers: rows})
+
+	// Only the plan of each member is decoded, with three pages read at once.
+	perPlan := map[string]int{}
+	for m, err := range client.Subscribers.Members(ctx, listID, sendloop.SubscriberMembersParams{FieldIDs: []int{plan}, Concurrency: 3}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		perPlan[m.Values[0]]++ // a string is kept as it is; the Values slice is not
+	}
+	fmt.Println(perPlan)
+	// Output: map[free:77 pro:77 team:76]
+}
+
 func ExampleSuppressionService_Add() {
 	srv := sendlooptest.NewServer(nil)
 	defer srv.Close()

@@ -2,6 +2,7 @@ package sendloop_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-sendloop/sendloop"
@@ -30,9 +31,15 @@ func ExampleSubscribersService_Unsubscribe() {
 	fmt.Println("Offers:", res.SubscriptionStatus)
 	sub, _ := client.Subscribers.Get(ctx, news, sendloop.SubscriberGetParams{EmailAddress: "bob@example.com"})
 	fmt.Println("News:", sub.SubscriptionStatus)
+
+	// An address the list does not hold.
+	_, err = client.Subscribers.Unsubscribe(ctx, offers, sendloop.SubscriberUnsubscribeParams{
+		EmailAddress: "eve@example.com", UnsubscriptionIP: "0.0.0.0"})
+	fmt.Println("eve in Offers:", errors.Is(err, sendloop.ErrNotInList))
 	// Output:
 	// Offers: Unsubscribed
 	// News: Subscribed
+	// eve in Offers: true
 }
 
 func ExampleClient_Legacy() {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -76,4 +77,30 @@ func TestCallsInFlightFallOnPushBackAndGrowBack(t *testing.T) {
 			assert.Equal(t, int64(n), slices.Max(starts[len(starts)-20:]), "grown back: %v", starts)
 		})
 	}
+}
+
+// TestLegacyCallsShareTheWindow: Client.Legacy sends through the root client's window of
+// calls in flight. A legacy call answered 503 leaves the window at two calls (half of the
+// one in flight, then one more for its retry's answer), and the pages BrowseIter then reads
+// 8 at a time go out at most 3 at once while the window grows back; with a window of its
+// own the legacy client would leave the root's at 1,024, and the 8 pages would go at once.
+func TestLegacyCallsShareTheWindow(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	c, srv, pt, id := browseFixture(t, 1600)
+	srv.InjectFault(legacy.CommandMediaBrowse, sendlooptest.Fault{Status: 503, RetryAfter: "0"})
+	_, err := c.Legacy().MediaBrowse(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, srv.Executions(legacy.CommandMediaBrowse), "answered 503, then served")
+	pt.mu.Lock()
+	pt.starts = nil
+	pt.mu.Unlock()
+	// Long enough for the calls the window allows to be sent before the first answer comes.
+	srv.SetLatency(100*time.Millisecond, 0)
+	got, errs := browseAll(c, id, sendloop.SubscriberBrowseParams{Concurrency: n})
+	require.Empty(t, errs)
+	require.Len(t, got, 1600)
+	starts, _ := pt.startsAndPeak()
+	require.Greater(t, len(starts), n)
+	assert.LessOrEqual(t, slices.Max(starts[:n]), int64(3), "the window the legacy call left: %v", starts[:n])
 }

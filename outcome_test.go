@@ -143,7 +143,7 @@ func TestWritesAfterAnAttemptThatMayHaveRun(t *testing.T) {
 		commands.SubscriberUnsubscribe:      {sendloop.ErrSubscriberNotFound, sendloop.ErrNotFound},
 		commands.CampaignDelete:             {sendloop.ErrNotFound},
 		legacy.CommandSubscriberAdd:         {legacy.ErrEmailExists},
-		legacy.CommandSubscriberUnsubscribe: {legacy.ErrEmailNotInList},
+		legacy.CommandSubscriberUnsubscribe: {legacy.ErrEmailNotInList, sendloop.ErrNotInList},
 	}
 	for _, tt := range outcomeCases {
 		spec := specNamed(t, tt.command)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/go-sendloop/sendloop/internal/browse"
 	"github.com/go-sendloop/sendloop/internal/wire"
 )
 
@@ -21,7 +20,7 @@ func decodeBoth(t *testing.T, page []byte) {
 		subs, err = appendRecords(d, subs)
 		return err
 	})
-	var members []browse.Member
+	var members []Member
 	for round := range 2 {
 		membersErr := wire.Decode(page, func(d *wire.Decoder) (err error) {
 			members, err = decodeMembers(d, members[:0], fieldSlots{ids: membersFieldIDs})
@@ -38,9 +37,9 @@ func decodeBoth(t *testing.T, page []byte) {
 		}
 		for i, s := range subs {
 			m := members[i]
-			if m.ID != s.SubscriberID || m.Email != s.EmailAddress || m.Status != string(s.SubscriptionStatus) {
+			if m.SubscriberID != s.SubscriberID || m.EmailAddress != s.EmailAddress || m.SubscriptionStatus != s.SubscriptionStatus {
 				t.Fatalf("round %d: member %d is %d %q %q, the subscriber %d %q %q", round, i,
-					m.ID, m.Email, m.Status, s.SubscriberID, s.EmailAddress, s.SubscriptionStatus)
+					m.SubscriberID, m.EmailAddress, m.SubscriptionStatus, s.SubscriberID, s.EmailAddress, s.SubscriptionStatus)
 			}
 			for j, id := range membersFieldIDs {
 				if m.Values[j] != s.CustomFields[id] {
@@ -51,7 +50,7 @@ func decodeBoth(t *testing.T, page []byte) {
 		// The second round reads another page into the first one's storage.
 		if round == 0 && len(members) > 0 {
 			members[0].Values[0] = "left over"
-			members[0].Email = "left@over"
+			members[0].EmailAddress = "left@over"
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sendloop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -48,6 +49,19 @@ func (p SubscriberUnsubscribeParams) validate(command string) error {
 	return nil
 }
 
+// ErrNotInList is matched (errors.Is) by the error of Subscribers.Unsubscribe when the list
+// does not hold the address. The service answers so with the legacy API's code 8, and the
+// error is that answer (a *legacy.Error, matching legacy.ErrEmailNotInList as well): only
+// its matching ErrNotInList is added.
+var ErrNotInList = errors.New("sendloop: the address is not in the list")
+
+// notInListError is the legacy answer "not in the list", matching ErrNotInList too.
+type notInListError struct{ err error }
+
+func (e *notInListError) Error() string        { return e.err.Error() }
+func (e *notInListError) Unwrap() error        { return e.err }
+func (e *notInListError) Is(target error) bool { return target == ErrNotInList }
+
 // Unsubscribe takes an address out of one list. The v3 API has no command for that (its
 // subscriber.unsubscribe names no list: see UnsubscribeFromAllLists), so Unsubscribe sends
 // the legacy API's Subscriber.Unsubscribe through the client's Legacy client: same key,
@@ -55,14 +69,13 @@ func (p SubscriberUnsubscribeParams) validate(command string) error {
 // posted.
 //
 // The list ID, the address and UnsubscriptionIP are checked before sending, with a
-// *ValidationError of this package. The service's answers are the legacy API's: an
-// *legacy.Error with a legacy code (legacy.ErrEmailNotInList for an address the list does
-// not hold), and ErrOutcomeUnknown, which both packages share. The command is an
+// *ValidationError of this package. An address the list does not hold fails with an error
+// matching ErrNotInList. The service's other answers are the legacy API's: a *legacy.Error
+// with a legacy code, and ErrOutcomeUnknown, which both packages share. The command is an
 // idempotent write: when a retry after an attempt that may have run is answered "not in
 // the list", the address is read back with subscriber.get: unsubscribed, the call succeeds
 // with ConfirmedOnRetry; otherwise, or when the read-back fails, the error matches
-// ErrOutcomeUnknown and not legacy.ErrEmailNotInList (the answer is in
-// OutcomeUnknownError.Last).
+// ErrOutcomeUnknown and not ErrNotInList (the answer is in OutcomeUnknownError.Last).
 func (s *SubscribersService) Unsubscribe(ctx context.Context, listID int, p SubscriberUnsubscribeParams) (*SubscriberUnsubscribeResult, error) {
 	const command = legacy.CommandSubscriberUnsubscribe
 	if err := checkListID(command, listID); err != nil {
@@ -74,6 +87,9 @@ func (s *SubscribersService) Unsubscribe(ctx context.Context, listID int, p Subs
 	res, err := s.client.legacy.SubscriberUnsubscribe(ctx, listID, legacy.SubscriberUnsubscribeParams{
 		EmailAddress: p.EmailAddress, UnsubscriptionIP: p.UnsubscriptionIP,
 	})
+	if errors.Is(err, legacy.ErrEmailNotInList) {
+		return nil, &notInListError{err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func TestUnsubscribeErrors(t *testing.T) {
 		{"bad address", id, with(func(p *sendloop.SubscriberUnsubscribeParams) { p.EmailAddress = "x@" }), sendloop.ErrInvalidEmailFormat, "EmailAddress"},
 		{"no IP", id, with(func(p *sendloop.SubscriberUnsubscribeParams) { p.UnsubscriptionIP = "" }), sendloop.ErrMissingParameters, "UnsubscriptionIP"},
 		{"IP with a newline", id, with(func(p *sendloop.SubscriberUnsubscribeParams) { p.UnsubscriptionIP = "1.2.3.4\n" }), sendloop.ErrInvalidParameterValue, "UnsubscriptionIP"},
-		{"not in the list", id, ok, legacy.ErrEmailNotInList, ""},
+		{"not in the list", id, ok, sendloop.ErrNotInList, ""},
 		{"no such list", id + 100, ok, legacy.ErrListNotFound, ""},
 	}
 	for _, tt := range tests {
@@ -121,6 +121,48 @@ func TestUnsubscribeErrors(t *testing.T) {
 			assert.Equal(t, []string{tt.field}, ve.Fields)
 			assert.Equal(t, legacy.CommandSubscriberUnsubscribe, ve.Command)
 			assert.Len(t, srv.Requests(), before, "nothing sent")
+		})
+	}
+}
+
+// TestUnsubscribeNotInList: an address the list does not hold fails with an error that
+// matches the root sentinel and is still the legacy answer; no other failure matches it.
+func TestUnsubscribeNotInList(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t)
+	id := newList(t, c, sendloop.OptInSingle)
+	subscribe(t, c, id, "gone@example.com")
+	_, err := c.Subscribers.Unsubscribe(context.Background(), id, sendloop.SubscriberUnsubscribeParams{EmailAddress: "gone@example.com", UnsubscriptionIP: "0.0.0.0"})
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		listID    int
+		email     string
+		notInList bool
+		code      legacy.ErrorCode // of the *legacy.Error, 0 for none
+	}{
+		{"never subscribed", id, "never@example.com", true, legacy.ErrEmailNotInList},
+		{"already unsubscribed", id, "gone@example.com", true, legacy.ErrEmailNotInList},
+		{"no such list", id + 100, "never@example.com", false, legacy.ErrListNotFound},
+		{"refused before sending", id, "not an address", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := c.Subscribers.Unsubscribe(context.Background(), tt.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: tt.email, UnsubscriptionIP: "0.0.0.0"})
+			require.Error(t, err)
+			assert.Nil(t, res)
+			assert.Equal(t, tt.notInList, errors.Is(err, sendloop.ErrNotInList), "the root sentinel")
+			assert.Equal(t, tt.notInList, errors.Is(err, legacy.ErrEmailNotInList), "the legacy sentinel")
+			assert.NotErrorIs(t, err, sendloop.ErrOutcomeUnknown)
+			var legacyErr *legacy.Error
+			if tt.code == 0 {
+				assert.False(t, errors.As(err, &legacyErr))
+				return
+			}
+			require.ErrorAs(t, err, &legacyErr, "the service's answer is still reachable")
+			assert.Equal(t, tt.code, legacyErr.Code)
+			assert.Equal(t, legacyErr.Error(), err.Error(), "the answer's text, unchanged")
 		})
 	}
 }

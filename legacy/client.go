@@ -102,6 +102,7 @@ type config struct {
 	form         InputForm
 	maxMediaSize int64
 	maxChartDays int
+	secrets      []string // removed from errors and logs besides the key
 }
 
 // shared makes an Option of a setting both clients have (internal/transport's Setting).
@@ -144,6 +145,15 @@ func WithRateLimiter(l RateLimiter) Option { return shared(transport.RateLimiter
 // then crosses the network in clear text; use it only on a network you trust.
 func WithInsecureHTTP() Option { return shared(transport.InsecureHTTP()) }
 
+// WithSecrets adds texts that the client removes from its error texts and log lines, as it
+// removes the API key: a password sent in a Call's parameters, or the credential of another
+// client sharing the HTTP client (sendloop.Client.Legacy gives the root client's), in
+// every form a server might echo it (as sent, URL-escaped, JSON-escaped). Several calls
+// add up; "" is ignored.
+func WithSecrets(secrets ...string) Option {
+	return func(c *config) { c.secrets = append(c.secrets, secrets...) }
+}
+
 // WithInputForm selects how requests carry their parameters; the default is PostForm.
 // GetForm and MessageGetForm put the API key in the URL: see their documentation.
 func WithInputForm(f InputForm) Option { return func(c *config) { c.form = f } }
@@ -177,28 +187,27 @@ type Client struct {
 // white space, then refused when it holds white space or control characters inside, or is
 // shorter than 8 characters (a sanity floor: the service does not publish its key format).
 //
-// A sendloop.Client has a legacy client of its own, sharing its key, base URL, HTTP
-// client, retries, rate limiter and logger: sendloop.Client.Legacy.
+// A sendloop.Client has a legacy client of its own, built by this function with the root
+// client's key, base URL, HTTP client, retries, rate limiter, logger and secrets:
+// sendloop.Client.Legacy.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	var cfg config
 	cfg.BaseURL = DefaultBaseURL
-	cfg.apply(opts)
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	ch, err := transport.Build(pkgName, apiKey, cfg.Settings, userAgent, keySpellings)
+	ch, err := transport.Build(pkgName, apiKey, cfg.Settings, userAgent, func(key string) []string {
+		return append(keySpellings(key), cfg.secrets...)
+	})
 	if err != nil {
 		return nil, err
 	}
 	return newClient(ch, cfg), nil
-}
-
-func (cfg *config) apply(opts []Option) {
-	for _, opt := range opts {
-		if opt != nil {
-			opt(cfg)
-		}
-	}
 }
 
 // check refuses what no option should have set.

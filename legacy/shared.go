@@ -1,34 +1,22 @@
 package legacy
 
-import (
-	"errors"
-	"strings"
+import "github.com/go-sendloop/sendloop/internal/transport"
 
-	"github.com/go-sendloop/sendloop/internal/legacylink"
-	"github.com/go-sendloop/sendloop/internal/transport"
-)
-
-func init() {
-	legacylink.New = func(root *transport.Chassis, opts any) (any, error) {
-		o, _ := opts.([]Option)
-		c, err := newShared(root, o)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+// SharedSetting returns the name of the option o is ("WithBaseURL", …) when it sets one of
+// the settings that the legacy client of a sendloop.Client takes from the root client: the
+// base URL, the HTTP client, the logger, the retry policy, the User-Agent product, the rate
+// limiter and plain http. It returns "" for a legacy-only option (WithInputForm,
+// WithMaxMediaSize, WithMaxChartDays, WithSecrets), for one that sets nothing (a nil
+// HTTP client, a zero RetryPolicy) and for nil. sendloop.NewClient refuses an option of
+// the first kind in sendloop.WithLegacyOptions rather than ignore it.
+func (o Option) SharedSetting() string {
+	if o == nil {
+		return ""
 	}
-}
-
-// newShared returns the legacy client of a root client: the root's chassis (key, base URL,
-// HTTP client, retries, rate limiter, logger, the caller's User-Agent product) under this
-// package's own User-Agent token and key spellings, with the legacy-only settings of opts.
-// An option setting what the root client owns is refused rather than ignored.
-func newShared(root *transport.Chassis, opts []Option) (*Client, error) {
 	var cfg config
-	cfg.apply(opts)
+	o(&cfg)
 	s := cfg.Settings
-	var owned []string
-	for _, o := range []struct {
+	for _, setting := range []struct {
 		set  bool
 		name string
 	}{
@@ -40,16 +28,9 @@ func newShared(root *transport.Chassis, opts []Option) (*Client, error) {
 		{s.AllowInsecure, "WithInsecureHTTP"},
 		{s.Limiter != nil, "WithRateLimiter"},
 	} {
-		if o.set {
-			owned = append(owned, "legacy."+o.name)
+		if setting.set {
+			return setting.name
 		}
 	}
-	if len(owned) > 0 {
-		return nil, errors.New("sendloop/legacy: " + strings.Join(owned, ", ") +
-			": the legacy client of a sendloop.Client shares the root client's settings; give the root package's option instead")
-	}
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	return newClient(root.Derive(pkgName, userAgent, keySpellings), cfg), nil
+	return ""
 }

@@ -2,13 +2,20 @@ package legacy_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -72,6 +79,77 @@ func TestStateSharedWithV3(t *testing.T) {
 			assert.Equal(t, legacy.StatusSubscribed, again.Status)
 			assert.Equal(t, sub["SubscriberID"], strconv.Itoa(again.SubscriberID))
 			assert.Equal(t, 1, srv.SubscriberCount(single))
+		})
+	}
+}
+
+func TestSharedSetting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opt  legacy.Option
+		want string
+	}{
+		{"base URL", legacy.WithBaseURL("https://acme.sendloop.com"), "WithBaseURL"},
+		{"HTTP client", legacy.WithHTTPClient(&http.Client{}), "WithHTTPClient"},
+		{"logger", legacy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), "WithLogger"},
+		{"retry", legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}), "WithRetry"},
+		{"user agent", legacy.WithUserAgent("app/1"), "WithUserAgent"},
+		{"plain http", legacy.WithInsecureHTTP(), "WithInsecureHTTP"},
+		{"rate limiter", legacy.WithRateLimiter(noWait{}), "WithRateLimiter"},
+		{"input form", legacy.WithInputForm(legacy.GetForm), ""},
+		{"media size", legacy.WithMaxMediaSize(5), ""},
+		{"chart days", legacy.WithMaxChartDays(5), ""},
+		{"secrets", legacy.WithSecrets("pw-123456"), ""},
+		{"a nil HTTP client sets nothing", legacy.WithHTTPClient(nil), ""},
+		{"a zero policy sets nothing", legacy.WithRetry(legacy.RetryPolicy{}), ""},
+		{"nil", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.opt.SharedSetting())
+		})
+	}
+}
+
+// noWait is a rate limiter that never waits.
+type noWait struct{}
+
+func (noWait) Wait(context.Context) error { return nil }
+
+// TestWithSecretsRedacts: the texts given to WithSecrets leave the errors and the log lines
+// as the key does, in every form a server might echo them.
+func TestWithSecretsRedacts(t *testing.T) {
+	t.Parallel()
+	const secret = "pass/word+zq7k"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "<html>refused %s</html>", body)
+	}))
+	t.Cleanup(echo.Close)
+	tests := []struct {
+		name    string
+		secrets []string
+		leaks   bool
+	}{
+		{"given", []string{"", secret}, false},
+		{"not given", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var logs testkit.SyncBuffer
+			c, err := legacy.NewClient("test-key-0123", legacy.WithBaseURL(echo.URL), legacy.WithSecrets(tt.secrets...),
+				legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}),
+				legacy.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+			require.NoError(t, err)
+			_, err = c.Call(context.Background(), "Subscriber.Get", map[string]string{"Password": secret})
+			require.Error(t, err)
+			assert.Equal(t, tt.leaks, strings.Contains(err.Error(), "zq7k"), err.Error())
+			assert.NotContains(t, logs.String(), "zq7k")
+			assert.NotContains(t, err.Error(), "test-key-0123")
 		})
 	}
 }

@@ -10,23 +10,22 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/legacy"
 )
 
-// UnsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
+// unsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
 // "unset" address, since no subscriber's address made the request. The service requires
 // one; a batch job has none to give.
-const UnsubscriptionIP = "0.0.0.0"
+const unsubscriptionIP = "0.0.0.0"
 
-// DefaultBatchSize is the number of rows per subscriber.import call by default.
-const DefaultBatchSize = 1000
+// defaultBatchSize is the number of rows per subscriber.import call by default.
+const defaultBatchSize = 1000
 
 // ErrGraceOver is the cause of the calls' context when ApplyOptions.Grace ends.
 var ErrGraceOver = errors.New("listsync: the grace period after the interruption ended")
 
 // ApplyOptions tunes Plan.Apply.
 type ApplyOptions struct {
-	// BatchSize is the number of rows per subscriber.import call (DefaultBatchSize when 0).
+	// BatchSize is the number of rows per subscriber.import call (1000 when 0).
 	BatchSize int
 	// MaxUnsubscribe bounds the unsubscriptions (10 % of the list when zero):
 	// a plan beyond it is refused with a *GuardError before any change.
@@ -191,7 +190,7 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	}
 	pl.applied = true
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = DefaultBatchSize
+		opts.BatchSize = defaultBatchSize
 	}
 	if opts.Work != nil {
 		// Work ending first ends ctx too: no call is started on a context that cannot run
@@ -546,8 +545,8 @@ func (a *applier) unsubscribes() error {
 	}
 	a.begin(EventUnsubscribe)
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
-		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: UnsubscriptionIP})
-		if errors.Is(err, legacy.ErrEmailNotInList) {
+		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
+		if errors.Is(err, sendloop.ErrNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}
 		a.mu.Lock()

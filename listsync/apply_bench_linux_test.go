@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // importAnswerer answers every subscriber.import with its row count, sending nothing: the
@@ -50,13 +51,13 @@ func importRowPerMap(m *Mapping, row MappedRow) sendloop.ImportSubscriber {
 // for all) against a map per row (the baseline).
 func BenchmarkImportRows(b *testing.B) {
 	const n = 20_000
-	m, err := MapHeader([]string{"EmailAddress", "First name", "Plan"}, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}})
+	m, err := mapHeader([]string{"EmailAddress", "First name", "Plan"}, []Field{{ID: 1, Name: "First name"}, {ID: 2, Name: "Plan"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	rows := make([]MappedRow, n)
 	for i := range rows {
-		rows[i] = m.Row(Record{Fields: []string{fmt.Sprintf("user%07d@example.com", i), "User " + strconv.Itoa(i), "pro"}, Line: i + 2})
+		rows[i] = m.Row(csvfile.Record{Fields: []string{fmt.Sprintf("user%07d@example.com", i), "User " + strconv.Itoa(i), "pro"}, Line: i + 2})
 		if rows[i].Reject != "" {
 			b.Fatal(rows[i].Reject)
 		}

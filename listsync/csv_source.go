@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // CSVOptions says how OpenCSV reads a file and maps its columns; the zero value detects the
 // encoding and the delimiter, maps columns by name, refuses unknown columns and trims values.
 type CSVOptions struct {
 	// Read says how the file is read: its encoding and delimiter.
-	Read ReadOptions
+	Read csvfile.ReadOptions
 	// Header says how its columns map to the address and the custom fields.
 	Header HeaderOptions
 }
@@ -28,7 +30,7 @@ type CSVFile struct {
 	Header []string
 	// Comma is the delimiter, detected or given.
 	Comma rune
-	// Encoding is the encoding the file is read in (one of Encodings).
+	// Encoding is the encoding the file is read in (one of csvfile.Encodings()).
 	Encoding string
 	// BOM reports whether the file begins with a byte-order mark.
 	BOM bool
@@ -46,7 +48,7 @@ func OpenCSV(path string, opts CSVOptions) (*CSVFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Open(path, opts.Read)
+	r, err := csvfile.Open(path, opts.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +59,8 @@ func OpenCSV(path string, opts CSVOptions) (*CSVFile, error) {
 
 // Reopen opens the file again for reading, and refuses it if its size or modification time
 // is not what they were at OpenCSV: the plan's decisions are by line.
-func (f *CSVFile) Reopen() (*Reader, error) {
-	r, err := Open(f.Path, f.opts.Read)
+func (f *CSVFile) Reopen() (*csvfile.Reader, error) {
+	r, err := csvfile.Open(f.Path, f.opts.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,7 @@ func (f *CSVFile) CountRecords() (int, error) {
 }
 
 func (f *CSVFile) mapping(fields []Field) (*Mapping, error) {
-	return MapHeader(f.Header, fields, f.opts.Header)
+	return mapHeader(f.Header, fields, f.opts.Header)
 }
 
 func (f *CSVFile) open(_ context.Context, m *Mapping) (pass, error) {
@@ -104,9 +106,9 @@ func (f *CSVFile) open(_ context.Context, m *Mapping) (pass, error) {
 
 // csvPass reads a CSV file's records.
 type csvPass struct {
-	r      *Reader
+	r      *csvfile.Reader
 	m      *Mapping
-	rec    Record
+	rec    csvfile.Record
 	values []string // scratchRow's Values
 }
 
@@ -137,4 +139,4 @@ func (p *csvPass) offset() int64 { return p.r.Offset() }
 func (p *csvPass) close() { p.r.Close() }
 
 // readerPass reads records from a Reader already open (the tests').
-func readerPass(r *Reader, m *Mapping) pass { return &csvPass{r: r, m: m} }
+func readerPass(r *csvfile.Reader, m *Mapping) pass { return &csvPass{r: r, m: m} }

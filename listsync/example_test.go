@@ -7,7 +7,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/listsync"
@@ -160,31 +159,6 @@ func ExamplePlan_WriteCSV() {
 	// reject,2,not an address,,,,,,invalid email address
 	// add,3,cat@example.com,,Plan,1,,free,
 	// unsubscribe,,bob@example.com,2,,,,,
-}
-
-// Read a recipient file by column name: the address, and every other column.
-func ExampleReader_Named() {
-	r, err := listsync.NewReader(strings.NewReader("Name,Email Address,Coupon\nAnn, ann@example.com ,A1\nBob,bob@,B2\n"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	col, err := listsync.AddressColumn(r.Header, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for rec, err := range r.Named(col) {
-		if err != nil {
-			log.Fatal(err)
-		}
-		if rec.Reject != "" {
-			fmt.Printf("line %d %q: %s\n", rec.Line, rec.Raw, rec.Reject)
-			continue
-		}
-		fmt.Printf("line %d %s: %s, %s\n", rec.Line, rec.Address, rec.Columns["Name"], rec.Columns["Coupon"])
-	}
-	// Output:
-	// line 2 ann@example.com: Ann, A1
-	// line 3 "bob@": invalid email address
 }
 
 // A plan beyond the guard is refused before any change.

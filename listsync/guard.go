@@ -20,14 +20,11 @@ type Limit struct {
 // defaultLimit is what the zero Limit means.
 var defaultLimit = MaxPercent(10)
 
-// NoLimit returns the limit that lets a sync unsubscribe every member the source does not
-// name: MaxPercent(100).
-func NoLimit() Limit { return MaxPercent(100) }
-
 // MaxCount is a limit of n members.
 func MaxCount(n int) Limit { return Limit{n: float64(max(n, 0)), set: true} }
 
-// MaxPercent is a limit of p % of the list's members (0 to 100; 100 is no limit).
+// MaxPercent is a limit of p % of the list's members (0 to 100; MaxPercent(100) is no
+// limit: a sync may unsubscribe every member the source does not name).
 func MaxPercent(p float64) Limit {
 	return Limit{n: math.Max(0, math.Min(p, 100)), percent: true, set: true}
 }
@@ -83,8 +80,12 @@ func (l Limit) String() string {
 	return s
 }
 
-// GuardError refuses a plan that would unsubscribe more members than the limit allows.
+// GuardError refuses a plan that would unsubscribe more members than the limit allows, or
+// (EmptySource) every member of the list while the source names no subscriber at all: an
+// empty or truncated export must not empty the list, whatever the limit.
 type GuardError struct {
+	// EmptySource reports the refusal of a source that names no subscriber.
+	EmptySource bool
 	// Unsubscribes is the number of members the plan would unsubscribe.
 	Unsubscribes int
 	// Members is the number of the list's subscribed and pending members.
@@ -95,22 +96,14 @@ type GuardError struct {
 	Limit Limit
 }
 
-// Error says how many members the plan would unsubscribe and how many the limit allows.
+// Error says how many members the plan would unsubscribe and how many the limit allows,
+// or that the source names no subscriber.
 func (e *GuardError) Error() string {
+	if e.EmptySource {
+		return fmt.Sprintf("listsync: refusing to unsubscribe every member of the list (%d): the source names no subscriber", e.Unsubscribes)
+	}
 	return fmt.Sprintf("listsync: refusing to unsubscribe members: %d of %d, beyond the limit %s (%d); nothing was changed",
 		e.Unsubscribes, e.Members, e.Limit, e.Allowed)
-}
-
-// EmptySourceError refuses to unsubscribe every member of a list when the source names no
-// subscriber at all: an empty or truncated export must not empty the list.
-type EmptySourceError struct {
-	// Members is the number of members the plan would unsubscribe.
-	Members int
-}
-
-// Error says that the source names no subscriber.
-func (e *EmptySourceError) Error() string {
-	return fmt.Sprintf("listsync: refusing to unsubscribe every member of the list (%d): the source names no subscriber", e.Members)
 }
 
 // UnreadableError refuses to unsubscribe anyone when the source has records that could not
@@ -129,14 +122,14 @@ func (e *UnreadableError) Error() string {
 
 // Check refuses a plan that must not be applied: one that would unsubscribe members while
 // some records could not be read (*UnreadableError), every member while the source names no
-// subscriber (*EmptySourceError), or more members than max allows (*GuardError). A dry run
+// subscriber (*GuardError with EmptySource), or more members than max allows (*GuardError). A dry run
 // calls it to say what Apply would refuse; Apply calls it before any change.
 func (pl *Plan) Check(max Limit) error {
 	if pl.planner.opts.UnsubscribeMissing && pl.Unreadable > 0 {
 		return &UnreadableError{Records: pl.Unreadable}
 	}
 	if pl.Unsubscribes > 0 && pl.Named() == 0 {
-		return &EmptySourceError{Members: pl.Unsubscribes}
+		return &GuardError{EmptySource: true, Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: max.Of(pl.Members), Limit: max}
 	}
 	if allowed := max.Of(pl.Members); allowed >= 0 && pl.Unsubscribes > allowed {
 		return &GuardError{Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: allowed, Limit: max}

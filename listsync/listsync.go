@@ -14,14 +14,16 @@
 //
 // # Sources
 //
-// OpenCSV reads CSV files as spreadsheets write them: UTF-8 or UTF-16 with a byte-order
-// mark, or latin1 and windows-1252 when told; comma, semicolon or tab detected from the
-// header line or from Excel's "sep=" line; RFC 4180 quoting. Every rejected record is
-// reported with the line it starts on. The address column is EmailAddress in any common
-// spelling (Email, E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps;
-// spaces around addresses are trimmed. The CSV layer is in two parts: Reader reads records
-// and Reader.Named yields each as its address and its other columns by name (for any
-// program reading a recipient file); Mapping reads them as a sync's rows.
+// OpenCSV reads CSV files as spreadsheets write them, through package csvfile: UTF-8 or
+// UTF-16 with a byte-order mark, or latin1 and windows-1252 when told; comma, semicolon or
+// tab detected from the header line or from Excel's "sep=" line; RFC 4180 quoting, a quoted
+// value read byte for byte (a line break in it stays CRLF, LF or CR, as written, so that it
+// compares equal to the value the service holds). Every rejected record is reported with
+// the line it starts on. The address column is EmailAddress in any common spelling (Email,
+// E-mail, "Email Address", Mail) or the column HeaderOptions.Columns maps; spaces around
+// addresses are trimmed. csvfile reads the records (and, for any program reading a recipient
+// file, yields each as its address and its other columns by name); a Mapping reads them as
+// a sync's rows.
 //
 // RowFunc and Rows take rows from anywhere, as an iter.Seq2[Row, error]: each Row carries
 // its position for reports, its address, and its custom-field values keyed by field name or
@@ -82,14 +84,14 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
-// DefaultConcurrency is the number of API calls a sync keeps in flight by default.
-const DefaultConcurrency = 4
+// defaultConcurrency is the number of API calls a sync keeps in flight by default.
+const defaultConcurrency = 4
 
 // Options tunes a sync; the zero value plans additions and updates only.
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
 	UnsubscribeMissing bool
-	// Concurrency is the number of API calls kept in flight (DefaultConcurrency when 0):
+	// Concurrency is the number of API calls kept in flight (4 when 0):
 	// the pages of members asked for at once while planning, and the calls of Apply.
 	Concurrency int
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
@@ -124,7 +126,7 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
+		opts.Concurrency = defaultConcurrency
 	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
@@ -137,7 +139,7 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	return &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m}, nil
 }
 
-// ListFields returns a list's custom fields, as MapHeader and ColumnNames take them.
+// ListFields returns a list's custom fields, as ExportHeader takes them.
 func ListFields(l *sendloop.List) []Field {
 	out := make([]Field, 0, len(l.CustomFields))
 	for _, f := range l.CustomFields {

@@ -1,16 +1,13 @@
 package listsync
 
 import (
-	"encoding/csv"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/internal/address"
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // Field is a custom field of the list, as list.get describes it.
@@ -21,37 +18,15 @@ type Field struct {
 	Name string
 }
 
-// The subscriber record's own columns, as `sendloop export` writes them. EmailAddress is the
-// one sync reads; SubscriptionStatus decides whether a row counts (see Mapping.Status); the
-// others are read-only and ignored.
-const (
-	ColumnEmail  = "EmailAddress"
-	ColumnStatus = "SubscriptionStatus"
-)
+// columnStatus is the subscriber record's status column, as `sendloop export` writes it: it
+// decides whether a row counts (see Mapping.Status). The address column is
+// csvfile.ColumnEmail; the others are read-only and ignored.
+const columnStatus = "SubscriptionStatus"
 
-// ReadOnlyColumns returns the subscriber record's columns that export writes after the
-// custom fields and that sync ignores (SubscriptionStatus aside), in that order: a new
-// slice each time.
-func ReadOnlyColumns() []string { return slices.Clone(readOnlyColumns) }
-
-var readOnlyColumns = []string{"SubscriberID", ColumnStatus, "BounceType", "SubscriptionDate",
+// readOnlyColumns are the subscriber record's columns that export writes after the custom
+// fields and that sync ignores (SubscriptionStatus aside).
+var readOnlyColumns = []string{"SubscriberID", columnStatus, "BounceType", "SubscriptionDate",
 	"SubscriptionIP", "UnsubscriptionDate", "UnsubscriptionIP", "OptInDate"}
-
-// emailAliases are the header names read as the address column, compared as normalizeName
-// leaves them: EmailAddress, "Email Address", E-mail, email_address, Mail, …
-var emailAliases = []string{"emailaddress", "email", "mail", "emailaddr", "mailaddress", "emailid"}
-
-// normalizeName folds a column name for comparing the subscriber record's own names: lower
-// case, without spaces, '-', '_' or '.'.
-func normalizeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '-', '_', '.', '\t', '\u00a0':
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, s)
-}
 
 // customFieldPrefix is the service's key for a custom field: CustomField<id>.
 const customFieldPrefix = "CustomField"
@@ -149,44 +124,25 @@ func parseFieldKey(s string) (int, bool) {
 }
 
 func isStandardColumn(name string) bool {
-	return isEmailAlias(name) || readOnlyColumn(name) != ""
+	return csvfile.IsAddressName(name) || readOnlyColumn(name) != ""
 }
 
 // readOnlyColumn returns the read-only column name names, "" when none.
 func readOnlyColumn(name string) string {
-	n := normalizeName(name)
+	n := csvfile.NormalizeName(name)
 	for _, c := range readOnlyColumns {
-		if normalizeName(c) == n {
+		if csvfile.NormalizeName(c) == n {
 			return c
 		}
 	}
 	return ""
 }
 
-// ColumnMap maps a CSV column to what it holds, overriding the name: --column SOURCE=TARGET.
-type ColumnMap struct {
-	// Source is the column's name in the header, compared case-insensitively, trimmed.
-	Source string
-	// Target is EmailAddress (or another of its spellings), a custom field's name, or its
-	// key CustomField<id>.
-	Target string
-}
-
-// ParseColumnMap reads "SOURCE=TARGET" (split at the first '=').
-func ParseColumnMap(s string) (ColumnMap, error) {
-	src, target, ok := strings.Cut(s, "=")
-	src, target = strings.TrimSpace(src), strings.TrimSpace(target)
-	if !ok || src == "" || target == "" {
-		return ColumnMap{}, fmt.Errorf("%q is not SOURCE=TARGET (a column of the file = EmailAddress or a custom field)", s)
-	}
-	return ColumnMap{Source: src, Target: target}, nil
-}
-
-// HeaderOptions tunes MapHeader; the zero value maps by name, refuses unknown columns and
-// trims values.
+// HeaderOptions tunes how a header maps to the list (CSVOptions.Header); the zero value
+// maps by name, refuses unknown columns and trims values.
 type HeaderOptions struct {
 	// Columns map columns to targets whatever their names.
-	Columns []ColumnMap
+	Columns []csvfile.ColumnMap
 	// Ignore names columns to ignore (each must be in the header).
 	Ignore []string
 	// IgnoreUnknown ignores the columns that name nothing known, unnamed ones included,
@@ -202,12 +158,12 @@ func sameColumn(header, given string) bool {
 	return strings.EqualFold(strings.TrimSpace(header), strings.TrimSpace(given))
 }
 
-// MapHeader maps a header row to the address column and the list's custom fields. The
+// mapHeader maps a header row to the address column and the list's custom fields. The
 // address column is any spelling of EmailAddress (compared without case, spaces, '-' and
 // '_'); a custom field is named by its key, CustomField<id>, or by its FieldName
 // (case-insensitively, trimmed) when no other field of the list has that name. Pass at most
 // one HeaderOptions.
-func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping, error) {
+func mapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping, error) {
 	var o HeaderOptions
 	if len(opts) > 0 {
 		o = opts[0]
@@ -244,13 +200,13 @@ func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping
 	}
 	mapTo := func(col int, name, target string, explicit bool) {
 		switch {
-		case isEmailAlias(target):
-			if claim(ColumnEmail, col, name) {
+		case csvfile.IsAddressName(target):
+			if claim(csvfile.ColumnEmail, col, name) {
 				m.Email = col
 			}
 			return
-		case !explicit && normalizeName(target) == normalizeName(ColumnStatus):
-			if claim(ColumnStatus, col, name) {
+		case !explicit && csvfile.NormalizeName(target) == csvfile.NormalizeName(columnStatus):
+			if claim(columnStatus, col, name) {
 				m.Status = col
 				m.Ignored = append(m.Ignored, name)
 			}
@@ -283,7 +239,7 @@ func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping
 			m.Ignored = append(m.Ignored, name)
 			continue
 		}
-		if i := slices.IndexFunc(o.Columns, func(c ColumnMap) bool { return sameColumn(raw, c.Source) }); i >= 0 {
+		if i := slices.IndexFunc(o.Columns, func(c csvfile.ColumnMap) bool { return sameColumn(raw, c.Source) }); i >= 0 {
 			mapTo(col, name, o.Columns[i].Target, true)
 			continue
 		}
@@ -298,22 +254,12 @@ func MapHeader(header []string, fields []Field, opts ...HeaderOptions) (*Mapping
 		}
 	}
 	if m.Email < 0 {
-		herr.Problems = append(herr.Problems, fmt.Sprintf("no address column (name one %s, or map one with --column 'NAME=%s')", ColumnEmail, ColumnEmail))
+		herr.Problems = append(herr.Problems, fmt.Sprintf("no address column (name one %s, or map one with --column 'NAME=%s')", csvfile.ColumnEmail, csvfile.ColumnEmail))
 	}
 	if len(herr.Unknown) > 0 || len(herr.Problems) > 0 {
 		return nil, herr
 	}
 	return m, nil
-}
-
-func isEmailAlias(name string) bool {
-	n := normalizeName(name)
-	for _, c := range emailAliases {
-		if n == c {
-			return true
-		}
-	}
-	return false
 }
 
 // errUnknown is resolveField's problem for a name that matches no field.
@@ -342,10 +288,18 @@ func resolveField(name string, byID map[int]Field, byName map[string][]Field) (F
 	}
 }
 
-// ColumnNames returns the header names export gives the custom fields, in order, so that
-// sync reads them back: the field's name, or its key CustomField<id> when the name is
-// empty, shared with another field, or one of the subscriber record's own columns.
-func ColumnNames(fields []Field) []string {
+// ExportHeader returns the header `sendloop export` writes for a list of fields, so that a
+// sync reads it back: EmailAddress; each custom field, in order, by its name, or by its key
+// CustomField<id> when the name is empty, shared with another field, or one of the
+// subscriber record's own columns; then the record's read-only columns (SubscriberID,
+// SubscriptionStatus, BounceType, …), which a sync ignores, SubscriptionStatus aside.
+func ExportHeader(fields []Field) []string {
+	out := append([]string{csvfile.ColumnEmail}, columnNames(fields)...)
+	return append(out, readOnlyColumns...)
+}
+
+// columnNames returns the header names of fields, as ExportHeader writes them.
+func columnNames(fields []Field) []string {
 	count := map[string]int{}
 	for _, f := range fields {
 		count[strings.ToLower(strings.TrimSpace(f.Name))]++
@@ -373,13 +327,8 @@ type MappedRow struct {
 	// for a Malformed record: nothing in it can be trusted; for a record of the wrong
 	// length it is the field Raw names, if that is an address.
 	Email, Key string
-	// Raw is the address as written, for the user to find the row: the address cell
-	// untrimmed; for a record of the wrong length, the field that is an address (the
-	// address column's if it is one) or else the line itself; for a Malformed record, the
-	// address column of its first line split plainly, or failing that the line itself (at
-	// most 1 KiB), or "(line N)" when the line lies beyond what the reader can see or
-	// holds only spaces. Never "" for a rejected row, except one whose address cell is empty.
-	// Invalid UTF-8 shows as U+FFFD.
+	// Raw is the address as written, for the user to find the row, by csvfile.RecordAddress.Raw's
+	// rule; for a row of a RowFunc or Rows source, the address as given.
 	Raw string
 	// Values holds the custom-field values in Mapping.Fields order, as written, without
 	// surrounding spaces unless HeaderOptions.KeepSpaces.
@@ -397,72 +346,17 @@ type MappedRow struct {
 	Malformed bool
 }
 
-// Row reads a record through the mapping. Malformed records, records with the wrong number of fields, invalid
-// UTF-8 and missing or malformed addresses are rejected.
-func (m *Mapping) Row(rec Record) MappedRow { return m.row(rec, nil) }
+// Row reads a record through the mapping. Malformed records, records with the wrong number
+// of fields, invalid UTF-8 and missing or malformed addresses are rejected, by
+// csvfile.Record.Address's rule.
+func (m *Mapping) Row(rec csvfile.Record) MappedRow { return m.row(rec, nil) }
 
 // row is Row with the values in values' array when it has room: the plan's pass, which
 // keeps only their fingerprint, reuses one array for every row.
-func (m *Mapping) row(rec Record, values []string) MappedRow {
-	row := MappedRow{Line: rec.Line}
-	switch {
-	case rec.Err != nil:
-		row.Malformed = true
-		row.Reject = "malformed line: " + rec.Err.Error()
-		row.Raw = m.rawFromText(rec)
-		if strings.TrimSpace(row.Raw) == "" {
-			// Its text lies beyond what the reader could see (past 64 KiB of blank lines).
-			row.Raw = fmt.Sprintf("(line %d)", rec.Line)
-		}
-		return row
-	case len(rec.Fields) != m.Columns:
-		noun := "fields"
-		if len(rec.Fields) == 1 {
-			noun = "field"
-		}
-		row.Reject = fmt.Sprintf("malformed line: %d %s, the header has %d", len(rec.Fields), noun, m.Columns)
-		// A stray comma shifts the address out of its column: which field was meant is
-		// unknown, so every field that is an address names the row (and its member stays);
-		// the address column's, if it is one, else the first, is the row's address.
-		for i, f := range rec.Fields {
-			v := sendloop.NormalizeAddress(f)
-			if !address.Valid(v) {
-				continue
-			}
-			if row.Email == "" || i == m.Email {
-				row.Email, row.Raw = v, f
-			}
-			if k := strings.ToLower(v); !slices.Contains(row.Protect, k) {
-				row.Protect = append(row.Protect, k)
-			}
-		}
-		if row.Email == "" {
-			row.Raw = rec.Text
-			if row.Raw == "" {
-				row.Raw = strings.ToValidUTF8(strings.Join(rec.Fields, string(rec.comma)), "\uFFFD")
-			}
-			if strings.TrimSpace(row.Raw) == "" {
-				row.Raw = fmt.Sprintf("(line %d)", rec.Line) // a line of spaces: show where it is
-			}
-		}
-		return row
-	}
-	row.Raw = rec.Fields[m.Email]
-	row.Email = sendloop.NormalizeAddress(rec.Fields[m.Email])
-	for _, f := range rec.Fields {
-		if !utf8.ValidString(f) {
-			row.Email = strings.ToValidUTF8(row.Email, "\uFFFD")
-			row.Raw = strings.ToValidUTF8(row.Raw, "\uFFFD")
-			row.Reject = "not valid UTF-8 (save the file as UTF-8, or name its encoding with --encoding, e.g. windows-1252)"
-			return row
-		}
-	}
-	switch {
-	case row.Email == "":
-		row.Reject = "missing email address"
-		return row
-	case !address.Valid(row.Email):
-		row.Reject = "invalid email address"
+func (m *Mapping) row(rec csvfile.Record, values []string) MappedRow {
+	a := rec.Address(m.Email, m.Columns)
+	row := MappedRow{Line: rec.Line, Email: a.Address, Raw: a.Raw, Reject: a.Reject, Protect: a.Protect, Malformed: a.Malformed}
+	if row.Reject != "" {
 		return row
 	}
 	row.Key = strings.ToLower(row.Email)
@@ -484,25 +378,4 @@ func (m *Mapping) row(rec Record, values []string) MappedRow {
 		}
 	}
 	return row
-}
-
-// rawFromText reads the address column from the first line of a record the CSV reader
-// could not parse: split as CSV with quotes tolerated when that gives the header's number of
-// fields, else split at every delimiter; failing that, the line.
-func (m *Mapping) rawFromText(rec Record) string {
-	if rec.comma == 0 || rec.Text == "" {
-		return rec.Text
-	}
-	cr := csv.NewReader(strings.NewReader(rec.Text))
-	cr.Comma, cr.LazyQuotes, cr.FieldsPerRecord = rec.comma, true, -1
-	fields, err := cr.Read()
-	if err != nil || len(fields) != m.Columns {
-		fields = strings.Split(rec.Text, string(rec.comma))
-	}
-	if m.Email < len(fields) {
-		if v := strings.Trim(fields[m.Email], " \t\""); v != "" {
-			return strings.ToValidUTF8(v, "\uFFFD")
-		}
-	}
-	return rec.Text
 }

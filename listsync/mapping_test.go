@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 const notUTF8 = "not valid UTF-8 (save the file as UTF-8, or name its encoding with --encoding, e.g. windows-1252)"
@@ -49,7 +51,7 @@ func TestMapHeader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, err := MapHeader(tt.header, tt.fields)
+			m, err := mapHeader(tt.header, tt.fields)
 			if headerErrorChecked(t, err, tt.err) {
 				return
 			}
@@ -62,7 +64,7 @@ func TestMapHeader(t *testing.T) {
 	}
 }
 
-func TestColumnNames(t *testing.T) {
+func TestExportHeader(t *testing.T) {
 	t.Parallel()
 	fields := []Field{
 		{1, "First name"}, {2, "Plan"}, {3, "plan "}, {4, ""}, {5, "EmailAddress"}, {6, "optindate"},
@@ -70,12 +72,20 @@ func TestColumnNames(t *testing.T) {
 	}
 	want := []string{"First name", "CustomField2", "CustomField3", "CustomField4", "CustomField5", "CustomField6",
 		"CustomField7", "Größe", "CustomField9"}
-	got := ColumnNames(fields)
+	header := ExportHeader(fields)
+	got := header[1 : 1+len(fields)]
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("ColumnNames = %q, want %q", got, want)
+		t.Fatalf("ExportHeader's field columns = %q, want %q", got, want)
+	}
+	if header[0] != csvfile.ColumnEmail || !reflect.DeepEqual(header[1+len(fields):], readOnlyColumns) {
+		t.Fatalf("ExportHeader = %q", header)
+	}
+	header[len(header)-1] = "changed"
+	if readOnlyColumns[len(readOnlyColumns)-1] == "changed" {
+		t.Fatal("ExportHeader shares its slice with the package")
 	}
 	// Export's header reads back into the same fields.
-	m, err := MapHeader(append([]string{ColumnEmail}, got...), fields)
+	m, err := mapHeader(append([]string{csvfile.ColumnEmail}, got...), fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,46 +98,42 @@ func TestColumnNames(t *testing.T) {
 
 func TestRow(t *testing.T) {
 	t.Parallel()
-	m, err := MapHeader([]string{"Plan", "EmailAddress", "SubscriptionStatus", "First name"}, demoFields)
+	m, err := mapHeader([]string{"Plan", "EmailAddress", "SubscriptionStatus", "First name"}, demoFields)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name   string
-		rec    Record
+		rec    csvfile.Record
 		want   MappedRow
 		reject string
 	}{
-		{"valid", Record{Line: 2, Fields: []string{"pro", " Ann@Example.com ", "Subscribed", " Ann "}},
+		{"valid", csvfile.Record{Line: 2, Fields: []string{"pro", " Ann@Example.com ", "Subscribed", " Ann "}},
 			MappedRow{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Raw: " Ann@Example.com ", Values: []string{"pro", "Ann"}}, ""},
-		{"invisible characters around the address", Record{Line: 2, Fields: []string{"pro", "\ufeff\u200bAnn@Example.com\u00a0", "Subscribed", ""}},
+		{"invisible characters around the address", csvfile.Record{Line: 2, Fields: []string{"pro", "\ufeff\u200bAnn@Example.com\u00a0", "Subscribed", ""}},
 			MappedRow{Line: 2, Email: "Ann@Example.com", Key: "ann@example.com", Raw: "\ufeff\u200bAnn@Example.com\u00a0", Values: []string{"pro", ""}}, ""},
-		{"stray comma, an address with a zero-width space", Record{Line: 6, Fields: []string{"pro", " Jr", "\u200bBob@example.com", "Subscribed", "Bob"}, Text: "…"},
+		{"stray comma, an address with a zero-width space", csvfile.Record{Line: 6, Fields: []string{"pro", " Jr", "\u200bBob@example.com", "Subscribed", "Bob"}, Text: "…"},
 			MappedRow{Line: 6, Email: "Bob@example.com", Raw: "\u200bBob@example.com", Protect: []string{"bob@example.com"}}, "malformed line: 5 fields, the header has 4"},
-		{"status in any case", Record{Line: 3, Fields: []string{"", "b@example.com", " subscribed ", ""}},
+		{"status in any case", csvfile.Record{Line: 3, Fields: []string{"", "b@example.com", " subscribed ", ""}},
 			MappedRow{Line: 3, Email: "b@example.com", Key: "b@example.com", Raw: "b@example.com", Values: []string{"", ""}}, ""},
-		{"other status", Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},
+		{"other status", csvfile.Record{Line: 4, Fields: []string{"", "c@example.com", "Unsubscribed", ""}},
 			MappedRow{Line: 4, Email: "c@example.com", Key: "c@example.com", Raw: "c@example.com", Values: []string{"", ""}, Skip: true}, ""},
-		{"malformed", Record{Line: 5, Err: errors.New("bare quote"), Text: `pro,"x"y@example.com,Subscribed,`, comma: ','},
-			MappedRow{Line: 5, Malformed: true, Raw: `x"y@example.com`}, "malformed line: bare quote"},
-		{"malformed, text not kept", Record{Line: 5, Err: errors.New("bare quote"), comma: ','},
+		{"malformed, text not kept", csvfile.Record{Line: 5, Err: errors.New("bare quote")},
 			MappedRow{Line: 5, Malformed: true, Raw: "(line 5)"}, "malformed line: bare quote"},
-		{"malformed, no address in the first line", Record{Line: 5, Err: errors.New("open quote"), Text: `"pro`, comma: ','},
-			MappedRow{Line: 5, Malformed: true, Raw: `"pro`}, "malformed line: open quote"},
-		{"short", Record{Line: 6, Fields: []string{"pro", "d@example.com"}, Text: "pro,d@example.com"}, MappedRow{Line: 6, Email: "d@example.com", Raw: "d@example.com", Protect: []string{"d@example.com"}}, "malformed line: 2 fields, the header has 4"},
-		{"stray comma before the address", Record{Line: 6, Fields: []string{"pro", " Jr", " Bob@example.com", "Subscribed", "Bob"}, Text: "pro, Jr, Bob@example.com,Subscribed,Bob"},
+		{"short", csvfile.Record{Line: 6, Fields: []string{"pro", "d@example.com"}, Text: "pro,d@example.com"}, MappedRow{Line: 6, Email: "d@example.com", Raw: "d@example.com", Protect: []string{"d@example.com"}}, "malformed line: 2 fields, the header has 4"},
+		{"stray comma before the address", csvfile.Record{Line: 6, Fields: []string{"pro", " Jr", " Bob@example.com", "Subscribed", "Bob"}, Text: "pro, Jr, Bob@example.com,Subscribed,Bob"},
 			MappedRow{Line: 6, Email: "Bob@example.com", Raw: " Bob@example.com", Protect: []string{"bob@example.com"}}, "malformed line: 5 fields, the header has 4"},
-		{"spaces only", Record{Line: 7, Fields: []string{"   "}, Text: "   "}, MappedRow{Line: 7, Raw: "(line 7)"}, "malformed line: 1 field, the header has 4"},
-		{"too long, two addresses", Record{Line: 6, Fields: []string{"a@example.com", "b@example.com", "x", "A@example.com", "y"}, Text: "…"},
+		{"spaces only", csvfile.Record{Line: 7, Fields: []string{"   "}, Text: "   "}, MappedRow{Line: 7, Raw: "(line 7)"}, "malformed line: 1 field, the header has 4"},
+		{"too long, two addresses", csvfile.Record{Line: 6, Fields: []string{"a@example.com", "b@example.com", "x", "A@example.com", "y"}, Text: "…"},
 			MappedRow{Line: 6, Email: "b@example.com", Raw: "b@example.com", Protect: []string{"a@example.com", "b@example.com"}}, "malformed line: 5 fields, the header has 4"},
-		{"too long, address column not an address", Record{Line: 6, Fields: []string{"pro", "x", "Subscribed", "Bob", "c@example.com"}, Text: "pro,x,Subscribed,Bob,c@example.com"},
+		{"too long, address column not an address", csvfile.Record{Line: 6, Fields: []string{"pro", "x", "Subscribed", "Bob", "c@example.com"}, Text: "pro,x,Subscribed,Bob,c@example.com"},
 			MappedRow{Line: 6, Email: "c@example.com", Raw: "c@example.com", Protect: []string{"c@example.com"}}, "malformed line: 5 fields, the header has 4"},
-		{"too short for the address", Record{Line: 7, Fields: []string{"pro"}, Text: "pro"}, MappedRow{Line: 7, Raw: "pro"}, "malformed line: 1 field, the header has 4"},
-		{"too long", Record{Line: 7, Fields: []string{"pro", " ", "x", "y", "z"}, Text: "pro; ;x;y;z"}, MappedRow{Line: 7, Raw: "pro; ;x;y;z"}, "malformed line: 5 fields, the header has 4"},
-		{"no address", Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, MappedRow{Line: 8, Raw: " "}, "missing email address"},
-		{"bad address", Record{Line: 9, Fields: []string{"pro", "Ann <a@example.com>", "Subscribed", ""}}, MappedRow{Line: 9, Email: "Ann <a@example.com>", Raw: "Ann <a@example.com>"}, "invalid email address"},
-		{"not UTF-8", Record{Line: 10, Fields: []string{"pro", "e@example.com", "Subscribed", "\xffx"}}, MappedRow{Line: 10, Email: "e@example.com", Raw: "e@example.com"}, notUTF8},
-		{"address not UTF-8", Record{Line: 11, Fields: []string{"pro", "\xff@example.com", "Subscribed", ""}}, MappedRow{Line: 11, Email: "\uFFFD@example.com", Raw: "\uFFFD@example.com"}, notUTF8},
+		{"too short for the address", csvfile.Record{Line: 7, Fields: []string{"pro"}, Text: "pro"}, MappedRow{Line: 7, Raw: "pro"}, "malformed line: 1 field, the header has 4"},
+		{"too long", csvfile.Record{Line: 7, Fields: []string{"pro", " ", "x", "y", "z"}, Text: "pro; ;x;y;z"}, MappedRow{Line: 7, Raw: "pro; ;x;y;z"}, "malformed line: 5 fields, the header has 4"},
+		{"no address", csvfile.Record{Line: 8, Fields: []string{"pro", " ", "Subscribed", ""}}, MappedRow{Line: 8, Raw: " "}, "missing email address"},
+		{"bad address", csvfile.Record{Line: 9, Fields: []string{"pro", "Ann <a@example.com>", "Subscribed", ""}}, MappedRow{Line: 9, Email: "Ann <a@example.com>", Raw: "Ann <a@example.com>"}, "invalid email address"},
+		{"not UTF-8", csvfile.Record{Line: 10, Fields: []string{"pro", "e@example.com", "Subscribed", "\xffx"}}, MappedRow{Line: 10, Email: "e@example.com", Raw: "e@example.com"}, notUTF8},
+		{"address not UTF-8", csvfile.Record{Line: 11, Fields: []string{"pro", "\xff@example.com", "Subscribed", ""}}, MappedRow{Line: 11, Email: "\uFFFD@example.com", Raw: "\uFFFD@example.com"}, notUTF8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/internal/browse"
 )
 
 // suppressed is the answer of one suppression read.
@@ -34,11 +33,12 @@ func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64
 	}
 	err := func() error {
 		// Subscribers.BrowseIter, decoding only what the plan compares.
-		for m, err := range browse.Members(ctx, j.client.Subscribers, j.listID, j.opts.Concurrency, p.fieldIDs()) {
+		walk := sendloop.SubscriberMembersParams{FieldIDs: p.fieldIDs(), Concurrency: j.opts.Concurrency}
+		for m, err := range j.client.Subscribers.Members(ctx, j.listID, walk) {
 			if err != nil {
 				return err
 			}
-			if err := p.addMember(m.ID, m.Email, m.Status, m.Values); err != nil {
+			if err := p.addMember(m.SubscriberID, m.EmailAddress, string(m.SubscriptionStatus), m.Values); err != nil {
 				return err
 			}
 			if members.Add(1)%sendloop.BrowsePageSize == 0 {

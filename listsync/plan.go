@@ -14,8 +14,8 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
-// StatusUnsubscribed is the SubscriptionStatus of a member who unsubscribed.
-const StatusUnsubscribed = "Unsubscribed"
+// statusUnsubscribed is the SubscriptionStatus of a member who unsubscribed.
+const statusUnsubscribed = "Unsubscribed"
 
 // progressEvery is how many records go by between two plannerOptions.Progress calls.
 const progressEvery = 1024
@@ -128,7 +128,7 @@ func (p *planner) addMember(id int, email, status string, values []string) error
 	}
 	k1, k2 := p.key(strings.ToLower(sendloop.NormalizeAddress(email)))
 	r := rec{k1: k1, k2: k2, id: uint32(id), seq: uint32(p.count), kind: kindMember, off: uint64(p.dataOff)}
-	if status == StatusUnsubscribed {
+	if status == statusUnsubscribed {
 		r.kind = kindUnsubscribed
 	}
 	b := appendString(p.scratch[:0], email)

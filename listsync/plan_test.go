@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 const planCSV = "EmailAddress,Plan,First name\n" +
@@ -25,14 +27,14 @@ const planCSV = "EmailAddress,Plan,First name\n" +
 	"new2@example.com,x,y\n" + // 14: duplicate of 8
 	"new4@example.com,free,N4\n" // 15: add
 
-func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, func() (*Reader, error)) {
+func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, func() (*csvfile.Reader, error)) {
 	t.Helper()
-	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
+	open := func() (*csvfile.Reader, error) { return csvfile.NewReader(strings.NewReader(content)) }
 	r, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := MapHeader(r.Header, demoFields)
+	m, err := mapHeader(r.Header, demoFields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +48,16 @@ func testPlanner(t *testing.T, content string, opts plannerOptions) (*planner, f
 	t.Cleanup(func() { p.close() })
 	addMemberFields(p, 1, "ann@example.com", "Subscribed", map[int]string{1: "Ann", 2: "pro", 7: "other"})
 	addMemberFields(p, 2, "Bob@Example.com", "Subscribed", map[int]string{2: "free"})
-	addMemberFields(p, 3, "carol@example.com", StatusUnsubscribed, map[int]string{2: "free"})
+	addMemberFields(p, 3, "carol@example.com", statusUnsubscribed, map[int]string{2: "free"})
 	addMemberFields(p, 4, "dora@example.com", "Confirmation Pending", map[int]string{2: "free"})
 	addMemberFields(p, 5, "gone@example.com", "Subscribed", nil)
-	addMemberFields(p, 6, "left@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 6, "left@example.com", statusUnsubscribed, nil)
 	p.suppress(" SPAM@example.com ")
 	return p, open
 }
 
 // plan reads the file and plans.
-func plan(p *planner, open func() (*Reader, error)) (*Plan, error) {
+func plan(p *planner, open func() (*csvfile.Reader, error)) (*Plan, error) {
 	err := p.readSource(context.Background(), func() (pass, error) {
 		r, err := open()
 		if err != nil {
@@ -70,7 +72,7 @@ func plan(p *planner, open func() (*Reader, error)) (*Plan, error) {
 }
 
 // events lists a plan's events as text.
-func events(t *testing.T, pl *Plan, open func() (*Reader, error)) []string {
+func events(t *testing.T, pl *Plan, open func() (*csvfile.Reader, error)) []string {
 	t.Helper()
 	r, err := open()
 	if err != nil {
@@ -140,7 +142,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-func planUpdates(t *testing.T, pl *Plan, open func() (*Reader, error)) []Update {
+func planUpdates(t *testing.T, pl *Plan, open func() (*csvfile.Reader, error)) []Update {
 	t.Helper()
 	r, err := open()
 	if err != nil {
@@ -230,11 +232,13 @@ func TestAddMemberReplaces(t *testing.T) {
 	t.Parallel()
 	p, _ := testPlanner(t, "EmailAddress\n", plannerOptions{})
 	before := p.count
-	addMemberFields(p, 99, "ANN@example.com", StatusUnsubscribed, nil)
+	addMemberFields(p, 99, "ANN@example.com", statusUnsubscribed, nil)
 	if p.count != before+1 {
 		t.Errorf("%d member records, want %d", p.count, before+1)
 	}
-	pl, err := plan(p, func() (*Reader, error) { return NewReader(strings.NewReader("EmailAddress\nann@example.com\n")) })
+	pl, err := plan(p, func() (*csvfile.Reader, error) {
+		return csvfile.NewReader(strings.NewReader("EmailAddress\nann@example.com\n"))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,9 +289,9 @@ func TestPlanRejectedRowProtects(t *testing.T) {
 func TestPlanFileChanged(t *testing.T) {
 	t.Parallel()
 	content := "EmailAddress,Plan\nann@example.com,gold\nnew@example.com,free\nzed@example.com,pro\n"
-	open := func() (*Reader, error) { return NewReader(strings.NewReader(content)) }
+	open := func() (*csvfile.Reader, error) { return csvfile.NewReader(strings.NewReader(content)) }
 	r, _ := open()
-	m, err := MapHeader(r.Header, demoFields[1:])
+	m, err := mapHeader(r.Header, demoFields[1:])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // Row is a subscriber as a Source gives it.
@@ -98,7 +100,7 @@ type funcSource struct {
 }
 
 func (s *funcSource) mapping(fields []Field) (*Mapping, error) {
-	m, err := MapHeader(append([]string{ColumnEmail}, s.fields...), fields)
+	m, err := mapHeader(append([]string{csvfile.ColumnEmail}, s.fields...), fields)
 	var herr *HeaderError
 	if errors.As(err, &herr) {
 		herr.rows = true
@@ -158,7 +160,7 @@ func (p *rowPass) row() MappedRow {
 	for _, f := range p.fields {
 		p.rec = append(p.rec, p.cur.Fields[f])
 	}
-	row := p.m.Row(Record{Line: p.line, Fields: p.rec})
+	row := p.m.Row(csvfile.Record{Line: p.line, Fields: p.rec})
 	if row.Reject == "" && len(p.cur.Fields) > 0 {
 		var unknown []string
 		for k := range p.cur.Fields {

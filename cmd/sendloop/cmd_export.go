@@ -90,8 +90,7 @@ sendloop export --list 12 --format json | jq -r 'select(.custom_fields.Plan == "
 					return err
 				}
 				fields := listsync.ListFields(list)
-				columns := append([]string{listsync.ColumnEmail}, listsync.ColumnNames(fields)...)
-				columns = append(columns, listsync.ReadOnlyColumns()...)
+				columns := listsync.ExportHeader(fields)
 				prog, endProgress := a.startProgress()
 				defer endProgress()
 				what := fmt.Sprintf("list %d", *listID)

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
@@ -192,19 +192,19 @@ func orNone(s []string) string {
 // source opens --recipients as the library reads it: the reader's options and the column
 // renames.
 func (l *listOptions) source() (mailmerge.Source, error) {
-	read := listsync.ReadOptions{}
+	read := csvfile.ReadOptions{}
 	var err error
-	if read.Encoding, err = listsync.ParseEncoding(l.encoding); err != nil {
+	if read.Encoding, err = csvfile.ParseEncoding(l.encoding); err != nil {
 		return nil, usagef("send", "--encoding: %v", err)
 	}
 	if l.delimiter != "" {
-		if read.Comma, err = listsync.ParseDelimiter(l.delimiter); err != nil {
+		if read.Comma, err = csvfile.ParseDelimiter(l.delimiter); err != nil {
 			return nil, usagef("send", "--delimiter: %v", err)
 		}
 	}
-	var maps []listsync.ColumnMap
+	var maps []csvfile.ColumnMap
 	for _, c := range l.columns {
-		m, err := listsync.ParseColumnMap(c)
+		m, err := csvfile.ParseColumnMap(c)
 		if err != nil {
 			return nil, usagef("send", "--column: %v", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -49,7 +50,8 @@ The file: UTF-8 with or without a byte-order mark, or UTF-16 with one (as Excel'
 text" writes it); other encodings with --encoding (latin1, windows-1252, utf-16le,
 utf-16be): a header that is not UTF-8 is refused with the encoding it looks like. Comma-,
 semicolon- or tab-separated, detected from the header line, or from Excel's "sep=;" first
-line; --delimiter overrides both. Quoted as RFC 4180 says.
+line; --delimiter overrides both. Quoted as RFC 4180 says; a quoted value is kept byte for
+byte, its line breaks too (CRLF stays CRLF).
 
 The header row names the columns. The address column is EmailAddress in any common
 spelling, compared without case, spaces, '-' and '_' (Email, E-mail, "Email Address",
@@ -186,7 +188,7 @@ type syncOptions struct {
 	// How the file is read; check fills read and header from the flags' text.
 	columns, ignoreColumns repeatedFlag
 	encoding, delimiter    string
-	read                   listsync.ReadOptions
+	read                   csvfile.ReadOptions
 	header                 listsync.HeaderOptions
 }
 
@@ -204,17 +206,17 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--plan needs --dry-run")
 	}
 	var err error
-	if o.read.Encoding, err = listsync.ParseEncoding(o.encoding); err != nil {
+	if o.read.Encoding, err = csvfile.ParseEncoding(o.encoding); err != nil {
 		return usagef("sync", "--encoding: %v", err)
 	}
 	if o.delimiter != "" {
-		if o.read.Comma, err = listsync.ParseDelimiter(o.delimiter); err != nil {
+		if o.read.Comma, err = csvfile.ParseDelimiter(o.delimiter); err != nil {
 			return usagef("sync", "--delimiter: %v", err)
 		}
 	}
 	o.header.Columns = nil
 	for _, c := range o.columns {
-		m, err := listsync.ParseColumnMap(c)
+		m, err := csvfile.ParseColumnMap(c)
 		if err != nil {
 			return usagef("sync", "--column: %v", err)
 		}
@@ -341,13 +343,12 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	defer plan.Close()
 	var unreadable *listsync.UnreadableError
-	var empty *listsync.EmptySourceError
 	var guard *listsync.GuardError
 	switch err := plan.Check(limit); {
 	case errors.As(err, &unreadable):
 		return refuseUnreadable(ctx, a, o.csvPath, plan, rejects)
-	case errors.As(err, &empty):
-		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(empty.Members, "member"), o.listID, o.csvPath)
+	case errors.As(err, &guard) && guard.EmptySource:
+		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(guard.Unsubscribes, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
 		return inputf("refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
 			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)

@@ -206,7 +206,9 @@
 //     (windows-1252 when it holds bytes 0x80–0x9F, else latin1). A later row holding invalid
 //     UTF-8 is rejected rather than sent garbled, the reason naming --encoding. Quotes follow
 //     RFC 4180 strictly: a stray quote rejects the row (a quoted field left open runs to the
-//     end of the file, as in every CSV reader, and the reason names the lines).
+//     end of the file, as in every CSV reader, and the reason names the lines). A quoted
+//     value is kept byte for byte: a line break in it stays CRLF, LF or CR, as written.
+//     (Package csvfile reads the file, for sync and send --recipients alike.)
 //   - Values are trimmed of surrounding whitespace (spreadsheets pad cells); --no-trim keeps
 //     it in custom fields. An empty cell empties the field of a member, and is not sent for
 //     a new address. Addresses are always trimmed (sendloop.NormalizeAddress: white space,

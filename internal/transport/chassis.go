@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Settings are what the root and legacy clients are configured with; their options write
-// here, and Build checks them once for both.
+// Settings are what the root and legacy clients are configured with; both packages'
+// options write here, and Build checks them.
 type Settings struct {
 	BaseURL       string
 	HTTPClient    *http.Client // copied, never modified
@@ -34,21 +34,6 @@ type Chassis struct {
 // its key format: this is a sanity floor that catches a placeholder or a truncated value
 // before its first request, not a rule of the service.
 const MinKeyLength = 8
-
-// Derive returns a chassis for a second API of the same account (the legacy API of a root
-// client): the same base URL, key and transport (HTTP client, retries, rate limiter,
-// logger), with pkg starting its errors, agent as the SDK's own User-Agent token and
-// spellings' forms of the key removed from errors and logs too.
-func (ch *Chassis) Derive(pkg, agent string, spellings func(key string) []string) *Chassis {
-	if ch.Product != "" {
-		agent = ch.Product + " " + agent
-	}
-	var extra []string
-	if spellings != nil {
-		extra = spellings(ch.Key)
-	}
-	return &Chassis{BaseURL: ch.BaseURL, Key: ch.Key, Product: ch.Product, Transport: ch.Transport.derive(pkg, agent, extra)}
-}
 
 // Build checks apiKey and s and sets up the transport. The key is trimmed, then refused
 // when it holds control characters, invalid UTF-8 or white space, or is shorter than

@@ -16,7 +16,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,6 +143,8 @@ type Client struct {
 // New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
 // keeps underneath its own (so tracing wrappers see every attempt) and whose CheckRedirect
 // it replaces with the package's redirect rule; the caller's client is left untouched.
+// Given the HTTPClient of another Client, the new Client shares that one's connections and
+// window of calls in flight (the legacy client of a root client is built so).
 func New(cfg Config) *Client {
 	var hc http.Client
 	if cfg.HTTPClient != nil {
@@ -160,7 +161,14 @@ func New(cfg Config) *Client {
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		base = t
 	}
-	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: newWindow()}
+	window := newWindow()
+	if shared, ok := base.(*attemptTransport); ok {
+		// The HTTP client of another Client (its HTTPClient): one pool of connections and
+		// one window of calls in flight for both, so that a push-back either meets slows
+		// both. The limiter is cfg's, waited on once per attempt, as the other's is.
+		base, window = shared.base, shared.window
+	}
+	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: window}
 	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
@@ -252,14 +260,10 @@ func (c *Client) Package() string { return c.pkg }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// derive returns a Client sending through the same HTTP client, retry loop, rate limiter
-// and logger as c, with its own User-Agent and c's secrets plus more.
-func (c *Client) derive(pkg, userAgent string, secrets []string) *Client {
-	d := *c
-	d.pkg, d.userAgent = pkg, userAgent
-	d.redactor = NewRedactor(append(slices.Clone(c.redactor.raw), secrets...)...)
-	return &d
-}
+// HTTPClient returns the HTTP client the Client sends with: its copy of Config.HTTPClient,
+// whose Transport keeps the window of calls in flight and waits on the limiter. Given to
+// New, it makes a Client that shares the window and the connections.
+func (c *Client) HTTPClient() *http.Client { return c.rc.HTTPClient }
 
 // Redact removes the configured secrets from s.
 func (c *Client) Redact(s string) string { return c.redactor.Redact(s) }

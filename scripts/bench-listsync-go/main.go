@@ -40,7 +40,7 @@ func run(ctx context.Context, listID int, path string) error {
 	if err != nil {
 		return err
 	}
-	job, err := listsync.New(ctx, c, listID, src, listsync.Options{Concurrency: listsync.DefaultConcurrency})
+	job, err := listsync.New(ctx, c, listID, src, listsync.Options{})
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func run(ctx context.Context, listID int, path string) error {
 		return err
 	}
 	defer plan.Close()
-	res, err := plan.Apply(ctx, listsync.ApplyOptions{BatchSize: listsync.DefaultBatchSize, MaxUnsubscribe: listsync.Limit{}, Grace: 10 * time.Second})
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.Limit{}, Grace: 10 * time.Second})
 	if err != nil {
 		return err
 	}

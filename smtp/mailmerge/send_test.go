@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/csvfile"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/go-sendloop/sendloop/smtp/mailmerge"
@@ -80,7 +80,7 @@ func TestJournalOf030Resumes(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "list.csv"), append(csv, more...), 0o644))
 
 			src, err := mailmerge.File(filepath.Join(dir, "list.csv"), mailmerge.FileOptions{
-				Columns: []listsync.ColumnMap{{Source: "Last name", Target: "LAST"}}})
+				Columns: []csvfile.ColumnMap{{Source: "Last name", Target: "LAST"}}})
 			require.NoError(t, err)
 			tmpl, opts := template030(t)
 			opts.Shard = c.shard

@@ -6,16 +6,16 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/csvfile"
 )
 
 // FileOptions says how File reads a CSV file.
 type FileOptions struct {
 	// Read is the encoding and delimiter (detected when zero).
-	Read listsync.ReadOptions
+	Read csvfile.ReadOptions
 	// Columns renames columns (a name with spaces becomes a merge variable) or names the
 	// address column (Target EmailAddress).
-	Columns []listsync.ColumnMap
+	Columns []csvfile.ColumnMap
 }
 
 // ColumnNameError reports a column whose name cannot be a merge variable.
@@ -47,12 +47,12 @@ type fileSource struct {
 // reads the header now, and refuses a file without an address column or with a column
 // whose name cannot be a merge variable (*ColumnNameError).
 func File(path string, opts FileOptions) (Source, error) {
-	r, err := listsync.Open(path, opts.Read)
+	r, err := csvfile.Open(path, opts.Read)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	addrCol, err := listsync.AddressColumn(r.Header, opts.Columns)
+	addrCol, err := csvfile.AddressColumn(r.Header, opts.Columns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -101,7 +101,7 @@ func (s *fileSource) Columns() []string { return append([]string(nil), s.columns
 
 func (s *fileSource) Rows(context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		r, err := listsync.Open(s.path, s.opts.Read)
+		r, err := csvfile.Open(s.path, s.opts.Read)
 		if err != nil {
 			yield(Row{}, err)
 			return

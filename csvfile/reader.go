@@ -1,4 +1,4 @@
-package listsync
+package csvfile
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -42,8 +43,11 @@ const (
 	EncodingUTF16BE     = "utf-16be"
 )
 
-// Encodings lists the encodings ReadOptions.Encoding accepts, for help texts.
-var Encodings = []string{EncodingUTF8, EncodingLatin1, EncodingWindows1252, EncodingUTF16LE, EncodingUTF16BE}
+// Encodings returns the encodings ReadOptions.Encoding accepts, for help texts: a new slice
+// each time.
+func Encodings() []string { return slices.Clone(encodings) }
+
+var encodings = []string{EncodingUTF8, EncodingLatin1, EncodingWindows1252, EncodingUTF16LE, EncodingUTF16BE}
 
 // ParseEncoding returns the canonical name of an encoding, accepting the usual aliases
 // (utf8, iso-8859-1, cp1252, …) in any case; "" stays "" (detect).
@@ -63,7 +67,7 @@ func ParseEncoding(name string) (string, error) {
 	case "utf16be":
 		return EncodingUTF16BE, nil
 	}
-	return "", fmt.Errorf("unknown encoding %q (use %s)", name, strings.Join(Encodings, ", "))
+	return "", fmt.Errorf("unknown encoding %q (use %s)", name, strings.Join(encodings, ", "))
 }
 
 // ParseDelimiter reads a delimiter as a user writes it: the character itself, or tab,
@@ -92,7 +96,7 @@ func validDelim(r rune) bool {
 
 // ReadOptions says how to read a file; the zero value detects everything.
 type ReadOptions struct {
-	// Encoding is one of Encodings, or "" to detect: a UTF-16 byte-order mark, else UTF-8.
+	// Encoding is one of Encodings(), or "" to detect: a UTF-16 byte-order mark, else UTF-8.
 	Encoding string
 	// Comma is the delimiter, or 0 to detect it: Excel's "sep=X" first line, else
 	// whichever of comma, semicolon and tab the header line holds most of.
@@ -110,14 +114,17 @@ type EncodingError struct {
 // Error says what is wrong and which encoding to give.
 func (e *EncodingError) Error() string { return e.msg }
 
-// Reader reads a subscriber CSV: an optional byte-order mark, Excel's optional "sep=X" line,
-// a header row, then one record per subscriber.
+// Reader reads a CSV file of subscribers or recipients: an optional byte-order mark, Excel's optional "sep=X" line,
+// a header row, then one record per subscriber. Quoting follows RFC 4180, and a quoted
+// value is read byte for byte but for its doubled quotes: a line break in it stays as
+// written, CRLF, LF or a lone CR (where encoding/csv turns CRLF into LF). Outside quotes, LF
+// or CRLF ends a record; blank lines are skipped.
 type Reader struct {
 	// Comma is the delimiter, detected or given.
 	Comma rune
 	// BOM reports whether the file began with a byte-order mark (UTF-8 or UTF-16).
 	BOM bool
-	// Encoding is the encoding the file is read in (one of Encodings).
+	// Encoding is the encoding the file is read in (one of Encodings()).
 	Encoding string
 	// SepLine reports an Excel "sep=X" first line (which set Comma unless one was given).
 	SepLine bool
@@ -125,22 +132,24 @@ type Reader struct {
 	Header []string
 
 	br        *bufio.Reader // the decoded text, after the BOM and the sep line
-	cr        *csv.Reader
 	closer    io.Closer
 	src       *countingReader // the file's bytes, for Offset when decoding
 	skip      int64           // bytes before br's text: the BOM and the sep line
-	lineBase  int             // lines before br's text: the sep line
-	raw       []byte          // the first line of the record being read, as written
 	transcode bool
 
-	// readPlain reads plain lines without encoding/csv, which then never sees them: its
-	// line numbers and offset need what readPlain consumed added.
-	sep        string   // Comma, encoded
-	fields     []string // readPlain's record, reused
-	csvLines   int      // lines encoding/csv had read by the end of its last record
-	plainLines int      // lines readPlain consumed
-	plainBytes int64    // bytes readPlain consumed
-	noFastPath bool     // tests: read every record through encoding/csv
+	// The parser's state, shared by readPlain and parse.
+	line   int      // the line the last byte read is on: lines read, the sep line included
+	offset int64    // bytes of br's text read
+	sep    string   // Comma, encoded
+	sepb   []byte   // Comma, encoded
+	fields []string // the record, reused
+	buf    []byte   // the record's fields unquoted, end to end
+	ends   []int    // where each field ends in buf
+	long   []byte   // a line longer than br's buffer
+	text   []byte   // the first line of a record that spans lines
+
+	plainLines int  // tests: lines readPlain consumed
+	noFastPath bool // tests: read every record through parse
 }
 
 // Record is a data record of the file.
@@ -149,8 +158,9 @@ type Record struct {
 	Line int
 	// Fields holds the record's fields; the slice is reused by the next Read.
 	Fields []string
-	// Err, when set, says why the record is malformed (an encoding/csv parse error such as
-	// a stray quote); Fields is then nil.
+	// Err, when set, says why the record is malformed: a stray quote (an error matching
+	// csv.ErrBareQuote) or a quoted field not closed where it should be (csv.ErrQuote), with
+	// the lines the record spans when more than one; Fields is then nil.
 	Err error
 	// Text is the record's first line as written (at most 1 KiB, without its line end,
 	// invalid UTF-8 as U+FFFD), set only when Err is or the record's length differs from the
@@ -248,23 +258,18 @@ func NewReader(r io.Reader, opts ...ReadOptions) (*Reader, error) {
 	case out.Comma == 0:
 		out.Comma = DetectComma(head)
 	}
-	out.cr = csv.NewReader(out.br)
-	out.cr.Comma = out.Comma
-	out.cr.FieldsPerRecord = -1 // a record of the wrong length is rejected by the caller, with its line
-	out.cr.ReuseRecord = true
-	header, err := out.cr.Read()
-	var pe *csv.ParseError
+	out.sep = string(out.Comma)
+	out.sepb = []byte(out.sep)
+	header, err := out.parse()
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil, ErrNoHeader
-	case errors.As(err, &pe):
-		return nil, fmt.Errorf("the header row is malformed: %w", pe.Err)
 	case err != nil:
 		return nil, err
+	case header.bad != nil:
+		return nil, fmt.Errorf("the header row is malformed: %w", header.bad)
 	}
-	out.Header = append([]string(nil), header...)
-	out.csvLines = out.lastLine(header)
-	out.sep = string(out.Comma)
+	out.Header = slices.Clone(out.fields)
 	return out, nil
 }
 
@@ -310,7 +315,7 @@ func (r *Reader) readSepLine(given rune) error {
 	if _, err := r.br.Discard(n); err != nil {
 		return err
 	}
-	r.SepLine, r.lineBase = true, 1
+	r.SepLine, r.line = true, 1
 	if !r.transcode {
 		r.skip += int64(n)
 	}
@@ -405,46 +410,33 @@ func (r *Reader) Read() (Record, error) {
 	if line, text, ok := r.readPlain(); ok {
 		return Record{Line: line, Fields: r.fields, Text: text, comma: r.Comma}, nil
 	}
-	r.keepFirstLine()
-	fields, err := r.cr.Read()
-	base := r.lineBase + r.plainLines // encoding/csv counts only the lines it read
-	if err == nil {
-		r.csvLines = r.lastLine(fields)
-		line, _ := r.cr.FieldPos(0)
-		rec := Record{Line: base + line, Fields: fields, comma: r.Comma}
-		if len(fields) != len(r.Header) {
-			rec.Text = validText(r.raw)
-		}
-		return rec, nil
+	p, err := r.parse()
+	if err != nil {
+		return Record{}, err
 	}
-	var pe *csv.ParseError
-	if errors.As(err, &pe) && pe.Err != nil {
-		// encoding/csv is on pe.Line, or one past it for a quote left open at the end of
-		// the file: there, nothing is left for readPlain.
-		r.csvLines = pe.Line
-		rec := Record{Line: base + pe.StartLine, Err: pe.Err, Text: validText(r.raw), comma: r.Comma}
-		if pe.StartLine != pe.Line {
-			rec.Err = fmt.Errorf("%w (lines %d to %d)", pe.Err, base+pe.StartLine, base+pe.Line)
+	rec := Record{Line: p.start, comma: r.Comma}
+	switch {
+	case p.bad != nil:
+		rec.Err = p.bad
+		if p.end != p.start {
+			rec.Err = fmt.Errorf("%w (lines %d to %d)", p.bad, p.start, p.end)
 		}
-		return rec, nil
+		rec.Text = validText(p.text)
+	default:
+		rec.Fields = r.fields
+		if len(rec.Fields) != len(r.Header) {
+			rec.Text = validText(p.text)
+		}
 	}
-	return Record{}, err
+	return rec, nil
 }
 
-// lastLine returns the line encoding/csv is on after reading fields: the last field's first
-// line, plus the line ends within it (only a quoted field holds any).
-func (r *Reader) lastLine(fields []string) int {
-	line, _ := r.cr.FieldPos(len(fields) - 1)
-	return line + strings.Count(fields[len(fields)-1], "\n")
-}
-
-// readPlain reads the next record without encoding/csv when the read buffer already holds
+// readPlain reads the next record without the parser when the read buffer already holds
 // its whole line and the line is plain: no quote, and no CR but in a final CRLF. Such a
 // line is its fields joined by the delimiter, as most lines of most files are; splitting it
-// here spares the parser and keepFirstLine's copy. The blank lines before it are skipped as
-// encoding/csv skips them. It returns the record's Line and Text, its fields in r.fields;
-// it reports false, having consumed nothing, for any other line, and for a decoded file,
-// whose Offset counts what the decoder read.
+// here spares the parser's copy. The blank lines before it are skipped as parse skips
+// them. It returns the record's Line and Text, its fields in r.fields; it reports false,
+// having consumed nothing, for any other line, and for a decoded file.
 func (r *Reader) readPlain() (int, string, bool) {
 	if r.noFastPath || r.transcode {
 		return 0, "", false
@@ -461,16 +453,13 @@ func (r *Reader) readPlain() (int, string, bool) {
 		if len(line) > 0 {
 			break
 		}
-		if start >= r.blankLimit() {
-			return 0, "", false // keepFirstLine would keep this blank line as the text
-		}
 		start = end
 		blanks++
 	}
 	if bytes.IndexByte(line, '"') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
 		return 0, "", false
 	}
-	// One string for the record, as encoding/csv allocates with ReuseRecord.
+	// One string for the record, as parse allocates.
 	s := string(line)
 	fields := r.fields[:0]
 	for {
@@ -487,38 +476,171 @@ func (r *Reader) readPlain() (int, string, bool) {
 		text = validText(line[:min(len(line), maxRawText)])
 	}
 	r.plainLines += blanks + 1
-	r.plainBytes += int64(end)
+	r.line += blanks + 1
+	r.offset += int64(end)
 	_, _ = r.br.Discard(end) // buffered: cannot fail
-	return r.lineBase + r.csvLines + r.plainLines, text, true
+	return r.line, text, true
 }
 
-// keepFirstLine copies the first line of the next record (the csv.Reader has consumed
-// exactly the records before it), skipping the blank lines it skips too, into a reused
-// buffer: the text of a record the csv.Reader cannot parse. The blank lines are skipped as
-// far as the read buffer lets it see (64 KiB), not only the first 1 KiB of them.
-func (r *Reader) keepFirstLine() {
-	r.raw = r.raw[:0]
-	limit := r.blankLimit()
-	for skip := 0; ; {
-		peek, _ := r.br.Peek(skip + maxRawText + 2)
-		if skip >= len(peek) {
-			return
+// parsed is what parse read of a record besides its fields.
+type parsed struct {
+	start, end int    // the lines the record starts and ends on
+	text       []byte // its first line, without its line end, at most maxRawText bytes
+	bad        error  // csv.ErrBareQuote or csv.ErrQuote when the record breaks RFC 4180
+}
+
+// parse reads the next record as RFC 4180 says, skipping the blank lines before it, into
+// r.fields. A quoted field is its bytes as written, but for its doubled quotes: a line
+// break in it stays CRLF, LF or a lone CR (encoding/csv turns CRLF into LF). A line end
+// outside quotes, LF or CRLF, ends the record, and a CR at the very end of the text is
+// dropped, as encoding/csv does. A record that breaks the quoting is reported in bad, its
+// line read to its end and no further; the lines, errors and offsets are encoding/csv's
+// (a test compares them). It returns io.EOF after the last record, and any read error.
+func (r *Reader) parse() (parsed, error) {
+	var line []byte
+	for {
+		l, err := r.readLine()
+		if err != nil {
+			return parsed{}, err
 		}
-		rest := peek[skip:]
-		line, _, found := bytes.Cut(rest, []byte("\n"))
-		if len(bytes.TrimSuffix(line, []byte("\r"))) == 0 && found && skip < limit {
-			skip += len(line) + 1
+		if !isLineEnd(l) {
+			line = l
+			break
+		}
+	}
+	p := parsed{start: r.line}
+	p.text = trimLineEnd(line)
+	p.text = p.text[:min(len(p.text), maxRawText)]
+	r.buf, r.ends = r.buf[:0], r.ends[:0]
+	sepLen := len(r.sepb)
+fields:
+	for {
+		if len(line) == 0 || line[0] != '"' {
+			i := bytes.Index(line, r.sepb)
+			field := line
+			if i >= 0 {
+				field = line[:i]
+			} else {
+				field = trimLineEnd(line)
+			}
+			if bytes.IndexByte(field, '"') >= 0 {
+				p.bad = csv.ErrBareQuote
+				break fields
+			}
+			r.buf = append(r.buf, field...)
+			r.ends = append(r.ends, len(r.buf))
+			if i < 0 {
+				break fields
+			}
+			line = line[i+sepLen:]
 			continue
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		r.raw = append(r.raw, line[:min(len(line), maxRawText)]...)
-		return
+		line = line[1:]
+		for {
+			i := bytes.IndexByte(line, '"')
+			switch {
+			case i >= 0:
+				r.buf = append(r.buf, line[:i]...)
+				line = line[i+1:]
+				switch {
+				case len(line) > 0 && line[0] == '"': // a doubled quote
+					r.buf = append(r.buf, '"')
+					line = line[1:]
+				case bytes.HasPrefix(line, r.sepb):
+					r.ends = append(r.ends, len(r.buf))
+					line = line[sepLen:]
+					continue fields
+				case isLineEnd(line):
+					r.ends = append(r.ends, len(r.buf))
+					break fields
+				default:
+					p.bad = csv.ErrQuote
+					break fields
+				}
+			case len(line) > 0:
+				// The field goes on on the next line: its line end is part of it, as written.
+				r.buf = append(r.buf, line...)
+				if p.start == r.line {
+					r.text = append(r.text[:0], p.text...) // the next read overwrites the line
+					p.text = r.text
+				}
+				var err error
+				if line, err = r.readLine(); errors.Is(err, io.EOF) {
+					line = nil
+				} else if err != nil {
+					return parsed{}, err
+				}
+			default: // the text ended in the field
+				p.bad = csv.ErrQuote
+				break fields
+			}
+		}
 	}
+	p.end = r.line
+	if p.bad != nil {
+		return p, nil
+	}
+	// One string for the record, as encoding/csv allocates with ReuseRecord.
+	s := string(r.buf)
+	fields := r.fields[:0]
+	from := 0
+	for _, to := range r.ends {
+		fields = append(fields, s[from:to])
+		from = to
+	}
+	r.fields = fields
+	return p, nil
 }
 
-// blankLimit is how far into the read buffer keepFirstLine skips blank lines: where it can
-// still peek a whole first line of Record.Text after them.
-func (r *Reader) blankLimit() int { return r.br.Size() - maxRawText - 2 }
+// readLine reads the next line of br's text with its line end, valid until the next read.
+// At the end of the text, a last line without a line end has a final CR dropped; an empty
+// one is io.EOF.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.long = append(r.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	r.offset += int64(len(line))
+	switch {
+	case errors.Is(err, io.EOF):
+		if line = bytes.TrimSuffix(line, []byte("\r")); len(line) == 0 {
+			return nil, io.EOF
+		}
+	case err != nil:
+		return nil, err
+	}
+	r.line++
+	return line, nil
+}
+
+// isLineEnd reports whether b is a line end, CRLF or LF, or nothing.
+func isLineEnd(b []byte) bool {
+	switch len(b) {
+	case 0:
+		return true
+	case 1:
+		return b[0] == '\n'
+	case 2:
+		return b[0] == '\r' && b[1] == '\n'
+	}
+	return false
+}
+
+// trimLineEnd returns line without its line end, LF or CRLF.
+func trimLineEnd(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n > 1 && line[n-2] == '\r' {
+			line = line[:n-2]
+		}
+	}
+	return line
+}
 
 // validText returns a record's first line as valid UTF-8, for Record.Text.
 func validText(line []byte) string {
@@ -531,7 +653,7 @@ func (r *Reader) Offset() int64 {
 	if r.transcode {
 		return r.src.n
 	}
-	return r.skip + r.plainBytes + r.cr.InputOffset()
+	return r.skip + r.offset
 }
 
 // Close closes the file Open opened; it does nothing for a NewReader.
