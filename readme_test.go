@@ -113,9 +113,11 @@ import (
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 var (
+	_ = mailmerge.New
 	_ = errors.Is
 	_ = listsync.New
 	_ = fmt.Sprint
@@ -135,6 +137,7 @@ var (
 	client *sendloop.Client
 	err    error
 	onConn = func(httptrace.GotConnInfo) {}
+	relay  *smtp.Relay
 )
 
 // tracingTransport stands for the reader's own RoundTripper.

@@ -1,0 +1,95 @@
+// Command bulk-send sends one message per row of a CSV file through the Sendloop relay, with
+// a journal, as `sendloop send --recipients` does: every tag is checked before the first
+// message, a row with an empty FIRST is rejected, a rerun sends no row twice, and Ctrl-C
+// stops it cleanly (run it again to finish). With SENDLOOP_SMTP_HOST unset it sends
+// list.csv through an embedded fake relay and prints what it received; with it set (and
+// SENDLOOP_SMTP_PORT, _USER, _PASSWORD), it sends the file given as argument.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/go-sendloop/sendloop/sendlooptest"
+	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/go-sendloop/sendloop/smtp/mailmerge"
+)
+
+//go:embed list.csv
+var demoList []byte
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, os.Args[1:]); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, w io.Writer, args []string) error {
+	var relay *smtp.Relay
+	var fake *sendlooptest.Relay
+	file, journal := "", "bulk-send.journal"
+	if os.Getenv(smtp.EnvHost) == "" {
+		var err error
+		if fake, err = sendlooptest.StartRelay(nil, "demo", "demo-password"); err != nil {
+			return err
+		}
+		defer fake.Close()
+		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: "demo", Password: "demo-password"},
+			smtp.WithTLSConfig(fake.ClientTLSConfig())); err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp("", "bulk-send")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		file, journal = filepath.Join(dir, "list.csv"), filepath.Join(dir, "journal")
+		if err := os.WriteFile(file, demoList, 0o600); err != nil {
+			return err
+		}
+	} else if len(args) != 1 { // never the demo's list through a real relay
+		return errors.New("usage: bulk-send LIST.csv (the demo runs with SENDLOOP_SMTP_HOST unset)")
+	} else {
+		var err error
+		if relay, err = smtp.NewRelayFromEnv(smtp.WithRate(20, 5)); err != nil {
+			return err
+		}
+		file = args[0]
+	}
+	defer relay.Close()
+
+	src, err := mailmerge.File(file, mailmerge.FileOptions{})
+	if err != nil {
+		return err
+	}
+	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{FIRST}}",
+		Text: "Hi %FIRST%,{{#City}} greetings to {{City}}!{{/City}}\nSpring sale: 50% off."},
+		mailmerge.Options{})
+	if err != nil {
+		return err // a tag naming nothing: nothing was sent
+	}
+	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, OnRow: func(r mailmerge.RowResult) {
+		if r.Fate != mailmerge.FateSent {
+			fmt.Fprintf(w, "line %d %s: %s %s\n", r.Line, r.Address, r.Fate, r.Reason)
+		}
+	}})
+	if err != nil && res == nil {
+		return err
+	}
+	defer res.Close()
+	fmt.Fprintf(w, "%d rows: %d sent, %d skipped, %d refused, %d unknown, %d deferred, %d rejected, %d not attempted\n",
+		res.Rows, res.Sent, res.Skipped(), res.Refused, res.Unknown, res.Deferred, res.Rejected, res.NotAttempted)
+	if fake != nil {
+		fmt.Fprintf(w, "the fake relay received %d messages\n", len(fake.Messages()))
+	}
+	return err
+}
