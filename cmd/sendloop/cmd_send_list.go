@@ -215,6 +215,8 @@ func (l *listOptions) source() (mailmerge.Source, error) {
 	switch {
 	case errors.As(err, &cne):
 		return nil, inputf("%s: column %q cannot be a merge variable: rename it, e.g. --column '%s=%s'", l.recipients, cne.Column, cne.Column, cne.Suggest)
+	case err != nil && strings.HasPrefix(err.Error(), l.recipients+": "): // the header: the file names itself
+		return nil, inputf("%v", err)
 	case err != nil:
 		return nil, inputf("--recipients: %v", err)
 	}

@@ -120,10 +120,14 @@ func TestSendRecipientsContinueFrom(t *testing.T) {
 		return invocation{args: append(args, extra...), env: env}.run(t)
 	}
 	expect(t, send("Sprnig news", 3, "--journal", old), exitOK, nil, nil)
+	csvNoAddress := writeFile(t, dir, "bad.csv", "name\nAnn\n")
+	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "S", "--text", text, "--recipients", csvNoAddress, "--journal", old}, env: env}.run(t)
+	expect(t, r, exitUsage, nil, []string{"sendloop: " + csvNoAddress + ": no address column"})
 	expect(t, send("Spring news", 6, "--journal", old), exitUsage, nil,
 		[]string{"--journal " + old + " was written for another message", "--continue-from " + old + " --journal NEW.journal"})
-	expect(t, send("Spring news", 6, "--journal", old, "--shard", "1/2"), exitUsage, nil,
-		[]string{"--journal " + old + " was written by no --shard, not --shard 1/2"})
+	r = send("Spring news", 6, "--journal", old, "--shard", "1/2")
+	expect(t, r, exitUsage, nil, []string{"--journal " + old + " was written by no --shard, not --shard 1/2"})
+	assert.NotContains(t, r.stderr, "sendloop help", "a journal of another shard is no usage mistake")
 	expect(t, send("Spring news", 6, "--journal", next, "--continue-from", old), exitOK,
 		[]string{"3 sent", "3 in the journal continued from"}, nil)
 	expect(t, send("Spring news", 6, "--journal", next, "--continue-from", old), exitOK, []string{"0 sent", "3 already sent"}, nil)
