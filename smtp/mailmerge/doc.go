@@ -6,7 +6,7 @@
 //	src, err := mailmerge.File("list.csv", mailmerge.FileOptions{})
 //	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com",
 //		Subject: "Hi {{FIRST}}", HTML: html}, mailmerge.Options{})
-//	// job.Notes() lists the %…% that are not tags (percent-encodings, "50%OFF%").
+//	// job.Notes() lists the %…% that are not tags (percent-encodings, %…% inside URLs).
 //	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: "news.journal"})
 //
 // # Decisions
@@ -50,5 +50,8 @@
 // memory does not grow with the source.
 //
 // Rate and concurrency are the relay's (smtp.WithRate, smtp.WithMaxConnections): Send
-// takes the *smtp.Relay it sends through.
+// takes the *smtp.Relay it sends through. Budgets are the caller's to apply, after the run:
+// Result.Rejects (rejected or refused rows, in this run or an earlier one) and
+// Result.Unknowns (rows of unknown outcome) are what `--max-rejects` and `--max-unknown`
+// count; no budget stops a run midway.
 package mailmerge
