@@ -79,7 +79,10 @@ type RowResult struct {
 
 // Result counts the fates of a send's rows: Rows is the sum of the others.
 type Result struct {
-	Rows                                                     int
+	// Rows is the source's rows.
+	Rows int
+	// Sent, Refused, Unknown, Deferred, Rejected and NotAttempted count the rows of each
+	// fate in this run (see Fate).
 	Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
 	// The rows skipped: already sent by an earlier run, refused or of unknown outcome in
 	// an earlier run (not sent again without ResendRefused or ResendUnknown), of another
