@@ -198,8 +198,8 @@ func (j *Job) check() error {
 				}
 				problems = append(problems, pr)
 			}
-			if j.allowTag[tag.Name] {
-				continue
+			if j.allowTag[tag.Name] && !j.known(tag.Name) {
+				continue // kept as written; a known name is still checked for empty values
 			}
 			switch tag.Kind {
 			case personalize.TagMerge:

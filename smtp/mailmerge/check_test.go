@@ -129,4 +129,8 @@ func TestEmptyTags(t *testing.T) {
 		mailmerge.Options{Vars: map[string]string{"X": ""}, AllowEmpty: []string{"CITY"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"{{FIRST}} (subject)"}, job.EmptyTags())
+
+	job, err = mailmerge.New(people, &smtp.Message{Subject: "Hi {{FIRST}}"}, mailmerge.Options{AllowTags: []string{"FIRST"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"{{FIRST}} (subject)"}, job.EmptyTags(), "allowing a tag that names a column changes nothing")
 }
