@@ -52,8 +52,9 @@ type Tag struct {
 	// partial's name.
 	Name string
 	// Offset is the byte offset of the tag's first byte (its first percent sign for
-	// TagMerge) in the template's text; Line and Col locate it, from 1, Col in runes.
-	Offset    int
+	// TagMerge) in the template's text.
+	Offset int
+	// Line and Col locate the tag, from 1, Col in runes.
 	Line, Col int
 	// End is the byte offset just past the tag (the closing percent sign of TagMerge, the
 	// opening tag of a section).

@@ -72,6 +72,7 @@ const msgNoName = "no column or variable of that name"
 // CheckError is New's refusal of a template: every problem found, and the names a tag
 // may use.
 type CheckError struct {
+	// Problems are every problem found, in the template's order.
 	Problems []Problem
 	// Names are the columns and constant variables there are, sorted; Columns the
 	// source's columns among them, in the source's order.

@@ -61,8 +61,9 @@ type RowResult struct {
 	// Address is the key the row was sent under (the address, lower-cased), or the
 	// address as written for a rejected row.
 	Address string
-	// Fate is what became of the row; Skip says why it was skipped.
+	// Fate is what became of the row.
 	Fate Fate
+	// Skip says why it was skipped.
 	Skip smtp.SkipReason
 	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.
 	Continued bool `json:",omitempty"`

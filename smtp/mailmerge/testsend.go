@@ -24,13 +24,14 @@ const MaxTestRows = 20
 
 // TestSent is one message TestSend sent.
 type TestSent struct {
-	// Line and Index name the row (as PreviewMessage's); Address is the row's address,
-	// which did not get the message.
+	// Line and Index name the row (as PreviewMessage's).
 	Line, Index int
-	Address     string
-	// MessageID is the message's Message-ID; Err the relay's refusal, if any.
+	// Address is the row's address, which did not get the message.
+	Address string
+	// MessageID is the message's Message-ID.
 	MessageID string
-	Err       error
+	// Err is the relay's refusal, if any.
+	Err error
 }
 
 // TestSend sends the messages of the first rows of the job's shard to one address only,
