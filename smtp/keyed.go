@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -226,8 +227,8 @@ func (run *keyedRun) decide(ctx context.Context, i int, j *keyedJob) (KeyedResul
 		res.State, res.Skip = KeySkipped, SkipShard
 		return res, true
 	}
-	if !run.seen.add(key) {
-		res.State, res.Err = KeyInvalid, fmt.Errorf("%w: %q", ErrDuplicateKey, key)
+	if first, dup := run.seen.add(key, i); dup {
+		res.State, res.Err = KeyInvalid, &DuplicateKeyError{Key: key, First: first}
 		return res, true
 	}
 	if journal := run.opts.Journal; journal != nil {
@@ -315,19 +316,33 @@ func (run *keyedRun) send(ctx context.Context, i int, j *keyedJob) KeyedResult {
 // silently).
 type keySet struct {
 	s1, s2 maphash.Seed
-	m      map[[2]uint64]struct{}
+	m      map[[2]uint64]int32 // the index of the key's first message (saturated)
 }
 
 func newKeySet() keySet {
-	return keySet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: make(map[[2]uint64]struct{})}
+	return keySet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: make(map[[2]uint64]int32)}
 }
 
-// add adds key and reports whether it was new.
-func (k keySet) add(key string) bool {
+// add adds key, given at index i, and reports the index of an earlier one.
+func (k keySet) add(key string, i int) (int, bool) {
 	h := [2]uint64{maphash.String(k.s1, key), maphash.String(k.s2, key)}
-	if _, ok := k.m[h]; ok {
-		return false
+	if first, ok := k.m[h]; ok {
+		return int(first), true
 	}
-	k.m[h] = struct{}{}
-	return true
+	k.m[h] = int32(min(i, math.MaxInt32))
+	return 0, false
 }
+
+// DuplicateKeyError is the error of a key given again in a run (KeyInvalid); it matches
+// ErrDuplicateKey.
+type DuplicateKeyError struct {
+	// Key is the key; First the index of its first message in the sequence.
+	Key   string
+	First int
+}
+
+// Error implements the error interface.
+func (e *DuplicateKeyError) Error() string { return fmt.Sprintf("%v: %q", ErrDuplicateKey, e.Key) }
+
+// Is matches ErrDuplicateKey.
+func (e *DuplicateKeyError) Is(target error) bool { return target == ErrDuplicateKey }

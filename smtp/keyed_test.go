@@ -156,6 +156,10 @@ func TestSendKeyedStates(t *testing.T) {
 			if res.Index == 2 && !errors.Is(res.Err, smtp.ErrDuplicateKey) {
 				t.Errorf("second %s: %v, want ErrDuplicateKey", a, res.Err)
 			}
+			var dup *smtp.DuplicateKeyError
+			if res.Index == 2 && (!errors.As(res.Err, &dup) || dup.First != 0 || dup.Key != a) {
+				t.Errorf("second %s: %#v, want the first at index 0", a, res.Err)
+			}
 		}
 		if strings.Join(states, " ") != "sent sent invalid" || delivered(fake)[a] != 1 {
 			t.Errorf("states %v, %s got %d messages", states, a, delivered(fake)[a])

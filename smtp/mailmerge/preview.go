@@ -95,7 +95,7 @@ func (j *Job) firstMessages(ctx context.Context, n int, fn func(PreviewMessage))
 			return err
 		}
 		index++
-		fate, msg, key := j.decide(row, seen, nil)
+		fate, msg, key := j.decide(index, row, seen, nil)
 		if msg == nil || j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 			continue
 		}
@@ -135,7 +135,9 @@ type CheckResult struct {
 func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 	res := &CheckResult{Empty: map[string]int{}}
 	seen := newKeyLines()
+	index := -1
 	for row, err := range j.src.Rows(ctx) {
+		index++
 		if err != nil {
 			return res, err
 		}
@@ -143,7 +145,7 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 			return res, err
 		}
 		res.Rows++
-		fate, msg, key := j.decide(row, seen, nil)
+		fate, msg, key := j.decide(index, row, seen, nil)
 		switch {
 		case msg != nil && j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index:
 			res.OtherShards++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/smtp"
@@ -114,7 +115,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			return nil, err
 		}
 	}
-	run := &sendRun{opts: opts, res: &Result{}, seen: newKeyLines()}
+	run := &sendRun{opts: opts, res: &Result{}}
 	rows := func(yield func(string, *smtp.Message) bool) {
 		index := 0
 		for row, err := range j.src.Rows(ctx) {
@@ -125,13 +126,22 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			run.res.Rows++
 			i := index
 			index++
-			fate, msg, key := j.decide(row, run.seen, earlier)
-			fate.Index = i
+			fate, msg, key := j.decide(i, row, nil, earlier)
 			if msg == nil {
 				run.early(fate)
 				continue
 			}
-			run.queue = append(run.queue, pending{index: run.next, row: fate})
+			raw := row.Raw
+			if raw == "" {
+				raw = row.Address
+			}
+			run.queue = append(run.queue, pending{index: run.next, row: fate, raw: raw})
+			// SendKeyed finds duplicates, by index; the first one's line names them.
+			pos := int32(min(row.Line, math.MaxInt32))
+			if row.Line == 0 {
+				pos = -int32(min(i+1, math.MaxInt32))
+			}
+			run.positions = append(run.positions, pos)
 			run.next++
 			if !yield(key, msg) {
 				return
@@ -166,14 +176,15 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 }
 
 // decide answers a row before the relay: rejected by the source, of another shard (left to
-// SendKeyed to skip, as it always did), skipped for ContinueFrom, a duplicate, or rejected
-// for an empty value; else it returns the row's message and key.
-func (j *Job) decide(row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
+// SendKeyed to skip, as it always did), a duplicate (with seen; Send leaves them to
+// SendKeyed), skipped for ContinueFrom, or rejected for an empty value; else it returns
+// the row's message and key.
+func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
 	raw := row.Raw
 	if raw == "" {
 		raw = row.Address
 	}
-	fate := RowResult{Line: row.Line, Address: raw}
+	fate := RowResult{Line: row.Line, Index: index, Address: raw}
 	if row.Reject != "" {
 		fate.Fate, fate.Reason = FateRejected, row.Reject
 		return fate, nil, ""
@@ -183,13 +194,16 @@ func (j *Job) decide(row Row, seen, earlier *keyLines) (RowResult, *smtp.Message
 	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
 	}
-	if first, dup := seen.add(key, row.Line); dup {
-		fate.Address = raw
-		fate.Fate, fate.Reason = FateRejected, "duplicate of line "+fmt.Sprint(first)
-		if first == 0 {
-			fate.Reason = "duplicate of an earlier row"
+	if seen != nil {
+		pos := int32(min(row.Line, math.MaxInt32))
+		if pos == 0 {
+			pos = -int32(min(index+1, math.MaxInt32))
 		}
-		return fate, nil, ""
+		if first, dup := seen.add(key, pos); dup {
+			fate.Address = raw
+			fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
+			return fate, nil, ""
+		}
 	}
 	if earlier != nil && earlier.has(key) {
 		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
@@ -220,14 +234,23 @@ func (k *keyLines) hash(key string) [2]uint64 {
 	return [2]uint64{maphash.String(k.s1, key), maphash.String(k.s2, key)}
 }
 
-// add adds key, first seen on line, and reports the line of an earlier one.
-func (k *keyLines) add(key string, line int) (int, bool) {
+// add adds key, first seen at pos, and reports the pos of an earlier one.
+func (k *keyLines) add(key string, pos int32) (int32, bool) {
 	h := k.hash(key)
 	if first, ok := k.m[h]; ok {
-		return int(first), true
+		return first, true
 	}
-	k.m[h] = int32(min(line, 1<<31-1))
+	k.m[h] = pos
 	return 0, false
+}
+
+// duplicateOf is the reason of a duplicate whose first row stands at pos: its line, or
+// (negative) its position in a source without lines.
+func duplicateOf(pos int32) string {
+	if pos < 0 {
+		return fmt.Sprintf("duplicate of row %d", -pos)
+	}
+	return fmt.Sprintf("duplicate of line %d", pos)
 }
 
 func (k *keyLines) has(key string) bool {
@@ -238,13 +261,13 @@ func (k *keyLines) has(key string) bool {
 // sendRun is the state of one Send: the result, and the rows between the source and
 // their results, reported in the source's order.
 type sendRun struct {
-	opts  SendOptions
-	res   *Result
-	seen  *keyLines
-	stop  error
-	queue []pending // rows read and not yet reported, in the source's order
-	next  int       // the index SendKeyed gives the next row yielded to it
-	done  int
+	opts      SendOptions
+	res       *Result
+	positions []int32 // of each row given to SendKeyed, by its index: a line, or -(position+1)
+	stop      error
+	queue     []pending // rows read and not yet reported, in the source's order
+	next      int       // the index SendKeyed gives the next row yielded to it
+	done      int
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
@@ -252,6 +275,7 @@ type sendRun struct {
 type pending struct {
 	index int
 	row   RowResult
+	raw   string // the address as written, for a duplicate
 }
 
 // maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
@@ -268,25 +292,26 @@ func (run *sendRun) early(r RowResult) {
 
 // flush reports the rows decided early queued before the row of index, and returns that
 // row's entry.
-func (run *sendRun) flush(index int) (RowResult, bool) {
+func (run *sendRun) flush(index int) (pending, bool) {
 	for len(run.queue) > 0 {
 		p := run.queue[0]
 		if p.index >= 0 && p.index > index {
-			return RowResult{}, false
+			return pending{}, false
 		}
 		run.queue = run.queue[1:]
 		if p.index < 0 {
 			run.report(p.row)
 		} else if p.index == index {
-			return p.row, true
+			return p, true
 		}
 	}
-	return RowResult{}, false
+	return pending{}, false
 }
 
 // add counts the result of a row given to SendKeyed.
 func (run *sendRun) add(kr smtp.KeyedResult) {
-	r, _ := run.flush(kr.Index)
+	p, _ := run.flush(kr.Index)
+	r := p.row
 	r.Address, r.MessageID, r.Err, r.Previous, r.Skip = kr.Key, kr.MessageID, kr.Err, kr.Previous, kr.Skip
 	if kr.Err != nil {
 		r.Reason = kr.Err.Error()
@@ -314,6 +339,10 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 		}
 	case smtp.KeyInvalid:
 		r.Fate = FateRejected
+		var dup *smtp.DuplicateKeyError
+		if errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
+			r.Address, r.Reason = p.raw, duplicateOf(run.positions[dup.First])
+		}
 	case smtp.KeyNotAttempted:
 		r.Fate = FateNotAttempted
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {

@@ -216,3 +216,23 @@ func TestJournalErrors(t *testing.T) {
 	assert.Equal(t, smtp.ShardSpec{Index: 1, Count: 2}, jerr.Want)
 	assert.Contains(t, err.Error(), "is bound to no shard, not shard index 1 of 2")
 }
+
+func TestSendDuplicateWithoutLines(t *testing.T) {
+	t.Parallel()
+	src := mailmerge.Rows([]string{"email"}, []mailmerge.Row{{Address: "ann@example.net"}, {Address: "bob@example.net"}, {Address: " ANN@example.net", Raw: " ANN@example.net"}})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{})
+	require.NoError(t, err)
+	_, relay := startRelay(t)
+	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{})
+	require.NoError(t, err)
+	defer res.Close()
+	var got []string
+	require.NoError(t, res.RejectedRows.Each(func(r mailmerge.RowResult) error {
+		got = append(got, r.Address+": "+r.Reason)
+		return nil
+	}))
+	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, got)
+	check, err := job.Check(testContext(t))
+	require.NoError(t, err)
+	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 2, Rejected: 1, Duplicates: 1, Empty: map[string]int{}}, *check)
+}
