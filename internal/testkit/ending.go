@@ -3,6 +3,7 @@ package testkit
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // EndingContext is a context that ends when the test calls End, with the error it was made
@@ -40,3 +41,20 @@ func (c *EndingContext) Err() error {
 
 // End ends the context; calls after the first do nothing.
 func (c *EndingContext) End() { c.once.Do(func() { close(c.done) }) }
+
+// Eventually polls cond every millisecond until it holds, and reports whether it did
+// within the given time: a test polls for an event it cannot be told of, and asserts on the
+// event, never on the time it took. Give within far more than the event needs on a loaded
+// machine; it only bounds how long a failing test waits.
+func Eventually(cond func() bool, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			return cond()
+		}
+		<-tick.C
+	}
+	return true
+}

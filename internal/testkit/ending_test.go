@@ -3,6 +3,7 @@ package testkit_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +37,12 @@ func TestEndingContextEndsWhenTold(t *testing.T) {
 			assert.ErrorIs(t, child.Err(), want, "a derived context ends with it")
 		})
 	}
+}
+
+func TestEventually(t *testing.T) {
+	t.Parallel()
+	n := 0
+	assert.True(t, testkit.Eventually(func() bool { n++; return n == 3 }, time.Minute), "holds on the third poll")
+	assert.Equal(t, 3, n)
+	assert.False(t, testkit.Eventually(func() bool { return false }, 0), "never holds: false at the deadline")
 }
