@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -246,14 +247,31 @@ func TestSendRecipientsKilled(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan struct{})
+		var waitErr error
+		go func() {
+			waitErr = cmd.Wait()
+			close(exited)
+		}()
 		// Killed once it writes to the journal (the process takes a while to start), a
-		// random moment later.
-		for deadline := time.Now().Add(10 * time.Second); fileSize(journal) == before && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
+		// random moment later. The journal is polled, as the process tells nobody; the
+		// minute only bounds how long a failing test waits.
+		if !testkit.Eventually(func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+				return fileSize(journal) != before
+			}
+		}, time.Minute) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("run %d wrote nothing to the journal in a minute", run+1)
 		}
+		// Not an order of events: every moment is a valid one to be killed at, and what the
+		// test checks holds after any of them.
 		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err == nil {
+		if <-exited; waitErr == nil {
 			t.Logf("run %d ended before the kill", run+1)
 		}
 	}
@@ -310,8 +328,12 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); fileSize(journal) < 2000 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	// Polled, as the process tells nobody; the minute only bounds how long a failing test
+	// waits.
+	if !testkit.Eventually(func() bool { return fileSize(journal) >= 2000 }, time.Minute) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the journal holds %d bytes after a minute, want 2000 before the interrupt", fileSize(journal))
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
