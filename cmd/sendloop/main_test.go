@@ -92,15 +92,43 @@ func launch(path string, args []string) int {
 // variables, so that a test run inside GitHub Actions sees the CLI behave as anywhere else
 // (the CLI may change its output when GITHUB_ACTIONS=true), and never nil, since a nil
 // exec.Cmd.Env would inherit the test's whole environment. Every test that starts the binary
-// sets its environment through it.
+// sets its environment through it. Unless env sets GORACE, it adds noExitSleep.
 func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+	out := make([]string, 0, len(env)+1)
+	gorace := false
 	for _, kv := range env {
 		if len(kv) < len("GITHUB_") || !strings.EqualFold(kv[:len("GITHUB_")], "GITHUB_") { // Windows ignores case
 			out = append(out, kv)
 		}
+		gorace = gorace || strings.HasPrefix(kv, "GORACE=")
+	}
+	if !gorace {
+		out = append(out, noExitSleep)
 	}
 	return out
+}
+
+// A race-built program that exits with code 0 first sleeps for GORACE's atexit_sleep_ms
+// (a second by default), to catch the races of goroutines still running after main. The
+// tests run the race-built binary hundreds of times, and that second was most of the
+// -race run's time, so childEnv turns it off: every race while the CLI works is still
+// reported (checkNoRace looks for the report, as a failing run exits with its own code, not
+// 66), and the runs that end much concurrent work with code 0 keep it with keepExitSleep.
+// The setting does nothing to a binary built without -race.
+const (
+	noExitSleep   = "GORACE=atexit_sleep_ms=0"
+	keepExitSleep = "GORACE=atexit_sleep_ms=1000"
+)
+
+// raceReport starts the report of a race-built program that found a data race.
+const raceReport = "WARNING: DATA RACE"
+
+// checkNoRace fails the test if stderr, a sendloop subprocess's, reports a data race.
+func checkNoRace(t testing.TB, stderr string) {
+	t.Helper()
+	if strings.Contains(stderr, raceReport) {
+		t.Errorf("the sendloop subprocess reported a data race:\n%s", stderr)
+	}
 }
 
 // result is what a run of the binary produced.
@@ -140,6 +168,7 @@ func (inv invocation) run(t testing.TB) result {
 	case err != nil:
 		t.Fatalf("running sendloop %s: %v", strings.Join(inv.args, " "), err)
 	}
+	checkNoRace(t, stderr.String())
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }
 
@@ -253,11 +282,12 @@ func TestChildEnv(t *testing.T) {
 		env  []string
 		want []string
 	}{
-		{name: "nil inherits nothing", env: nil, want: []string{}},
+		{name: "nil inherits nothing", env: nil, want: []string{noExitSleep}},
 		{name: "GitHub's variables dropped", env: []string{"GITHUB_ACTIONS=true", "SENDLOOP_API_KEY=k", "GITHUB_STEP_SUMMARY=/tmp/s", "TERM=dumb"},
-			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb"}},
+			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb", noExitSleep}},
 		{name: "only the prefix counts, in any case", env: []string{"MY_GITHUB_TOKEN=x", "github_actions=true", "GITHUB=1"},
-			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1"}},
+			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1", noExitSleep}},
+		{name: "a GORACE given is kept", env: []string{"TERM=dumb", keepExitSleep}, want: []string{"TERM=dumb", keepExitSleep}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

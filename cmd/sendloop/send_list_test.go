@@ -239,6 +239,8 @@ func TestSendRecipientsKilled(t *testing.T) {
 	for run := range 20 {
 		cmd := exec.Command(binary, args...)
 		cmd.Env = childEnv(env)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		before := fileSize(journal)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -253,6 +255,7 @@ func TestSendRecipientsKilled(t *testing.T) {
 		if err := cmd.Wait(); err == nil {
 			t.Logf("run %d ended before the kill", run+1)
 		}
+		checkNoRace(t, stderr.String())
 	}
 	r := invocation{args: args, env: env}.run(t)
 	rep := decodeListReport(t, r.stdout)
@@ -302,8 +305,8 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 		"--recipients", csv, "--journal", journal, "--concurrency", "1"}
 	cmd := exec.Command(binary, args...)
 	cmd.Env = childEnv(env)
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -312,6 +315,7 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
+	checkNoRace(t, stderr.String())
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupt {
 		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupt, stdout.String())
