@@ -272,6 +272,7 @@ func TestExport(t *testing.T) {
 func TestExportStreamsPages(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
+	f.raceBuild = true // pages read ahead
 	c, err := sendloop.NewClient(f.srv.APIKey, sendloop.WithBaseURL(f.srv.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +301,7 @@ func TestExportStreamsPages(t *testing.T) {
 		if n == "16" {
 			env = append(slices.Clone(f.env), keepExitSleep)
 		}
-		again := invocation{args: []string{"--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n}, env: env}.run(t)
+		again := invocation{args: []string{"--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n}, env: env, raceBuild: true}.run(t)
 		expect(t, again, exitOK, nil, []string{"exported 250 subscribers"})
 		if again.stdout != r.stdout {
 			t.Errorf("export --concurrency %s differs from the default's", n)

@@ -21,8 +21,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// binary is the sendloop binary TestMain builds, with -race when the tests run with it.
-var binary string
+// The sendloop binaries TestMain builds, once per run, outside the module. binary is built
+// as the tests are, with -race when they run with it; plainBinary without -race (under -race
+// a second build, else the same file).
+//
+// Under -race, a test that runs sendloop uses plainBinary unless it asks for binary
+// (invocation.raceBuild): a race-built process takes about 0.1 s of CPU just to start and
+// runs several times slower, and the tests start about 400 of them, most to check what a
+// command prints or how it refuses, on a few rows, which made most of the package's time
+// under -race. What those runs execute is checked for races in process too: the library's
+// own tests, and the CLI's run() in the tests that call it. The race-built binary stays
+// for the tests of the CLI's concurrent work, where a race in its own goroutines or in its
+// callbacks from the library's workers shows only in that process: signals and kills, the
+// terminal's progress, the fake's server, and sync, export and send with several calls in
+// flight. Those start it directly, or through an invocation or a fake with raceBuild set.
+var binary, plainBinary string
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(launchEnv); path != "" {
@@ -34,20 +47,32 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "sendloop")
-	if runtime.GOOS == "windows" {
-		binary += ".exe"
+	exe := func(name string) string {
+		if runtime.GOOS == "windows" {
+			return filepath.Join(dir, name+".exe")
+		}
+		return filepath.Join(dir, name)
 	}
-	args := []string{"build", "-o", binary}
+	binary, plainBinary = exe("sendloop"), exe("sendloop")
+	builds := [][]string{{"build", "-o", binary, "."}}
 	if raceEnabled {
-		args = append(args, "-race")
+		plainBinary = exe("sendloop-plain")
+		builds = [][]string{{"build", "-race", "-o", binary, "."}, {"build", "-o", plainBinary, "."}}
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building sendloop:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	errs := make(chan error, len(builds))
+	for _, args := range builds { // at once: mostly linking, with the packages cached
+		go func() {
+			build := exec.Command("go", args...)
+			build.Stdout, build.Stderr = os.Stderr, os.Stderr
+			errs <- build.Run()
+		}()
+	}
+	for range builds {
+		if err := <-errs; err != nil {
+			fmt.Fprintln(os.Stderr, "building sendloop:", err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -146,6 +171,8 @@ type invocation struct {
 	ciEnv []string
 	stdin string
 	dir   string
+	// raceBuild runs binary rather than plainBinary: set by the tests of concurrent work.
+	raceBuild bool
 }
 
 // run runs the binary and waits for it, for at most a minute.
@@ -153,7 +180,11 @@ func (inv invocation) run(t testing.TB) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, inv.args...)
+	path := plainBinary
+	if inv.raceBuild {
+		path = binary
+	}
+	cmd := exec.CommandContext(ctx, path, inv.args...)
 	cmd.Env = append(childEnv(inv.env), inv.ciEnv...)
 	cmd.Dir = inv.dir
 	cmd.Stdin = strings.NewReader(inv.stdin)
@@ -177,6 +208,8 @@ func (inv invocation) run(t testing.TB) result {
 type fake struct {
 	srv *sendlooptest.Server
 	env []string
+	// raceBuild makes sendloop run binary rather than plainBinary (see invocation).
+	raceBuild bool
 }
 
 // newFake starts a fake holding the demo data of --fake.
@@ -192,7 +225,7 @@ func newFake(t testing.TB) *fake {
 // sendloop runs the binary against the fake.
 func (f *fake) sendloop(t testing.TB, args ...string) result {
 	t.Helper()
-	return invocation{args: args, env: f.env}.run(t)
+	return invocation{args: args, env: f.env, raceBuild: f.raceBuild}.run(t)
 }
 
 // normalizers replace what varies from run to run in outputs compared with golden files.
