@@ -78,7 +78,8 @@ func TestSendRecipients(t *testing.T) {
 	html := `<p>Hi {{FIRST}}</p><img src="cid:logo.png">`
 
 	relay.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user"})
-	r := invocation{args: args, env: env, stdin: html}.run(t)
+	// The race-built binary: the messages go out on several relay connections at once.
+	r := invocation{args: args, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitFailure, nil, []string{"not sent"})
 	rep := decodeListReport(t, r.stdout)
 	if rep.Rows != 5 || rep.Sent != 2 || rep.Refused != 1 || rep.Rejected != 2 || len(rep.RefusedRows) != 1 || rep.RefusedRows[0].Line != 5 ||
@@ -110,13 +111,13 @@ func TestSendRecipients(t *testing.T) {
 	// The rerun, with a row added: only it is sent; the refused row is skipped until asked.
 	csv2 := writeFile(t, dir, "list.csv", strings.Replace(readFileT(t, csv), "cat@", "dan@example.net;;Dan;D5\ncat@", 1))
 	args2 := append(append([]string(nil), args...), "--recipients", csv2)
-	r = invocation{args: args2, env: env, stdin: html}.run(t)
+	r = invocation{args: args2, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitFailure, nil, nil)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Rows != 6 || rep.Sent != 1 || rep.Skipped["already_sent"] != 2 || rep.Skipped["refused"] != 1 || rep.Refused != 0 {
 		t.Errorf("rerun: %+v", rep)
 	}
-	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html}.run(t)
+	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html, raceBuild: true}.run(t)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Sent != 1 || rep.Skipped["already_sent"] != 3 || rep.Rejected != 2 {
 		t.Errorf("resend refused: %+v", rep)
@@ -136,7 +137,7 @@ func TestSendRecipients(t *testing.T) {
 
 	// Another message with the same journal is refused, before anything is sent.
 	other := append(append([]string(nil), args2...), "--subject", "Other")
-	r = invocation{args: other, env: env, stdin: html}.run(t)
+	r = invocation{args: other, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitUsage, nil, []string{"another message"})
 	if strings.Contains(r.stderr, "for usage") {
 		t.Errorf("a journal of another message is no usage mistake:\n%s", r.stderr)
@@ -153,7 +154,8 @@ func TestSendRecipientsShards(t *testing.T) {
 	sent := 0
 	for k := 1; k <= 3; k++ {
 		r := invocation{args: []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)}, env: env}.run(t)
+			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)},
+			env: env, raceBuild: true}.run(t) // several relay connections at once
 		expect(t, r, exitOK, nil, nil)
 		rep := decodeListReport(t, r.stdout)
 		sent += rep.Sent
@@ -243,6 +245,8 @@ func TestSendRecipientsKilled(t *testing.T) {
 	for run := range 20 {
 		cmd := exec.Command(binary, args...)
 		cmd.Env = childEnv(env)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		before := fileSize(journal)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -274,6 +278,7 @@ func TestSendRecipientsKilled(t *testing.T) {
 		if <-exited; waitErr == nil {
 			t.Logf("run %d ended before the kill", run+1)
 		}
+		checkNoRace(t, stderr.String())
 	}
 	r := invocation{args: args, env: env}.run(t)
 	rep := decodeListReport(t, r.stdout)
@@ -323,8 +328,8 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 		"--recipients", csv, "--journal", journal, "--concurrency", "1"}
 	cmd := exec.Command(binary, args...)
 	cmd.Env = childEnv(env)
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -337,6 +342,7 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
+	checkNoRace(t, stderr.String())
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupt {
 		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupt, stdout.String())

@@ -292,6 +292,7 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			mu.Unlock()
 			_ = cmd.Wait()
 			f.hook(nil)
+			checkNoRace(t, stderr.String())
 			code := cmd.ProcessState.ExitCode()
 			wantCode := map[syscall.Signal]int{syscall.SIGINT: exitInterrupt, syscall.SIGTERM: exitTerminate}[sig]
 			mu.Lock()
@@ -376,6 +377,7 @@ func TestSyncSecondSignal(t *testing.T) {
 	if rejects := readFile(t, rejectsPath); strings.Contains(rejects, "cancel") || strings.Contains(rejects, "new0") {
 		t.Errorf("cancelled rows in the rejects file:\n%s", rejects)
 	}
+	checkNoRace(t, stderr.String())
 }
 
 func TestParseMaxUnsubscribe(t *testing.T) {
