@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop/internal/testkit"
 )
 
 // leakedMarker finds a comment marker left inside the text of a paragraph: "…http(s).//
@@ -62,16 +64,9 @@ func TestDocCommentsHoldNoMarker(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
 	pkgs := map[string]map[string][]*ast.File{} // directory → package name → files
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+	err := testkit.WalkGoTree(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
 			return err
-		}
-		if d.IsDir() {
-			// What the go command ignores: testdata and names starting with _ or a dot.
-			if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
 		}
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 )
 
@@ -23,16 +24,13 @@ func TestEveryExportedFieldIsDocumented(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
 	var missing []string
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err := testkit.WalkGoTree(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			switch d.Name() {
-			case "internal", "cmd", "examples", "testdata", "scripts":
-				return filepath.SkipDir
-			}
-			if strings.HasPrefix(d.Name(), ".") && path != "." {
+			case "internal", "cmd", "examples", "scripts":
 				return filepath.SkipDir
 			}
 			return nil

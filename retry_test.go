@@ -1,9 +1,11 @@
 package sendloop_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -95,6 +98,8 @@ func TestRetryAfterOverTheCapFailsWithTheWait(t *testing.T) {
 	assert.Equal(t, 429, httpErr.HTTPStatus)
 	assert.Equal(t, 120*time.Second, httpErr.RetryAfter)
 	assert.Len(t, requestsFor(srv, "account.info.get"), 1)
+	// Time is what is tested: the wait asked for is 2 minutes. The bound is far above the
+	// median under -race (under 10 ms, 20 runs).
 	assert.Less(t, time.Since(start), 5*time.Second, "no wait for a Retry-After over the cap")
 	assert.Contains(t, err.Error(), "retry after 2m0s")
 }
@@ -134,46 +139,96 @@ func TestDialErrorRetriedEvenForOneShot(t *testing.T) {
 	assert.Contains(t, err.Error(), "after 4 attempts")
 }
 
+// The first attempt is held until the client's per-attempt timeout ends it, and the retry
+// is answered at once. The timeout is 2 s, far above a call to the fake under -race, so
+// that the retry cannot time out too on a loaded machine, as it could with 50 ms.
 func TestPerAttemptTimeoutIsRetriedForReads(t *testing.T) {
 	t.Parallel()
-	c, srv := newTestClient(t, sendloop.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}))
-	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Second})
+	c, srv := newTestClient(t, sendloop.WithHTTPClient(&http.Client{Timeout: 2 * time.Second}))
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Hour})
 	_, err := c.Account.Get(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, requestsFor(srv, "account.info.get"), 2)
 }
 
+// The context is cancelled while the fake holds the request (from its request hook), or once
+// the 503 that asks for a wait has been read (from the client's transport): during the step
+// named, whatever the machine's load.
 func TestCancellationReturnsPromptly(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		fault sendlooptest.Fault
+		name        string
+		fault       sendlooptest.Fault
+		afterAnswer bool // cancelled once the answer is read, not as the request arrives
 	}{
-		{"while waiting for the answer", sendlooptest.Fault{Delay: 30 * time.Second}},
-		{"during a Retry-After wait", sendlooptest.Fault{Status: 503, RetryAfter: "30"}},
+		{"while waiting for the answer", sendlooptest.Fault{Delay: time.Hour}, false},
+		{"during a Retry-After wait", sendlooptest.Fault{Status: 503, RetryAfter: "50"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, srv := newTestClient(t, sendloop.WithRetry(sendloop.RetryPolicy{MaxRetryAfter: time.Minute, MinWait: time.Millisecond}))
-			srv.InjectFault("account.info.get", tt.fault)
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(20*time.Millisecond, cancel)
+			defer cancel()
+			srv := sendlooptest.NewServer(t, sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
+				if r.Command == "account.info.get" && !tt.afterAnswer {
+					cancel()
+				}
+			}))
+			hc := &http.Client{Transport: http.DefaultTransport}
+			if tt.afterAnswer {
+				hc.Transport = cancelAfterAnswer{http.DefaultTransport, cancel}
+			}
+			c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(hc),
+				sendloop.WithRetry(sendloop.RetryPolicy{MaxRetryAfter: time.Minute, MinWait: time.Millisecond}))
+			require.NoError(t, err)
+			srv.InjectFault("account.info.get", tt.fault)
 			start := time.Now()
-			_, err := c.Account.Get(ctx)
+			_, err = c.Account.Get(ctx)
 			require.ErrorIs(t, err, context.Canceled)
+			// Time is what is tested: the answer or the wait is an hour or 50 s away. The
+			// bound is far above the median under -race (under 10 ms, 20 runs).
 			assert.Less(t, time.Since(start), 5*time.Second)
+			assert.Len(t, requestsFor(srv, "account.info.get"), 1, "no attempt after the cancellation")
 		})
 	}
 }
 
+// cancelAfterAnswer is a transport over base that calls cancel once an answer's body has
+// been read.
+type cancelAfterAnswer struct {
+	base   http.RoundTripper
+	cancel func()
+}
+
+func (c cancelAfterAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	c.cancel()
+	return resp, nil
+}
+
+// The deadline passes while the fake holds the request: the call fails with it and is not
+// retried.
 func TestDeadlineIsKept(t *testing.T) {
 	t.Parallel()
-	c, srv := newTestClient(t)
-	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: 30 * time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	_, err := c.Account.Get(ctx)
+	ctx := testkit.NewEndingContext(context.DeadlineExceeded)
+	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
+		if r.Command == "account.info.get" {
+			ctx.End()
+		}
+	}))
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
+	require.NoError(t, err)
+	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Hour})
+	_, err = c.Account.Get(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded))
 	assert.Len(t, requestsFor(srv, "account.info.get"), 1, "an expired deadline is not retried")

@@ -545,8 +545,14 @@ func TestImportAllCountsRowsAFatalErrorLeftUnsentAsNotAttempted(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
-			// The first batch is held until the others are queued behind the fatal answer.
-			time.Sleep(50 * time.Millisecond)
+			// The first batch is held until the import, stopped by the fatal answer to
+			// another, gives up on it: rows are then queued, and some never sent.
+			_, _ = io.Copy(io.Discard, r.Body) // so that the server sees the client go away
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Minute):
+				t.Error("the import did not cancel the batch in flight after a fatal answer")
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"Success":false,"ErrorCode":104,"ErrorMessage":"Invalid API key"}`)

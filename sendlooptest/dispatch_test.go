@@ -1,9 +1,12 @@
 package sendlooptest
 
 import (
-	"maps"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
 )
 
 // TestCommandTableAndHandlersAgree is what keeps the fake's handler maps and the SDK's
@@ -11,48 +14,83 @@ import (
 // command.
 func TestCommandTableAndHandlersAgree(t *testing.T) {
 	t.Parallel()
-	if len(commandMismatches) > 0 {
-		t.Fatalf("the fake's handlers and the command table disagree:\n%q", commandMismatches)
+	require.Empty(t, commandMismatches, "the fake's handlers and the command table disagree")
+	require.NotEmpty(t, commands, "no commands dispatched")
+	handlers := 0
+	for _, set := range handlerSets {
+		handlers += len(set)
 	}
-	if len(commands) == 0 {
-		t.Fatal("no commands dispatched")
-	}
+	assert.Len(t, commands, handlers, "every handler of handlerSets is dispatched")
 }
 
-// TestDispatchReportsMismatches checks that dispatch reports, rather than hides, a command
-// without a handler and a handler without a command.
+// TestDispatchReportsMismatches checks, on a made-up table and made-up handler maps, that
+// dispatch pairs them whatever the case of their names, and reports, rather than hides, a
+// command without a handler, a handler without a command and a command handled twice. It
+// does not depend on the real table, so a command being added does not fail it.
 func TestDispatchReportsMismatches(t *testing.T) {
 	t.Parallel()
-	all := func() map[string]handler {
-		m := map[string]handler{}
-		for _, set := range []map[string]handler{accountHandlers, listsHandlers, subscribersHandlers,
-			suppressionHandlers, campaignsHandlers, reportsHandlers, exportsHandlers, systemHandlers} {
-			maps.Copy(m, set)
-		}
-		return m
+	run := func(*call) (object, *apiError) { return nil, nil }
+	specs := []cmdtable.Spec{
+		{Name: "Thing.Get", API: cmdtable.V3, Required: []string{"ThingID"}},
+		{Name: "Thing.Create", API: cmdtable.V3},
+		{Name: "Other.List", API: cmdtable.V3},
+		{Name: "Person.Track", API: cmdtable.Person}, // not v3: needs no handler here
+		{Name: "Legacy.Add", API: cmdtable.Legacy},
 	}
-	missing := all()
-	delete(missing, "list.getlist")
-	extra := all()
-	extra["no.such.command"] = nil
 	tests := []struct {
-		name     string
-		handlers map[string]handler
-		want     []string
+		name  string
+		sets  []map[string]handler
+		want  []string // the mismatches
+		found []string // the commands dispatched, by lower-case name
 	}{
-		{name: "agree", handlers: all(), want: nil},
-		{name: "a command without a handler", handlers: missing, want: []string{"no handler for list.getlist"}},
-		{name: "a handler without a command", handlers: extra, want: []string{"a handler for no.such.command, which the command table lacks"}},
+		{
+			name:  "agree, over several sets and in any case",
+			sets:  []map[string]handler{{"thing.get": run, "THING.create": run}, {"Other.List": run}},
+			found: []string{"thing.get", "thing.create", "other.list"},
+		},
+		{
+			name:  "a command without a handler",
+			sets:  []map[string]handler{{"thing.get": run, "thing.create": run}},
+			want:  []string{"no handler for Other.List"},
+			found: []string{"thing.get", "thing.create"},
+		},
+		{
+			name:  "a handler without a command",
+			sets:  []map[string]handler{{"thing.get": run, "thing.create": run, "other.list": run, "no.such.command": run}},
+			want:  []string{"a handler for no.such.command, which the command table lacks"},
+			found: []string{"thing.get", "thing.create", "other.list"},
+		},
+		{
+			name:  "a handler for a command that is not v3",
+			sets:  []map[string]handler{{"thing.get": run, "thing.create": run, "other.list": run, "person.track": run}},
+			want:  []string{"a handler for person.track, which the command table lacks"},
+			found: []string{"thing.get", "thing.create", "other.list"},
+		},
+		{
+			name:  "a command in two sets",
+			sets:  []map[string]handler{{"thing.get": run, "thing.create": run}, {"other.list": run, "Thing.Get": run}},
+			want:  []string{"more than one handler for Thing.Get"},
+			found: []string{"thing.get", "thing.create", "other.list"},
+		},
+		{
+			name: "no handlers",
+			want: []string{"no handler for Other.List", "no handler for Thing.Create", "no handler for Thing.Get"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, mismatches := dispatch(tt.handlers)
-			if !slices.Equal(mismatches, tt.want) {
-				t.Fatalf("mismatches = %q, want %q", mismatches, tt.want)
+			got, mismatches := dispatch(specs, tt.sets...)
+			assert.Equal(t, tt.want, mismatches)
+			var found []string
+			for key, cmd := range got {
+				found = append(found, key)
+				assert.NotNil(t, cmd.run, key)
 			}
-			if len(tt.want) == 0 && len(got) != len(commands) {
-				t.Fatalf("dispatched %d commands, want %d", len(got), len(commands))
+			assert.ElementsMatch(t, tt.found, found)
+			if cmd, ok := got["thing.get"]; ok {
+				assert.Equal(t, "Thing.Get", cmd.name, "the table's spelling")
+				assert.Equal(t, []string{"ThingID"}, cmd.required)
 			}
 		})
 	}

@@ -20,6 +20,7 @@ type latency struct {
 	mu           sync.Mutex
 	base, jitter time.Duration
 	rng          *rand.Rand
+	draws        int // the delays drawn: a test counts the answers held back without a clock
 }
 
 func newLatency(base, jitter time.Duration) *latency {
@@ -42,6 +43,7 @@ func (l *latency) set(base, jitter time.Duration) {
 func (l *latency) next() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.draws++
 	d := l.base
 	if l.jitter > 0 {
 		d += time.Duration(l.rng.Int64N(int64(l.jitter) + 1))

@@ -143,6 +143,10 @@ type RelayFault struct {
 	// Times is how many matching commands the fault answers; less than 1
 	// means once.
 	Times int
+	// Reached, if not nil, is called each time the fault applies, as its
+	// command arrives and before its Delay: a test that ends its context
+	// there knows the client is waiting on that very command.
+	Reached func()
 }
 
 // RelayOption configures StartRelay.
@@ -284,6 +288,15 @@ func (r *Relay) CACertificatePEM() []byte { return append([]byte(nil), r.caPEM..
 // Connections returns how many connections clients opened so far.
 func (r *Relay) Connections() int { return int(r.connections.Load()) }
 
+// OpenConnections returns how many client connections are open now. A connection the
+// client closed leaves once the relay has finished its session: when it is 0 after the
+// client closed its own, no message can still arrive.
+func (r *Relay) OpenConnections() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.open)
+}
+
 // DropConnections closes every client connection open now, without a reply,
 // as a server restarting or ending idle connections does. The relay keeps
 // listening.
@@ -338,6 +351,9 @@ func (l trackingListener) Accept() (net.Conn, error) {
 // TLS with RelayImplicitTLS), or drops it, and closes it.
 func (r *Relay) refuseConnection(c net.Conn, f *RelayFault) {
 	defer c.Close()
+	if f.Reached != nil {
+		f.Reached()
+	}
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)
 		select {

@@ -27,6 +27,9 @@ func (s *relaySession) applyFault(f *RelayFault) error {
 	if f == nil {
 		return nil
 	}
+	if f.Reached != nil {
+		f.Reached()
+	}
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)
 		select {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -72,8 +73,12 @@ func TestSendKeyedJournalFailureStopsTheRun(t *testing.T) {
 	if res := got[bad]; res.State != smtp.KeyNotAttempted || !errors.Is(res.Err, smtp.ErrJournalFailed) || !errors.Is(res.Err, smtp.ErrRunStopped) {
 		t.Errorf("%s: %v (%v), want not attempted, journal failed", bad, res.State, res.Err)
 	}
-	// Give the relay time to (wrongly) accept an abandoned message.
-	time.Sleep(50 * time.Millisecond)
+	// Once the client's connections are closed and the relay has ended their sessions, a
+	// message it (wrongly) accepted would be there.
+	client.Close()
+	if !testkit.Eventually(func() bool { return fake.OpenConnections() == 0 }, time.Minute) {
+		t.Fatalf("%d relay sessions still open a minute after the client closed", fake.OpenConnections())
+	}
 	n := delivered(fake)
 	if n[bad] != 0 {
 		t.Errorf("%s was delivered without its in-flight record", bad)

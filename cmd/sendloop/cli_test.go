@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,6 +272,7 @@ func TestExport(t *testing.T) {
 func TestExportStreamsPages(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
+	f.raceBuild = true // pages read ahead
 	c, err := sendloop.NewClient(f.srv.APIKey, sendloop.WithBaseURL(f.srv.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -292,9 +294,14 @@ func TestExportStreamsPages(t *testing.T) {
 	}
 	r := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID))
 	expect(t, r, exitOK, nil, []string{"exported 250 subscribers"})
-	// Pages read ahead, or one after the other: the same lines in the same order.
+	// Pages read ahead, or one after the other: the same lines in the same order. The
+	// race-built binary looks for races after it exits here (keepExitSleep), with 16 pages read ahead.
 	for _, n := range []string{"1", "2", "16"} {
-		again := f.sendloop(t, "--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n)
+		env := f.env
+		if n == "16" {
+			env = append(slices.Clone(f.env), keepExitSleep)
+		}
+		again := invocation{args: []string{"--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n}, env: env, raceBuild: true}.run(t)
 		expect(t, again, exitOK, nil, []string{"exported 250 subscribers"})
 		if again.stdout != r.stdout {
 			t.Errorf("export --concurrency %s differs from the default's", n)

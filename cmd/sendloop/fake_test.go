@@ -70,6 +70,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 			_ = cmd.Process.Kill()
 			<-p.exited
 		}
+		checkNoRace(t, p.stderr.String())
 	})
 	lines := make(chan string)
 	go func() {

@@ -21,8 +21,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// binary is the sendloop binary TestMain builds, with -race when the tests run with it.
-var binary string
+// The sendloop binaries TestMain builds, once per run, outside the module. binary is built
+// as the tests are, with -race when they run with it; plainBinary without -race (under -race
+// a second build, else the same file).
+//
+// Under -race, a test that runs sendloop uses plainBinary unless it asks for binary
+// (invocation.raceBuild): a race-built process takes about 0.1 s of CPU just to start and
+// runs several times slower, and the tests start about 400 of them, most to check what a
+// command prints or how it refuses, on a few rows, which made most of the package's time
+// under -race. What those runs execute is checked for races in process too: the library's
+// own tests, and the CLI's run() in the tests that call it. The race-built binary stays
+// for the tests of the CLI's concurrent work, where a race in its own goroutines or in its
+// callbacks from the library's workers shows only in that process: signals and kills, the
+// terminal's progress, the fake's server, and sync, export and send with several calls in
+// flight. Those start it directly, or through an invocation or a fake with raceBuild set.
+var binary, plainBinary string
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(launchEnv); path != "" {
@@ -34,20 +47,32 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "sendloop")
-	if runtime.GOOS == "windows" {
-		binary += ".exe"
+	exe := func(name string) string {
+		if runtime.GOOS == "windows" {
+			return filepath.Join(dir, name+".exe")
+		}
+		return filepath.Join(dir, name)
 	}
-	args := []string{"build", "-o", binary}
+	binary, plainBinary = exe("sendloop"), exe("sendloop")
+	builds := [][]string{{"build", "-o", binary, "."}}
 	if raceEnabled {
-		args = append(args, "-race")
+		plainBinary = exe("sendloop-plain")
+		builds = [][]string{{"build", "-race", "-o", binary, "."}, {"build", "-o", plainBinary, "."}}
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building sendloop:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	errs := make(chan error, len(builds))
+	for _, args := range builds { // at once: mostly linking, with the packages cached
+		go func() {
+			build := exec.Command("go", args...)
+			build.Stdout, build.Stderr = os.Stderr, os.Stderr
+			errs <- build.Run()
+		}()
+	}
+	for range builds {
+		if err := <-errs; err != nil {
+			fmt.Fprintln(os.Stderr, "building sendloop:", err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -92,15 +117,43 @@ func launch(path string, args []string) int {
 // variables, so that a test run inside GitHub Actions sees the CLI behave as anywhere else
 // (the CLI may change its output when GITHUB_ACTIONS=true), and never nil, since a nil
 // exec.Cmd.Env would inherit the test's whole environment. Every test that starts the binary
-// sets its environment through it.
+// sets its environment through it. Unless env sets GORACE, it adds noExitSleep.
 func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+	out := make([]string, 0, len(env)+1)
+	gorace := false
 	for _, kv := range env {
 		if len(kv) < len("GITHUB_") || !strings.EqualFold(kv[:len("GITHUB_")], "GITHUB_") { // Windows ignores case
 			out = append(out, kv)
 		}
+		gorace = gorace || strings.HasPrefix(kv, "GORACE=")
+	}
+	if !gorace {
+		out = append(out, noExitSleep)
 	}
 	return out
+}
+
+// A race-built program that exits with code 0 first sleeps for GORACE's atexit_sleep_ms
+// (a second by default), to catch the races of goroutines still running after main. The
+// tests run the race-built binary hundreds of times, and that second was most of the
+// -race run's time, so childEnv turns it off: every race while the CLI works is still
+// reported (checkNoRace looks for the report, as a failing run exits with its own code, not
+// 66), and the runs that end much concurrent work with code 0 keep it with keepExitSleep.
+// The setting does nothing to a binary built without -race.
+const (
+	noExitSleep   = "GORACE=atexit_sleep_ms=0"
+	keepExitSleep = "GORACE=atexit_sleep_ms=1000"
+)
+
+// raceReport starts the report of a race-built program that found a data race.
+const raceReport = "WARNING: DATA RACE"
+
+// checkNoRace fails the test if stderr, a sendloop subprocess's, reports a data race.
+func checkNoRace(t testing.TB, stderr string) {
+	t.Helper()
+	if strings.Contains(stderr, raceReport) {
+		t.Errorf("the sendloop subprocess reported a data race:\n%s", stderr)
+	}
 }
 
 // result is what a run of the binary produced.
@@ -118,6 +171,8 @@ type invocation struct {
 	ciEnv []string
 	stdin string
 	dir   string
+	// raceBuild runs binary rather than plainBinary: set by the tests of concurrent work.
+	raceBuild bool
 }
 
 // run runs the binary and waits for it, for at most a minute.
@@ -125,7 +180,11 @@ func (inv invocation) run(t testing.TB) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, inv.args...)
+	path := plainBinary
+	if inv.raceBuild {
+		path = binary
+	}
+	cmd := exec.CommandContext(ctx, path, inv.args...)
 	cmd.Env = append(childEnv(inv.env), inv.ciEnv...)
 	cmd.Dir = inv.dir
 	cmd.Stdin = strings.NewReader(inv.stdin)
@@ -140,6 +199,7 @@ func (inv invocation) run(t testing.TB) result {
 	case err != nil:
 		t.Fatalf("running sendloop %s: %v", strings.Join(inv.args, " "), err)
 	}
+	checkNoRace(t, stderr.String())
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }
 
@@ -148,6 +208,8 @@ func (inv invocation) run(t testing.TB) result {
 type fake struct {
 	srv *sendlooptest.Server
 	env []string
+	// raceBuild makes sendloop run binary rather than plainBinary (see invocation).
+	raceBuild bool
 }
 
 // newFake starts a fake holding the demo data of --fake.
@@ -163,7 +225,7 @@ func newFake(t testing.TB) *fake {
 // sendloop runs the binary against the fake.
 func (f *fake) sendloop(t testing.TB, args ...string) result {
 	t.Helper()
-	return invocation{args: args, env: f.env}.run(t)
+	return invocation{args: args, env: f.env, raceBuild: f.raceBuild}.run(t)
 }
 
 // normalizers replace what varies from run to run in outputs compared with golden files.
@@ -253,11 +315,12 @@ func TestChildEnv(t *testing.T) {
 		env  []string
 		want []string
 	}{
-		{name: "nil inherits nothing", env: nil, want: []string{}},
+		{name: "nil inherits nothing", env: nil, want: []string{noExitSleep}},
 		{name: "GitHub's variables dropped", env: []string{"GITHUB_ACTIONS=true", "SENDLOOP_API_KEY=k", "GITHUB_STEP_SUMMARY=/tmp/s", "TERM=dumb"},
-			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb"}},
+			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb", noExitSleep}},
 		{name: "only the prefix counts, in any case", env: []string{"MY_GITHUB_TOKEN=x", "github_actions=true", "GITHUB=1"},
-			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1"}},
+			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1", noExitSleep}},
+		{name: "a GORACE given is kept", env: []string{"TERM=dumb", keepExitSleep}, want: []string{"TERM=dumb", keepExitSleep}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

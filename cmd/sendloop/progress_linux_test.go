@@ -78,6 +78,7 @@ func TestSyncProgressOnTerminal(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the terminal did not close")
 	}
+	checkNoRace(t, tty)
 	if !strings.Contains(tty, "\r\x1b[K[") || !strings.Contains(tty, "applying: ") {
 		t.Errorf("no progress bar on the terminal: %q", tty)
 	}
@@ -127,6 +128,7 @@ func runOnTerminal(t *testing.T, env []string, args ...string) (stdout, tty stri
 	case <-time.After(30 * time.Second):
 		t.Fatal("the terminal did not close")
 	}
+	checkNoRace(t, tty)
 	return out.String(), tty
 }
 

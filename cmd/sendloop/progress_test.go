@@ -50,6 +50,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// redrawing reports whether p has a redraw loop running: the only thing that draws without
+// being called.
+func redrawing(p *progress) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stop != nil
+}
+
 // TestProgressOffTerminal checks that nothing is drawn where stderr is not a terminal.
 func TestProgressOffTerminal(t *testing.T) {
 	t.Parallel()
@@ -58,7 +66,10 @@ func TestProgressOffTerminal(t *testing.T) {
 	p.interval = time.Millisecond
 	p.start(10, label)
 	p.set(4)
-	time.Sleep(20 * time.Millisecond)
+	// No redraw loop runs, so nothing can be drawn later: checked, not waited for.
+	if redrawing(p) {
+		t.Error("off a terminal, start began redrawing")
+	}
 	fmt.Fprintf(p, "a message\n")
 	p.finish()
 	if out.String() != "a message\n" {
@@ -114,7 +125,9 @@ func TestProgressQuiet(t *testing.T) {
 	p.interval = time.Millisecond
 	p.start(4, label)
 	p.set(2)
-	time.Sleep(10 * time.Millisecond)
+	if redrawing(p) {
+		t.Error("with --quiet, start began redrawing")
+	}
 	p.finish()
 	if out.String() != "" {
 		t.Errorf("--quiet drew %q", out.String())

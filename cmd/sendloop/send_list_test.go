@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -77,7 +78,8 @@ func TestSendRecipients(t *testing.T) {
 	html := `<p>Hi {{FIRST}}</p><img src="cid:logo.png">`
 
 	relay.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user"})
-	r := invocation{args: args, env: env, stdin: html}.run(t)
+	// The race-built binary: the messages go out on several relay connections at once.
+	r := invocation{args: args, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitFailure, nil, []string{"not sent"})
 	rep := decodeListReport(t, r.stdout)
 	if rep.Rows != 5 || rep.Sent != 2 || rep.Refused != 1 || rep.Rejected != 2 || len(rep.RefusedRows) != 1 || rep.RefusedRows[0].Line != 5 ||
@@ -109,13 +111,13 @@ func TestSendRecipients(t *testing.T) {
 	// The rerun, with a row added: only it is sent; the refused row is skipped until asked.
 	csv2 := writeFile(t, dir, "list.csv", strings.Replace(readFileT(t, csv), "cat@", "dan@example.net;;Dan;D5\ncat@", 1))
 	args2 := append(append([]string(nil), args...), "--recipients", csv2)
-	r = invocation{args: args2, env: env, stdin: html}.run(t)
+	r = invocation{args: args2, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitFailure, nil, nil)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Rows != 6 || rep.Sent != 1 || rep.Skipped["already_sent"] != 2 || rep.Skipped["refused"] != 1 || rep.Refused != 0 {
 		t.Errorf("rerun: %+v", rep)
 	}
-	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html}.run(t)
+	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html, raceBuild: true}.run(t)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Sent != 1 || rep.Skipped["already_sent"] != 3 || rep.Rejected != 2 {
 		t.Errorf("resend refused: %+v", rep)
@@ -135,7 +137,7 @@ func TestSendRecipients(t *testing.T) {
 
 	// Another message with the same journal is refused, before anything is sent.
 	other := append(append([]string(nil), args2...), "--subject", "Other")
-	r = invocation{args: other, env: env, stdin: html}.run(t)
+	r = invocation{args: other, env: env, stdin: html, raceBuild: true}.run(t)
 	expect(t, r, exitUsage, nil, []string{"another message"})
 	if strings.Contains(r.stderr, "for usage") {
 		t.Errorf("a journal of another message is no usage mistake:\n%s", r.stderr)
@@ -152,7 +154,8 @@ func TestSendRecipientsShards(t *testing.T) {
 	sent := 0
 	for k := 1; k <= 3; k++ {
 		r := invocation{args: []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)}, env: env}.run(t)
+			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)},
+			env: env, raceBuild: true}.run(t) // several relay connections at once
 		expect(t, r, exitOK, nil, nil)
 		rep := decodeListReport(t, r.stdout)
 		sent += rep.Sent
@@ -242,20 +245,40 @@ func TestSendRecipientsKilled(t *testing.T) {
 	for run := range 20 {
 		cmd := exec.Command(binary, args...)
 		cmd.Env = childEnv(env)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		before := fileSize(journal)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan struct{})
+		var waitErr error
+		go func() {
+			waitErr = cmd.Wait()
+			close(exited)
+		}()
 		// Killed once it writes to the journal (the process takes a while to start), a
-		// random moment later.
-		for deadline := time.Now().Add(10 * time.Second); fileSize(journal) == before && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
+		// random moment later. The journal is polled, as the process tells nobody; the
+		// minute only bounds how long a failing test waits.
+		if !testkit.Eventually(func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+				return fileSize(journal) != before
+			}
+		}, time.Minute) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("run %d wrote nothing to the journal in a minute", run+1)
 		}
+		// Not an order of events: every moment is a valid one to be killed at, and what the
+		// test checks holds after any of them.
 		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err == nil {
+		if <-exited; waitErr == nil {
 			t.Logf("run %d ended before the kill", run+1)
 		}
+		checkNoRace(t, stderr.String())
 	}
 	r := invocation{args: args, env: env}.run(t)
 	rep := decodeListReport(t, r.stdout)
@@ -305,16 +328,21 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 		"--recipients", csv, "--journal", journal, "--concurrency", "1"}
 	cmd := exec.Command(binary, args...)
 	cmd.Env = childEnv(env)
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); fileSize(journal) < 2000 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	// Polled, as the process tells nobody; the minute only bounds how long a failing test
+	// waits.
+	if !testkit.Eventually(func() bool { return fileSize(journal) >= 2000 }, time.Minute) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the journal holds %d bytes after a minute, want 2000 before the interrupt", fileSize(journal))
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
+	checkNoRace(t, stderr.String())
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupt {
 		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupt, stdout.String())

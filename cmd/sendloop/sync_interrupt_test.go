@@ -292,6 +292,7 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 			mu.Unlock()
 			_ = cmd.Wait()
 			f.hook(nil)
+			checkNoRace(t, stderr.String())
 			code := cmd.ProcessState.ExitCode()
 			wantCode := map[syscall.Signal]int{syscall.SIGINT: exitInterrupt, syscall.SIGTERM: exitTerminate}[sig]
 			mu.Lock()
@@ -321,8 +322,9 @@ func TestSyncInterruptedBySignal(t *testing.T) {
 	}
 }
 
-// TestSyncSecondSignal: with a long grace period and calls that hang, a second SIGINT
-// cancels the calls in flight, and the run ends at once with 130 and an honest report.
+// TestSyncSecondSignal: with a long grace period and calls that hang, a second signal
+// cancels the calls in flight, and the run ends at once with the first signal's code and an
+// honest report.
 func TestSyncSecondSignal(t *testing.T) {
 	t.Parallel()
 	f := newHookedFake(t)
@@ -349,15 +351,23 @@ func TestSyncSecondSignal(t *testing.T) {
 		t.Fatal("no import call")
 	}
 	start := time.Now()
+	// SIGINT, then SIGTERM: a second SIGINT sent before the process has taken the first in
+	// (from the kernel, then from the Go runtime's queue) merges with it, and a pause between
+	// them would be a bet on how soon a loaded machine does. Different signals never merge.
+	// The kernel and the runtime hand pending signals over lowest number first, so the first
+	// is SIGINT (130) all but always; SIGTERM (143) can only come first if the thread that
+	// took the SIGINT stalls before queueing it, and the run must then end just the same.
 	_ = cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond)
-	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
+	// Time is what is tested: without the second signal the calls in flight would hold the
+	// run for a minute. 20 s is 100 times the median under -race (0.2 s, 20 runs).
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the run took %v to end after the second signal", took)
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupt {
-		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupt, stdout.String(), stderr.String())
+	code := cmd.ProcessState.ExitCode()
+	if code != exitInterrupt && code != exitTerminate {
+		t.Errorf("exit code %d, want %d (or %d)\nstdout:\n%s\nstderr:\n%s", code, exitInterrupt, exitTerminate, stdout.String(), stderr.String())
 	}
 	for _, s := range []string{"Interrupted: list 1", "NOT ATTEMPTED", "Run the same sync again"} {
 		if !strings.Contains(stdout.String(), s) {
@@ -367,6 +377,7 @@ func TestSyncSecondSignal(t *testing.T) {
 	if rejects := readFile(t, rejectsPath); strings.Contains(rejects, "cancel") || strings.Contains(rejects, "new0") {
 		t.Errorf("cancelled rows in the rejects file:\n%s", rejects)
 	}
+	checkNoRace(t, stderr.String())
 }
 
 func TestParseMaxUnsubscribe(t *testing.T) {

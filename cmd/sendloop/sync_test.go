@@ -414,6 +414,7 @@ func TestSyncManyRejectsOnStderr(t *testing.T) {
 func TestSyncLarge(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
+	f.raceBuild = true // three calls in flight, rejects reported from their answers
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("EmailAddress,Plan\n")

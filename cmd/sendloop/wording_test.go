@@ -5,11 +5,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-sendloop/sendloop/internal/testkit"
 )
 
 // countedPlural finds a format verb for a number followed by a plural noun, such as
@@ -30,7 +31,7 @@ var alwaysPlural = map[string]string{
 func TestCountsUsePlural(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err := testkit.WalkGoTree(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-sendloop/sendloop/internal/testkit"
 )
 
 // TestNoCommandNameOutsideTheRegistry: the code spells a command through the registry's
@@ -21,12 +23,10 @@ func TestNoCommandNameOutsideTheRegistry(t *testing.T) {
 		names[strings.ToLower(spec.Name)] = true
 	}
 	root := filepath.Join("..", "..")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := testkit.WalkGoTree(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != root):
-			return filepath.SkipDir
 		case d.IsDir() && filepath.Clean(path) == filepath.Join(root, "internal", "commands"):
 			return filepath.SkipDir
 		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):

@@ -1,7 +1,9 @@
-// Package testkit holds what the root and legacy packages' tests share: a log buffer safe
-// for concurrent writes, a debug logger writing to one, a retry policy that never sleeps
-// long, and an address nothing listens on. Only test files import it; it imports no
-// testing package, so that nothing shipped could link one through it.
+// Package testkit holds what tests of several packages share: a log buffer safe for
+// concurrent writes, a debug logger writing to one, a retry policy that never sleeps long,
+// an address nothing listens on, a context that ends when the test says (EndingContext),
+// and the walk of the module's tree that every test walking it uses (WalkGoTree). Only test
+// files import it; it imports no testing package (nor testify), so that nothing shipped
+// could link one through it.
 package testkit
 
 import (

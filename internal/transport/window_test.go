@@ -108,16 +108,20 @@ func TestWindowQueuesInOrderAndHonoursTheContext(t *testing.T) {
 			order <- i
 			w.release(e, failed)
 		}()
-		// Queued one after the other.
-		for deadline := time.Now().Add(5 * time.Second); ; {
+		// Queued one after the other: polled, as the window tells nobody, and asserted on.
+		// The minute only bounds how long a failing test waits.
+		queued := func() int {
 			w.mu.Lock()
-			queued := len(w.waiters)
-			w.mu.Unlock()
-			if queued == i+1 || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(time.Millisecond)
+			defer w.mu.Unlock()
+			return len(w.waiters)
 		}
+		tick := time.NewTicker(time.Millisecond)
+		for deadline := time.Now().Add(time.Minute); queued() != i+1; <-tick.C {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d waiters a minute after acquire number %d, want %d", queued(), i+1, i+1)
+			}
+		}
+		tick.Stop()
 	}
 	w.release(epochs[1], failed)
 	for want := range 3 {
