@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -175,9 +176,17 @@ func TestSendRecipientsKilledThenFinishedByTheLibrary(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
 	relay, env := relayEnv(t, f)
-	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 3 * time.Millisecond, Times: 1 << 30})
-	dir := t.TempDir()
 	const rows = 300
+	// Killed as the relay holds the DATA of the 30th message: mid-send, whatever the
+	// machine's speed.
+	reached := make(chan struct{})
+	var held atomic.Int32
+	relay.InjectFault(sendlooptest.RelayFault{Command: "DATA", Delay: 3 * time.Millisecond, Times: 1 << 30, Reached: func() {
+		if held.Add(1) == rows/10 {
+			close(reached)
+		}
+	}})
+	dir := t.TempDir()
 	csv := writeFile(t, dir, "list.csv", recipientRows(rows))
 	text := writeFile(t, dir, "body.txt", "Hi {{email}}")
 	journal := filepath.Join(dir, "journal")
@@ -185,12 +194,18 @@ func TestSendRecipientsKilledThenFinishedByTheLibrary(t *testing.T) {
 		"--recipients", csv, "--journal", journal, "--concurrency", "2")
 	cmd.Env = childEnv(env)
 	require.NoError(t, cmd.Start())
-	// Killed once a tenth of the rows reached the relay: mid-send, whatever the machine's speed.
-	for deadline := time.Now().Add(time.Minute); len(relay.Messages()) < rows/10 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond) // polling the relay, not ordering events
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-reached:
+	case err := <-exited:
+		t.Fatalf("sendloop ended before the kill: %v", err)
+	case <-time.After(time.Minute): // only bounds how long a failing test waits
+		_ = cmd.Process.Kill()
+		t.Fatal("the relay held no 30th message in a minute")
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
+	<-exited
 	require.Less(t, len(relay.Messages()), rows, "killed mid-send")
 
 	src, err := mailmerge.File(csv, mailmerge.FileOptions{})
