@@ -336,8 +336,9 @@ func (k keySet) add(key string, i int) (int, bool) {
 // DuplicateKeyError is the error of a key given again in a run (KeyInvalid); it matches
 // ErrDuplicateKey.
 type DuplicateKeyError struct {
-	// Key is the key; First the index of its first message in the sequence.
-	Key   string
+	// Key is the key.
+	Key string
+	// First is the index of the key's first message in the sequence.
 	First int
 }
 
