@@ -41,7 +41,10 @@
 //	        [--message-id ID] [--merge-vars JSON] [--custom-args JSON] [--tags a,b]
 //	        [--track-opens] [--track-clicks] [--track-ga]
 //	        [--recipients FILE.csv --journal FILE [--rate N] [--concurrency N] [--shard K/N]
-//	        [--var NAME=VALUE]... [--resend-unknown] [--resend-refused] [--dry-run]]
+//	        [--var NAME=VALUE]... [--default NAME=VALUE]... [--allow-empty NAME]...
+//	        [--allow-tag NAME]... [--continue-from OLD] [--resend-unknown] [--resend-refused]
+//	        [--max-rejects N|N%] [--max-unknown N|N%] [--dry-run | --preview DIR
+//	        [--preview-rows N] | --test-to ADDR [--test-rows N] [--test-as-is]]]
 //	        send a message through the SMTP relay, or one per row of a CSV file
 //	call    [--format json|xml|php] COMMAND [key=value ...]
 //	        send any v3 command and print its answer, JSON pretty-printed
@@ -288,29 +291,34 @@
 //     (go install …@v1.2.3); for a build from a checkout, the version the go command took
 //     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
-//   - send --recipients sends one message per row: the row's address (a Name column gives
-//     the display name), every other column a merge variable for both %COL% and {{COL}}
-//     (a header that cannot be a tag's name, e.g. with a space, is refused with a hint to
-//     rename it with --column 'First name=FIRST'). --header and --list-unsubscribe values
-//     may hold {{COL}}, rendered per row (percent-encoded in the URL). The journal records
-//     each row; a rerun skips the rows sent or refused and lists, without sending, the rows
-//     whose outcome is unknown (--resend-unknown sends them). A journal written for another
-//     message or shard is refused. --shard K/N (K from 1 to N) sends the rows whose
-//     address hashes to shard K (smtp.Shard), each shard with its own journal. Exit code 1
-//     when any row is deferred or not attempted (a rerun sends it), or when more rows than
+//   - send --recipients is a shell over package smtp/mailmerge, which holds the job: the
+//     recipient file to messages (the row's address, a Name column giving the display
+//     name, every other column a merge variable for both %COL% and {{COL}}; a header that
+//     cannot be a tag's name is refused with a hint to rename it with --column
+//     'First name=FIRST'), the check of every tag before the first message (exit code 2,
+//     with the tag, its place and the nearest name), the rows rejected for an empty value
+//     (--default, --allow-empty), --header and --list-unsubscribe rendered per row
+//     (percent-encoded in the URL), the journal's binding (0.3.0's for the same flags), the
+//     preview and the test send, and each row's fate. The CLI parses flags, prints, writes
+//     annotations and decides the exit code; .ci/run fails if it imports personalize,
+//     calls smtp.TemplateFingerprint or compiles a regular expression over "{{". A journal
+//     written for another message is refused with the way on (--continue-from OLD
+//     --journal NEW); one of another shard names both as --shard does. Exit code 1 when
+//     any row is deferred or not attempted (a rerun sends it), when more rows than
 //     --max-rejects allows (default 0) are rejected (a bad or missing address, a malformed
-//     line, a duplicate address, a message that cannot be built), refused, or of unknown
-//     outcome, in this run or (refused, unknown) an earlier one, whose rows the report lists
-//     with the reply the journal recorded. --annotations and the GitHub step summary work as
-//     for sync: "::warning file=F,line=N::rejected|refused|outcome unknown for "ADDR":
-//     REASON" (a refusal given as the command and the reply, without the address, so that
-//     the summary counts one reason for many rows), 10 then a notice; the summary's table
-//     counts the rows by outcome. The --json report ends with reject_budget. The report's
-//     rows follow the file's order; at most 1,000 of each kind (refused, unknown, deferred,
-//     rejected) are held in memory, the rest in an unlinked temporary file; the journal
-//     and the duplicate check keep a few tens of bytes a row each, and the collector
-//     runs at GOGC 25, so that the peak RSS grows little with the file. A dry run applies
-//     no budget: it renders the first messages only.
+//     line, a duplicate: "duplicate of line N", an empty value, a message that cannot be
+//     built) or refused, or more than --max-unknown allows (default 0) are of unknown
+//     outcome, in this run or an earlier one; the report lists them with the reply the
+//     journal recorded. --annotations and the GitHub step summary work as for sync:
+//     "::warning file=F,line=N::rejected|refused|outcome unknown for "ADDR": REASON" (a
+//     refusal given as the command and the reply, without the address, so that the
+//     summary counts one reason for many rows), 10 then a notice. The --json report ends
+//     with reject_budget and unknown_budget. The report's rows follow the file's order; at
+//     most 1,000 of each kind are held in memory, the rest in an unlinked temporary file;
+//     the journal and the duplicate check keep a few tens of bytes a row, and the
+//     collector runs at GOGC 25, so that the peak RSS grows little with the file. A dry
+//     run applies no budget: it renders the first messages, lists the %…% left as written
+//     and counts the rows an empty value would reject.
 //   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
 //     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
