@@ -148,7 +148,9 @@ func TestPerAttemptTimeoutIsRetriedForReads(t *testing.T) {
 	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Hour})
 	_, err := c.Account.Get(context.Background())
 	require.NoError(t, err)
-	assert.Len(t, requestsFor(srv, "account.info.get"), 2)
+	// At least the held attempt and the one answered: on a loaded machine the answered
+	// attempt itself may overrun the 2 s and be retried too, which is the same rule.
+	assert.GreaterOrEqual(t, len(requestsFor(srv, "account.info.get")), 2)
 }
 
 // The context is cancelled while the fake holds the request (from its request hook), or once
