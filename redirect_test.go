@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 )
 
 // redirectPair is a server that answers every request with a redirect to a second server,
@@ -154,7 +155,7 @@ func TestRedirectRuleHoldsOnTheCallersClientWithoutChangingIt(t *testing.T) {
 	t.Parallel()
 	p := newRedirectPair(t, http.StatusTemporaryRedirect, false)
 	followAll := func(*http.Request, []*http.Request) error { return nil }
-	tracing := &countingTransport{next: http.DefaultTransport}
+	tracing := &countingTransport{next: testkit.Transport()}
 	callers := &http.Client{Transport: tracing, CheckRedirect: followAll}
 	c, err := sendloop.NewClient("the-test-key", sendloop.WithBaseURL(p.first.URL), sendloop.WithHTTPClient(callers), sendloop.WithRetry(fastRetry))
 	require.NoError(t, err)

@@ -176,9 +176,9 @@ func TestCancellationReturnsPromptly(t *testing.T) {
 					cancel()
 				}
 			}))
-			hc := &http.Client{Transport: http.DefaultTransport}
+			hc := &http.Client{Transport: testkit.Transport()}
 			if tt.afterAnswer {
-				hc.Transport = cancelAfterAnswer{http.DefaultTransport, cancel}
+				hc.Transport = cancelAfterAnswer{testkit.Transport(), cancel}
 			}
 			c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(hc),
 				sendloop.WithRetry(sendloop.RetryPolicy{MaxRetryAfter: time.Minute, MinWait: time.Millisecond}))

@@ -173,7 +173,7 @@ func TestLegacySharesTheRootClient(t *testing.T) {
 	t.Parallel()
 	var logs testkit.SyncBuffer
 	limiter := &countingLimiter{}
-	seen := &countingTransport{next: http.DefaultTransport}
+	seen := &countingTransport{next: testkit.Transport()}
 	hc := &http.Client{Transport: seen}
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, srv := newTestClient(t, sendloop.WithHTTPClient(hc), sendloop.WithRateLimiter(limiter),

@@ -57,10 +57,12 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	r.reqs = append(r.reqs, req)
 	r.mu.Unlock()
-	next := r.next
-	if next == nil {
-		next = http.DefaultTransport
+	r.mu.Lock()
+	if r.next == nil {
+		r.next = testkit.Transport() // not http.DefaultTransport, which parallel tests close
 	}
+	next := r.next
+	r.mu.Unlock()
 	return next.RoundTrip(req)
 }
 

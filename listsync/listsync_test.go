@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/commands"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -532,12 +533,13 @@ func TestApplyWorkEnded(t *testing.T) {
 
 // cancelAfter is a transport that cancels a context once an answer to command has come.
 type cancelAfter struct {
+	base    http.RoundTripper // the test's own: parallel tests close http.DefaultTransport's connections
 	command string
 	cancel  context.CancelFunc
 }
 
 func (c cancelAfter) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := c.base.RoundTrip(req)
 	if err == nil && strings.Contains(req.URL.Path, "/"+c.command+"/") {
 		c.cancel()
 	}
@@ -556,7 +558,7 @@ func TestPlanStopsWhenTheContextEndsAsTheAnswersCome(t *testing.T) {
 			ctx, cancel := context.WithCancel(testContext(t))
 			defer cancel()
 			c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
-				sendloop.WithHTTPClient(&http.Client{Transport: cancelAfter{command, cancel}}))
+				sendloop.WithHTTPClient(&http.Client{Transport: cancelAfter{testkit.Transport(), command, cancel}}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -144,7 +145,7 @@ func TestPlanErrorsInOrder(t *testing.T) {
 			}
 			// Fail after New: the suppression reads answer at once, the browse only once a
 			// suppression read's failure is in.
-			failing := &failTransport{base: http.DefaultTransport, fail: tt.fail, hold: "subscriber.browse", answered: make(chan struct{})}
+			failing := &failTransport{base: testkit.Transport(), fail: tt.fail, hold: "subscriber.browse", answered: make(chan struct{})}
 			c2, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: failing}))
 			if err != nil {
 				t.Fatal(err)

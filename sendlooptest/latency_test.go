@@ -41,7 +41,7 @@ func TestLatencyHoldsEveryAPIBack(t *testing.T) {
 		LegacyPath,                           // legacy
 		"/api/v3/no.such.command/json",       // refused, but still over the link
 	} {
-		took := timedPost(t, http.DefaultClient, srv, path)
+		took := timedPost(t, srv.hs.Client(), srv, path)
 		assert.GreaterOrEqual(t, took, d, path)
 		// Time is what is tested: held back once, not for ever nor once per step. The
 		// bound is 40 times the median under -race (50 ms, 20 runs).
@@ -51,7 +51,7 @@ func TestLatencyHoldsEveryAPIBack(t *testing.T) {
 	srv.SetLatency(0, 0)
 	// Not timed: a request on a busy machine can take longer than d without any latency.
 	assert.Zero(t, srv.latency.next(), "SetLatency(0, 0) removes it")
-	timedPost(t, http.DefaultClient, srv, "/api/v3/system.systemdate.get/json")
+	timedPost(t, srv.hs.Client(), srv, "/api/v3/system.systemdate.get/json")
 }
 
 func TestLatencyJitterIsBoundedAndVaries(t *testing.T) {

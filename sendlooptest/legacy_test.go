@@ -26,7 +26,7 @@ func legacyDo(t *testing.T, srv *Server, method, query, contentType, body string
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.hs.Client().Do(req) // not http.DefaultClient: parallel tests close its connections
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -298,7 +298,7 @@ func TestLegacyFaultInjection(t *testing.T) {
 		t.Parallel()
 		srv := NewServer(t, WithAPIKey("k"))
 		srv.InjectFault("Media.Browse", Fault{Status: http.StatusServiceUnavailable, RetryAfter: "2"})
-		resp, err := http.Get(srv.URL + LegacyPath + "?APIKey=k&Command=Media.Browse")
+		resp, err := srv.hs.Client().Get(srv.URL + LegacyPath + "?APIKey=k&Command=Media.Browse")
 		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
@@ -309,7 +309,7 @@ func TestLegacyFaultInjection(t *testing.T) {
 		t.Parallel()
 		srv := NewServer(t, WithAPIKey("k"))
 		srv.InjectFault("Media.Upload", Fault{Reset: ResetAfterExecution})
-		_, err := http.PostForm(srv.URL+LegacyPath, url.Values{"FormValue_APIKey": {"k"}, "FormValue_Command": {"Media.Upload"},
+		_, err := srv.hs.Client().PostForm(srv.URL+LegacyPath, url.Values{"FormValue_APIKey": {"k"}, "FormValue_Command": {"Media.Upload"},
 			"FormValue_MediaData": {"R0lGODlh"}, "FormValue_MediaType": {"image/gif"}})
 		require.Error(t, err)
 		assert.Equal(t, 1, srv.Executions("Media.Upload"))

@@ -30,7 +30,7 @@ func personRequest(t *testing.T, srv *Server, method, path string, query, form u
 	if user != "" {
 		req.SetBasicAuth(user, "")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.hs.Client().Do(req) // not http.DefaultClient: parallel tests close its connections
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
@@ -144,7 +144,7 @@ func TestPersonRouteFaults(t *testing.T) {
 	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v4/person.json", strings.NewReader(form.Encode()))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	_, err = http.DefaultClient.Do(req)
+	_, err = srv.hs.Client().Do(req)
 	require.Error(t, err, "the connection is reset")
 	assert.Equal(t, 1, srv.Executions("person.track"), "after the person was stored")
 	_, ok := srv.Person("u")

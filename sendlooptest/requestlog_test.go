@@ -2,7 +2,6 @@ package sendlooptest
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
@@ -23,7 +22,7 @@ func TestRequestLogBoundAndHook(t *testing.T) {
 			}))
 			const n = 7
 			for i := 1; i <= n; i++ {
-				resp, err := http.PostForm(srv.URL+"/api/v3/list.get/json", url.Values{"APIKey": {srv.APIKey}, "ListID": {strconv.Itoa(i)}})
+				resp, err := srv.hs.Client().PostForm(srv.URL+"/api/v3/list.get/json", url.Values{"APIKey": {srv.APIKey}, "ListID": {strconv.Itoa(i)}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 // post sends a raw v3 request and returns the status and body.
 func post(t *testing.T, srv *Server, path string, form url.Values) (int, string) {
 	t.Helper()
-	resp, err := http.Post(srv.URL+path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	resp, err := srv.hs.Client().Post(srv.URL+path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -99,7 +98,7 @@ func TestFaults(t *testing.T) {
 
 	srv.InjectFault("LIST.CREATE", Fault{Times: 2, Status: 503, RetryAfter: "7"})
 	srv.InjectFault("list.create", Fault{ErrorCode: 117, Status: 500})
-	resp, err := http.PostForm(srv.URL+path, form)
+	resp, err := srv.hs.Client().PostForm(srv.URL+path, form)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 503, resp.StatusCode)
@@ -113,13 +112,13 @@ func TestFaults(t *testing.T) {
 	assert.Equal(t, 0, srv.Executions("list.create"), "no fault so far let the command run")
 
 	srv.InjectFault("list.create", Fault{Reset: ResetAfterExecution})
-	_, err = http.PostForm(srv.URL+path, form)
+	_, err = srv.hs.Client().PostForm(srv.URL+path, form)
 	require.Error(t, err, "the connection is reset")
 	assert.Equal(t, 1, srv.Executions("list.create"))
 	assert.Equal(t, 1, srv.ListCount(), "the command ran before the reset")
 
 	srv.InjectFault("*", Fault{Reset: ResetBeforeExecution})
-	_, err = http.PostForm(srv.URL+"/api/v3/account.info.get/json", key)
+	_, err = srv.hs.Client().PostForm(srv.URL+"/api/v3/account.info.get/json", key)
 	require.Error(t, err)
 	assert.Equal(t, 0, srv.Executions("account.info.get"))
 
@@ -185,7 +184,7 @@ func TestImportBodyInAnyOrder(t *testing.T) {
 		if sorted {
 			encoded = form.Encode()
 		}
-		resp, err := http.Post(srv.URL+"/api/v3/subscriber.import/json", "application/x-www-form-urlencoded", strings.NewReader(encoded))
+		resp, err := srv.hs.Client().Post(srv.URL+"/api/v3/subscriber.import/json", "application/x-www-form-urlencoded", strings.NewReader(encoded))
 		require.NoError(t, err)
 		answer, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()

@@ -197,7 +197,7 @@ func TestSubscriberBrowseConcurrentAnswers(t *testing.T) {
 
 	browse := func(format string, page int) (string, error) {
 		form := url.Values{"APIKey": {"k"}, "ListID": {fmt.Sprint(created.ListID)}, "StartIndex": {fmt.Sprint(page)}}
-		resp, err := http.Post(srv.URL+"/api/v3/subscriber.browse/"+format, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+		resp, err := srv.hs.Client().Post(srv.URL+"/api/v3/subscriber.browse/"+format, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 		if err != nil {
 			return "", err
 		}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -50,6 +51,13 @@ func DebugLogger() (*SyncBuffer, *slog.Logger) {
 	logs := new(SyncBuffer)
 	return logs, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+// Transport returns an HTTP transport of the test's own, with http.DefaultTransport's
+// settings. A test must not send through http.DefaultTransport while others run in
+// parallel: every httptest.Server.Close (a sendlooptest fake's too) closes its idle
+// connections and cancels its dials, and a request that was about to use one fails with
+// "http: CloseIdleConnections called".
+func Transport() *http.Transport { return http.DefaultTransport.(*http.Transport).Clone() }
 
 // DeadURL returns an http URL on loopback where nothing listens: a dial there fails.
 func DeadURL() (string, error) {

@@ -60,7 +60,7 @@ func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 				ctx := newDeadlineAfterAnswer()
 				hc := &http.Client{}
 				if during == "answer" {
-					hc.Transport = ctx.transport(http.DefaultTransport)
+					hc.Transport = ctx.transport(ownTransport())
 				}
 				c := New(Config{HTTPClient: hc, Policy: Policy{MinWait: 30 * time.Second, MaxWait: 30 * time.Second}})
 				if during == "wait" {
@@ -146,6 +146,11 @@ func (c *deadlineAfterAnswer) afterHeaders(base http.RoundTripper) http.RoundTri
 	})
 }
 
+// ownTransport returns a transport of the test's own: every httptest.Server.Close closes
+// http.DefaultTransport's idle connections and cancels its dials, which fails a request of
+// a parallel test that was about to use one ("http: CloseIdleConnections called").
+func ownTransport() *http.Transport { return http.DefaultTransport.(*http.Transport).Clone() }
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
@@ -163,9 +168,9 @@ func TestLastAttemptAnswerIsFinalWhenTheContextEnds(t *testing.T) {
 			}))
 			defer hs.Close()
 			ctx := newDeadlineAfterAnswer()
-			base := http.DefaultTransport
+			base := http.RoundTripper(ownTransport())
 			if ends {
-				base = ctx.transport(http.DefaultTransport)
+				base = ctx.transport(base)
 			}
 			c := New(Config{HTTPClient: &http.Client{Transport: base}, Policy: Policy{MaxRetries: -1}})
 			resp, err := c.Do(ctx, &Request{Command: "x.add", Class: OneShot, Method: http.MethodPost,
@@ -195,7 +200,7 @@ func TestContextEndsDuringARefusalsBody(t *testing.T) {
 			defer hs.Close()
 			defer close(release) // after the call has returned: the body never comes in time
 			ctx := newDeadlineAfterAnswer()
-			hc := &http.Client{Transport: ctx.afterHeaders(http.DefaultTransport)}
+			hc := &http.Client{Transport: ctx.afterHeaders(ownTransport())}
 			_, err := New(Config{HTTPClient: hc}).Do(ctx, &Request{Command: "x.add", Class: Idempotent,
 				Method: http.MethodPost, URL: hs.URL + "/api", Body: []byte("a=b")})
 			require.ErrorIs(t, err, context.DeadlineExceeded, "want the plain deadline error")

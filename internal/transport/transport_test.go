@@ -274,7 +274,7 @@ func TestDeclaredLengthIsNotAllocatedBeforeTheBytesCome(t *testing.T) {
 				buf.Flush()
 			}))
 			defer srv.Close()
-			resp, err := http.Get(srv.URL)
+			resp, err := srv.Client().Get(srv.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
