@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 )
 
 // bodyFault breaks the first answer's body after its headers are sent.
@@ -97,7 +98,7 @@ func TestBrokenBodyIsPartOfTheAttempt(t *testing.T) {
 				// machine. A body that held the call would be read whole, a byte a second, at
 				// the first attempt: the count of executions says so, without a clock.
 				c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry),
-					sendloop.WithHTTPClient(&http.Client{Timeout: 2 * time.Second}))
+					sendloop.WithHTTPClient(&http.Client{Transport: testkit.Transport(), Timeout: 2 * time.Second}))
 				require.NoError(t, err)
 
 				err = tc.call(context.Background(), c)

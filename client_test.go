@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -121,7 +122,7 @@ func TestNewClientFromEnvInsecureHTTP(t *testing.T) {
 func TestClientHeadersAndHTTPClientCopy(t *testing.T) {
 	t.Parallel()
 	srv := sendlooptest.NewServer(t)
-	hc := &http.Client{}
+	hc := &http.Client{Transport: testkit.Transport()}
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(hc),
 		sendloop.WithUserAgent("myapp/1.2"))
 	require.NoError(t, err)

@@ -144,7 +144,7 @@ func TestDialErrorRetriedEvenForOneShot(t *testing.T) {
 // that the retry cannot time out too on a loaded machine, as it could with 50 ms.
 func TestPerAttemptTimeoutIsRetriedForReads(t *testing.T) {
 	t.Parallel()
-	c, srv := newTestClient(t, sendloop.WithHTTPClient(&http.Client{Timeout: 2 * time.Second}))
+	c, srv := newTestClient(t, sendloop.WithHTTPClient(&http.Client{Transport: testkit.Transport(), Timeout: 2 * time.Second}))
 	srv.InjectFault("account.info.get", sendlooptest.Fault{Delay: time.Hour})
 	_, err := c.Account.Get(context.Background())
 	require.NoError(t, err)

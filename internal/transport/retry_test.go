@@ -58,7 +58,7 @@ func TestWriteCancelledWhileWaitingToRetryAfterAnAnswer(t *testing.T) {
 				}))
 				defer hs.Close()
 				ctx := newDeadlineAfterAnswer()
-				hc := &http.Client{}
+				hc := &http.Client{Transport: ownTransport()}
 				if during == "answer" {
 					hc.Transport = ctx.transport(ownTransport())
 				}
