@@ -2,48 +2,35 @@ package listsync
 
 import (
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
-	"strings"
+
+	"github.com/go-sendloop/sendloop/internal/share"
 )
 
 // Limit bounds how many members a sync may unsubscribe: a count, or a share of the list's
 // subscribed and pending members (rounded up). The zero Limit is the default of a sync and
 // of `sendloop sync`: 10 % of the list.
 type Limit struct {
-	n       float64
-	percent bool
-	set     bool
+	l   share.Limit
+	set bool
 }
 
 // defaultLimit is what the zero Limit means.
 var defaultLimit = MaxPercent(10)
 
 // MaxCount is a limit of n members.
-func MaxCount(n int) Limit { return Limit{n: float64(max(n, 0)), set: true} }
+func MaxCount(n int) Limit { return Limit{l: share.Count(n), set: true} }
 
 // MaxPercent is a limit of p % of the list's members (0 to 100; MaxPercent(100) is no
 // limit: a sync may unsubscribe every member the source does not name).
-func MaxPercent(p float64) Limit {
-	return Limit{n: math.Max(0, math.Min(p, 100)), percent: true, set: true}
-}
+func MaxPercent(p float64) Limit { return Limit{l: share.Of(p), set: true} }
 
 // ParseLimit reads a limit as a user writes it: "N" members, or "N%" of the list.
 func ParseLimit(s string) (Limit, error) {
-	text := strings.TrimSpace(s)
-	if pct, isPct := strings.CutSuffix(text, "%"); isPct {
-		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
-		if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
-			return Limit{}, fmt.Errorf("limit %q: want N or N%% (0%% to 100%%)", s)
-		}
-		return MaxPercent(v), nil
+	l, err := share.Parse(s)
+	if err != nil {
+		return Limit{}, fmt.Errorf("limit %q: %w", s, err)
 	}
-	n, err := strconv.Atoi(text)
-	if err != nil || n < 0 {
-		return Limit{}, fmt.Errorf("limit %q: want N or N%% (0%% to 100%%)", s)
-	}
-	return MaxCount(n), nil
+	return Limit{l: l, set: true}, nil
 }
 
 // Of returns how many of members the limit allows unsubscribing, or -1 for no limit.
@@ -51,21 +38,7 @@ func (l Limit) Of(members int) int {
 	if !l.set {
 		l = defaultLimit
 	}
-	switch {
-	case !l.percent:
-		return int(l.n)
-	case l.n >= 100:
-		return -1
-	}
-	// Exactly, in decimal: 1.1 % of 3,000 is 33, where float64 makes it 33.000000000000004,
-	// which rounds up to 34.
-	pct, _ := new(big.Rat).SetString(strconv.FormatFloat(l.n, 'f', -1, 64)) // a finite number always reads
-	share := pct.Mul(pct, big.NewRat(int64(members), 100))
-	q, r := new(big.Int).QuoRem(share.Num(), share.Denom(), new(big.Int))
-	if r.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	return int(q.Int64())
+	return l.l.Allowed(members)
 }
 
 // String writes the limit as ParseLimit reads it.
@@ -73,11 +46,7 @@ func (l Limit) String() string {
 	if !l.set {
 		l = defaultLimit
 	}
-	s := strconv.FormatFloat(l.n, 'f', -1, 64)
-	if l.percent {
-		s += "%"
-	}
-	return s
+	return l.l.String()
 }
 
 // GuardError refuses a plan that would unsubscribe more members than the limit allows, or

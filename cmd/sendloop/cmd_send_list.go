@@ -248,6 +248,19 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if gh != nil {
 		gh.noun = "failed row"
 	}
+	// The step summary is written whatever stops the run, a template the check refuses
+	// included; the preview, a dry run and a test send write none.
+	rep := &listReport{gh: gh}
+	var outcome, unknownOutcome *budgetOutcome
+	summarize := true
+	defer func() {
+		if !summarize {
+			return
+		}
+		if err := gh.finish(rep.summary(gh.path(), shard, outcome, unknownOutcome, runErr)); err != nil {
+			a.note("%v", err)
+		}
+	}()
 	job, err := l.listJob(a, o, shard)
 	if err != nil {
 		return err
@@ -259,8 +272,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	switch {
 	case l.dryRun:
+		summarize = false
 		return dryRunList(ctx, a, job)
 	case l.previewDir != "":
+		summarize = false
 		paths, err := job.WritePreview(ctx, l.previewDir, l.previewRows)
 		if err != nil {
 			return inputf("--preview: %v", cliMessage(err))
@@ -283,20 +298,17 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	defer relay.Close()
 	if l.testTo != "" {
+		summarize = false
 		return testSendList(ctx, a, job, relay, l)
 	}
-
-	rep := &listReport{gh: gh}
-	var outcome, unknownOutcome *budgetOutcome
-	defer func() {
-		if err := gh.finish(rep.summary(gh.path(), shard, outcome, unknownOutcome, runErr)); err != nil {
-			a.note("%v", err)
-		}
-	}()
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
+	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
+	// read the same text by the same rule.
+	maxRejects, _ := mailmerge.ParseBudget(l.maxRejects)
+	maxUnknown, _ := mailmerge.ParseBudget(l.maxUnknown)
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
-		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused,
+		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
 		OnRow: rep.annotate, OnProgress: func(int) { prog.add(1) }})
 	endProgress()
 	var jerr *mailmerge.JournalError
@@ -308,7 +320,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	defer res.Close()
 	rep.Result = res
-	if err != nil && ctx.Err() == nil {
+	var over *mailmerge.BudgetError
+	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}
 	o2 := budget.check(res.Rejects(), res.Rows)

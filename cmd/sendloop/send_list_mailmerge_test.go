@@ -52,6 +52,25 @@ func TestSendRecipientsChecksTagsFirst(t *testing.T) {
 	assert.Empty(t, relay.Messages(), "the relay received nothing")
 }
 
+// TestSendRecipientsRefusedTemplateSummary: a template the check refuses still writes the
+// step summary, which says why and counts no rows.
+func TestSendRecipientsRefusedTemplateSummary(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	relay, env := relayEnv(t, f)
+	dir := t.TempDir()
+	csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\n")
+	summary := filepath.Join(dir, "summary.md")
+	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "Hi {{FRIST}}", "--text", writeFile(t, dir, "b.txt", "t"),
+		"--recipients", csv, "--journal", filepath.Join(dir, "j"), "--annotations", "github"}, env: env, ciEnv: []string{"GITHUB_STEP_SUMMARY=" + summary}}.run(t)
+	expect(t, r, exitUsage, nil, []string{"did you mean FIRST?"})
+	md := readFile(t, summary)
+	assert.Contains(t, md, "### sendloop send: "+csv+"\n")
+	assert.Contains(t, md, "Failed before sending: {{FRIST}} (subject): no column or --var of that name; did you mean FIRST?")
+	assert.NotContains(t, md, "| rows |", "no counts: no row was read")
+	assert.Empty(t, relay.Messages())
+}
+
 // TestSendRecipientsDryRunCountsEmptyValues: the dry run says how many rows an empty value
 // would reject.
 func TestSendRecipientsDryRunCountsEmptyValues(t *testing.T) {

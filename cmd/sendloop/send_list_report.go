@@ -208,12 +208,19 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 // summary is the GitHub step summary of the run.
 func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
 	res := rep.Result
-	if res == nil {
-		res = &mailmerge.Result{}
+	s := githubSummary{title: "sendloop send: " + path}
+	if res != nil {
+		s.title += fmt.Sprintf(" (%s)", plural(res.Rows, "row"))
 	}
-	s := githubSummary{title: fmt.Sprintf("sendloop send: %s (%s)", path, plural(res.Rows, "row"))}
 	if shard.Count > 1 {
 		s.title += fmt.Sprintf(", shard %d/%d", shard.Index+1, shard.Count)
+	}
+	if res == nil && runErr != nil { // refused before sending: by the check, a journal, the relay
+		s.result = "Failed before sending: " + cliMessage(runErr)
+		return s
+	}
+	if res == nil {
+		res = &mailmerge.Result{}
 	}
 	s.table = [][]string{{"rows", "count"}}
 	for _, r := range []struct {

@@ -50,8 +50,14 @@
 // memory does not grow with the source.
 //
 // Rate and concurrency are the relay's (smtp.WithRate, smtp.WithMaxConnections): Send
-// takes the *smtp.Relay it sends through. Budgets are the caller's to apply, after the run:
-// Result.Rejects (rejected or refused rows, in this run or an earlier one) and
-// Result.Unknowns (rows of unknown outcome) are what `--max-rejects` and `--max-unknown`
-// count; no budget stops a run midway.
+// takes the *smtp.Relay it sends through. Budgets judge a run and never stop it midway:
+// SendOptions.MaxRejects bounds Result.Rejects (rejected or refused rows, in this run or
+// an earlier one) and MaxUnknown bounds Result.Unknowns (rows of unknown outcome), the
+// rows `--max-rejects` and `--max-unknown` count; over either, Send returns the whole
+// result with a *BudgetError. The zero Budget sets no bound, so that a program that sets
+// none judges the result itself.
+//
+// Duplicates are found before a row's values are checked: a row rejected for an empty
+// value still holds its address, and a later row of it is "duplicate of line N" in Send,
+// Check and the preview alike.
 package mailmerge

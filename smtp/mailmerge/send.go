@@ -26,6 +26,11 @@ type SendOptions struct {
 	ResendUnknown bool
 	// ResendRefused sends again the rows the journal records refused.
 	ResendRefused bool
+	// MaxRejects bounds the rows rejected or refused (Result.Rejects) and MaxUnknown the
+	// rows of unknown outcome (Result.Unknowns) a run may end with: over either, Send
+	// returns its whole result and a *BudgetError. They only judge the run, never stop it
+	// midway, and do not enter the journal's binding. The zero Budget sets no bound.
+	MaxRejects, MaxUnknown Budget
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)
@@ -116,6 +121,10 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		}
 	}
 	run := &sendRun{opts: opts, res: &Result{}}
+	// Duplicates are found here, before a row's values are checked, so that a row rejected
+	// for an empty value still holds its address: the rows after it are duplicates, as the
+	// check and the preview say.
+	seen := newKeyLines()
 	rows := func(yield func(string, *smtp.Message) bool) {
 		index := 0
 		for row, err := range j.src.Rows(ctx) {
@@ -126,22 +135,12 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			run.res.Rows++
 			i := index
 			index++
-			fate, msg, key := j.decide(i, row, nil, earlier)
+			fate, msg, key := j.decide(i, row, seen, earlier)
 			if msg == nil {
 				run.early(fate)
 				continue
 			}
-			raw := row.Raw
-			if raw == "" {
-				raw = row.Address
-			}
-			run.queue = append(run.queue, pending{index: run.next, row: fate, raw: raw})
-			// SendKeyed finds duplicates, by index; the first one's line names them.
-			pos := int32(min(row.Line, math.MaxInt32))
-			if row.Line == 0 {
-				pos = -int32(min(i+1, math.MaxInt32))
-			}
-			run.positions = append(run.positions, pos)
+			run.queue = append(run.queue, pending{index: run.next, row: fate})
 			run.next++
 			if !yield(key, msg) {
 				return
@@ -172,13 +171,12 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if ctx.Err() != nil && run.res.NotAttempted > 0 {
 		return run.res, ctx.Err()
 	}
-	return run.res, nil
+	return run.res, checkBudgets(run.res, opts)
 }
 
 // decide answers a row before the relay: rejected by the source, of another shard (left to
-// SendKeyed to skip, as it always did), a duplicate (with seen; Send leaves them to
-// SendKeyed), skipped for ContinueFrom, or rejected for an empty value; else it returns
-// the row's message and key.
+// SendKeyed to skip, as it always did), a duplicate of a row seen, skipped for
+// ContinueFrom, or rejected for an empty value; else it returns the row's message and key.
 func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
 	raw := row.Raw
 	if raw == "" {
@@ -194,16 +192,14 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
 	}
-	if seen != nil {
-		pos := int32(min(row.Line, math.MaxInt32))
-		if pos == 0 {
-			pos = -int32(min(index+1, math.MaxInt32))
-		}
-		if first, dup := seen.add(key, pos); dup {
-			fate.Address = raw
-			fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
-			return fate, nil, ""
-		}
+	pos := int32(min(row.Line, math.MaxInt32))
+	if pos == 0 {
+		pos = -int32(min(index+1, math.MaxInt32))
+	}
+	if first, dup := seen.add(key, pos); dup {
+		fate.Address = raw
+		fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
+		return fate, nil, ""
 	}
 	if earlier != nil && earlier.has(key) {
 		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
@@ -261,13 +257,12 @@ func (k *keyLines) has(key string) bool {
 // sendRun is the state of one Send: the result, and the rows between the source and
 // their results, reported in the source's order.
 type sendRun struct {
-	opts      SendOptions
-	res       *Result
-	positions []int32 // of each row given to SendKeyed, by its index: a line, or -(position+1)
-	stop      error
-	queue     []pending // rows read and not yet reported, in the source's order
-	next      int       // the index SendKeyed gives the next row yielded to it
-	done      int
+	opts  SendOptions
+	res   *Result
+	stop  error
+	queue []pending // rows read and not yet reported, in the source's order
+	next  int       // the index SendKeyed gives the next row yielded to it
+	done  int
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
@@ -275,7 +270,6 @@ type sendRun struct {
 type pending struct {
 	index int
 	row   RowResult
-	raw   string // the address as written, for a duplicate
 }
 
 // maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
@@ -339,10 +333,6 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 		}
 	case smtp.KeyInvalid:
 		r.Fate = FateRejected
-		var dup *smtp.DuplicateKeyError
-		if errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
-			r.Address, r.Reason = p.raw, duplicateOf(run.positions[dup.First])
-		}
 	case smtp.KeyNotAttempted:
 		r.Fate = FateNotAttempted
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {

@@ -3,6 +3,7 @@ package mailmerge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -235,4 +236,128 @@ func TestSendDuplicateWithoutLines(t *testing.T) {
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
 	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 2, Rejected: 1, Duplicates: 1, Empty: map[string]int{}}, *check)
+}
+
+// A row rejected for an empty value still holds its address: a later row of the same
+// address is its duplicate in Send as in Check, and is not sent.
+func TestSendDuplicateOfARejectedRow(t *testing.T) {
+	t.Parallel()
+	src := mailmerge.Rows([]string{"email", "FIRST"}, []mailmerge.Row{
+		{Line: 2, Address: "ann@example.net"},
+		{Line: 3, Address: "Ann@example.net", Raw: "Ann@example.net", Values: map[string]string{"FIRST": "Ann"}},
+		{Line: 4, Address: "bob@example.net", Values: map[string]string{"FIRST": "Bob"}},
+	})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{})
+	require.NoError(t, err)
+	fake, relay := startRelay(t)
+	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{})
+	require.NoError(t, err)
+	defer res.Close()
+	var got []string
+	require.NoError(t, res.RejectedRows.Each(func(r mailmerge.RowResult) error {
+		got = append(got, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+		return nil
+	}))
+	assert.Equal(t, []string{"2 ann@example.net: empty value for {{FIRST}} (subject)", "3 Ann@example.net: duplicate of line 2"}, got)
+	require.Len(t, fake.Messages(), 1)
+	assert.Equal(t, []string{"bob@example.net"}, fake.Messages()[0].EnvelopeTo)
+
+	check, err := job.Check(testContext(t))
+	require.NoError(t, err)
+	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 1, Rejected: 2, Duplicates: 1,
+		Empty: map[string]int{"{{FIRST}} (subject)": 1}}, *check)
+}
+
+func TestSendBudgets(t *testing.T) {
+	t.Parallel()
+	// Four rows: one rejected (no FIRST), one refused, one of unknown outcome, one sent.
+	rows := []mailmerge.Row{
+		{Line: 2, Address: "ann@example.net"},
+		{Line: 3, Address: "bob@example.net", Values: map[string]string{"FIRST": "Bob"}},
+		{Line: 4, Address: "cat@example.net", Values: map[string]string{"FIRST": "Cat"}},
+		{Line: 5, Address: "dan@example.net", Values: map[string]string{"FIRST": "Dan"}},
+	}
+	tests := []struct {
+		name                string
+		maxRejects, maxUnkn mailmerge.Budget
+		want                []string // the budget errors: "rejects 2 > 1" or "unknown 1 > 0"
+	}{
+		{"no budgets", mailmerge.Budget{}, mailmerge.Budget{}, nil},
+		{"within both", mailmerge.MaxRows(2), mailmerge.MaxRows(1), nil},
+		{"rejects over", mailmerge.MaxRows(1), mailmerge.MaxRows(1), []string{"rejects 2 > 1"}},
+		{"unknown over", mailmerge.MaxPercent(50), mailmerge.MaxRows(0), []string{"unknown 1 > 0"}},
+		{"both over", mailmerge.MaxPercent(25), mailmerge.MaxPercent(0), []string{"rejects 2 > 1", "unknown 1 > 0"}},
+		{"any", mailmerge.MaxPercent(100), mailmerge.MaxPercent(100), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			job, err := mailmerge.New(mailmerge.Rows([]string{"email", "FIRST"}, rows),
+				&smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{})
+			require.NoError(t, err)
+			fake, relay := startRelay(t, smtp.WithMaxConnections(1))
+			fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "bob@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})
+			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true, Times: 1}) // cat@: one connection sends in order
+			res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: tt.maxRejects, MaxUnknown: tt.maxUnkn})
+			require.NotNil(t, res, "the result is whole, over a budget or not")
+			defer res.Close()
+			assert.Equal(t, []int{4, 1, 1, 1, 1}, []int{res.Rows, res.Sent, res.Rejected, res.Refused, res.Unknown})
+			var got []string
+			for _, e := range unjoin(err) {
+				var be *mailmerge.BudgetError
+				require.ErrorAs(t, e, &be)
+				kind := "rejects"
+				if be.Unknown {
+					kind = "unknown"
+				}
+				got = append(got, fmt.Sprintf("%s %d > %d", kind, be.Rows, be.Allowed))
+				assert.Contains(t, be.Error(), be.Budget.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// unjoin returns the errors err joins, err itself, or none for nil.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+func TestBudgetParseAndText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		rows int
+		want int
+		err  string
+	}{
+		{"0", 100, 0, ""},
+		{"5", 100, 5, ""},
+		{"10%", 95, 10, ""},
+		{"100%", 7, -1, ""},
+		{"5%%", 0, 0, `budget "5%%": want N or N% (0% to 100%)`},
+		{"-1", 0, 0, `budget "-1": want N or N% (0% to 100%)`},
+	}
+	for _, tt := range tests {
+		b, err := mailmerge.ParseBudget(tt.in)
+		if tt.err != "" {
+			assert.EqualError(t, err, tt.err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, b.Of(tt.rows), tt.in)
+		assert.Equal(t, strings.TrimSpace(tt.in), b.String())
+	}
+	assert.Equal(t, -1, mailmerge.Budget{}.Of(10))
+	assert.Equal(t, "none", mailmerge.Budget{}.String())
+	e := &mailmerge.BudgetError{Rows: 12, Allowed: 5, Budget: mailmerge.MaxPercent(5)}
+	assert.Equal(t, "mailmerge: 12 rows rejected or refused, over the MaxRejects budget of 5%, which allows 5", e.Error())
+	e = &mailmerge.BudgetError{Unknown: true, Rows: 2, Allowed: 1, Budget: mailmerge.MaxRows(1)}
+	assert.Equal(t, "mailmerge: 2 rows of unknown outcome, over the MaxUnknown budget of 1", e.Error())
 }
