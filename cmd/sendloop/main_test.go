@@ -12,11 +12,11 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -43,13 +43,7 @@ func TestMain(m *testing.M) {
 		os.Exit(launch(path, os.Args[1:]))
 	}
 	flag.Parse()
-	// The tests spend most of their time waiting on a sendloop process: more of them at
-	// once than -parallel's default (GOMAXPROCS) keeps the cores busy. -parallel wins.
-	parallelGiven := false
-	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
-	if !parallelGiven {
-		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	}
+	testkit.ParallelWaits() // the tests mostly wait on a sendloop process
 	dir, err := os.MkdirTemp("", "sendloop-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -9,9 +9,12 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"flag"
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -78,4 +81,16 @@ func Context(timeout time.Duration) (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), timeout)
 	}
 	return context.WithCancel(context.Background())
+}
+
+// ParallelWaits raises go test's -parallel to twice GOMAXPROCS, unless the command line
+// gave it, for a package whose parallel tests mostly wait (on a subprocess, a per-attempt
+// timeout): with the default, GOMAXPROCS tests at once, a core sits idle while they wait.
+// TestMain calls it after flag.Parse.
+func ParallelWaits() {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
