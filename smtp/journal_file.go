@@ -71,7 +71,10 @@ type FileJournal struct {
 	buf      []byte // read buffer of readAt
 	unsynced int
 	synced   time.Time
-	err      error // a failed write: the journal takes no more records
+	fsync    func(*os.File) error // (*os.File).Sync; tests hold it
+	syncing  int                  // fsyncs under way without j.mu (syncGroupLocked)
+	idle     *sync.Cond           // on j.mu: broadcast when syncing falls to 0
+	err      error                // a failed write: the journal takes no more records
 }
 
 // OpenJournal opens the journal file at path for binding, creating it if
@@ -97,6 +100,7 @@ func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJo
 		return nil, fmt.Errorf("sendloop/smtp: opening the journal: %w", err)
 	}
 	j := &FileJournal{path: path, binding: binding, f: f, idx: idx, synced: time.Now()}
+	j.idle, j.fsync = sync.NewCond(&j.mu), (*os.File).Sync
 	if err := j.load(); err != nil {
 		f.Close()
 		return nil, err
@@ -288,16 +292,36 @@ func (j *FileJournal) Append(rec JournalRecord) error {
 	}
 	j.unsynced++
 	if now := time.Now(); j.unsynced >= JournalSyncEvery || now.Sub(j.synced) >= JournalSyncInterval {
-		return j.syncLocked(now)
+		return j.syncGroupLocked(now)
 	}
 	return nil
+}
+
+// syncGroupLocked fsyncs the records written so far with j.mu released, so that the
+// other connections go on writing theirs meanwhile (an fsync takes a few hundred
+// microseconds to milliseconds, the time of several messages); the caller alone waits
+// for it, as before. An fsync covers every write that finished before it started.
+func (j *FileJournal) syncGroupLocked(now time.Time) error {
+	f := j.f
+	j.unsynced, j.synced = 0, now
+	j.syncing++
+	j.mu.Unlock()
+	err := j.fsync(f)
+	j.mu.Lock()
+	if j.syncing--; j.syncing == 0 {
+		j.idle.Broadcast()
+	}
+	if err != nil && j.err == nil {
+		j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
+	}
+	return j.err
 }
 
 func (j *FileJournal) syncLocked(now time.Time) error {
 	if j.unsynced == 0 {
 		return nil
 	}
-	if err := j.f.Sync(); err != nil {
+	if err := j.fsync(j.f); err != nil {
 		j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
 		return j.err
 	}
@@ -323,6 +347,12 @@ func (j *FileJournal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
+		return nil
+	}
+	for j.syncing > 0 { // the file stays open until their fsyncs return
+		j.idle.Wait()
+	}
+	if j.f == nil { // closed by another Close meanwhile
 		return nil
 	}
 	err := j.err

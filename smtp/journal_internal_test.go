@@ -2,9 +2,14 @@ package smtp
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestJournalCloseReportsAFailedWrite: a record that could not be written
@@ -37,4 +42,50 @@ func TestJournalCloseReportsAFailedWrite(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Errorf("a second Close = %v, want nil", err)
 	}
+}
+
+// TestJournalGroupFsyncLeavesTheLockFree: the fsync of a group runs without the journal's
+// lock, so that other connections record their messages meanwhile; Close waits for it, and
+// every record is in the file.
+func TestJournalGroupFsyncLeavesTheLockFree(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "journal")
+	j, err := OpenJournal(path, JournalBinding{Fingerprint: "sha256:test"})
+	require.NoError(t, err)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var statAfter error
+	j.fsync = func(f *os.File) error {
+		held := false
+		once.Do(func() { held = true })
+		if held {
+			close(started)
+			<-release
+			_, statAfter = f.Stat() // still open: Close waited
+		}
+		return f.Sync()
+	}
+	group := make(chan error, 1)
+	go func() {
+		var err error
+		for i := range JournalSyncEvery { // the last one fsyncs the group
+			if err == nil {
+				err = j.Append(JournalRecord{Key: fmt.Sprintf("u%d@example.net", i), State: JournalSent})
+			}
+		}
+		group <- err
+	}()
+	<-started
+	// The fsync is held: a record from another connection goes through meanwhile.
+	require.NoError(t, j.Append(JournalRecord{Key: "other@example.net", State: JournalSent}))
+	closed := make(chan error, 1)
+	go func() { closed <- j.Close() }()
+	close(release)
+	require.NoError(t, <-group)
+	require.NoError(t, <-closed)
+	require.NoError(t, statAfter)
+	n := 0
+	_, err = ReadJournal(path, func(JournalRecord) { n++ })
+	require.NoError(t, err)
+	assert.Equal(t, JournalSyncEvery+1, n)
 }
