@@ -79,5 +79,3 @@ func inboxLoggedOut(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusUnauthorized)
 	_, _ = w.Write([]byte("Not logged in: open the SENDLOOP_FAKE_INBOX URL the fake printed (each one works once),\nor ask for a new one: sendloop fake inbox.\n"))
 }
-
-func (c *Control) inboxRoutes(m *http.ServeMux) {}
