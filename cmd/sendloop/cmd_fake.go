@@ -30,7 +30,7 @@ func fakeCommand() *command {
 	return &command{
 		name:    "fake",
 		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]] [--keep-messages N] | messages [--to ADDR] | message ID [--raw] | confirm EMAIL --list ID | event KIND EMAIL [--list ID] [--campaign ID] | reset | inbox",
-		summary: "serve a fake of the service (API and relay) for local development",
+		summary: "serve a fake of the service (API, relay, inbox) and call it from shells",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
 SIGTERM): the v3 and legacy APIs over HTTP on --addr, and the SMTP relay (STARTTLS with a
