@@ -95,6 +95,13 @@ type ControlOptions struct {
 //
 // Parameters of a POST are form fields (or query parameters); actions answer a JSON object
 // and failures {"error": "..."} with a 4xx status.
+//
+// The inbox is the same for a browser, logged in by a one-time InboxURL (an HttpOnly,
+// SameSite=Strict cookie): URL/inbox/ lists the messages newest first with a search,
+// URL/inbox/message/{ID} shows one (its rendered HTML only inside a sandboxed frame, served
+// under a Content-Security-Policy that forbids scripts and every load from elsewhere; the
+// text, the headers and the source escaped), URL/inbox/lists the lists and members with
+// confirm and event buttons, URL/inbox/webhooks the deliveries. The pages carry no script.
 type Control struct {
 	// URL is the root of the control API, BaseURL + ControlPrefix.
 	URL string
