@@ -61,7 +61,7 @@ type ControlOptions struct {
 //	                                      messages (ID, MessageID, From, To, Cc, Bcc, ReplyTo,
 //	                                      Subject rendered, Created, Username, Tags, Size,
 //	                                      Attachments, Snippet) and dropped (messages forgotten
-//	                                      beyond RelayKeepMessages)
+//	                                      beyond RelayKeepMessages); Read is always false
 //	GET    URL/api/v1/message/{ID}        one message: the summary's fields, ReturnPath, Date,
 //	                                      Text and HTML rendered as the service renders them,
 //	                                      Inline, Attachments, and the fake's own Envelope

@@ -56,6 +56,7 @@ const messageHTMLCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src d
 
 func (c *Control) inboxRoutes(m *http.ServeMux) {
 	p := ControlPrefix + "/inbox"
+	m.Handle("GET "+p, http.RedirectHandler(p+"/", http.StatusMovedPermanently))
 	m.HandleFunc("GET "+p+"/{$}", c.pageMessages)
 	m.HandleFunc("GET "+p+"/message/{id}", c.pageMessage)
 	m.HandleFunc("GET "+p+"/message/{id}/html", c.pageMessageHTML)

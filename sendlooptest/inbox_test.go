@@ -81,6 +81,9 @@ func TestInboxShowsMessagesEscapedAndHTMLOnlySandboxed(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(page, `class="message"`))
 	assert.Less(t, strings.Index(page, "Grüße"), strings.Index(page, "Hi Ann"), "newest first")
 
+	resp, page = b.get(t, "/inbox")
+	assert.Equal(t, "/_fake/inbox/", resp.Request.URL.Path, "redirected")
+	assert.Equal(t, 2, strings.Count(page, `class="message"`))
 	_, page = b.get(t, "/inbox/?to=ann")
 	assert.Equal(t, 1, strings.Count(page, `class="message"`))
 	assert.Contains(t, page, "Hi Ann")
