@@ -16,6 +16,13 @@
 // status with an optional Retry-After, a connection reset before or after the command ran,
 // a delay, or a given ErrorCode.
 //
+// StartControl serves a control API beside the service's, under /_fake (ControlPrefix), with
+// a key of its own: the relay's messages in the shape of Mailpit's API, the lists, their
+// members and the webhook deliveries, and actions (confirm a pending subscriber, the events
+// of SimulateEvents, reset to the seed), plus an inbox page for a browser. It is how a
+// program in another language, or `sendloop fake`'s shell commands, see into the fake;
+// Control lists its endpoints.
+//
 // WithLatency (and SetLatency) holds every answer back, API requests and relay replies
 // alike, by a fixed delay plus a seeded random jitter: the way to see a job's behaviour
 // over a real link, where the service is 20 to 150 ms away and the number of calls in

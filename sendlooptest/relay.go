@@ -14,6 +14,7 @@ import (
 	"log"
 	"math/big"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,13 @@ type Relay struct {
 	connections        atomic.Int64
 	closeOnce          sync.Once
 
+	clock func() time.Time // dates messages (RelayMessage.Time)
+	keep  int              // messages kept, newest first; 0: all
+
 	mu           sync.Mutex
 	messages     []RelayMessage
+	nextID       int // the last message's ID
+	dropped      int // messages forgotten for keep since the last Reset
 	faults       []RelayFault
 	authAttempts int
 	implicitTLS  bool
@@ -59,6 +65,12 @@ type Relay struct {
 
 // RelayMessage is a message the fake relay accepted.
 type RelayMessage struct {
+	// ID names the message in the relay, "1" for its first one; IDs are never reused, not
+	// even after Reset.
+	ID string
+	// Time is when the relay accepted it, by the server's clock (Server.StartRelay) or the
+	// host's.
+	Time time.Time
 	// EnvelopeFrom and EnvelopeTo are the MAIL FROM and RCPT TO addresses.
 	EnvelopeFrom string
 	EnvelopeTo   []string // every accepted RCPT TO, Bcc recipients included
@@ -161,6 +173,15 @@ type relayConfig struct {
 	maxMessageBytes int64
 	implicitTLS     bool
 	latency         *latency // RelayLatency; nil for none
+	clock           func() time.Time
+	keep            int
+}
+
+// RelayKeepMessages makes the relay keep only the newest n messages it accepted (n < 1:
+// all of them, the default), so that a long-lived fake's memory does not grow with its
+// traffic; Dropped counts the others.
+func RelayKeepMessages(n int) RelayOption {
+	return func(c *relayConfig) { c.keep = max(n, 0) }
 }
 
 // RelayImplicitTLS makes the relay speak TLS from the first byte, as on port
@@ -225,6 +246,11 @@ func StartRelay(t TB, username, password string, opts ...RelayOption) (*Relay, e
 		serveDone:  make(chan struct{}),
 		closing:    make(chan struct{}),
 		latency:    cfg.latency,
+		clock:      cfg.clock,
+		keep:       cfg.keep,
+	}
+	if r.clock == nil {
+		r.clock = time.Now
 	}
 	server := gosmtp.NewServer(gosmtp.BackendFunc(r.newSession))
 	server.Domain = "localhost"
@@ -400,11 +426,57 @@ func (r *Relay) Messages() []RelayMessage {
 	return append([]RelayMessage(nil), r.messages...)
 }
 
+// Message returns the message with the given ID, if the relay still keeps it.
+func (r *Relay) Message(id string) (RelayMessage, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Newest first: a message just listed is the likeliest to be asked for.
+	for i := len(r.messages) - 1; i >= 0; i-- {
+		if r.messages[i].ID == id {
+			return r.messages[i], true
+		}
+	}
+	return RelayMessage{}, false
+}
+
+// Dropped returns how many accepted messages the relay forgot for RelayKeepMessages since
+// it started or was last Reset or cleared.
+func (r *Relay) Dropped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+// ClearMessages forgets the messages accepted, and the count of dropped ones, keeping the
+// faults not yet used.
+func (r *Relay) ClearMessages() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.messages, r.dropped = nil, 0
+}
+
 // Reset forgets the messages accepted and the faults not yet used.
 func (r *Relay) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.messages, r.faults = nil, nil
+	r.messages, r.faults, r.dropped = nil, nil, 0
+}
+
+// keepMessage adds an accepted message, giving it its ID, and forgets the oldest beyond
+// the bound.
+func (r *Relay) keepMessage(msg RelayMessage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.nextID++
+	msg.ID = strconv.Itoa(r.nextID)
+	r.messages = append(r.messages, msg)
+	if over := len(r.messages) - r.keep; r.keep > 0 && over > 0 {
+		// Reslicing leaves the old head to the garbage collector when append next grows
+		// the array: the memory stays about twice the bound.
+		clear(r.messages[:over])
+		r.messages = r.messages[over:]
+		r.dropped += over
+	}
 }
 
 // AuthAttempts returns how many AUTH exchanges clients started, successful

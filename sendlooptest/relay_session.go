@@ -172,13 +172,12 @@ func (s *relaySession) Data(r io.Reader) error {
 		AuthMechanism: s.mechanism,
 		TLS:           isTLS,
 		Raw:           raw,
+		Time:          s.relay.clock(),
 	}
 	if err := relayParse(&msg); err != nil {
 		return &gosmtp.SMTPError{Code: 554, EnhancedCode: gosmtp.EnhancedCode{5, 6, 0}, Message: err.Error()}
 	}
-	s.relay.mu.Lock()
-	s.relay.messages = append(s.relay.messages, msg)
-	s.relay.mu.Unlock()
+	s.relay.keepMessage(msg)
 	if f != nil {
 		// Kept, then dropped before the reply: the outcome is unknown.
 		return s.applyFault(f)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cmdtable "github.com/go-sendloop/sendloop/internal/commands"
@@ -42,6 +43,8 @@ type Server struct {
 	faults     map[string][]*Fault
 	state      *state
 	latency    latency // WithLatency
+
+	control atomic.Pointer[Control] // StartControl
 
 	webhookPolicy WebhookPolicy
 	webhooks      []WebhookDelivery
@@ -117,8 +120,15 @@ func (s *Server) StartRelay(t TB, opts ...RelayOption) (*Relay, error) {
 	if t != nil {
 		t.Helper()
 	}
-	serverLatency := func(c *relayConfig) { c.latency = &s.latency }
+	serverLatency := func(c *relayConfig) { c.latency, c.clock = &s.latency, s.clockNow }
 	return StartRelay(t, s.relayUser, s.relayPassword, append([]RelayOption{serverLatency}, opts...)...)
+}
+
+// clockNow reads the server's clock, which SetClock may replace meanwhile.
+func (s *Server) clockNow() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now()
 }
 
 // SetClock replaces the server's clock.
@@ -341,6 +351,10 @@ var routes = func() map[string]route {
 }()
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if c := s.control.Load(); c != nil && isControlPath(r.URL.Path) {
+		c.serveHTTP(w, r)
+		return
+	}
 	body, err := readBody(r)
 	if err != nil {
 		http.Error(w, "cannot read body", http.StatusBadRequest)

@@ -1,7 +1,6 @@
 package sendlooptest
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -209,28 +208,40 @@ func (st *state) simulate(campaignID int, events []CampaignEvent, now time.Time)
 	for i, e := range events {
 		sub := subs[i]
 		at := camp.deliveredAt.Add(e.After)
-		switch e.Kind {
-		case EventUnsubscription:
+		if e.Kind == EventUnsubscription {
 			if e.Channel == "" {
 				e.Channel = "Link"
 			}
 			if e.IP == "" {
 				e.IP = "0.0.0.0"
 			}
-			if _, f := st.unsubscribe(sub.list, sub.Email, e.IP, at); f != ok {
-				return errors.New("sendlooptest: unsubscription refused") // checked above: cannot happen
-			}
-		case EventHardBounce:
-			sub.setBounce(st, "Hard")
-		case EventSoftBounce:
-			if sub.BounceType != "Hard" {
-				sub.setBounce(st, "Soft")
-			}
-		case EventSpamComplaint:
-			st.suppress(0, sub.Email, "FBL Report")
+		}
+		if err := st.applyEvent(sub, e, at); err != nil {
+			return err // checked above: cannot happen
 		}
 		st.activity = append(st.activity, &activity{CampaignEvent: e, CampaignID: campaignID, sub: sub,
 			listID: sub.list.ID, at: at, seq: len(st.activity)})
+	}
+	return nil
+}
+
+// applyEvent carries out what an event does to its recipient's record: an unsubscription
+// unsubscribes (posting the webhook), a bounce sets BounceType (soft never over hard), a
+// spam complaint suppresses the address globally. Other kinds change nothing.
+func (st *state) applyEvent(sub *subscriber, e CampaignEvent, at time.Time) error {
+	switch e.Kind {
+	case EventUnsubscription:
+		if _, f := st.unsubscribe(sub.list, sub.Email, e.IP, at); f != ok {
+			return fmt.Errorf("sendlooptest: %s is not subscribed to list %d", sub.Email, sub.list.ID)
+		}
+	case EventHardBounce:
+		sub.setBounce(st, "Hard")
+	case EventSoftBounce:
+		if sub.BounceType != "Hard" {
+			sub.setBounce(st, "Soft")
+		}
+	case EventSpamComplaint:
+		st.suppress(0, sub.Email, "FBL Report")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,8 +29,8 @@ const defaultFakeLogSize = 100
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]]",
-		summary: "serve a fake of the service (API and relay) for local development",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]] [--keep-messages N] | messages [--to ADDR] | message ID [--raw] | confirm EMAIL --list ID | event KIND EMAIL [--list ID] [--campaign ID] | reset | inbox",
+		summary: "serve a fake of the service (API, relay, inbox) and call it from shells",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
 SIGTERM): the v3 and legacy APIs over HTTP on --addr, and the SMTP relay (STARTTLS with a
@@ -57,10 +58,55 @@ fault named by its JSON path, e.g. lists[0].subscribers[1].status; unknown membe
 faults.
 
 On stdout it prints the settings to reach it as shell export lines (a JSON object with
---json): SENDLOOP_BASE_URL, SENDLOOP_API_KEY (the fake's own random key), and the relay's
+--json): SENDLOOP_BASE_URL, SENDLOOP_API_KEY (the fake's own random key), the relay's
 SENDLOOP_SMTP_HOST, _PORT, _USER, _PASSWORD and _CA_FILE, a PEM file of the certificate
-authority of the relay (removed when the fake stops unless --ca-file names it). Then it
-logs the API commands it receives and the messages the relay accepts on stderr.
+authority of the relay (removed when the fake stops unless --ca-file names it), and the
+control API's SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY and SENDLOOP_FAKE_INBOX (below). Then
+it logs the API commands it receives and the messages the relay accepts on stderr.
+
+The control API lets programs in any language, and shells, see into the fake. It lives
+under SENDLOOP_FAKE_URL (the API's address + /_fake, a path the service never uses) and
+wants "Authorization: Bearer $SENDLOOP_FAKE_KEY", a key of its own: a program under test
+holding SENDLOOP_API_KEY cannot reset the fake. Anything else is answered 401, and a Host
+header other than the printed host, localhost, 127.0.0.1, [::1] or a --tls-name is refused
+(403), against DNS rebinding. Its messages API has the shape of Mailpit's, so that Mailpit
+client code works:
+
+  GET    $SENDLOOP_FAKE_URL/api/v1/messages    newest first; ?start=0&limit=50 (0: all),
+         ?to=ADDR, ?subject=TEXT (parts of them), ?since=2026-01-02T15:04:05Z; answers total,
+         messages_count, start, tags, dropped and messages (ID, MessageID, From, To, Cc,
+         Bcc, ReplyTo, Subject rendered, Created, Tags, Size, Attachments, Snippet)
+  GET    …/api/v1/message/ID                  one message: also Text and HTML rendered as
+         the service renders them, Envelope, Headers, Sendloop (the X-SL-* options and
+         MergeVars) and Template (subject and bodies as sent)
+  GET    …/api/v1/message/ID/raw              the .eml as received
+  DELETE …/api/v1/messages                    forgets them
+  GET    …/webhooks                           deliveries: url, action, body, attempts,
+         status_code, error, delivered
+  GET    …/lists, …/lists/ID/members          lists; members as subscriber.browse has them
+  POST   …/lists/ID/confirm  email=ADDR       confirms a pending double opt-in: the
+         Subscription webhook is posted
+  POST   …/campaigns/ID/send                  delivers a Draft campaign now
+  POST   …/events  kind=K email=ADDR [list=ID] [campaign=ID]
+         open, click, forward, browser-view, unsubscribe, bounce, soft-bounce, complaint: on
+         the newest delivered campaign that reached the address; without one, unsubscribe,
+         bounce and complaint apply to the member of the list
+  POST   …/reset                              back to the seed: data, messages, webhooks
+  POST   …/inbox/token                        a new one-time inbox URL
+
+Actions answer a JSON object with the webhooks they posted; failures {"error": "…"}. The
+fake keeps the newest --keep-messages messages and counts the others as dropped.
+
+SENDLOOP_FAKE_INBOX opens the same in a browser: a one-time URL that sets a session cookie
+and shows the messages (a message's HTML only in a sandboxed frame that runs no script
+and loads nothing), the lists and the webhook deliveries.
+
+The subcommands are clients of a running fake, for shells and Makefiles: they read
+SENDLOOP_FAKE_URL and SENDLOOP_FAKE_KEY from the environment it printed. 'fake messages'
+lists the messages (--json: the API's answer), 'fake message ID' shows one (--raw: the
+.eml), 'fake confirm EMAIL --list ID' confirms a pending subscriber, 'fake event KIND EMAIL'
+records an event, 'fake reset' goes back to the seed and 'fake inbox' prints a new inbox
+URL.
 
 Port 0 picks a free port, shown in the printed settings. Only loopback addresses are
 accepted unless --listen-any: the fake is not a server to expose. --listen-any lets it
@@ -78,7 +124,11 @@ in flight decides the wall time. Requests wait side by side, as over a real link
 sendloop fake --addr 127.0.0.1:0 --smtp-addr 127.0.0.1:0 --empty
 sendloop fake --seed testdata/seed.json > fake.env &
 sendloop fake --latency 50ms,10ms > fake.env &    # a service 50-60 ms away
-sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake`,
+sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-name sendloop-fake
+sendloop fake messages --to ann@example.com    # in the environment the fake printed
+sendloop fake message 3 --raw > message.eml
+sendloop fake confirm ann@example.com --list 1
+sendloop fake event unsubscribe ann@example.com --list 1`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
 			smtpAddr := fs.String("smtp-addr", "127.0.0.1:2525", "serve the SMTP relay on `HOST:PORT` (loopback unless --listen-any)")
@@ -90,12 +140,37 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 			fs.Var(&tlsNames, "tls-name", "add the host `NAME` to the relay's certificate; the first is the printed host (repeatable)")
 			logSize := fs.Int("log-size", defaultFakeLogSize, "keep the newest `N` requests in the fake's request log (0: none)")
 			latency := fs.String("latency", "", "answer every request and relay reply after `D[,JITTER]`, e.g. 50ms or 50ms,10ms")
+			keep := fs.Int("keep-messages", sendlooptest.DefaultKeepMessages, "keep the newest `N` messages of the relay (0: all)")
+			var client fakeClientOptions
+			fs.StringVar(&client.to, "to", "", "fake messages: those to `ADDR` (part of a recipient)")
+			fs.BoolVar(&client.raw, "raw", false, "fake message: print the message as received (.eml)")
+			fs.IntVar(&client.listID, "list", 0, "fake confirm, fake event: the list's `ID`")
+			fs.IntVar(&client.campaignID, "campaign", 0, "fake event: the delivered campaign's `ID` (default: the newest that reached EMAIL)")
 			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("fake", "unexpected argument %q", args[0])
-				}
 				if a.fake {
 					return usagef("fake", "--fake has no meaning with the fake command")
+				}
+				given := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+				if len(args) > 0 {
+					takes, ok := fakeSubcommands[args[0]]
+					if !ok {
+						return usagef("fake", "unknown subcommand %q: messages, message, confirm, event, reset or inbox", args[0])
+					}
+					for name := range given {
+						if !slices.Contains(takes, name) {
+							return usagef("fake", "--%s has no meaning with fake %s", name, args[0])
+						}
+					}
+					return runFakeClient(ctx, a, args, client)
+				}
+				for _, name := range []string{"to", "raw", "list", "campaign"} {
+					if given[name] {
+						return usagef("fake", "--%s goes with a subcommand of fake (see 'sendloop help fake')", name)
+					}
+				}
+				if *keep < 0 {
+					return usagef("fake", "--keep-messages cannot be negative")
 				}
 				exposed := false
 				for _, f := range []struct{ name, addr string }{{"--addr", *addr}, {"--smtp-addr", *smtpAddr}} {
@@ -132,7 +207,7 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 					seed = &s
 				}
 				return runFake(ctx, a, fakeOptions{addr: *addr, smtpAddr: *smtpAddr, empty: *empty || seed != nil, caFile: *caFile,
-					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter, seed: seed})
+					exposed: exposed, tlsNames: tlsNames, logSize: *logSize, latency: delay, jitter: jitter, seed: seed, keep: *keep})
 			}
 		},
 	}
@@ -156,6 +231,7 @@ type fakeOptions struct {
 	latency        time.Duration
 	jitter         time.Duration      // up to this much more than latency
 	seed           *sendlooptest.Seed // the data to start with (--seed), checked by LoadSeed
+	keep           int                // relay messages kept (--keep-messages)
 }
 
 // readSeedFile reads a --seed file.
@@ -221,19 +297,25 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		return err
 	}
 	defer srv.Close()
-	if o.seed != nil {
-		if err := srv.LoadSeed(*o.seed); err != nil {
-			return inputf("--seed: %v", err)
+	// The seed is loaded again on every reset of the control API.
+	reseed := func(ctx context.Context, srv *sendlooptest.Server) error {
+		if o.seed != nil {
+			if err := srv.LoadSeed(*o.seed); err != nil {
+				return inputf("--seed: %v", err)
+			}
 		}
+		if !empty {
+			return seedDemo(ctx, srv)
+		}
+		return nil
 	}
-	if !empty {
-		if err := seedDemo(ctx, srv); err != nil {
-			return err
-		}
+	if err := reseed(ctx, srv); err != nil {
+		return err
 	}
 	// After the demo data, which the fake sends itself: the fake starts as fast as ever.
 	srv.SetLatency(o.latency, o.jitter)
-	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr), sendlooptest.RelayTLSNames(o.tlsNames...))
+	relay, err := srv.StartRelay(nil, sendlooptest.RelayAddr(smtpAddr), sendlooptest.RelayTLSNames(o.tlsNames...),
+		sendlooptest.RelayKeepMessages(o.keep))
 	if err != nil {
 		return err
 	}
@@ -268,11 +350,18 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 		}
 		fmt.Fprintf(a.stderr, "sendloop: warning: the fake listens beyond this host (API %s, relay %s): anyone who can reach it can use its key, printed below, and it holds no real data; keep it on a private network\n",
 			ln.Addr(), relay.Addr())
+		fmt.Fprintf(a.stderr, "sendloop: warning: the control API's key (%s) and the inbox URL (%s) cross the network in clear over plain http\n",
+			envFakeKey, envFakeInbox)
+	}
+	control, err := srv.StartControl(sendlooptest.ControlOptions{Relay: relay, BaseURL: baseURL, Hosts: o.tlsNames, Reseed: reseed})
+	if err != nil {
+		return err
 	}
 	settings := orderedObject{
 		{envBaseURL, baseURL}, {envAPIKey, srv.APIKey},
 		{envSMTPHost, smtpHost}, {envSMTPPort, strconv.Itoa(relay.Port())},
 		{envSMTPUser, user}, {envSMTPPassword, password}, {envSMTPCAFile, caFile},
+		{envFakeURL, control.URL}, {envFakeKey, control.Key}, {envFakeInbox, control.InboxURL()},
 	}
 	if o.exposed {
 		settings = append(settings, member{envInsecureHTTP, "1"})
@@ -334,7 +423,7 @@ func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay, requests 
 	requests.on.Store(true)
 	t := time.NewTicker(watchInterval)
 	defer t.Stop()
-	seenMessages := 0
+	seen := 0 // the ID of the last message logged
 	for {
 		select {
 		case <-ctx.Done():
@@ -344,10 +433,13 @@ func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay, requests 
 		if a.quiet {
 			continue
 		}
-		msgs := relay.Messages()
-		for _, m := range msgs[seenMessages:] {
-			a.note("relay: message from %s to %s: %q", m.EnvelopeFrom, strings.Join(m.EnvelopeTo, ", "), m.Subject)
+		// By ID, not position: the relay forgets the oldest beyond --keep-messages.
+		for _, m := range relay.Messages() {
+			if n, _ := strconv.Atoi(m.ID); n > seen {
+				a.note("relay: message from %s to %s: %q (ID %s, Message-ID <%s>)", m.EnvelopeFrom,
+					strings.Join(m.EnvelopeTo, ", "), m.RenderedSubject, m.ID, m.MessageID)
+				seen = n
+			}
 		}
-		seenMessages = len(msgs)
 	}
 }

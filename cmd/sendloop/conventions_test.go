@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/legacy"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -411,6 +413,33 @@ func TestFakeListenAny(t *testing.T) {
 	expect(t, r, exitUsage, nil, []string{"refusing plain http to sendloop-fake.test:" + port, envInsecureHTTP + "=1"})
 	r = invocation{args: []string{"lists"}, env: append(env, envInsecureHTTP+"=1")}.run(t)
 	expect(t, r, exitOK, []string{"Demo"}, nil)
+
+	// The control API: printed under the --tls-name, which it accepts as a Host; the
+	// warning says its key and the inbox cross the network in clear.
+	waitFor(t, "the control API's warning", func() bool {
+		return strings.Contains(p.stderr.String(), "SENDLOOP_FAKE_KEY) and the inbox URL (SENDLOOP_FAKE_INBOX) cross the network in clear")
+	})
+	if got, want := settings[envFakeURL], base+"/_fake"; got != want {
+		t.Errorf("%s=%q, want %q", envFakeURL, got, want)
+	}
+	hc := &http.Client{Transport: testkit.Transport()}
+	for host, want := range map[string]int{"sendloop-fake.test:" + port: http.StatusOK, "127.0.0.1:" + port: http.StatusOK,
+		"rebound.example:" + port: http.StatusForbidden} {
+		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+"/_fake/lists", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+settings[envFakeKey])
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
+		}
+	}
 }
 
 // TestSyncRealCSVFiles syncs the files spreadsheets write, generated here.

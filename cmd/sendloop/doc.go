@@ -53,7 +53,12 @@
 //	        show a campaign's (report.campaign.overall) or a list's overall report
 //	fake    [--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE]
 //	        [--ca-file FILE] [--listen-any] [--tls-name NAME]... [--latency D[,JITTER]]
-//	        serve the fake (HTTP API and SMTP relay) until SIGINT or SIGTERM
+//	        [--keep-messages N]
+//	        serve the fake (HTTP API, SMTP relay, control API and inbox) until SIGINT or
+//	        SIGTERM
+//	fake    messages [--to ADDR] | message ID [--raw] | confirm EMAIL --list ID |
+//	        event KIND EMAIL [--list ID] [--campaign ID] | reset | inbox
+//	        call the control API of a running fake (SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY)
 //	version print the version (also --version; with --json, an object)
 //
 // `sendloop help <command>` describes each one in full.
@@ -139,6 +144,13 @@
 //
 //	sendloop fake > fake.env &
 //	. ./fake.env && sendloop lists
+//
+// It also prints SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY and SENDLOOP_FAKE_INBOX: the control
+// API (sendlooptest.Control; the relay's messages in the shape of Mailpit's API, lists,
+// webhook deliveries, and actions: confirm, events, reset), its own key, and a one-time URL
+// of the inbox page for a browser. The fake's subcommands (messages, message, confirm,
+// event, reset, inbox) are shell clients of that API; docs/testing-with-the-fake.md shows
+// it driven from Python and shell.
 //
 // With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
 // with the IDs a program expects, segments, subscribers in any state and suppressions. The

@@ -84,7 +84,7 @@ func startFake(t *testing.T, jsonOut bool, args ...string) *fakeProcess {
 		close(p.exited)
 	}()
 	timeout := time.After(30 * time.Second)
-	want := 7
+	want := 10
 	if jsonOut {
 		want = 1
 	}

@@ -476,6 +476,9 @@ Environment:
                            this one, e.g. a 'sendloop fake --listen-any' on a CI network
   SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT, SENDLOOP_SMTP_USER, SENDLOOP_SMTP_PASSWORD,
   SENDLOOP_SMTP_CA_FILE    the relay, for send (see 'sendloop help send')
+  SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY
+                           a running fake's control API, for 'sendloop fake messages' and
+                           its other subcommands (see 'sendloop help fake')
 
 Progress is drawn on stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// envBrowserCheck is set by .ci/run, which installs a browser: there the inbox's browser
+// check fails instead of skipping when it finds none.
+const envBrowserCheck = "SENDLOOP_BROWSER_CHECK"
+
+var inboxScreenshot = flag.String("inbox-screenshot", "", "save a screenshot of the inbox's message view to `FILE` (TestInboxInARealBrowser)")
+
+// findBrowser returns Chromium's or Chrome's program: $CHROME, else chromium, google-chrome
+// or chromium-browser on the PATH.
+func findBrowser() string {
+	if c := os.Getenv("CHROME"); c != "" {
+		return c
+	}
+	for _, name := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// outsideServer stands for the rest of the world: it counts every request, by path.
+type outsideServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	paths []string
+}
+
+func newOutsideServer(t *testing.T) *outsideServer {
+	o := &outsideServer{}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.mu.Lock()
+		o.paths = append(o.paths, r.URL.Path)
+		o.mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/page/") {
+			// The positive control: the same hostile HTML served with no policy.
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, hostileBody(o.URL, "control"))
+		}
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+// requested returns the paths requested that start with prefix.
+func (o *outsideServer) requested(prefix string) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for _, p := range o.paths {
+		if strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hostileBody is a message's HTML that, if anything of it ran or loaded, would mark its
+// document and request tagged paths of the outside server: an inline script, a script and
+// an image from outside, an onerror handler, a stylesheet and a background image.
+func hostileBody(outside, tag string) string {
+	u := outside + "/" + tag
+	return `<html><head><link rel="stylesheet" href="` + u + `/style.css"></head>` +
+		`<body><p>Hello {{FIRST}}</p>` +
+		`<script>document.title = "ran"; document.documentElement.setAttribute("data-" + "pwned", "inline"); new Image().src = "` + u + `/inline-script-ran";</script>` +
+		`<script src="` + u + `/script.js"></script>` +
+		`<img src="` + u + `/image.png" alt="remote">` +
+		`<img src="x:broken" onerror="document.documentElement.setAttribute('data-' + 'pwned', 'onerror'); new Image().src = '` + u + `/onerror-ran'">` +
+		`<div style="background:url(` + u + `/background.png)">styled</div>` +
+		`</body></html>`
+}
+
+// dumpDOM runs the browser headless on url and returns the DOM it dumps after the load,
+// and its log (console messages included).
+func dumpDOM(t *testing.T, browser, url string, extra ...string) (dom, log string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+		"--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-extensions",
+		"--disable-sync", "--no-proxy-server", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}, extra...)
+	if len(extra) == 0 {
+		args = append(args, "--dump-dom")
+	}
+	cmd := exec.CommandContext(ctx, browser, append(args, url)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s: %s", browser, stderr.String())
+	return string(out), stderr.String()
+}
+
+// TestInboxInARealBrowser opens the inbox of a real `sendloop fake` in headless Chromium
+// after a send of personalised messages, one of them hostile, and proves that the inbox
+// shows them while no script of a message ran and nothing was loaded from elsewhere.
+func TestInboxInARealBrowser(t *testing.T) {
+	t.Parallel()
+	browser := findBrowser()
+	if browser == "" {
+		if os.Getenv(envBrowserCheck) != "" {
+			t.Fatalf("%s is set but no browser was found ($CHROME, chromium, google-chrome)", envBrowserCheck)
+		}
+		t.Skipf("no browser ($CHROME, chromium, google-chrome); .ci/run installs one and sets %s", envBrowserCheck)
+	}
+	outside := newOutsideServer(t)
+
+	// The control: the browser runs scripts and loads images where no policy forbids it,
+	// so that their absence below means the inbox stopped them.
+	dom, _ := dumpDOM(t, browser, outside.URL+"/page/control")
+	assert.Contains(t, dom, `data-pwned="`, "the browser ran the control's script")
+	assert.NotEmpty(t, outside.requested("/control/"), "the browser loaded the control's resources")
+
+	p := startFake(t, false)
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "recipients.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("EmailAddress,FIRST\nann@example.com,Ann\nbob@example.com,Bob\nzoe@example.com,Zoë\n"), 0o600))
+	html := filepath.Join(dir, "body.html")
+	require.NoError(t, os.WriteFile(html, []byte(hostileBody(outside.URL, "message")), 0o600))
+	r := invocation{args: []string{"send", "--from", "shop@example.com", "--recipients", csv, "--journal", filepath.Join(dir, "journal"),
+		"--subject", "Grüße, {{FIRST}} ✓", "--text", "-", "--html", html}, env: p.env, stdin: "Hello {{FIRST}}"}.run(t)
+	expect(t, r, exitOK, nil, nil)
+
+	dom, _ = dumpDOM(t, browser, p.get(envFakeInbox))
+	for _, want := range []string{"Grüße, Ann ✓", "Grüße, Bob ✓", "Grüße, Zoë ✓", "3 of 3 messages"} {
+		assert.Contains(t, dom, want, "the inbox lists the rendered subjects")
+	}
+	assert.Contains(t, dom, "<title>Messages · sendloop fake</title>")
+
+	// The message view, logged in afresh (each browser run has its own profile).
+	r = invocation{args: []string{"fake", "messages", "--to", "zoe@"}, env: p.env}.run(t)
+	expect(t, r, exitOK, []string{"Grüße, Zoë ✓"}, nil)
+	id := strings.Fields(strings.Split(strings.TrimSpace(r.stdout), "\n")[1])[0]
+	login := func() string {
+		r := invocation{args: []string{"fake", "inbox"}, env: p.env}.run(t)
+		expect(t, r, exitOK, nil, nil)
+		return strings.TrimSpace(r.stdout) + "&next=" + url.QueryEscape("/_fake/inbox/message/"+id)
+	}
+	dom, log := dumpDOM(t, browser, login())
+	assert.Contains(t, dom, "<title>Grüße, Zoë ✓ · sendloop fake</title>", "the title is the page's own")
+	// --dump-dom shows the top document only: the console shows the frame's document
+	// loaded, its scripts and loads refused.
+	assert.Contains(t, log, "/_fake/inbox/message/"+id+"/html", "the browser loaded the frame's HTML")
+	assert.Regexp(t, `<iframe[^>]*\ssandbox=""[^>]*src="/_fake/inbox/message/`+id+`/html"`, dom, "the HTML is in a sandboxed frame")
+	assert.NotContains(t, dom, "allow-scripts")
+	assert.NotContains(t, dom, `data-pwned="`)
+	assert.Contains(t, dom, "Hello Zoë", "the text part")
+
+	// The frame's document on its own: its policy still runs nothing and loads nothing.
+	dom, _ = dumpDOM(t, browser, strings.Replace(login(), url.QueryEscape("/_fake/inbox/message/"+id), url.QueryEscape("/_fake/inbox/message/"+id+"/html"), 1))
+	assert.Contains(t, dom, "Hello Zoë", "the rendered HTML")
+	assert.NotContains(t, dom, `data-pwned="`, "no script ran")
+	assert.NotContains(t, dom, "<title>ran</title>")
+
+	if *inboxScreenshot != "" {
+		dumpDOM(t, browser, login(), "--screenshot="+*inboxScreenshot, "--window-size=1200,1400", "--hide-scrollbars")
+	}
+	assert.Empty(t, outside.requested("/message/"), "the outside server received requests from the message")
+}
