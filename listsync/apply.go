@@ -189,6 +189,13 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 		return nil, errors.New("listsync: the plan was applied already: make a new one")
 	}
 	pl.applied = true
+	if pl.state != nil {
+		// Before the first change: a run that does not finish leaves a state the next
+		// run does not trust.
+		if err := markStateInUse(pl.state.opts.Path); err != nil {
+			return nil, err
+		}
+	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
 	}
@@ -220,6 +227,9 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)) {
 			err = nil // the interruption says it
 		}
+	}
+	if pl.state != nil && err == nil && !a.res.Interrupted {
+		err = pl.writeState()
 	}
 	return a.res, err
 }
@@ -366,6 +376,13 @@ func (a *applier) adds() error {
 				}
 				continue
 			}
+			if st := pl.state; st != nil {
+				r := rec{vals: pl.planner.valuesHash(pl.planner.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))}
+				if err := pl.planner.writeMemberLocked(&r, dataAdded, ev.Row.Key, statusSubscribed, nil); err != nil {
+					readErr = err
+					return
+				}
+			}
 			if !yield(importRow(mapping, ev.Row, &fields)) {
 				return
 			}
@@ -388,6 +405,9 @@ func (a *applier) adds() error {
 		Stop: a.stop.Done(), // a batch waiting for a worker is not sent once stop ends
 	})
 	if report != nil {
+		if pl.state != nil {
+			pl.state.addsDone(report)
+		}
 		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
 		a.res.AddFailed += len(report.Failed) + report.Unattributed
 		a.res.AddUntraced = report.Unattributed
@@ -511,9 +531,25 @@ func (a *applier) updates() error {
 	defer r.close()
 	a.begin(EventUpdate)
 	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u Update) {
-		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
+		params := sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)}
+		if u.SubscriberID == 0 {
+			params.EmailAddress = u.Email // added by a run that kept a state: named by its address
+		}
+		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, params)
 		failed := err != nil && !cutShort(a.work, err)
 		unknown := failed && errors.Is(err, sendloop.ErrOutcomeUnknown)
+		if st := pl.state; st != nil {
+			switch {
+			case err == nil:
+				st.outcome(u.off, outUpdated, u.vals)
+			case unknown:
+				st.outcome(u.off, outUnknown, 0)
+			case failed && notAMember(err):
+				// Gone from the list since the state was written: the next run reads
+				// the row back and decides as a full run would.
+				st.outcome(u.off, outUnknown, 0)
+			}
+		}
 		if failed {
 			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
 				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
@@ -546,6 +582,15 @@ func (a *applier) unsubscribes() error {
 	a.begin(EventUnsubscribe)
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
+		if st := pl.state; st != nil {
+			switch {
+			case err == nil:
+				st.outcome(u.off, outUnsubscribed, 0)
+			case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
+				// Unsubscribed or gone, or unknown: read back when a row names it.
+				st.outcome(u.off, outUnknown, 0)
+			}
+		}
 		if errors.Is(err, sendloop.ErrNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}

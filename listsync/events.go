@@ -169,13 +169,20 @@ func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
 	case decisionDuplicate:
 		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
 	}
-	email, values, err := pl.planner.memberText(d)
+	m, err := pl.planner.memberText(d)
 	if err != nil {
 		return Event{}, err
 	}
-	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: email, Fields: map[int]string{}}
+	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: m.email, Fields: map[int]string{}, off: d.off,
+		vals: pl.planner.valuesHash(pl.planner.appendValues(nil, func(i int) string { return row.Values[i] }))}
+	values := m.values
+	if values == nil {
+		// A member of the state: its fingerprint differs, its values are not known, so every
+		// mapped field is set.
+		values = make([]string, len(pl.planner.mapping.Fields))
+	}
 	for i, f := range pl.planner.mapping.Fields {
-		if values[i] == row.Values[i] {
+		if m.values != nil && values[i] == row.Values[i] {
 			continue
 		}
 		u.Fields[f.Field.ID] = row.Values[i]
@@ -196,12 +203,12 @@ func (pl *Plan) ToUnsubscribe() iter.Seq2[Unsubscribe, error] {
 				yield(Unsubscribe{}, err)
 				return
 			}
-			email, _, err := p.memberText(r)
+			m, err := p.memberText(r)
 			if err != nil {
 				yield(Unsubscribe{}, err)
 				return
 			}
-			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: email}, nil) {
+			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: m.email, off: r.off}, nil) {
 				return
 			}
 		}

@@ -99,6 +99,10 @@ type Options struct {
 	// Progress, when set, is called now and then while the plan is made, from more than
 	// one goroutine.
 	Progress func(PlanProgress)
+	// State, when set, keeps a state of the list in a file: Plan compares the source with
+	// it instead of reading the members when it can, and Apply writes it afresh once it
+	// finishes (see the package documentation, "Runs from a state").
+	State *StateOptions
 }
 
 // PlanProgress says how far the reading of the list and the source went.
@@ -179,8 +183,10 @@ func (j *Job) CountRows(ctx context.Context) (int, error) {
 }
 
 // Plan reads the list's members and its suppression lists (the list's and the global one)
-// while it reads the source, and compares them. It stops when ctx ends. The plan holds
-// temporary files: Close it.
+// while it reads the source, and compares them. With Options.State, it compares the source
+// with the state instead of the members when it can (Plan.State says whether it did, and
+// why not). It stops when ctx ends. The plan holds temporary files (and the state's lock):
+// Close it.
 func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	var members atomic.Int64
 	var read atomic.Int64
@@ -189,26 +195,69 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 			j.opts.Progress(PlanProgress{Members: int(members.Load()), Read: read.Load()})
 		}
 	}
-	p, err := newPlanner(j.mapping, plannerOptions{
-		UnsubscribeMissing: j.opts.UnsubscribeMissing,
-		TempDir:            j.opts.TempDir,
-		Progress:           func(offset int64) { read.Store(offset); report() },
-	})
+	newP := func() (*planner, error) {
+		return newPlanner(j.mapping, plannerOptions{
+			UnsubscribeMissing: j.opts.UnsubscribeMissing,
+			TempDir:            j.opts.TempDir,
+			Progress:           func(offset int64) { read.Store(offset); report() },
+		})
+	}
+	var st *stateRun
+	if j.opts.State != nil {
+		var err error
+		if st, err = j.startState(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := newP()
 	if err != nil {
+		st.close()
 		return nil, err
 	}
-	pl, err := j.makePlan(ctx, p, &members, report)
+	var pl *Plan
+	if st != nil && st.use.Used {
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error {
+			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
+				return st.feed(ctx, j, p, func() {
+					if members.Add(1)%sendloop.BrowsePageSize == 0 {
+						report()
+					}
+				})
+			})
+		})
+		var fb *stateFallback
+		switch {
+		case errors.As(err, &fb) && ctx.Err() == nil:
+			st.fallBack(fb.reason)
+			p.close()
+			members.Store(0)
+			if p, err = newP(); err != nil {
+				st.close()
+				return nil, err
+			}
+			pl = nil
+		case err == nil:
+			err = j.lookUp(ctx, pl)
+		}
+	}
+	if pl == nil && err == nil {
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
+	}
 	if err != nil {
 		p.close()
+		st.close()
 		return nil, err
 	}
-	pl.job = j
+	pl.job, pl.state = j, st
+	if st != nil {
+		pl.State = st.use
+	}
 	return pl, nil
 }
 
 // makePlan reads the members and the suppression lists into the planner while it reads the
 // source (the three do not depend on each other), then plans.
-func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, report func()) (*Plan, error) {
+func (j *Job) makePlan(ctx context.Context, p *planner, feed func(context.Context) error) (*Plan, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fileDone := make(chan error, 1)
@@ -219,7 +268,7 @@ func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, r
 		}
 		fileDone <- err
 	}()
-	membersErr := j.readMembers(ctx, p, members, report)
+	membersErr := feed(ctx)
 	if membersErr != nil {
 		cancel(membersErr)
 	}
