@@ -192,7 +192,7 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if pl.state != nil {
 		// Before the first change: a run that does not finish leaves a state the next
 		// run does not trust.
-		if err := markStateInUse(pl.state.opts.Path); err != nil {
+		if err := markStateInUse(pl.state.opts.Path, !pl.state.opts.noSync); err != nil {
 			return nil, err
 		}
 	}
@@ -538,24 +538,31 @@ func (a *applier) updates() error {
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, params)
 		failed := err != nil && !cutShort(a.work, err)
 		unknown := failed && errors.Is(err, sendloop.ErrOutcomeUnknown)
+		// A member a state holds that left the list since (deleted on the service side):
+		// the state forgets it, and the next run reads the row back and adds it, as a
+		// full run would have. Until then its outcome is open, not a refusal.
+		gone := failed && pl.state != nil && pl.State.Used && notAMember(err)
 		if st := pl.state; st != nil {
 			switch {
 			case err == nil:
 				st.outcome(u.off, outUpdated, u.vals)
 			case unknown:
 				st.outcome(u.off, outUnknown, 0)
-			case failed && notAMember(err):
-				// Gone from the list since the state was written: the next run reads
-				// the row back and decides as a full run would.
-				st.outcome(u.off, outUnknown, 0)
+			case gone:
+				st.outcome(u.off, outGone, 0)
 			}
 		}
 		if failed {
 			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
 				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
-			if unknown {
+			switch {
+			case unknown:
 				rej.Outcome = RowUnknown
 				rej.Reason = "may have been updated (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
+			case gone:
+				rej.Outcome = RowUnknown
+				rej.Reason = "left the list since the state was written: the next run adds it again"
+				unknown = true
 			}
 			a.reject(rej)
 		}

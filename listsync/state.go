@@ -45,6 +45,8 @@ type StateOptions struct {
 	MaxAge time.Duration
 	// Now returns the time; nil is time.Now.
 	Now func() time.Time
+
+	noSync bool // for tests of many runs: no fsync, which costs milliseconds a file
 }
 
 // StateUse says whether a plan was made from the state, or why not. It encodes to JSON as
@@ -443,6 +445,7 @@ func (pl *Plan) writeState() error {
 	if err != nil {
 		return err
 	}
+	w.sync = !st.opts.noSync
 	in := bufio.NewReaderSize(io.NewSectionReader(p.data, 0, p.dataOff), 64<<10)
 	adds := 0
 	for off := int64(0); off < p.dataOff; {

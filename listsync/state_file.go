@@ -224,6 +224,7 @@ type stateWriter struct {
 	tmp   []byte
 	count int
 	subs  int
+	sync  bool // sync the file and its directory on commit
 }
 
 // createState starts writing a state for h, sealed under apiKey.
@@ -251,7 +252,7 @@ func createState(path, apiKey string, h stateHeader) (*stateWriter, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	w := &stateWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}
+	w := &stateWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10), sync: true}
 	w.bw.Write(prefix)
 	w.seal = &sealWriter{w: w.bw, aead: aead, prefix: prefix, buf: make([]byte, 0, stateChunk),
 		out: make([]byte, 4, stateChunk+4+aead.Overhead()), nonce: make([]byte, aead.NonceSize())}
@@ -305,7 +306,7 @@ func (w *stateWriter) commit() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	if err == nil {
+	if err == nil && w.sync {
 		err = w.f.Sync()
 	}
 	if cerr := w.f.Close(); err == nil {
@@ -318,7 +319,9 @@ func (w *stateWriter) commit() error {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("writing the state: %w", err)
 	}
-	syncDir(filepath.Dir(w.path))
+	if w.sync {
+		syncDir(filepath.Dir(w.path))
+	}
 	return nil
 }
 
@@ -506,7 +509,7 @@ func (r *stateReader) close() {
 
 // markStateInUse sets the in-use mark of the state at path, and syncs it, before a run's
 // first change: a run that does not finish leaves a state the next run does not trust.
-func markStateInUse(path string) error {
+func markStateInUse(path string, sync bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // nothing to distrust: the run writes a state from scratch
@@ -521,6 +524,9 @@ func markStateInUse(path string) error {
 	}
 	if _, err := f.WriteAt([]byte{1}, stateMarkOffset); err != nil {
 		return fmt.Errorf("marking the state in use: %w", err)
+	}
+	if !sync {
+		return nil
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("marking the state in use: %w", err)

@@ -294,7 +294,7 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 		}, reason: "written for another mapping of the source's fields"},
 		{name: "stale", opts: StateOptions{Now: func() time.Time { return time.Now().Add(7*24*time.Hour + time.Minute) }}, reason: "older than 7 days"},
 		{name: "shorter age", opts: StateOptions{MaxAge: time.Nanosecond}, reason: "older than 1ns"},
-		{name: "in use", before: func(t *testing.T, w *stateWorld) { require.NoError(t, markStateInUse(w.path)) }, reason: "marked in use by a run that did not finish"},
+		{name: "in use", before: func(t *testing.T, w *stateWorld) { require.NoError(t, markStateInUse(w.path, true)) }, reason: "marked in use by a run that did not finish"},
 		{name: "drift", before: func(t *testing.T, w *stateWorld) {
 			for i := range 3 { // 3 of 20 since the state: beyond 5 %
 				_, err := w.c.Subscribers.Subscribe(testContext(t), w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: fmt.Sprintf("s%d@example.org", i), SubscriptionIP: "1.2.3.4"})
