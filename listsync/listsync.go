@@ -265,6 +265,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	}
 	var pl *Plan
 	if st != nil && st.use.Used {
+		p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
 		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error {
 			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 				return st.feed(ctx, j, p, func() {

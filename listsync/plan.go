@@ -66,6 +66,7 @@ type planner struct {
 	scratch []byte // addMember's encoding of a member
 	err     error
 	dataMu  sync.Mutex // guards data, dataW and scratch once the plan is made (lookups, Apply)
+	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
 
 	rowScratch []byte // readSource's encoding of a row's values
 	valScratch []byte // writeMember's encoding of a member's values
@@ -497,14 +498,15 @@ func (p *planner) join(pl *Plan) error {
 		default:
 			k1, k2 = r.k1, r.k2
 		}
-		var member rec
-		isMember, suppressed := false, false
+		var member, unknown rec
+		isMember, suppressed, isUnknown := false, false, false
 		for okM && m.k1 == k1 && m.k2 == k2 {
 			switch m.kind {
 			case kindSuppressed:
 				suppressed = true
 			case kindStateUnknown:
 				member, isMember = rec{}, false // read back before deciding
+				unknown, isUnknown = m, true
 			default:
 				member, isMember = m, true // the last record of an address wins
 			}
@@ -520,6 +522,11 @@ func (p *planner) join(pl *Plan) error {
 			if r, okR, err = nextR(); err != nil {
 				return err
 			}
+		}
+		if isUnknown && first != 0 && p.forget != nil {
+			// A row names it: read back, then added, found or neither, it has a record of
+			// its own in the new state.
+			p.forget(unknown.off)
 		}
 		if isMember && member.kind == kindMember {
 			pl.Members++

@@ -380,3 +380,54 @@ func deleteMember(t *testing.T, c *sendloop.Client, listID int, email string) {
 	_, err := c.Legacy().Call(testContext(t), "Subscriber.Delete", url.Values{"ListID": {fmt.Sprint(listID)}, "EmailAddress": {email}})
 	require.NoError(t, err)
 }
+
+// stateEntries reads the entries of the state at path.
+func stateEntries(t *testing.T, path, key string) map[string][]stateEntry {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	_, entries, err := readAllState(f, key)
+	require.NoError(t, err)
+	out := map[string][]stateEntry{}
+	for _, e := range entries {
+		out[e.Email] = append(out[e.Email], e)
+	}
+	return out
+}
+
+// TestStateRunReadsBackAnAdditionOfUnknownOutcome: an addition whose outcome is unknown is
+// marked so in the state; the next run reads it back, and the state then holds it once,
+// known.
+func TestStateRunReadsBackAnAdditionOfUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	w := newStateWorld(t, 3)
+	ctx := testContext(t)
+	w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
+	rows := append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})
+
+	w.srv.InjectFault("subscriber.import", sendlooptest.Fault{Times: 50, Reset: sendlooptest.ResetAfterExecution})
+	job, err := New(ctx, w.c, w.listID, Rows(rows), Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
+	require.NoError(t, err)
+	pl, err := job.Plan(ctx)
+	require.NoError(t, err)
+	res, err := pl.Apply(ctx, ApplyOptions{})
+	require.NoError(t, err)
+	require.NoError(t, pl.Close())
+	require.Equal(t, 1, res.AddUnknown)
+	w.srv.ClearFaults()
+	got := stateEntries(t, w.path, w.srv.APIKey)
+	require.Len(t, got["new@example.com"], 1)
+	assert.True(t, got["new@example.com"][0].Unknown)
+
+	run := w.sync(t, Rows(rows), Options{}, StateOptions{})
+	require.True(t, run.plan.State.Used, run.plan.State.Reason)
+	assert.Equal(t, [3]int{}, planned(run.plan))
+	assert.Equal(t, 4, run.plan.Unchanged)
+	assert.Equal(t, 1, run.by["subscriber.get"])
+	got = stateEntries(t, w.path, w.srv.APIKey)
+	assert.Len(t, got, 4)
+	require.Len(t, got["new@example.com"], 1, "once")
+	assert.False(t, got["new@example.com"][0].Unknown)
+	assert.Positive(t, got["new@example.com"][0].ID, "read back: its ID is known")
+}
