@@ -65,7 +65,7 @@ type planner struct {
 	count   int
 	scratch []byte // addMember's encoding of a member
 	err     error
-	dataMu  sync.Mutex // guards data, dataW and scratch once the plan is made (lookups, Apply)
+	dataMu  sync.Mutex       // guards data, dataW and scratch once the plan is made (lookups, Apply)
 	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
 
 	rowScratch []byte // readSource's encoding of a row's values
