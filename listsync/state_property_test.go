@@ -21,11 +21,9 @@ type propertyWorld struct {
 	path   string          // the state, for the world of state runs
 	tmp    string          // the plans' temporary files
 	unsubd map[string]bool // addresses unsubscribed on the service side, still members
-	rows   func() []Row    // the source now
 	t      *testing.T
 	seed   uint64
 	step   int
-	last   *Plan
 }
 
 const propertyList = 1
@@ -71,7 +69,6 @@ func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOp
 		}
 	}})
 	require.NoError(t, err, "seed %d", w.seed)
-	w.last = pl
 	// No member unsubscribed on the service side is subscribed again.
 	for e := range w.unsubd {
 		status, ok := w.status(e)
