@@ -496,13 +496,19 @@ func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn fun
 	return nil
 }
 
+// pendingUpdate is an update with its member's record and its row's values' fingerprint.
+type pendingUpdate struct {
+	Update
+	off, vals uint64
+}
+
 // updateSeq yields the plan's updates in the source's order; a row that changed since the
 // plan is rejected.
-func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
-	return func(yield func(Update, error) bool) {
+func (a *applier) updateSeq(r pass) iter.Seq2[pendingUpdate, error] {
+	return func(yield func(pendingUpdate, error) bool) {
 		for ev, err := range a.pl.events(r, EventUpdate) {
 			if err != nil {
-				yield(Update{}, err)
+				yield(pendingUpdate{}, err)
 				return
 			}
 			if ev.Kind == EventReject {
@@ -512,7 +518,7 @@ func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
 				}
 				continue
 			}
-			if !yield(*ev.Update, nil) {
+			if !yield(pendingUpdate{*ev.Update, ev.off, ev.vals}, nil) {
 				return
 			}
 		}
@@ -530,7 +536,7 @@ func (a *applier) updates() error {
 	}
 	defer r.close()
 	a.begin(EventUpdate)
-	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u Update) {
+	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u pendingUpdate) {
 		params := sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)}
 		if u.SubscriberID == 0 {
 			params.EmailAddress = u.Email // added by a run that kept a state: named by its address
@@ -587,7 +593,7 @@ func (a *applier) unsubscribes() error {
 		return nil
 	}
 	a.begin(EventUnsubscribe)
-	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
+	return forEach(a.stop, pl.job.opts.Concurrency, pl.toUnsubscribe(), func(u pendingUnsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
 		if st := pl.state; st != nil {
 			switch {

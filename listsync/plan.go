@@ -338,9 +338,6 @@ type Update struct {
 	// state (Plan.State) a member the state knows has no values, only their fingerprint:
 	// every mapped field is set, and From is empty.
 	Changes []Change
-
-	off  uint64 // the member's record in the member file
-	vals uint64 // the fingerprint of the row's values
 }
 
 // Unsubscribe is a member the source does not name.
@@ -349,8 +346,6 @@ type Unsubscribe struct {
 	SubscriberID int
 	// Email is the member's address, as the list holds it.
 	Email string
-
-	off uint64 // the member's record in the member file
 }
 
 // Plan is what a sync would do. Every row of the source is counted once: in Adds, Updates,
