@@ -3,7 +3,6 @@ package listsync
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -372,13 +371,6 @@ func TestStateInterruptedRunLeavesItInUse(t *testing.T) {
 	require.NoError(t, pl.Close())
 	run := w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
 	assert.Equal(t, "marked in use by a run that did not finish", run.plan.State.Reason)
-}
-
-// deleteMember removes an address from the list, as the legacy Subscriber.Delete does.
-func deleteMember(t *testing.T, c *sendloop.Client, listID int, email string) {
-	t.Helper()
-	_, err := c.Legacy().Call(testContext(t), "Subscriber.Delete", url.Values{"ListID": {fmt.Sprint(listID)}, "EmailAddress": {email}})
-	require.NoError(t, err)
 }
 
 // stateEntries reads the entries of the state at path.
