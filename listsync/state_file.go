@@ -256,7 +256,7 @@ func createState(path, apiKey string, h stateHeader) (*stateWriter, error) {
 	w.bw.Write(prefix)
 	w.seal = &sealWriter{w: w.bw, aead: aead, prefix: prefix, buf: make([]byte, 0, stateChunk),
 		out: make([]byte, 4, stateChunk+4+aead.Overhead()), nonce: make([]byte, aead.NonceSize())}
-	w.z, _ = flate.NewWriter(w.seal, flate.BestCompression)
+	w.z, _ = flate.NewWriter(w.seal, flate.BestSpeed) // 22 bytes a member at 1M, against 20.7 at best, for a third of the CPU
 	w.enc = bufio.NewWriterSize(w.z, 32<<10)
 	b := binary.AppendUvarint(nil, stateVersion)
 	b = appendString(b, h.BaseURL)
