@@ -67,6 +67,7 @@ type planner struct {
 	err     error
 	dataMu  sync.Mutex       // guards data, dataW and scratch once the plan is made (lookups, Apply)
 	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
+	grown   bool             // members were recorded after the plan was made (read back, added)
 
 	rowScratch []byte // readSource's encoding of a row's values
 	valScratch []byte // writeMember's encoding of a member's values
@@ -243,6 +244,7 @@ func (p *planner) suppress(email string) error {
 func (p *planner) writeMemberLocked(r *rec, kind byte, email, status string, values []string) error {
 	p.dataMu.Lock()
 	defer p.dataMu.Unlock()
+	p.grown = true
 	return p.writeMember(r, kind, email, status, values)
 }
 

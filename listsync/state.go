@@ -77,6 +77,7 @@ type stateRun struct {
 	now     time.Time
 
 	mu          sync.Mutex
+	changed     bool    // the next state differs from the one read: outcomes, or members found or added
 	outcomes    *sorter // what Apply did to members, by member-file offset then order
 	seq         uint32
 	addFailed   map[int]bool // by position among the additions
@@ -400,6 +401,7 @@ func (pl *Plan) decideFound(found *sorter) error {
 func (st *stateRun) outcome(off uint64, kind uint32, vals uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.changed = true
 	st.seq++
 	// A record of the sorter by key: the offset leads, the order of the outcomes follows.
 	if err := st.outcomes.add(rec{k1: off, seq: st.seq, kind: kind, vals: vals}); err != nil {
@@ -424,6 +426,11 @@ func (st *stateRun) addsDone(report *sendloop.ImportReport) {
 // file is read in order, the outcomes merged by offset.
 func (pl *Plan) writeState() error {
 	st, p, j := pl.state, pl.planner, pl.job
+	if st.use.Used && !st.changed && !p.grown {
+		// Nothing changed since the state was read: it holds the list as it is. Its in-use
+		// mark goes, and it is not written again (an unchanged run costs its reading).
+		return markState(st.opts.Path, 0, !st.opts.noSync)
+	}
 	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
 	if st.use.Used {
 		h.LastFull = st.old.LastFull

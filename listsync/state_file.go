@@ -509,7 +509,10 @@ func (r *stateReader) close() {
 
 // markStateInUse sets the in-use mark of the state at path, and syncs it, before a run's
 // first change: a run that does not finish leaves a state the next run does not trust.
-func markStateInUse(path string, sync bool) error {
+func markStateInUse(path string, sync bool) error { return markState(path, 1, sync) }
+
+// markState sets the in-use mark of the state at path to mark.
+func markState(path string, mark byte, sync bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // nothing to distrust: the run writes a state from scratch
@@ -522,7 +525,7 @@ func markStateInUse(path string, sync bool) error {
 	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != stateMagic {
 		return nil // not a state: not trusted anyway
 	}
-	if _, err := f.WriteAt([]byte{1}, stateMarkOffset); err != nil {
+	if _, err := f.WriteAt([]byte{mark}, stateMarkOffset); err != nil {
 		return fmt.Errorf("marking the state in use: %w", err)
 	}
 	if !sync {

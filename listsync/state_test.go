@@ -144,8 +144,13 @@ func TestStateRunUnchangedListCostsFourCalls(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	t.Logf("state of %d members: %d bytes, %.1f per member", n, info.Size(), float64(info.Size())/n)
 
+	before, err := os.ReadFile(w.path)
+	require.NoError(t, err)
 	again := w.sync(t, src, Options{UnsubscribeMissing: true}, StateOptions{})
 	assert.Equal(t, StateUse{Used: true}, again.plan.State)
+	after, err := os.ReadFile(w.path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "an unchanged run leaves the state as it was, its mark cleared")
 	assert.Equal(t, [3]int{}, planned(again.plan))
 	assert.Equal(t, n, again.plan.Unchanged)
 	assert.Equal(t, n, again.plan.Members)
