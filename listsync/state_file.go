@@ -427,7 +427,10 @@ func (r *stateReader) string() (string, error) {
 	if err != nil || n > maxStateString {
 		return "", r.damaged(err)
 	}
-	r.str = append(r.str[:0], make([]byte, n)...)
+	if uint64(cap(r.str)) < n {
+		r.str = make([]byte, n, max(n, 64))
+	}
+	r.str = r.str[:n]
 	if _, err := io.ReadFull(r.in, r.str); err != nil {
 		return "", r.damaged(err)
 	}
