@@ -148,7 +148,7 @@ func propertySequence(t *testing.T, seed uint64) {
 	worlds := []*propertyWorld{st, full}
 	deleted := map[string]bool{} // addresses deleted on the service side
 
-	steps := 2 + rng.IntN(4)
+	steps := 2 + rng.IntN(3)
 	for step := range steps {
 		st.step, full.step = step, step
 		if step > 0 {
