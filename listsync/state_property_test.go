@@ -98,7 +98,10 @@ func (w *propertyWorld) members() map[string][2]string {
 // (the package documentation says so).
 func TestStateRunsEndWhereFullRunsEnd(t *testing.T) {
 	t.Parallel()
-	const sequences = 200
+	sequences := 200
+	if raceEnabled {
+		sequences = 40 // the same code under the race detector: 200 would take minutes
+	}
 	for seed := range uint64(sequences) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
