@@ -86,13 +86,16 @@ func walkPages[T any, K comparable](command string, first, size int, key func(T)
 // readAhead asks for up to n pages at once, on n goroutines that live as long as the walk
 // (not one a page: each new goroutine would grow its stack again to decode a page), and
 // hands them back in order. At most n pages are held at a time, the one being read
-// included. Once a page is known to end the walk (short, empty or failed) no page after it
-// is asked for, so a walk asks for at most n-1 pages past its end. stop cancels the pages
+// included. The first page is asked for alone: a new or small list ends there, and costs
+// no call past its end; after it the walk widens to n. Once a page is known to end the walk
+// (short, empty or failed) no page after it is asked for, so a walk asks for at most n-1
+// pages past its end. stop cancels the pages
 // still in flight and drops them, their errors included.
 type readAhead[T any] struct {
 	cancel   context.CancelFunc
 	size, n  int
 	requests chan pageRequest[T]
+	first    int                  // the walk's first page, asked for alone
 	ahead    []chan pageAnswer[T] // the pages asked for, in order
 	next     int                  // the next page to ask for
 	end      atomic.Int64         // the first page known to end the walk; MaxInt64 while none is
@@ -111,7 +114,7 @@ type pageAnswer[T any] struct {
 
 func startReadAhead[T any](ctx context.Context, first, size, n int, fetch func(context.Context, int) ([]T, error)) *readAhead[T] {
 	ctx, cancel := context.WithCancel(ctx)
-	ra := &readAhead[T]{cancel: cancel, size: size, n: n, next: first, requests: make(chan pageRequest[T], n)}
+	ra := &readAhead[T]{cancel: cancel, size: size, n: n, first: first, next: first, requests: make(chan pageRequest[T], n)}
 	ra.end.Store(math.MaxInt64)
 	ra.workers.Add(n)
 	for range n {
@@ -142,7 +145,11 @@ func (ra *readAhead[T]) ends(page int) {
 // page returns the next page in order (page is its number), having asked for the pages
 // after it that may be needed.
 func (ra *readAhead[T]) page(page int) ([]T, error) {
-	for len(ra.ahead) < ra.n && int64(ra.next) <= ra.end.Load() {
+	window := ra.n
+	if page == ra.first {
+		window = 1
+	}
+	for len(ra.ahead) < window && int64(ra.next) <= ra.end.Load() {
 		answer := make(chan pageAnswer[T], 1)
 		ra.requests <- pageRequest[T]{ra.next, answer} // never blocks: at most n are asked for
 		ra.ahead = append(ra.ahead, answer)

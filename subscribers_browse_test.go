@@ -146,6 +146,9 @@ func TestBrowseIterReadAheadKeepsOrderAndStopsAtTheEnd(t *testing.T) {
 				asked := int(pt.browses.Load() - before)
 				assert.GreaterOrEqual(t, asked, tt.needed, "concurrency %d", n)
 				assert.LessOrEqual(t, asked, tt.needed+max(n, 1)-1, "concurrency %d: at most N-1 pages past the end", n)
+				if tt.needed == 1 {
+					assert.Equal(t, 1, asked, "concurrency %d: the first page is asked for alone: a small list costs one call", n)
+				}
 			}
 			for _, r := range requestsFor(srv, "subscriber.browse") {
 				assert.NotContains(t, r.Form, "Concurrency", "Concurrency is not sent")

@@ -189,6 +189,13 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 		return nil, errors.New("listsync: the plan was applied already: make a new one")
 	}
 	pl.applied = true
+	if pl.state != nil {
+		// Before the first change: a run that does not finish leaves a state the next
+		// run does not trust.
+		if err := markStateInUse(pl.state.opts.Path, !pl.state.opts.noSync); err != nil {
+			return nil, err
+		}
+	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
 	}
@@ -220,6 +227,9 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)) {
 			err = nil // the interruption says it
 		}
+	}
+	if pl.state != nil && err == nil && !a.res.Interrupted {
+		err = pl.writeState()
 	}
 	return a.res, err
 }
@@ -366,6 +376,13 @@ func (a *applier) adds() error {
 				}
 				continue
 			}
+			if st := pl.state; st != nil {
+				r := rec{vals: pl.planner.valuesHash(pl.planner.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))}
+				if err := pl.planner.writeMemberLocked(&r, dataAdded, ev.Row.Key, statusSubscribed, nil); err != nil {
+					readErr = err
+					return
+				}
+			}
 			if !yield(importRow(mapping, ev.Row, &fields)) {
 				return
 			}
@@ -388,6 +405,9 @@ func (a *applier) adds() error {
 		Stop: a.stop.Done(), // a batch waiting for a worker is not sent once stop ends
 	})
 	if report != nil {
+		if pl.state != nil {
+			pl.state.addsDone(report)
+		}
 		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
 		a.res.AddFailed += len(report.Failed) + report.Unattributed
 		a.res.AddUntraced = report.Unattributed
@@ -476,13 +496,19 @@ func forEach[T any](stop context.Context, n int, seq iter.Seq2[T, error], fn fun
 	return nil
 }
 
+// pendingUpdate is an update with its member's record and its row's values' fingerprint.
+type pendingUpdate struct {
+	Update
+	off, vals uint64
+}
+
 // updateSeq yields the plan's updates in the source's order; a row that changed since the
 // plan is rejected.
-func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
-	return func(yield func(Update, error) bool) {
+func (a *applier) updateSeq(r pass) iter.Seq2[pendingUpdate, error] {
+	return func(yield func(pendingUpdate, error) bool) {
 		for ev, err := range a.pl.events(r, EventUpdate) {
 			if err != nil {
-				yield(Update{}, err)
+				yield(pendingUpdate{}, err)
 				return
 			}
 			if ev.Kind == EventReject {
@@ -492,7 +518,7 @@ func (a *applier) updateSeq(r pass) iter.Seq2[Update, error] {
 				}
 				continue
 			}
-			if !yield(*ev.Update, nil) {
+			if !yield(pendingUpdate{*ev.Update, ev.off, ev.vals}, nil) {
 				return
 			}
 		}
@@ -510,16 +536,39 @@ func (a *applier) updates() error {
 	}
 	defer r.close()
 	a.begin(EventUpdate)
-	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u Update) {
-		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)})
+	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u pendingUpdate) {
+		params := sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)}
+		if u.SubscriberID == 0 {
+			params.EmailAddress = u.Email // added by a run that kept a state: named by its address
+		}
+		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, params)
 		failed := err != nil && !cutShort(a.work, err)
 		unknown := failed && errors.Is(err, sendloop.ErrOutcomeUnknown)
+		// A member a state holds that left the list since (deleted on the service side):
+		// the state forgets it, and the next run reads the row back and adds it, as a
+		// full run would have. Until then its outcome is open, not a refusal.
+		gone := failed && pl.state != nil && pl.State.Used && notAMember(err)
+		if st := pl.state; st != nil {
+			switch {
+			case err == nil:
+				st.outcome(u.off, outUpdated, u.vals)
+			case unknown:
+				st.outcome(u.off, outUnknown, 0)
+			case gone:
+				st.outcome(u.off, outGone, 0)
+			}
+		}
 		if failed {
 			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
 				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
-			if unknown {
+			switch {
+			case unknown:
 				rej.Outcome = RowUnknown
 				rej.Reason = "may have been updated (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
+			case gone:
+				rej.Outcome = RowUnknown
+				rej.Reason = "left the list since the state was written: the next run adds it again"
+				unknown = true
 			}
 			a.reject(rej)
 		}
@@ -544,8 +593,17 @@ func (a *applier) unsubscribes() error {
 		return nil
 	}
 	a.begin(EventUnsubscribe)
-	return forEach(a.stop, pl.job.opts.Concurrency, pl.ToUnsubscribe(), func(u Unsubscribe) {
+	return forEach(a.stop, pl.job.opts.Concurrency, pl.toUnsubscribe(), func(u pendingUnsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
+		if st := pl.state; st != nil {
+			switch {
+			case err == nil:
+				st.outcome(u.off, outUnsubscribed, 0)
+			case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
+				// Unsubscribed or gone, or unknown: read back when a row names it.
+				st.outcome(u.off, outUnknown, 0)
+			}
+		}
 		if errors.Is(err, sendloop.ErrNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}

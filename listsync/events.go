@@ -57,6 +57,8 @@ type Event struct {
 	Update *Update
 
 	planned EventKind // for a row rejected because the source changed: what was planned for it
+	off     uint64    // an update's member record in the member file
+	vals    uint64    // an update's row values' fingerprint
 }
 
 // Events reads the source again and yields, in its order, the rows of the kinds that mask
@@ -169,13 +171,19 @@ func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
 	case decisionDuplicate:
 		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
 	}
-	email, values, err := pl.planner.memberText(d)
+	m, err := pl.planner.memberText(d)
 	if err != nil {
 		return Event{}, err
 	}
-	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: email, Fields: map[int]string{}}
+	u := &Update{Line: row.Line, SubscriberID: int(d.id), Email: m.email, Fields: map[int]string{}}
+	values := m.values
+	if values == nil {
+		// A member of the state: its fingerprint differs, its values are not known, so every
+		// mapped field is set.
+		values = make([]string, len(pl.planner.mapping.Fields))
+	}
 	for i, f := range pl.planner.mapping.Fields {
-		if values[i] == row.Values[i] {
+		if m.values != nil && values[i] == row.Values[i] {
 			continue
 		}
 		u.Fields[f.Field.ID] = row.Values[i]
@@ -184,24 +192,42 @@ func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
 	if len(u.Changes) == 0 {
 		return Event{}, nil // the fingerprints differed, the values do not
 	}
-	return Event{Kind: EventUpdate, Row: row, Update: u}, nil
+	return Event{Kind: EventUpdate, Row: row, Update: u, off: d.off,
+		vals: pl.planner.valuesHash(pl.planner.appendValues(nil, func(i int) string { return row.Values[i] }))}, nil
 }
 
 // ToUnsubscribe yields the members to unsubscribe, in the order they were added.
 func (pl *Plan) ToUnsubscribe() iter.Seq2[Unsubscribe, error] {
-	p := pl.planner
 	return func(yield func(Unsubscribe, error) bool) {
+		for u, err := range pl.toUnsubscribe() {
+			if !yield(u.Unsubscribe, err) {
+				return
+			}
+		}
+	}
+}
+
+// pendingUnsubscribe is an unsubscription with its member's record in the member file.
+type pendingUnsubscribe struct {
+	Unsubscribe
+	off uint64
+}
+
+// toUnsubscribe is ToUnsubscribe with the members' records.
+func (pl *Plan) toUnsubscribe() iter.Seq2[pendingUnsubscribe, error] {
+	p := pl.planner
+	return func(yield func(pendingUnsubscribe, error) bool) {
 		for r, err := range p.absent.all() {
 			if err != nil {
-				yield(Unsubscribe{}, err)
+				yield(pendingUnsubscribe{}, err)
 				return
 			}
-			email, _, err := p.memberText(r)
+			m, err := p.memberText(r)
 			if err != nil {
-				yield(Unsubscribe{}, err)
+				yield(pendingUnsubscribe{}, err)
 				return
 			}
-			if !yield(Unsubscribe{SubscriberID: int(r.id), Email: email}, nil) {
+			if !yield(pendingUnsubscribe{Unsubscribe{SubscriberID: int(r.id), Email: m.email}, r.off}, nil) {
 				return
 			}
 		}

@@ -60,6 +60,55 @@
 // ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
 // running the same sync again finishes the job.
 //
+// # Runs from a state
+//
+// With Options.State, a sync keeps a state of the list in a file, and a nightly run costs
+// what changed rather than the size of the list. After an Apply that finished (not
+// interrupted, no error), the state holds every member the plan knew, of any status: its
+// subscriber ID, its address (normalised, lower-cased), its status and a fingerprint of
+// the mapped fields' values; and the rows whose outcome is unknown, marked so. It is bound
+// to the account (the base URL and the API key: a rotated key is another account), the
+// list and the mapping, and records when the members were last read whole.
+//
+// Plan then compares the source with the state instead of reading the members: updates
+// and unsubscriptions are planned for the rows and members that differ from it. Each
+// address the state does not know (or marks unknown) is read back with subscriber.get
+// before it is planned as an addition: a member of any status is planned as a full run
+// would plan it (updated, unchanged, or skipped when unsubscribed), so a run from the
+// state never subscribes again an address that unsubscribed. Additions are checked
+// against the suppression lists, and the unsubscription guard counts the state's members,
+// as in a full run. One list.getlist call compares the list's subscribed members with the
+// state's. An unchanged list costs 4 calls (list.get, the two suppression reads,
+// list.getlist); a run with changes costs one call per addition, update and
+// unsubscription, plus the imports' batches and those 4.
+//
+// The run reads the members (a full run, writing a fresh state) when the state is
+// missing, unreadable, bound to another account, list or mapping, older than
+// StateOptions.MaxAge since its last full read (7 days by default), marked in use by a run
+// that did not finish (Apply marks it, and syncs the mark, before its first change), or
+// when the drift between the list's subscribed members and the state's is beyond
+// StateOptions.MaxDrift (5 % of the state's members by default); and with
+// StateOptions.Full. Plan.State says which run it was, and why. A lock keeps two runs from
+// using one state at once. A plan that is not applied (a dry run) writes no state.
+//
+// What a run from the state cannot see until the next full run: members added on the
+// service side are not unsubscribed by UnsubscribeMissing (the state does not know them);
+// a member who unsubscribed on the service side may have their fields updated (a state
+// run still believes them subscribed; they are never subscribed again); a member deleted
+// on the service side is not added again while the source names it (an update answered
+// "not in the list" forgets it, and the next run adds it), and if the source drops it
+// before the next full run it stays deleted where full runs would have added it and kept
+// it; a field edited on the service side is not set back. For a nightly job: a state every
+// night, a full run (StateOptions.Full) once a week.
+//
+// The state is a copy of the list's personal data that a CI job keeps between runs. It is
+// compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
+// chunks do not read) under a key derived from the API key: it tells nothing to anyone
+// without the key, who could not read the list either. It is written with mode 0600 to a
+// temporary file renamed into place, as a stream at flat memory: about 22 bytes per member
+// of varied addresses at 1M and 10M members (BenchmarkStateSize). Do not keep it in an artifact or cache of a public repository,
+// which anyone may download.
+//
 // # Memory and speed
 //
 // A plan keeps about 48 bytes per member and per row in memory-bounded sorted runs on disk,
@@ -99,6 +148,10 @@ type Options struct {
 	// Progress, when set, is called now and then while the plan is made, from more than
 	// one goroutine.
 	Progress func(PlanProgress)
+	// State, when set, keeps a state of the list in a file: Plan compares the source with
+	// it instead of reading the members when it can, and Apply writes it afresh once it
+	// finishes (see the package documentation, "Runs from a state").
+	State *StateOptions
 }
 
 // PlanProgress says how far the reading of the list and the source went.
@@ -179,8 +232,10 @@ func (j *Job) CountRows(ctx context.Context) (int, error) {
 }
 
 // Plan reads the list's members and its suppression lists (the list's and the global one)
-// while it reads the source, and compares them. It stops when ctx ends. The plan holds
-// temporary files: Close it.
+// while it reads the source, and compares them. With Options.State, it compares the source
+// with the state instead of the members when it can (Plan.State says whether it did, and
+// why not). It stops when ctx ends. The plan holds temporary files (and the state's lock):
+// Close it.
 func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	var members atomic.Int64
 	var read atomic.Int64
@@ -189,26 +244,70 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 			j.opts.Progress(PlanProgress{Members: int(members.Load()), Read: read.Load()})
 		}
 	}
-	p, err := newPlanner(j.mapping, plannerOptions{
-		UnsubscribeMissing: j.opts.UnsubscribeMissing,
-		TempDir:            j.opts.TempDir,
-		Progress:           func(offset int64) { read.Store(offset); report() },
-	})
+	newP := func() (*planner, error) {
+		return newPlanner(j.mapping, plannerOptions{
+			UnsubscribeMissing: j.opts.UnsubscribeMissing,
+			TempDir:            j.opts.TempDir,
+			Progress:           func(offset int64) { read.Store(offset); report() },
+		})
+	}
+	var st *stateRun
+	if j.opts.State != nil {
+		var err error
+		if st, err = j.startState(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := newP()
 	if err != nil {
+		st.close()
 		return nil, err
 	}
-	pl, err := j.makePlan(ctx, p, &members, report)
+	var pl *Plan
+	if st != nil && st.use.Used {
+		p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error {
+			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
+				return st.feed(ctx, j, p, func() {
+					if members.Add(1)%sendloop.BrowsePageSize == 0 {
+						report()
+					}
+				})
+			})
+		})
+		var fb *stateFallback
+		switch {
+		case errors.As(err, &fb) && ctx.Err() == nil:
+			st.fallBack(fb.reason)
+			p.close()
+			members.Store(0)
+			if p, err = newP(); err != nil {
+				st.close()
+				return nil, err
+			}
+			pl = nil
+		case err == nil:
+			err = j.lookUp(ctx, pl)
+		}
+	}
+	if pl == nil && err == nil {
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
+	}
 	if err != nil {
 		p.close()
+		st.close()
 		return nil, err
 	}
-	pl.job = j
+	pl.job, pl.state = j, st
+	if st != nil {
+		pl.State = st.use
+	}
 	return pl, nil
 }
 
 // makePlan reads the members and the suppression lists into the planner while it reads the
 // source (the three do not depend on each other), then plans.
-func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, report func()) (*Plan, error) {
+func (j *Job) makePlan(ctx context.Context, p *planner, feed func(context.Context) error) (*Plan, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fileDone := make(chan error, 1)
@@ -219,7 +318,7 @@ func (j *Job) makePlan(ctx context.Context, p *planner, members *atomic.Int64, r
 		}
 		fileDone <- err
 	}()
-	membersErr := j.readMembers(ctx, p, members, report)
+	membersErr := feed(ctx)
 	if membersErr != nil {
 		cancel(membersErr)
 	}

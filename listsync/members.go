@@ -20,6 +20,12 @@ type suppressed struct {
 // are read, and errors are reported as if one call followed the other: the members' first,
 // then the list's suppressions, then the global ones.
 func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64, report func()) error {
+	return j.readSuppressedWith(ctx, p, func(ctx context.Context) error { return j.walkMembers(ctx, p, members, report) })
+}
+
+// readSuppressedWith reads the suppression lists while feed gives the planner the list's
+// members, and reports errors as readMembers does.
+func (j *Job) readSuppressedWith(ctx context.Context, p *planner, feed func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ids := [2]int{j.listID, 0}
@@ -31,23 +37,7 @@ func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64
 			answers[i] <- suppressed{entries, err}
 		}()
 	}
-	err := func() error {
-		// Subscribers.BrowseIter, decoding only what the plan compares.
-		walk := sendloop.SubscriberMembersParams{FieldIDs: p.fieldIDs(), Concurrency: j.opts.Concurrency}
-		for m, err := range j.client.Subscribers.Members(ctx, j.listID, walk) {
-			if err != nil {
-				return err
-			}
-			if err := p.addMember(m.SubscriberID, m.EmailAddress, string(m.SubscriptionStatus), m.Values); err != nil {
-				return err
-			}
-			if members.Add(1)%sendloop.BrowsePageSize == 0 {
-				report()
-			}
-		}
-		return nil
-	}()
-	if err != nil {
+	if err := feed(ctx); err != nil {
 		return err // the deferred cancel ends the suppression reads
 	}
 	for _, answer := range answers {
@@ -59,6 +49,24 @@ func (j *Job) readMembers(ctx context.Context, p *planner, members *atomic.Int64
 			if err := p.suppress(e.EmailAddress); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// walkMembers reads the list's members into the planner: Subscribers.BrowseIter, decoding
+// only what the plan compares.
+func (j *Job) walkMembers(ctx context.Context, p *planner, members *atomic.Int64, report func()) error {
+	walk := sendloop.SubscriberMembersParams{FieldIDs: p.fieldIDs(), Concurrency: j.opts.Concurrency}
+	for m, err := range j.client.Subscribers.Members(ctx, j.listID, walk) {
+		if err != nil {
+			return err
+		}
+		if err := p.addMember(m.SubscriberID, m.EmailAddress, string(m.SubscriptionStatus), m.Values); err != nil {
+			return err
+		}
+		if members.Add(1)%sendloop.BrowsePageSize == 0 {
+			report()
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/go-sendloop/sendloop"
 )
@@ -38,6 +39,7 @@ const (
 	kindSuppressed              // an address of a suppression list
 	kindRow                     // a row to add, update or keep
 	kindProtect                 // a skipped or rejected row naming an address: its member stays
+	kindStateUnknown            // an address the state marks unknown: no member until read back
 
 	decisionAdd
 	decisionUpdate
@@ -63,8 +65,12 @@ type planner struct {
 	count   int
 	scratch []byte // addMember's encoding of a member
 	err     error
+	dataMu  sync.Mutex       // guards data, dataW and scratch once the plan is made (lookups, Apply)
+	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
+	grown   bool             // members were recorded after the plan was made (read back, added)
 
 	rowScratch []byte // readSource's encoding of a row's values
+	valScratch []byte // writeMember's encoding of a member's values
 
 	plan      *Plan
 	rows      *sorter // the rows naming an address, by key then line
@@ -108,8 +114,17 @@ func (p *planner) key(lower string) (uint64, uint64) {
 }
 
 // valuesHash returns the fingerprint of the mapped fields' values, in mapping order, as
-// appendValues encodes them.
-func (p *planner) valuesHash(encoded []byte) uint64 { return maphash.Bytes(p.seeds[2], encoded) }
+// appendValues encodes them. It is FNV-1a, the same from run to run: a state keeps it.
+func (p *planner) valuesHash(encoded []byte) uint64 { return valuesHash(encoded) }
+
+func valuesHash(encoded []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range encoded {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
 
 // appendValues appends the mapped fields' values, in mapping order, each after its length.
 func (p *planner) appendValues(b []byte, value func(i int) string) []byte {
@@ -126,27 +141,77 @@ func (p *planner) addMember(id int, email, status string, values []string) error
 	if p.err != nil {
 		return p.err
 	}
-	k1, k2 := p.key(strings.ToLower(sendloop.NormalizeAddress(email)))
-	r := rec{k1: k1, k2: k2, id: uint32(id), seq: uint32(p.count), kind: kindMember, off: uint64(p.dataOff)}
+	r := rec{id: uint32(id), seq: uint32(p.count), kind: kindMember}
 	if status == statusUnsubscribed {
 		r.kind = kindUnsubscribed
 	}
-	b := appendString(p.scratch[:0], email)
-	n := len(b)
-	b = p.appendValues(b, func(i int) string { return values[i] })
-	r.vals = p.valuesHash(b[n:])
+	r.k1, r.k2 = p.key(strings.ToLower(sendloop.NormalizeAddress(email)))
+	if p.err = p.writeMember(&r, dataMember, email, status, values); p.err == nil {
+		p.count++
+		p.err = p.members.add(r)
+	}
+	return p.err
+}
+
+// addStateMember records a member as a state holds it: its values' fingerprint only.
+func (p *planner) addStateMember(e stateEntry) error {
+	if p.err != nil {
+		return p.err
+	}
+	r := rec{id: uint32(e.ID), seq: uint32(p.count), kind: kindMember, vals: e.Values}
+	kind := byte(dataMember)
+	switch {
+	case e.Unknown:
+		r.kind, kind = kindStateUnknown, dataMember|dataUnknown
+	case e.Status == statusUnsubscribed:
+		r.kind = kindUnsubscribed
+	}
+	r.k1, r.k2 = p.key(e.Email)
+	if p.err = p.writeMember(&r, kind, e.Email, e.Status, nil); p.err == nil {
+		p.count++
+		p.err = p.members.add(r)
+	}
+	return p.err
+}
+
+// The kinds of the member file's records (see writeMember).
+const (
+	dataMember  = 1 // a member the plan read (from the list or from the state)
+	dataFound   = 2 // a member the state did not know, read back before deciding
+	dataAdded   = 3 // an address Apply sent to subscriber.import
+	dataUnknown = 1 << 4
+)
+
+// writeMember appends a member's record to the member file and points r at it: its kind,
+// ID, values' fingerprint, address, status, and values when known (nil values are a
+// state's member, known by its fingerprint r.vals only: otherwise writeMember sets r.vals).
+// The file reads in order (stateFromPlan) as well as by offset (memberText). Until the plan
+// is made it is called from one goroutine; after, through writeMemberLocked.
+func (p *planner) writeMember(r *rec, kind byte, email, status string, values []string) error {
+	vb := p.valScratch[:0]
+	if values != nil {
+		vb = p.appendValues(vb, func(i int) string { return values[i] })
+		r.vals = p.valuesHash(vb)
+	}
+	p.valScratch = vb
+	b := append(p.scratch[:0], kind)
+	b = binary.AppendUvarint(b, uint64(r.id))
+	b = binary.LittleEndian.AppendUint64(b, r.vals)
+	b = appendString(b, email)
+	b = appendString(b, status)
+	if values == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = append(b, vb...)
+	}
 	p.scratch = b
-	r.n = uint32(len(b))
-	p.count++
+	r.off, r.n = uint64(p.dataOff), uint32(len(b))
 	if _, err := p.dataW.Write(b); err != nil {
-		p.err = err
 		return err
 	}
 	p.dataOff += int64(len(b))
-	if err := p.members.add(r); err != nil {
-		p.err = err
-	}
-	return p.err
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -174,24 +239,81 @@ func (p *planner) suppress(email string) error {
 	return p.err
 }
 
-// memberText reads a member's address and values back from the member file.
-func (p *planner) memberText(r rec) (email string, values []string, err error) {
+// writeMemberLocked is writeMember once the plan is made, when calls may come from more than
+// one goroutine.
+func (p *planner) writeMemberLocked(r *rec, kind byte, email, status string, values []string) error {
+	p.dataMu.Lock()
+	defer p.dataMu.Unlock()
+	p.grown = true
+	return p.writeMember(r, kind, email, status, values)
+}
+
+// memberInfo is a record of the member file.
+type memberInfo struct {
+	kind          byte
+	id            int
+	vals          uint64
+	email, status string
+	values        []string // nil for a member known by its values' fingerprint only
+}
+
+// memberText reads a member's record back from the member file.
+func (p *planner) memberText(r rec) (memberInfo, error) {
+	p.dataMu.Lock()
+	defer p.dataMu.Unlock()
+	if err := p.dataW.Flush(); err != nil {
+		return memberInfo{}, err
+	}
 	b := make([]byte, r.n)
 	if _, err := p.data.ReadAt(b, int64(r.off)); err != nil {
-		return "", nil, fmt.Errorf("reading the plan's temporary file: %w", err)
+		return memberInfo{}, fmt.Errorf("reading the plan's temporary file: %w", err)
 	}
-	next := func() string {
+	m, _, err := p.parseMember(b)
+	return m, err
+}
+
+// parseMember decodes the record at the start of b, and returns its length.
+func (p *planner) parseMember(b []byte) (memberInfo, int, error) {
+	start := len(b)
+	bad := errors.New("listsync: the plan's temporary file is damaged")
+	var m memberInfo
+	if len(b) < 1 {
+		return m, 0, bad
+	}
+	m.kind, b = b[0], b[1:]
+	id, k := binary.Uvarint(b)
+	if k <= 0 || len(b) < k+8 {
+		return m, 0, bad
+	}
+	m.id, m.vals, b = int(id), binary.LittleEndian.Uint64(b[k:]), b[k+8:]
+	next := func() (string, bool) {
 		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return "", false
+		}
 		s := string(b[k : k+int(n)])
 		b = b[k+int(n):]
-		return s
+		return s, true
 	}
-	email = next()
-	values = make([]string, len(p.mapping.Fields))
-	for i := range values {
-		values[i] = next()
+	var ok1, ok2 bool
+	m.email, ok1 = next()
+	m.status, ok2 = next()
+	if !ok1 || !ok2 || len(b) < 1 {
+		return m, 0, bad
 	}
-	return email, values, nil
+	has := b[0]
+	b = b[1:]
+	if has == 1 {
+		m.values = make([]string, len(p.mapping.Fields))
+		for i := range m.values {
+			v, ok := next()
+			if !ok {
+				return m, 0, bad
+			}
+			m.values[i] = v
+		}
+	}
+	return m, start - len(b), nil
 }
 
 // Change is a custom field an update changes.
@@ -214,7 +336,9 @@ type Update struct {
 	Email string
 	// Fields holds the new values of the changed fields, by field ID.
 	Fields map[int]string
-	// Changes lists the changed fields, in the mapping's order.
+	// Changes lists the changed fields, in the mapping's order. In a plan made from the
+	// state (Plan.State) a member the state knows has no values, only their fingerprint:
+	// every mapped field is set, and From is empty.
 	Changes []Change
 }
 
@@ -261,16 +385,24 @@ type Plan struct {
 	// member is planned for unsubscription.
 	Unreadable int
 
+	// State says whether the plan was made from the state (Options.State), or why not.
+	State StateUse
+
 	planner *planner
 	job     *Job
+	state   *stateRun
 	applied bool
 }
 
 // Mapping returns the mapping the plan's rows are read through.
 func (pl *Plan) Mapping() *Mapping { return pl.planner.mapping }
 
-// Close removes the plan's temporary files; the plan cannot be read or applied after it.
-func (pl *Plan) Close() error { return pl.planner.close() }
+// Close removes the plan's temporary files and releases the state's lock; the plan cannot
+// be read or applied after it.
+func (pl *Plan) Close() error {
+	pl.state.close()
+	return pl.planner.close()
+}
 
 // readSource reads the source that open opens, once, into the plan's records. It may run
 // while members and suppressed addresses are added (in another goroutine), and is called
@@ -363,12 +495,15 @@ func (p *planner) join(pl *Plan) error {
 		default:
 			k1, k2 = r.k1, r.k2
 		}
-		var member rec
-		isMember, suppressed := false, false
+		var member, unknown rec
+		isMember, suppressed, isUnknown := false, false, false
 		for okM && m.k1 == k1 && m.k2 == k2 {
 			switch m.kind {
 			case kindSuppressed:
 				suppressed = true
+			case kindStateUnknown:
+				member, isMember = rec{}, false // read back before deciding
+				unknown, isUnknown = m, true
 			default:
 				member, isMember = m, true // the last record of an address wins
 			}
@@ -384,6 +519,11 @@ func (p *planner) join(pl *Plan) error {
 			if r, okR, err = nextR(); err != nil {
 				return err
 			}
+		}
+		if isUnknown && first != 0 && p.forget != nil {
+			// A row names it: read back, then added, found or neither, it has a record of
+			// its own in the new state.
+			p.forget(unknown.off)
 		}
 		if isMember && member.kind == kindMember {
 			pl.Members++

@@ -141,6 +141,9 @@ func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 	if pl.Unchanged != n {
 		b.Fatalf("the fixture's re-sync: %d unchanged of %d", pl.Unchanged, n)
 	}
+	if _, err := rec.Lists.List(ctx); err != nil { // list.getlist, for runs from a state
+		b.Fatal(err)
+	}
 	return rt, path
 }
 
@@ -190,4 +193,50 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPlanFromState plans and applies the re-sync of BenchmarkPlanResync's unchanged
+// list from a state (Options.State), the answers replayed from memory: its CPU per member
+// against BenchmarkPlanResync's is the share of a re-sync that a nightly run from the state
+// costs (the target: at most half).
+func BenchmarkPlanFromState(b *testing.B) {
+	const n = 20_000
+	rt, path := resyncFixture(b, n)
+	c, err := sendloop.NewClient("replay-key-0123456789", sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	ctx := context.Background()
+	state := &StateOptions{Path: filepath.Join(b.TempDir(), "state"), APIKey: "replay-key-0123456789"}
+	run := func(wantUsed bool) {
+		src, err := OpenCSV(path, CSVOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		job, err := New(ctx, c, 1, src, Options{TempDir: dir, State: state})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pl, err := job.Plan(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer pl.Close()
+		if pl.Unchanged != n || pl.State.Used != wantUsed {
+			b.Fatalf("%d unchanged of %d, %+v", pl.Unchanged, n, pl.State)
+		}
+		if _, err := pl.Apply(ctx, ApplyOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run(false) // writes the state
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	for range b.N {
+		run(true)
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/member")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/member")
 }

@@ -26,7 +26,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [flags]",
+		args:    "--list ID --csv FILE [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -129,6 +129,34 @@ in %TEMP% and removed when the run ends: a killed run leaves them behind.
 Progress (on a terminal) names the kind of change under way: adding, updating or
 unsubscribing, with its count.
 
+A state (--state FILE) makes a nightly sync cost what changed rather than the size of the
+list. After a run that finished (not interrupted, not a dry run), sync writes to FILE
+what the list holds: each member's subscriber ID, address, status and a fingerprint of
+the mapped fields' values. The next run with the same FILE compares the file with the
+state instead of reading every member: it makes one list.getlist call, the suppression
+reads, one subscriber.get for each address the state does not know (so that no one who
+unsubscribed is subscribed again), and the changes. An unchanged list costs 4 calls.
+The run is a full one (it reads the members, and writes a fresh state) when the state is
+missing, unreadable, written for another account (base URL or API key: a rotated key is
+another account), list or mapping of the columns, older than --max-state-age since its
+last full read (7 days; 0 for no limit), marked in use by a run that did not finish,
+when the list's subscribed members differ from the state's by more than --max-drift (N,
+or N% of the state's members; 5% by default), or with --full. The output says which it
+was, and why ("state used" or "state not used: …"; in --json, "state": {"used", "reason",
+"drift"}). A lock (FILE.lock) keeps two runs from using one state at once.
+
+What a run from the state cannot see until the next full run: members added on the
+service side are not unsubscribed by --unsubscribe-missing; a member who unsubscribed on
+the service side may have their fields updated (never subscribed again); a member deleted
+on the service side is not added again, nor a field edited there set back. For a nightly
+job: a state every night, --full once a week.
+
+The state is a copy of the list's personal data. It is encrypted (AES-256-GCM, with a key
+derived from the API key: it tells nothing to anyone without the key, who could not read
+the list either) and written with mode 0600, but do not keep it where others can fetch
+it: not in an artifact or cache of a public repository's CI, whose artifacts anyone may
+download. Keep it in a private cache or on the runner's disk.
+
 With --json, stdout is one document: the list, the plan, the changes (dry run) or the
 result (counts by kind: done, failed, unknown and not attempted; changes_not_attempted;
 and rows_done, rows_failed, rows_unknown, rows_not_attempted), rejected_rows (line,
@@ -139,6 +167,7 @@ sendloop sync --list 12 --csv subscribers.csv --rejects rejects.csv
 sendloop sync --list 12 --csv subscribers.csv --dry-run --plan plan.csv
 sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --max-unknown 10 --annotations github
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
+sendloop sync --list 12 --csv nightly.csv --unsubscribe-missing --state .cache/list-12.state
 sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &syncOptions{}
@@ -162,6 +191,10 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			g := &syncStop{}
 			fs.DurationVar(&g.grace, "grace", 10*time.Second, "on SIGINT or SIGTERM, give the calls in flight `DUR` to finish")
 			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", "10%", "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
+			fs.StringVar(&o.statePath, "state", "", "keep the list's state in `FILE` (encrypted) and plan from it when it can: a nightly run costs what changed")
+			fs.BoolVar(&o.full, "full", false, "with --state, read every member whatever the state, and write a fresh one")
+			fs.StringVar(&o.maxDrift, "max-drift", "5%", "with --state, a full run when the list's subscribed members differ from the state's by more than `N`, or N% of the state's members")
+			fs.DurationVar(&o.maxStateAge, "max-state-age", 7*24*time.Hour, "with --state, a full run when the state's last full read is older than `DUR` (0: no limit)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("sync", "unexpected argument %q", args[0])
@@ -184,6 +217,10 @@ type syncOptions struct {
 	annotations        string
 	batchSize          int
 	concurrency        int
+	statePath          string
+	full               bool
+	maxDrift           string
+	maxStateAge        time.Duration
 
 	// How the file is read; check fills read and header from the flags' text.
 	columns, ignoreColumns repeatedFlag
@@ -204,6 +241,10 @@ func (o *syncOptions) check() error {
 		return usagef("sync", "--concurrency must be at least 1")
 	case o.planPath != "" && !o.dryRun:
 		return usagef("sync", "--plan needs --dry-run")
+	case o.statePath == "" && o.full:
+		return usagef("sync", "--full needs --state")
+	case o.maxStateAge < 0:
+		return usagef("sync", "--max-state-age cannot be negative")
 	}
 	var err error
 	if o.read.Encoding, err = csvfile.ParseEncoding(o.encoding); err != nil {
@@ -224,6 +265,19 @@ func (o *syncOptions) check() error {
 	}
 	o.header.Ignore = o.ignoreColumns
 	return nil
+}
+
+// stateOptions reads the flags of --state.
+func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error) {
+	drift, err := listsync.ParseLimit(o.maxDrift)
+	if err != nil {
+		return nil, usagef("sync", "--max-drift %q: want N or N%% (0%% to 100%%)", o.maxDrift)
+	}
+	age := o.maxStateAge
+	if age == 0 {
+		age = -1 // no limit
+	}
+	return &listsync.StateOptions{Path: o.statePath, APIKey: apiKey, Full: o.full, MaxDrift: drift, MaxAge: age}, nil
 }
 
 // syncStop holds the flags of sync's interruption and guard.
@@ -301,10 +355,17 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	if err != nil {
 		return err
 	}
+	var state *listsync.StateOptions
+	if o.statePath != "" {
+		if state, err = o.stateOptions(a.apiKey(ctx)); err != nil {
+			return err
+		}
+	}
 	var members atomic.Int64
 	job, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
+		State:              state,
 		Progress: func(p listsync.PlanProgress) {
 			members.Store(int64(p.Members))
 			prog.set(p.Read)
@@ -358,7 +419,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 
 	list := job.List()
 	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
-		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget}
+		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget, state: state != nil}
 	if err := out.openPlan(o.planPath, info); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type syncOutput struct {
 	plan               *listsync.Plan
 	mapping            *listsync.Mapping
 	rejects            *rejectSink
+	state              bool           // the run has a state (--state): say whether it used it
 	changes            int            // the changes listed
 	shown              map[string]int // the changes of each kind printed as text
 
@@ -53,6 +54,9 @@ func (s *syncOutput) begin() error {
 		head := orderedObject{{"list_id", s.list.ListID}, {"name", s.list.Name}}
 		_, err := fmt.Fprintf(w, "{\n  \"list\": %s,\n  \"csv\": %s,\n  \"dry_run\": %t,\n  \"plan\": %s",
 			indentJSON(head, "  "), jsonString(s.csvPath), s.dryRun, indentJSON(s.planJSON(), "  "))
+		if err == nil && s.state {
+			_, err = fmt.Fprintf(w, ",\n  \"state\": %s", indentJSON(s.plan.State, "  "))
+		}
 		if err == nil && s.dryRun {
 			_, err = io.WriteString(w, ",\n  \"changes\": [")
 		}
@@ -72,9 +76,21 @@ func (s *syncOutput) begin() error {
 	for i, r := range rows {
 		counts[i] = strconv.Itoa(r.planned) + " " + r.name
 	}
-	_, err := fmt.Fprintf(w, "Plan for list %d %q from %s (%s). Dry run: nothing was changed.\nPlanned: %s.\n",
-		s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), strings.Join(counts, ", "))
+	_, err := fmt.Fprintf(w, "Plan for list %d %q from %s (%s). Dry run: nothing was changed.\nPlanned: %s.\n%s",
+		s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), strings.Join(counts, ", "), s.stateLine())
 	return err
+}
+
+// stateLine says whether the plan was made from the state, and why not; "" without one.
+func (s *syncOutput) stateLine() string {
+	if !s.state {
+		return ""
+	}
+	st := s.plan.State
+	if st.Used {
+		return fmt.Sprintf("State used: the members were not read (drift %d).\n", st.Drift)
+	}
+	return fmt.Sprintf("State not used: %s; the members were read (a full run).\n", st.Reason)
 }
 
 // planCounts says what the plan would do, in one line.
@@ -293,6 +309,9 @@ func (s *syncOutput) end(res *syncResult) error {
 			s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"), plural(res.AddUnknown+res.UpdateUnknown+res.UnsubscribeUnknown, "change"))
 	default:
 		fmt.Fprintf(w, "Synced list %d %q with %s (%s).\n\n", s.list.ListID, s.list.Name, s.csvPath, plural(s.plan.Rows, "row"))
+	}
+	if line := s.stateLine(); line != "" {
+		fmt.Fprintf(w, "%s\n", line)
 	}
 	t := newTable(w, cols...)
 	for _, r := range s.summaryRows() {

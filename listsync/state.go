@@ -1,0 +1,567 @@
+package listsync
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sendloop/sendloop"
+)
+
+// defaultMaxStateAge is how old a state's last full read may be by default.
+const defaultMaxStateAge = 7 * 24 * time.Hour
+
+// defaultMaxDrift is the drift a state run allows by default: 5 % of the state's members.
+var defaultMaxDrift = MaxPercent(5)
+
+// errStateLocked is a state that another run holds.
+var errStateLocked = errors.New("in use by another run")
+
+// StateOptions makes a sync keep a state of the list, and plan from it (see the package
+// documentation, "Runs from a state").
+type StateOptions struct {
+	// Path is the state's file. It is read at the start of Plan and written, afresh, at
+	// the end of an Apply that finished.
+	Path string
+	// APIKey is the client's API key: the state is bound to it, and sealed with a key
+	// derived from it.
+	APIKey string
+	// Full makes the run read the list's members whatever the state (and write a fresh
+	// one).
+	Full bool
+	// MaxDrift bounds the difference between the list's subscribed members (list.getlist's
+	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Limit
+	// is 5 % of the state's members.
+	MaxDrift Limit
+	// MaxAge bounds the time since the state's last full read: beyond it the run is a full
+	// one. Zero is 7 days; a negative MaxAge is no bound.
+	MaxAge time.Duration
+	// Now returns the time; nil is time.Now.
+	Now func() time.Time
+
+	noSync bool // for tests of many runs: no fsync, which costs milliseconds a file
+}
+
+// StateUse says whether a plan was made from the state, or why not. It encodes to JSON as
+// the "state" of `sendloop --json sync`.
+type StateUse struct {
+	// Used reports a plan made from the state: the members were not read.
+	Used bool `json:"used"`
+	// Reason says why the state was not used ("" when it was).
+	Reason string `json:"reason"`
+	// Drift is the difference between the list's subscribed members and the state's, when
+	// it was measured (a run from the state, or one whose drift made it a full one).
+	Drift int `json:"drift"`
+}
+
+// stateFallback ends a plan from the state: the run becomes a full one, for reason.
+type stateFallback struct{ reason string }
+
+func (f *stateFallback) Error() string { return "listsync: state not used: " + f.reason }
+
+// stateRun is what a sync with a state keeps from Plan to the end of Apply.
+type stateRun struct {
+	opts    StateOptions
+	unlock  func()
+	reader  *stateReader // the state, when usable, until read
+	old     stateHeader
+	use     StateUse
+	mapping uint64
+	now     time.Time
+
+	mu          sync.Mutex
+	changed     bool    // the next state differs from the one read: outcomes, or members found or added
+	outcomes    *sorter // what Apply did to members, by member-file offset then order
+	seq         uint32
+	addFailed   map[int]bool // by position among the additions
+	addUnknown  map[int]bool
+	addsUnknown bool // additions the service refused without saying which: every one unknown
+}
+
+// The kinds of outcome records.
+const (
+	outUpdated      = iota + 1 // vals: the values now held
+	outUnknown                 // the change may have run: read the member back next run
+	outGone                    // not a member any more
+	outUnsubscribed            // unsubscribed from the list
+)
+
+// mappingHash fingerprints the mapped fields, in order: a state's values' fingerprints
+// hold for this mapping only.
+func mappingHash(m *Mapping) uint64 {
+	var b []byte
+	for _, f := range m.Fields {
+		b = binary.AppendUvarint(b, uint64(f.Field.ID))
+	}
+	return valuesHash(b)
+}
+
+// startState locks the state and decides whether the run may plan from it.
+func (j *Job) startState() (*stateRun, error) {
+	o := *j.opts.State
+	if o.Path == "" || o.APIKey == "" {
+		return nil, errors.New("listsync: a state needs a path and the API key")
+	}
+	unlock, err := lockState(o.Path)
+	if err != nil {
+		return nil, fmt.Errorf("listsync: state %s: %w", o.Path, err)
+	}
+	st := &stateRun{opts: o, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
+	if o.Now != nil {
+		st.now = o.Now()
+	}
+	st.outcomes = newSorter(j.opts.TempDir, false)
+	st.use.Reason = st.open(j)
+	st.use.Used = st.use.Reason == ""
+	return st, nil
+}
+
+// open reads the state's header, and returns why the run cannot plan from it ("" when it
+// can).
+func (st *stateRun) open(j *Job) string {
+	if st.opts.Full {
+		return "a full run was asked for"
+	}
+	r, err := readStateFile(st.opts.Path, st.opts.APIKey)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no state yet"
+	case errors.Is(err, errStateOtherAccount):
+		return err.Error()
+	case err != nil:
+		return "unreadable: " + strings.TrimPrefix(err.Error(), "open ")
+	}
+	h := r.header
+	maxAge := st.opts.MaxAge
+	if maxAge == 0 {
+		maxAge = defaultMaxStateAge
+	}
+	reason := ""
+	switch {
+	case h.BaseURL != j.client.BaseURL():
+		reason = "written for another account (" + h.BaseURL + ")"
+	case h.ListID != j.listID:
+		reason = fmt.Sprintf("written for list %d", h.ListID)
+	case h.Mapping != st.mapping:
+		reason = "written for another mapping of the source's fields"
+	case r.inUse:
+		reason = "marked in use by a run that did not finish"
+	case maxAge > 0 && st.now.Sub(h.LastFull) > maxAge:
+		reason = "older than " + describeAge(maxAge)
+	}
+	if reason != "" {
+		r.close()
+		return reason
+	}
+	st.reader, st.old = r, h
+	return ""
+}
+
+// describeAge writes d in days when it is whole days.
+func describeAge(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d%day == 0 {
+		if d == day {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.String()
+}
+
+// fallBack makes the run a full one.
+func (st *stateRun) fallBack(reason string) {
+	st.use.Used, st.use.Reason = false, reason
+	if st.reader != nil {
+		st.reader.close()
+		st.reader = nil
+	}
+}
+
+// close releases the state.
+func (st *stateRun) close() {
+	if st == nil {
+		return
+	}
+	if st.reader != nil {
+		st.reader.close()
+		st.reader = nil
+	}
+	st.outcomes.close()
+	if st.unlock != nil {
+		st.unlock()
+		st.unlock = nil
+	}
+}
+
+// feed gives the planner the state's members in place of the list's, while one
+// list.getlist call measures the drift; a state that does not read to its end, or a drift
+// beyond the limit, is a *stateFallback.
+func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()) error {
+	type answer struct {
+		active int
+		found  bool
+		err    error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		lists, err := j.client.Lists.List(ctx)
+		for _, l := range lists {
+			if l.ListID == j.listID {
+				ch <- answer{active: l.ActiveSubscribers, found: true}
+				return
+			}
+		}
+		ch <- answer{err: err}
+	}()
+	r := st.reader
+	defer func() {
+		r.close()
+		st.reader = nil
+	}()
+	held := 0
+	for {
+		e, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			<-ch
+			return &stateFallback{"unreadable: " + err.Error()}
+		}
+		if err := p.addStateMember(e); err != nil {
+			<-ch
+			return err
+		}
+		if e.Status != statusUnsubscribed {
+			held++
+		}
+		members()
+	}
+	a := <-ch
+	switch {
+	case a.err != nil:
+		return a.err
+	case !a.found:
+		return &stateFallback{"list.getlist does not show the list"}
+	}
+	drift := a.active - r.subs
+	if drift < 0 {
+		drift = -drift
+	}
+	st.use.Drift = drift
+	limit := st.opts.MaxDrift
+	if !limit.set {
+		limit = defaultMaxDrift
+	}
+	if allowed := limit.Of(held); allowed >= 0 && drift > allowed {
+		return &stateFallback{fmt.Sprintf("the list has %d subscribed members, the state %d: a drift of %d, beyond %s (%d)",
+			a.active, r.subs, drift, limit, allowed)}
+	}
+	return nil
+}
+
+// notAMember reports an answer saying that an address is not a member of the list.
+func notAMember(err error) bool {
+	return errors.Is(err, sendloop.ErrNotInList) || errors.Is(err, sendloop.ErrSubscriberNotFound) ||
+		errors.Is(err, sendloop.ErrNotFound)
+}
+
+// The kinds of lookUp's records, by line.
+const (
+	lookupUpdate       = iota + 1 // a member whose values differ: an update
+	lookupSame                    // a member whose values match: unchanged
+	lookupUnsubscribed            // a member who unsubscribed: skipped
+)
+
+// lookUp reads back (subscriber.get) each address the plan would add, that the state
+// did not know or marked unknown: a member of any status becomes an update, unchanged or
+// skipped row, as a full run would decide, so that no one who unsubscribed is subscribed
+// again; the others stay additions.
+func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
+	if pl.Adds == 0 {
+		return nil
+	}
+	p := pl.planner
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	found := newSorter(p.opts.TempDir, true)
+	defer found.close()
+	var mu sync.Mutex
+	r, err := j.open(ctx)()
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	ids := p.fieldIDs()
+	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd), func(ev Event) {
+		if ev.Kind != EventAdd {
+			return // the source changed: Apply reports the row
+		}
+		sub, err := j.client.Subscribers.Get(ctx, j.listID, sendloop.SubscriberGetParams{EmailAddress: ev.Row.Email})
+		if notAMember(err) {
+			return
+		}
+		if err != nil {
+			cancel(err)
+			return
+		}
+		values := make([]string, len(ids))
+		for i, id := range ids {
+			values[i] = sub.CustomFields[id]
+		}
+		k1, k2 := p.key(ev.Row.Key)
+		rowVals := p.valuesHash(p.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))
+		m := rec{k1: k1, k2: k2, id: uint32(sub.SubscriberID), seq: uint32(ev.Row.Line)}
+		if err := p.writeMemberLocked(&m, dataFound, sub.EmailAddress, string(sub.SubscriptionStatus), values); err != nil {
+			cancel(err)
+			return
+		}
+		switch {
+		case string(sub.SubscriptionStatus) == statusUnsubscribed:
+			m.kind = lookupUnsubscribed
+		case m.vals == rowVals:
+			m.kind = lookupSame
+		default:
+			m.kind = lookupUpdate
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := found.add(m); err != nil {
+			cancel(err)
+		}
+	})
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return pl.decideFound(found)
+}
+
+// decideFound rewrites the plan's decisions with the members lookUp found.
+func (pl *Plan) decideFound(found *sorter) error {
+	p := pl.planner
+	fc, err := found.cursor()
+	if err != nil {
+		return err
+	}
+	f, okF, err := fc.next()
+	if err != nil {
+		return err
+	}
+	decisions := newSorter(p.opts.TempDir, true)
+	for d, err := range p.decisions.all() {
+		if err != nil {
+			decisions.close()
+			return err
+		}
+		for okF && f.seq < d.seq {
+			if f, okF, err = fc.next(); err != nil {
+				decisions.close()
+				return err
+			}
+		}
+		if d.kind == decisionAdd && okF && f.seq == d.seq {
+			pl.Adds--
+			if f.kind != lookupUnsubscribed {
+				pl.Members++
+			}
+			switch f.kind {
+			case lookupUnsubscribed:
+				pl.SkippedUnsubscribed++
+				continue
+			case lookupSame:
+				pl.Unchanged++
+				continue
+			}
+			pl.Updates++
+			d = f
+			d.kind = decisionUpdate
+		}
+		if err := decisions.add(d); err != nil {
+			decisions.close()
+			return err
+		}
+	}
+	p.decisions.close()
+	p.decisions = decisions
+	return nil
+}
+
+// outcome records what Apply did to the member whose record is at off.
+func (st *stateRun) outcome(off uint64, kind uint32, vals uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.changed = true
+	st.seq++
+	// A record of the sorter by key: the offset leads, the order of the outcomes follows.
+	if err := st.outcomes.add(rec{k1: off, seq: st.seq, kind: kind, vals: vals}); err != nil {
+		st.addsUnknown = true // cannot happen but for a full disk: the write fails later
+	}
+}
+
+// addsDone records which additions failed (by their position) and which are unknown.
+func (st *stateRun) addsDone(report *sendloop.ImportReport) {
+	st.addFailed, st.addUnknown = map[int]bool{}, map[int]bool{}
+	for _, f := range report.Failed {
+		st.addFailed[f.Index] = true
+	}
+	for _, f := range report.Unknown {
+		st.addUnknown[f.Index] = true
+	}
+	st.addsUnknown = st.addsUnknown || report.Unattributed > 0
+}
+
+// writeState writes the state of the list after Apply: every record of the member file (the
+// members read, those looked up, the addresses added), as Apply's outcomes left them. The
+// file is read in order, the outcomes merged by offset.
+func (pl *Plan) writeState() error {
+	st, p, j := pl.state, pl.planner, pl.job
+	if st.use.Used && !st.changed && !p.grown {
+		// Nothing changed since the state was read: it holds the list as it is. Its in-use
+		// mark goes, and it is not written again (an unchanged run costs its reading).
+		return markState(st.opts.Path, 0, !st.opts.noSync)
+	}
+	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
+	if st.use.Used {
+		h.LastFull = st.old.LastFull
+	}
+	p.dataMu.Lock()
+	defer p.dataMu.Unlock()
+	if err := p.dataW.Flush(); err != nil {
+		return err
+	}
+	oc, err := st.outcomes.cursor()
+	if err != nil {
+		return err
+	}
+	o, okO, err := oc.next()
+	if err != nil {
+		return err
+	}
+	w, err := createState(st.opts.Path, st.opts.APIKey, h)
+	if err != nil {
+		return err
+	}
+	w.sync = !st.opts.noSync
+	in := bufio.NewReaderSize(io.NewSectionReader(p.data, 0, p.dataOff), 64<<10)
+	adds := 0
+	for off := int64(0); off < p.dataOff; {
+		m, n, err := readMemberRecord(in, len(p.mapping.Fields))
+		if err != nil {
+			w.abort()
+			return err
+		}
+		e := stateEntry{ID: m.id, Email: strings.ToLower(sendloop.NormalizeAddress(m.email)), Status: m.status,
+			Values: m.vals, Unknown: m.kind&dataUnknown != 0}
+		keep := true
+		if m.kind&^dataUnknown == dataAdded {
+			keep = !st.addFailed[adds]
+			e.Unknown = st.addsUnknown || st.addUnknown[adds]
+			adds++
+		}
+		for okO && o.k1 < uint64(off) {
+			if o, okO, err = oc.next(); err != nil {
+				w.abort()
+				return err
+			}
+		}
+		for okO && o.k1 == uint64(off) {
+			switch o.kind {
+			case outUpdated:
+				e.Values = o.vals
+			case outUnknown:
+				e.Unknown = true
+			case outGone:
+				keep = false
+			case outUnsubscribed:
+				e.Status = statusUnsubscribed
+			}
+			if o, okO, err = oc.next(); err != nil {
+				w.abort()
+				return err
+			}
+		}
+		if keep {
+			if err := w.add(e); err != nil {
+				w.abort()
+				return err
+			}
+		}
+		off += int64(n)
+	}
+	return w.commit()
+}
+
+// readMemberRecord reads a record of the member file in order, skipping its values; it
+// returns its length.
+func readMemberRecord(in *bufio.Reader, fields int) (memberInfo, int, error) {
+	var m memberInfo
+	n := 0
+	bad := func(err error) error { return fmt.Errorf("listsync: reading the plan's temporary file: %w", err) }
+	kind, err := in.ReadByte()
+	if err != nil {
+		return m, 0, bad(err)
+	}
+	m.kind = kind
+	n++
+	id, err := binary.ReadUvarint(in)
+	if err != nil {
+		return m, 0, bad(err)
+	}
+	m.id = int(id)
+	n += uvarintLen(id)
+	var v [8]byte
+	if _, err := io.ReadFull(in, v[:]); err != nil {
+		return m, 0, bad(err)
+	}
+	m.vals = binary.LittleEndian.Uint64(v[:])
+	n += 8
+	str := func(keep bool) (string, error) {
+		l, err := binary.ReadUvarint(in)
+		if err != nil {
+			return "", err
+		}
+		n += uvarintLen(l) + int(l)
+		if !keep {
+			_, err := in.Discard(int(l))
+			return "", err
+		}
+		b := make([]byte, l)
+		_, err = io.ReadFull(in, b)
+		return string(b), err
+	}
+	if m.email, err = str(true); err != nil {
+		return m, 0, bad(err)
+	}
+	if m.status, err = str(true); err != nil {
+		return m, 0, bad(err)
+	}
+	has, err := in.ReadByte()
+	if err != nil {
+		return m, 0, bad(err)
+	}
+	n++
+	if has == 1 {
+		for range fields {
+			if _, err := str(false); err != nil {
+				return m, 0, bad(err)
+			}
+		}
+	}
+	return m, n, nil
+}
+
+func uvarintLen(v uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], v)
+}
