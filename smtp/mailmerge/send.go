@@ -121,10 +121,6 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		}
 	}
 	run := &sendRun{opts: opts, res: &Result{}}
-	// Duplicates are found here, before a row's values are checked, so that a row rejected
-	// for an empty value still holds its address: the rows after it are duplicates, as the
-	// check and the preview say.
-	seen := newKeyLines()
 	rows := func(yield func(string, *smtp.Message) bool) {
 		index := 0
 		for row, err := range j.src.Rows(ctx) {
@@ -135,12 +131,25 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			run.res.Rows++
 			i := index
 			index++
-			fate, msg, key := j.decide(i, row, seen, earlier)
-			if msg == nil {
+			fate, msg, key := j.decide(i, row, nil, earlier)
+			if key == "" {
 				run.early(fate)
 				continue
 			}
-			run.queue = append(run.queue, pending{index: run.next, row: fate})
+			// A row decided here (rejected for an empty value, skipped for ContinueFrom)
+			// goes to SendKeyed without a message: its one set of keys then holds the
+			// address, so that a later row of it is a duplicate, as Check and the
+			// preview say, and SendKeyed answers it invalid without sending anything.
+			raw := row.Raw
+			if raw == "" {
+				raw = row.Address
+			}
+			run.queue = append(run.queue, pending{index: run.next, row: fate, raw: raw, decided: msg == nil})
+			pos := int32(min(row.Line, math.MaxInt32))
+			if row.Line == 0 {
+				pos = -int32(min(i+1, math.MaxInt32))
+			}
+			run.positions = append(run.positions, pos)
 			run.next++
 			if !yield(key, msg) {
 				return
@@ -174,9 +183,10 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	return run.res, checkBudgets(run.res, opts)
 }
 
-// decide answers a row before the relay: rejected by the source, of another shard (left to
-// SendKeyed to skip, as it always did), a duplicate of a row seen, skipped for
-// ContinueFrom, or rejected for an empty value; else it returns the row's message and key.
+// decide answers a row before the relay: rejected by the source (no key), of another shard
+// (left to SendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
+// Send leaves duplicates to SendKeyed), skipped for ContinueFrom, or rejected for an empty
+// value (with the key and no message); else it returns the row's message and key.
 func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
 	raw := row.Raw
 	if raw == "" {
@@ -192,24 +202,26 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
 	}
-	pos := int32(min(row.Line, math.MaxInt32))
-	if pos == 0 {
-		pos = -int32(min(index+1, math.MaxInt32))
-	}
-	if first, dup := seen.add(key, pos); dup {
-		fate.Address = raw
-		fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
-		return fate, nil, ""
+	if seen != nil {
+		pos := int32(min(row.Line, math.MaxInt32))
+		if pos == 0 {
+			pos = -int32(min(index+1, math.MaxInt32))
+		}
+		if first, dup := seen.add(key, pos); dup {
+			fate.Address = raw
+			fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
+			return fate, nil, ""
+		}
 	}
 	if earlier != nil && earlier.has(key) {
 		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
-		return fate, nil, ""
+		return fate, nil, key
 	}
 	msg, why := j.message(row)
 	if why != "" {
 		fate.Address = raw
 		fate.Fate, fate.Reason = FateRejected, why
-		return fate, nil, ""
+		return fate, nil, key
 	}
 	return fate, msg, key
 }
@@ -257,19 +269,22 @@ func (k *keyLines) has(key string) bool {
 // sendRun is the state of one Send: the result, and the rows between the source and
 // their results, reported in the source's order.
 type sendRun struct {
-	opts  SendOptions
-	res   *Result
-	stop  error
-	queue []pending // rows read and not yet reported, in the source's order
-	next  int       // the index SendKeyed gives the next row yielded to it
-	done  int
+	opts      SendOptions
+	res       *Result
+	positions []int32 // of each row given to SendKeyed, by its index: a line, or -(position+1)
+	stop      error
+	queue     []pending // rows read and not yet reported, in the source's order
+	next      int       // the index SendKeyed gives the next row yielded to it
+	done      int
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
 // decided before (index -1), reported after the rows before it.
 type pending struct {
-	index int
-	row   RowResult
+	index   int
+	row     RowResult
+	raw     string // the address as written, for a duplicate
+	decided bool   // row is its fate, unless SendKeyed finds a duplicate
 }
 
 // maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
@@ -306,6 +321,16 @@ func (run *sendRun) flush(index int) (pending, bool) {
 func (run *sendRun) add(kr smtp.KeyedResult) {
 	p, _ := run.flush(kr.Index)
 	r := p.row
+	var dup *smtp.DuplicateKeyError
+	if kr.State == smtp.KeyInvalid && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
+		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: FateRejected, Reason: duplicateOf(run.positions[dup.First])}
+		run.report(r)
+		return
+	}
+	if p.decided {
+		run.report(r)
+		return
+	}
 	r.Address, r.MessageID, r.Err, r.Previous, r.Skip = kr.Key, kr.MessageID, kr.Err, kr.Previous, kr.Skip
 	if kr.Err != nil {
 		r.Reason = kr.Err.Error()

@@ -246,6 +246,7 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 		{Line: 2, Address: "ann@example.net"},
 		{Line: 3, Address: "Ann@example.net", Raw: "Ann@example.net", Values: map[string]string{"FIRST": "Ann"}},
 		{Line: 4, Address: "bob@example.net", Values: map[string]string{"FIRST": "Bob"}},
+		{Line: 5, Address: "BOB@example.net", Raw: "BOB@example.net"}, // empty too, but a duplicate first
 	})
 	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{})
 	require.NoError(t, err)
@@ -258,13 +259,14 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 		got = append(got, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 		return nil
 	}))
-	assert.Equal(t, []string{"2 ann@example.net: empty value for {{FIRST}} (subject)", "3 Ann@example.net: duplicate of line 2"}, got)
+	assert.Equal(t, []string{"2 ann@example.net: empty value for {{FIRST}} (subject)", "3 Ann@example.net: duplicate of line 2",
+		"5 BOB@example.net: duplicate of line 4"}, got)
 	require.Len(t, fake.Messages(), 1)
 	assert.Equal(t, []string{"bob@example.net"}, fake.Messages()[0].EnvelopeTo)
 
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
-	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 1, Rejected: 2, Duplicates: 1,
+	assert.Equal(t, mailmerge.CheckResult{Rows: 4, Sendable: 1, Rejected: 3, Duplicates: 2,
 		Empty: map[string]int{"{{FIRST}} (subject)": 1}}, *check)
 }
 
