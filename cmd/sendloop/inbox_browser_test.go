@@ -94,8 +94,14 @@ func hostileBody(outside, tag string) string {
 // and its log (console messages included).
 func dumpDOM(t *testing.T, browser, url string, extra ...string) (dom, log string) {
 	t.Helper()
+	return startDOM(t, browser, url, extra...)()
+}
+
+// startDOM starts dumpDOM's browser and returns a function that waits for it, so that
+// several browsers run at once: each takes about 2 s of CPU to start.
+func startDOM(t *testing.T, browser, url string, extra ...string) func() (dom, log string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
 		"--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-extensions",
 		"--disable-sync", "--no-proxy-server", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}, extra...)
@@ -104,11 +110,18 @@ func dumpDOM(t *testing.T, browser, url string, extra ...string) (dom, log strin
 	}
 	cmd := exec.CommandContext(ctx, browser, append(args, url)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s: %s", browser, stderr.String())
-	return string(out), stderr.String()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		require.NoError(t, err, browser)
+	}
+	return func() (string, string) {
+		t.Helper()
+		defer cancel()
+		require.NoError(t, cmd.Wait(), "%s: %s", browser, stderr.String())
+		return stdout.String(), stderr.String()
+	}
 }
 
 // TestInboxInARealBrowser opens the inbox of a real `sendloop fake` in headless Chromium
@@ -127,9 +140,8 @@ func TestInboxInARealBrowser(t *testing.T) {
 
 	// The control: the browser runs scripts and loads images where no policy forbids it,
 	// so that their absence below means the inbox stopped them.
-	dom, _ := dumpDOM(t, browser, outside.URL+"/page/control")
-	assert.Contains(t, dom, `data-pwned="`, "the browser ran the control's script")
-	assert.NotEmpty(t, outside.requested("/control/"), "the browser loaded the control's resources")
+	// The browsers run at once, each started as soon as what it shows exists.
+	control := startDOM(t, browser, outside.URL+"/page/control")
 
 	p := startFake(t, false)
 	dir := t.TempDir()
@@ -141,11 +153,7 @@ func TestInboxInARealBrowser(t *testing.T) {
 		"--subject", "Grüße, {{FIRST}} ✓", "--text", "-", "--html", html}, env: p.env, stdin: "Hello {{FIRST}}"}.run(t)
 	expect(t, r, exitOK, nil, nil)
 
-	dom, _ = dumpDOM(t, browser, p.get(envFakeInbox))
-	for _, want := range []string{"Grüße, Ann ✓", "Grüße, Bob ✓", "Grüße, Zoë ✓", "3 of 3 messages"} {
-		assert.Contains(t, dom, want, "the inbox lists the rendered subjects")
-	}
-	assert.Contains(t, dom, "<title>Messages · sendloop fake</title>")
+	inbox := startDOM(t, browser, p.get(envFakeInbox))
 
 	// The message view, logged in afresh (each browser run has its own profile).
 	r = invocation{args: []string{"fake", "messages", "--to", "zoe@"}, env: p.env}.run(t)
@@ -156,7 +164,21 @@ func TestInboxInARealBrowser(t *testing.T) {
 		expect(t, r, exitOK, nil, nil)
 		return strings.TrimSpace(r.stdout) + "&next=" + url.QueryEscape("/_fake/inbox/message/"+id)
 	}
-	dom, log := dumpDOM(t, browser, login())
+	view := startDOM(t, browser, login())
+	// The frame's document on its own: its policy still runs nothing and loads nothing.
+	frame := startDOM(t, browser, strings.Replace(login(), url.QueryEscape("/_fake/inbox/message/"+id), url.QueryEscape("/_fake/inbox/message/"+id+"/html"), 1))
+
+	dom, _ := control()
+	assert.Contains(t, dom, `data-pwned="`, "the browser ran the control's script")
+	assert.NotEmpty(t, outside.requested("/control/"), "the browser loaded the control's resources")
+
+	dom, _ = inbox()
+	for _, want := range []string{"Grüße, Ann ✓", "Grüße, Bob ✓", "Grüße, Zoë ✓", "3 of 3 messages"} {
+		assert.Contains(t, dom, want, "the inbox lists the rendered subjects")
+	}
+	assert.Contains(t, dom, "<title>Messages · sendloop fake</title>")
+
+	dom, log := view()
 	assert.Contains(t, dom, "<title>Grüße, Zoë ✓ · sendloop fake</title>", "the title is the page's own")
 	// --dump-dom shows the top document only: the console shows the frame's document
 	// loaded, its scripts and loads refused.
@@ -166,8 +188,7 @@ func TestInboxInARealBrowser(t *testing.T) {
 	assert.NotContains(t, dom, `data-pwned="`)
 	assert.Contains(t, dom, "Hello Zoë", "the text part")
 
-	// The frame's document on its own: its policy still runs nothing and loads nothing.
-	dom, _ = dumpDOM(t, browser, strings.Replace(login(), url.QueryEscape("/_fake/inbox/message/"+id), url.QueryEscape("/_fake/inbox/message/"+id+"/html"), 1))
+	dom, _ = frame()
 	assert.Contains(t, dom, "Hello Zoë", "the rendered HTML")
 	assert.NotContains(t, dom, `data-pwned="`, "no script ran")
 	assert.NotContains(t, dom, "<title>ran</title>")
