@@ -15,12 +15,12 @@ import (
 	"unicode/utf8"
 )
 
-// Durability of a FileJournal: besides at Close, the file is fsynced
+// Durability of a FileJournal: besides at Close, an fsync of the file starts
 // after JournalSyncEvery records, or when a record comes JournalSyncInterval
-// or more after the last fsync.
+// or more after the last one started.
 const (
-	// JournalSyncEvery is the most records a FileJournal writes between two
-	// fsyncs.
+	// JournalSyncEvery is the most records a FileJournal writes between the
+	// starts of two fsyncs, unless an fsync is still running.
 	JournalSyncEvery = 32
 	// JournalSyncInterval is the time after which the next record of a
 	// FileJournal is fsynced, however few came since the last fsync.
@@ -41,9 +41,11 @@ const journalVersion = 1
 // survives the death of the process (kill -9, a panic, an OOM kill) as soon
 // as Append returns. An fsync after every JournalSyncEvery records, or when
 // JournalSyncInterval passed since the last one, and at Close, bounds what
-// a crash of the machine can lose to the records of that group; lost
-// in-flight records can then let a key be sent again, which only the fsync
-// of every record would prevent.
+// a crash of the machine can lose to the records of that group and those
+// written while it runs; lost in-flight records can then let a key be sent
+// again, which only the fsync of every record would prevent. The fsyncs run
+// in the background, so that no connection waits for the disk; Close waits
+// for them, and a failed one stops the journal as a failed write does.
 //
 // A torn last record (the machine stopped in the middle of a write) is
 // dropped, and the file truncated to the last whole record, when the
@@ -72,7 +74,8 @@ type FileJournal struct {
 	unsynced int
 	synced   time.Time
 	fsync    func(*os.File) error // (*os.File).Sync; tests hold it
-	syncing  int                  // fsyncs under way without j.mu (syncGroupLocked)
+	syncing  int                  // fsyncs under way in the background (syncGroupLocked)
+	resync   bool                 // a group completed during the fsync under way
 	idle     *sync.Cond           // on j.mu: broadcast when syncing falls to 0
 	err      error                // a failed write: the journal takes no more records
 }
@@ -297,24 +300,40 @@ func (j *FileJournal) Append(rec JournalRecord) error {
 	return nil
 }
 
-// syncGroupLocked fsyncs the records written so far with j.mu released, so that the
-// other connections go on writing theirs meanwhile (an fsync takes a few hundred
-// microseconds to milliseconds, the time of several messages); the caller alone waits
-// for it, as before. An fsync covers every write that finished before it started.
+// syncGroupLocked fsyncs the records written so far in the background: an fsync takes a
+// few hundred microseconds to milliseconds, the time of several messages, which no
+// connection waits for. A group that completes while an fsync runs is fsynced by the same
+// goroutine right after it. An fsync covers every write that finished before it started.
 func (j *FileJournal) syncGroupLocked(now time.Time) error {
-	f := j.f
 	j.unsynced, j.synced = 0, now
+	if j.syncing > 0 {
+		j.resync = true
+		return nil
+	}
 	j.syncing++
-	j.mu.Unlock()
-	err := j.fsync(f)
-	j.mu.Lock()
-	if j.syncing--; j.syncing == 0 {
-		j.idle.Broadcast()
+	go j.syncInBackground(j.f)
+	return nil
+}
+
+// syncInBackground fsyncs f until no group is left waiting; a failure stops the journal
+// (the next Append and Close return it).
+func (j *FileJournal) syncInBackground(f *os.File) {
+	for {
+		err := j.fsync(f)
+		j.mu.Lock()
+		if err != nil && j.err == nil {
+			j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
+		}
+		if !j.resync || j.err != nil {
+			j.resync = false
+			j.syncing--
+			j.idle.Broadcast()
+			j.mu.Unlock()
+			return
+		}
+		j.resync = false
+		j.mu.Unlock()
 	}
-	if err != nil && j.err == nil {
-		j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
-	}
-	return j.err
 }
 
 func (j *FileJournal) syncLocked(now time.Time) error {

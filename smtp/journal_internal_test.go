@@ -44,9 +44,9 @@ func TestJournalCloseReportsAFailedWrite(t *testing.T) {
 	}
 }
 
-// TestJournalGroupFsyncLeavesTheLockFree: the fsync of a group runs without the journal's
-// lock, so that other connections record their messages meanwhile; Close waits for it, and
-// every record is in the file.
+// TestJournalGroupFsyncLeavesTheLockFree: the fsync of a group runs in the background, so
+// that connections record their messages meanwhile; Close waits for it, and every record
+// is in the file.
 func TestJournalGroupFsyncLeavesTheLockFree(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "journal")
@@ -88,4 +88,20 @@ func TestJournalGroupFsyncLeavesTheLockFree(t *testing.T) {
 	_, err = ReadJournal(path, func(JournalRecord) { n++ })
 	require.NoError(t, err)
 	assert.Equal(t, JournalSyncEvery+1, n)
+}
+
+// TestJournalFailedBackgroundFsyncStopsIt: an fsync that fails in the background stops the
+// journal as a failed write does: Close reports it, and no record is taken after it.
+func TestJournalFailedBackgroundFsyncStopsIt(t *testing.T) {
+	t.Parallel()
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "journal"), JournalBinding{Fingerprint: "sha256:test"})
+	require.NoError(t, err)
+	failed := errors.New("disk gone")
+	j.fsync = func(*os.File) error { return failed }
+	for i := range JournalSyncEvery {
+		require.NoError(t, j.Append(JournalRecord{Key: fmt.Sprintf("u%d@example.net", i), State: JournalSent}))
+	}
+	err = j.Close() // waits for the background fsync, then reports its failure
+	require.ErrorIs(t, err, failed)
+	assert.ErrorIs(t, j.Append(JournalRecord{Key: "late@example.net", State: JournalSent}), failed)
 }
