@@ -81,6 +81,19 @@ func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 // resyncFixture records a fake's answers for a list of n members with the fields First name
 // and Plan, and writes the CSV they came from: a re-sync of it plans nothing.
+// resyncClient is a client of resyncFixture's replayed service, and the fixture's CSV.
+func resyncClient(b *testing.B, n int) (*sendloop.Client, string) {
+	rt, path := resyncFixture(b, n)
+	c, err := sendloop.NewClient(replayKey, sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, path
+}
+
+// replayKey is the API key of resyncClient's client.
+const replayKey = "replay-key-0123456789"
+
 func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 	b.Helper()
 	srv := sendlooptest.NewServer(b)
@@ -154,11 +167,7 @@ func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 // machine).
 func BenchmarkPlanResync(b *testing.B) {
 	const n = 20_000
-	rt, path := resyncFixture(b, n)
-	c, err := sendloop.NewClient("replay-key-0123456789", sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, path := resyncClient(b, n)
 	dir := b.TempDir()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -201,14 +210,10 @@ func cpuTime(b *testing.B) time.Duration {
 // costs (the target: at most half).
 func BenchmarkPlanFromState(b *testing.B) {
 	const n = 20_000
-	rt, path := resyncFixture(b, n)
-	c, err := sendloop.NewClient("replay-key-0123456789", sendloop.WithBaseURL("https://replay.invalid"), sendloop.WithHTTPClient(&http.Client{Transport: rt}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, path := resyncClient(b, n)
 	dir := b.TempDir()
 	ctx := context.Background()
-	state := &StateOptions{Path: filepath.Join(b.TempDir(), "state"), APIKey: "replay-key-0123456789"}
+	state := &StateOptions{Path: filepath.Join(b.TempDir(), "state"), APIKey: replayKey}
 	run := func(wantUsed bool) {
 		src, err := OpenCSV(path, CSVOptions{})
 		if err != nil {
