@@ -56,7 +56,8 @@ func TestHelp(t *testing.T) {
 // version stamped in, nor a revision), so that a release changes the version in one place.
 func TestVersionFlag(t *testing.T) {
 	t.Parallel()
-	r := newFake(t).sendloop(t, "--version")
+	// A process: main's wiring of the streams and the exit code.
+	r := invocation{args: []string{"--version"}, process: true}.run(t)
 	expect(t, r, exitOK, nil, nil)
 	if want := "sendloop " + sendloop.Version + "\n"; r.stdout != want || r.stderr != "" {
 		t.Errorf("stdout %q, stderr %q; want %q and nothing", r.stdout, r.stderr, want)
@@ -272,7 +273,6 @@ func TestExport(t *testing.T) {
 func TestExportStreamsPages(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
-	f.raceBuild = true // pages read ahead
 	c, err := sendloop.NewClient(f.srv.APIKey, sendloop.WithBaseURL(f.srv.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +301,7 @@ func TestExportStreamsPages(t *testing.T) {
 		if n == "16" {
 			env = append(slices.Clone(f.env), keepExitSleep)
 		}
-		again := invocation{args: []string{"--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n}, env: env, raceBuild: true}.run(t)
+		again := invocation{args: []string{"--json", "export", "--list", strconv.Itoa(listID), "--concurrency", n}, env: env}.run(t)
 		expect(t, again, exitOK, nil, []string{"exported 250 subscribers"})
 		if again.stdout != r.stdout {
 			t.Errorf("export --concurrency %s differs from the default's", n)

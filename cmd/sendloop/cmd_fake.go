@@ -366,6 +366,9 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 	if o.exposed {
 		settings = append(settings, member{envInsecureHTTP, "1"})
 	}
+	// A client may call as soon as it reads the settings: the log is on before they are out.
+	a.note("fake serving the API at %s and the relay at %s; stop it with Ctrl-C", srv.URL, relay.Addr())
+	requests.on.Store(true)
 	if a.json {
 		b, err := settings.MarshalJSON()
 		if err != nil {
@@ -383,8 +386,7 @@ func runFake(ctx context.Context, a *app, o fakeOptions) error {
 			return err
 		}
 	}
-	a.note("fake serving the API at %s and the relay at %s; stop it with Ctrl-C", srv.URL, relay.Addr())
-	watchFake(ctx, a, relay, requests)
+	watchFake(ctx, a, relay)
 	a.note("fake stopped")
 	return nil
 }
@@ -417,10 +419,8 @@ func (l *requestLogger) log(r sendlooptest.Request) {
 	l.a.note("api: %s %s", r.Method, r.Command)
 }
 
-// watchFake starts the requests' log and logs the messages the fake's relay accepts, until
-// ctx ends.
-func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay, requests *requestLogger) {
-	requests.on.Store(true)
+// watchFake logs the messages the fake's relay accepts, until ctx ends.
+func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay) {
 	t := time.NewTicker(watchInterval)
 	defer t.Stop()
 	seen := 0 // the ID of the last message logged

@@ -411,7 +411,8 @@ func TestFakeListenAny(t *testing.T) {
 	env := []string{envAPIKey + "=" + settings[envAPIKey], envBaseURL + "=" + base, "HTTP_PROXY=http://127.0.0.1:" + port}
 	r := invocation{args: []string{"lists"}, env: env}.run(t)
 	expect(t, r, exitUsage, nil, []string{"refusing plain http to sendloop-fake.test:" + port, envInsecureHTTP + "=1"})
-	r = invocation{args: []string{"lists"}, env: append(env, envInsecureHTTP+"=1")}.run(t)
+	// A process: net/http reads HTTP_PROXY from the process's environment.
+	r = invocation{args: []string{"lists"}, env: append(env, envInsecureHTTP+"=1"), process: true}.run(t)
 	expect(t, r, exitOK, []string{"Demo"}, nil)
 
 	// The control API: printed under the --tls-name, which it accepts as a Host; the

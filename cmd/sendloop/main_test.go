@@ -26,16 +26,13 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // as the tests are, with -race when they run with it; plainBinary without -race (under -race
 // a second build, else the same file).
 //
-// Under -race, a test that runs sendloop uses plainBinary unless it asks for binary
-// (invocation.raceBuild): a race-built process takes about 0.1 s of CPU just to start and
-// runs several times slower, and the tests start about 400 of them, most to check what a
-// command prints or how it refuses, on a few rows, which made most of the package's time
-// under -race. What those runs execute is checked for races in process too: the library's
-// own tests, and the CLI's run() in the tests that call it. The race-built binary stays
-// for the tests of the CLI's concurrent work, where a race in its own goroutines or in its
-// callbacks from the library's workers shows only in that process: signals and kills, the
-// terminal's progress, the fake's server, and sync, export and send with several calls in
-// flight. Those start it directly, or through an invocation or a fake with raceBuild set.
+// Most tests call the CLI's run in the test process (invocation.run): under -race, the
+// race detector then watches the CLI's goroutines and its callbacks from the library's
+// workers as it watches the tests. The tests of what only a process shows start binary
+// directly: signals and kills, the terminal's progress, the fake's server. A test of main's
+// wiring or of what the CLI reads from the process's environment (an invocation with
+// process set) runs plainBinary: a race-built process takes about 0.1 s of CPU just to
+// start, and what it runs is checked for races in process by the other tests.
 var binary, plainBinary string
 
 func TestMain(m *testing.M) {
@@ -164,7 +161,7 @@ type result struct {
 	code           int
 }
 
-// invocation is a run of the binary: arguments, environment, stdin and directory.
+// invocation is a run of sendloop: arguments, environment and stdin.
 type invocation struct {
 	args []string
 	env  []string // the whole environment of the child: nothing is inherited
@@ -172,23 +169,45 @@ type invocation struct {
 	// GitHub Actions reporting set them here, as a workflow would.
 	ciEnv []string
 	stdin string
-	dir   string
-	// raceBuild runs binary rather than plainBinary: set by the tests of concurrent work.
-	raceBuild bool
+	// process runs the binary rather than the CLI's run in this process: set by the tests
+	// of the binary itself (main's wiring of streams and exit codes).
+	process bool
 }
 
-// run runs the binary and waits for it, for at most a minute.
+// run runs sendloop with the invocation's arguments, environment and input, and waits for
+// it, for at most a minute.
+//
+// Unless the invocation asks for a process, it calls the CLI's run in this process, as main
+// does, with the environment given and nothing else. Most tests check what a command prints
+// and how it refuses, which run decides in whatever process it runs; a process of the
+// binary costs about 30 ms of CPU to start (a race-built one about 0.1 s), and the tests
+// started hundreds. The binary's own wiring (signals, exit codes, the terminal) is tested
+// with processes.
 func (inv invocation) run(t testing.TB) result {
+	t.Helper()
+	if inv.process {
+		return inv.runProcess(t)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	vars := map[string]string{}
+	for _, kv := range append(childEnv(inv.env), inv.ciEnv...) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v // the last wins, as in a process's environment built by os/exec
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, inv.args, &env{stdin: strings.NewReader(inv.stdin), stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return vars[k] }})
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// runProcess runs the binary and waits for it, for at most a minute.
+func (inv invocation) runProcess(t testing.TB) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	path := plainBinary
-	if inv.raceBuild {
-		path = binary
-	}
-	cmd := exec.CommandContext(ctx, path, inv.args...)
+	cmd := exec.CommandContext(ctx, plainBinary, inv.args...)
 	cmd.Env = append(childEnv(inv.env), inv.ciEnv...)
-	cmd.Dir = inv.dir
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -210,8 +229,6 @@ func (inv invocation) run(t testing.TB) result {
 type fake struct {
 	srv *sendlooptest.Server
 	env []string
-	// raceBuild makes sendloop run binary rather than plainBinary (see invocation).
-	raceBuild bool
 }
 
 // newFake starts a fake holding the demo data of --fake.
@@ -224,10 +241,10 @@ func newFake(t testing.TB) *fake {
 	return &fake{srv: srv, env: []string{envAPIKey + "=" + srv.APIKey, envBaseURL + "=" + srv.URL}}
 }
 
-// sendloop runs the binary against the fake.
+// sendloop runs sendloop against the fake.
 func (f *fake) sendloop(t testing.TB, args ...string) result {
 	t.Helper()
-	return invocation{args: args, env: f.env, raceBuild: f.raceBuild}.run(t)
+	return invocation{args: args, env: f.env}.run(t)
 }
 
 // normalizers replace what varies from run to run in outputs compared with golden files.

@@ -100,9 +100,9 @@ func TestSendListGolden(t *testing.T) {
 				ciEnv = append(ciEnv, strings.ReplaceAll(kv, "DIR", dir))
 			}
 			for range tt.reruns {
-				invocation{args: args, env: env, dir: dir}.run(t)
+				invocation{args: args, env: env}.run(t)
 			}
-			r := invocation{args: args, env: env, ciEnv: ciEnv, dir: dir}.run(t)
+			r := invocation{args: args, env: env, ciEnv: ciEnv}.run(t)
 			var b strings.Builder
 			fmt.Fprintf(&b, "$ sendloop %s\nexit code %d\n-- stdout --\n%s-- stderr --\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 			if content, err := os.ReadFile(filepath.Join(dir, "summary.md")); err == nil {

@@ -79,7 +79,7 @@ func TestSendRecipients(t *testing.T) {
 
 	relay.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user"})
 	// The race-built binary: the messages go out on several relay connections at once.
-	r := invocation{args: args, env: env, stdin: html, raceBuild: true}.run(t)
+	r := invocation{args: args, env: env, stdin: html}.run(t)
 	expect(t, r, exitFailure, nil, []string{"not sent"})
 	rep := decodeListReport(t, r.stdout)
 	if rep.Rows != 5 || rep.Sent != 2 || rep.Refused != 1 || rep.Rejected != 2 || len(rep.RefusedRows) != 1 || rep.RefusedRows[0].Line != 5 ||
@@ -111,13 +111,13 @@ func TestSendRecipients(t *testing.T) {
 	// The rerun, with a row added: only it is sent; the refused row is skipped until asked.
 	csv2 := writeFile(t, dir, "list.csv", strings.Replace(readFileT(t, csv), "cat@", "dan@example.net;;Dan;D5\ncat@", 1))
 	args2 := append(append([]string(nil), args...), "--recipients", csv2)
-	r = invocation{args: args2, env: env, stdin: html, raceBuild: true}.run(t)
+	r = invocation{args: args2, env: env, stdin: html}.run(t)
 	expect(t, r, exitFailure, nil, nil)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Rows != 6 || rep.Sent != 1 || rep.Skipped["already_sent"] != 2 || rep.Skipped["refused"] != 1 || rep.Refused != 0 {
 		t.Errorf("rerun: %+v", rep)
 	}
-	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html, raceBuild: true}.run(t)
+	r = invocation{args: append(args2, "--resend-refused"), env: env, stdin: html}.run(t)
 	rep = decodeListReport(t, r.stdout)
 	if rep.Sent != 1 || rep.Skipped["already_sent"] != 3 || rep.Rejected != 2 {
 		t.Errorf("resend refused: %+v", rep)
@@ -137,7 +137,7 @@ func TestSendRecipients(t *testing.T) {
 
 	// Another message with the same journal is refused, before anything is sent.
 	other := append(append([]string(nil), args2...), "--subject", "Other")
-	r = invocation{args: other, env: env, stdin: html, raceBuild: true}.run(t)
+	r = invocation{args: other, env: env, stdin: html}.run(t)
 	expect(t, r, exitUsage, nil, []string{"another message"})
 	if strings.Contains(r.stderr, "for usage") {
 		t.Errorf("a journal of another message is no usage mistake:\n%s", r.stderr)
@@ -155,7 +155,7 @@ func TestSendRecipientsShards(t *testing.T) {
 	for k := 1; k <= 3; k++ {
 		r := invocation{args: []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
 			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)},
-			env: env, raceBuild: true}.run(t) // several relay connections at once
+			env: env}.run(t) // several relay connections at once
 		expect(t, r, exitOK, nil, nil)
 		rep := decodeListReport(t, r.stdout)
 		sent += rep.Sent

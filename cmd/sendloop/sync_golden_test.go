@@ -253,7 +253,7 @@ func TestSyncGolden(t *testing.T) {
 				hooked.hook(nil)
 				r.stdout, r.stderr = stdout.String(), stderr.String()
 			} else {
-				r = invocation{args: args, env: f.env, ciEnv: ciEnv, dir: dir}.run(t)
+				r = invocation{args: args, env: f.env, ciEnv: ciEnv}.run(t)
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "$ sendloop %s\nexit code %d\n-- stdout --\n%s-- stderr --\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)

@@ -23,7 +23,7 @@ func TestSyncState(t *testing.T) {
 	statePath := filepath.Join(dir, "list-1.state")
 	sync := func(global []string, flags ...string) result {
 		args := append(global, "sync", "--list", "1", "--csv", csvPath, "--state", statePath)
-		return invocation{args: append(args, flags...), env: f.env, dir: dir}.run(t)
+		return invocation{args: append(args, flags...), env: f.env}.run(t)
 	}
 	type stateDoc struct {
 		State struct {
@@ -89,7 +89,7 @@ func TestSyncStateUsage(t *testing.T) {
 		{[]string{"--state", "s", "--max-drift", "x"}, `--max-drift "x"`},
 		{[]string{"--state", "s", "--max-state-age", "-1h"}, "--max-state-age cannot be negative"},
 	} {
-		r := invocation{args: append([]string{"sync", "--list", "1", "--csv", csvPath}, tt.flags...), env: f.env, dir: dir}.run(t)
+		r := invocation{args: append([]string{"sync", "--list", "1", "--csv", csvPath}, tt.flags...), env: f.env}.run(t)
 		expect(t, r, exitUsage, nil, []string{tt.err})
 	}
 }
