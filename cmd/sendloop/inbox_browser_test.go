@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,40 +88,6 @@ func hostileBody(outside, tag string) string {
 		`</body></html>`
 }
 
-// dumpDOM runs the browser headless on url and returns the DOM it dumps after the load,
-// and its log (console messages included).
-func dumpDOM(t *testing.T, browser, url string, extra ...string) (dom, log string) {
-	t.Helper()
-	return startDOM(t, browser, url, extra...)()
-}
-
-// startDOM starts dumpDOM's browser and returns a function that waits for it, so that
-// several browsers run at once: each takes about 2 s of CPU to start.
-func startDOM(t *testing.T, browser, url string, extra ...string) func() (dom, log string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	args := append([]string{"--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-		"--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-extensions",
-		"--disable-sync", "--no-proxy-server", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}, extra...)
-	if len(extra) == 0 {
-		args = append(args, "--dump-dom")
-	}
-	cmd := exec.CommandContext(ctx, browser, append(args, url)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		cancel()
-		require.NoError(t, err, browser)
-	}
-	return func() (string, string) {
-		t.Helper()
-		defer cancel()
-		require.NoError(t, cmd.Wait(), "%s: %s", browser, stderr.String())
-		return stdout.String(), stderr.String()
-	}
-}
-
 // TestInboxInARealBrowser opens the inbox of a real `sendloop fake` in headless Chromium
 // after a send of personalised messages, one of them hostile, and proves that the inbox
 // shows them while no script of a message ran and nothing was loaded from elsewhere.
@@ -137,11 +101,12 @@ func TestInboxInARealBrowser(t *testing.T) {
 		t.Skipf("no browser ($CHROME, chromium, google-chrome); .ci/run installs one and sets %s", envBrowserCheck)
 	}
 	outside := newOutsideServer(t)
+	b := startHeadless(t, browser)
 
 	// The control: the browser runs scripts and loads images where no policy forbids it,
 	// so that their absence below means the inbox stopped them.
-	// The browsers run at once, each started as soon as what it shows exists.
-	control := startDOM(t, browser, outside.URL+"/page/control")
+	// The pages load at once, each as soon as what it shows exists.
+	control := b.open(outside.URL+"/page/control", false)
 
 	p := startFake(t, false)
 	dir := t.TempDir()
@@ -153,48 +118,48 @@ func TestInboxInARealBrowser(t *testing.T) {
 		"--subject", "Grüße, {{FIRST}} ✓", "--text", "-", "--html", html}, env: p.env, stdin: "Hello {{FIRST}}"}.run(t)
 	expect(t, r, exitOK, nil, nil)
 
-	inbox := startDOM(t, browser, p.get(envFakeInbox))
+	inbox := b.open(p.get(envFakeInbox), false)
 
-	// The message view, logged in afresh (each browser run has its own profile).
+	// The message view, logged in afresh (each page has a browser context of its own).
 	r = invocation{args: []string{"fake", "messages", "--to", "zoe@"}, env: p.env}.run(t)
 	expect(t, r, exitOK, []string{"Grüße, Zoë ✓"}, nil)
 	id := strings.Fields(strings.Split(strings.TrimSpace(r.stdout), "\n")[1])[0]
-	login := func() string {
+	login := func(next string) string {
 		r := invocation{args: []string{"fake", "inbox"}, env: p.env}.run(t)
 		expect(t, r, exitOK, nil, nil)
-		return strings.TrimSpace(r.stdout) + "&next=" + url.QueryEscape("/_fake/inbox/message/"+id)
+		return strings.TrimSpace(r.stdout) + "&next=" + url.QueryEscape(next)
 	}
-	view := startDOM(t, browser, login())
+	view := b.open(login("/_fake/inbox/message/"+id), *inboxScreenshot != "")
 	// The frame's document on its own: its policy still runs nothing and loads nothing.
-	frame := startDOM(t, browser, strings.Replace(login(), url.QueryEscape("/_fake/inbox/message/"+id), url.QueryEscape("/_fake/inbox/message/"+id+"/html"), 1))
+	frame := b.open(login("/_fake/inbox/message/"+id+"/html"), false)
 
-	dom, _ := control()
-	assert.Contains(t, dom, `data-pwned="`, "the browser ran the control's script")
+	pg := control()
+	assert.Contains(t, pg.dom, `data-pwned="`, "the browser ran the control's script")
 	assert.NotEmpty(t, outside.requested("/control/"), "the browser loaded the control's resources")
 
-	dom, _ = inbox()
+	pg = inbox()
 	for _, want := range []string{"Grüße, Ann ✓", "Grüße, Bob ✓", "Grüße, Zoë ✓", "3 of 3 messages"} {
-		assert.Contains(t, dom, want, "the inbox lists the rendered subjects")
+		assert.Contains(t, pg.dom, want, "the inbox lists the rendered subjects")
 	}
-	assert.Contains(t, dom, "<title>Messages · sendloop fake</title>")
+	assert.Contains(t, pg.dom, "<title>Messages · sendloop fake</title>")
 
-	dom, log := view()
-	assert.Contains(t, dom, "<title>Grüße, Zoë ✓ · sendloop fake</title>", "the title is the page's own")
-	// --dump-dom shows the top document only: the console shows the frame's document
-	// loaded, its scripts and loads refused.
-	assert.Contains(t, log, "/_fake/inbox/message/"+id+"/html", "the browser loaded the frame's HTML")
-	assert.Regexp(t, `<iframe[^>]*\ssandbox=""[^>]*src="/_fake/inbox/message/`+id+`/html"`, dom, "the HTML is in a sandboxed frame")
-	assert.NotContains(t, dom, "allow-scripts")
-	assert.NotContains(t, dom, `data-pwned="`)
-	assert.Contains(t, dom, "Hello Zoë", "the text part")
-
-	dom, _ = frame()
-	assert.Contains(t, dom, "Hello Zoë", "the rendered HTML")
-	assert.NotContains(t, dom, `data-pwned="`, "no script ran")
-	assert.NotContains(t, dom, "<title>ran</title>")
-
+	pg = view()
+	assert.Contains(t, pg.dom, "<title>Grüße, Zoë ✓ · sendloop fake</title>", "the title is the page's own")
+	// The serialized DOM is the top document's: the frame tree shows the frame's loaded.
+	require.Len(t, pg.frames, 1, "one frame")
+	assert.True(t, strings.HasSuffix(pg.frames[0], "/_fake/inbox/message/"+id+"/html"), "the browser loaded the frame's HTML: %s", pg.frames[0])
+	assert.Regexp(t, `<iframe[^>]*\ssandbox=""[^>]*src="/_fake/inbox/message/`+id+`/html"`, pg.dom, "the HTML is in a sandboxed frame")
+	assert.NotContains(t, pg.dom, "allow-scripts")
+	assert.NotContains(t, pg.dom, `data-pwned="`)
+	assert.Contains(t, pg.dom, "Hello Zoë", "the text part")
 	if *inboxScreenshot != "" {
-		dumpDOM(t, browser, login(), "--screenshot="+*inboxScreenshot, "--window-size=1200,1400", "--hide-scrollbars")
+		require.NoError(t, os.WriteFile(*inboxScreenshot, pg.png, 0o644))
 	}
+
+	pg = frame()
+	assert.Contains(t, pg.dom, "Hello Zoë", "the rendered HTML")
+	assert.NotContains(t, pg.dom, `data-pwned="`, "no script ran")
+	assert.NotContains(t, pg.dom, "<title>ran</title>")
+
 	assert.Empty(t, outside.requested("/message/"), "the outside server received requests from the message")
 }
