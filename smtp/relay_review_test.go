@@ -201,6 +201,7 @@ func finishes(d time.Duration, f func()) bool {
 // sets is overwritten by go-smtp's own 5-minute command deadline: Send
 // ignores its context deadline and blocks until the server answers QUIT.
 func TestSendHonoursContextWhenQuitHangs(t *testing.T) {
+	t.Parallel()
 	srv := startScript(t, plainExt, func(n int, cmd string) string {
 		if cmd == "QUIT" {
 			return "HANG"
@@ -223,6 +224,7 @@ func TestSendHonoursContextWhenQuitHangs(t *testing.T) {
 // Close sends QUIT to every idle connection, one after the other,
 // with a 2-second deadline that go-smtp overwrites with 5 minutes.
 func TestCloseBoundedWhenQuitHangs(t *testing.T) {
+	t.Parallel()
 	srv := startScript(t, plainExt, func(n int, cmd string) string {
 		if cmd == "QUIT" {
 			return "HANG"

@@ -194,7 +194,8 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			fs.StringVar(&o.statePath, "state", "", "keep the list's state in `FILE` (encrypted) and plan from it when it can: a nightly run costs what changed")
 			fs.BoolVar(&o.full, "full", false, "with --state, read every member whatever the state, and write a fresh one")
 			fs.StringVar(&o.maxDrift, "max-drift", "5%", "with --state, a full run when the list's subscribed members differ from the state's by more than `N`, or N% of the state's members")
-			fs.DurationVar(&o.maxStateAge, "max-state-age", 7*24*time.Hour, "with --state, a full run when the state's last full read is older than `DUR` (0: no limit)")
+			o.maxStateAge = 7 * 24 * time.Hour
+			fs.Var((*durationFlag)(&o.maxStateAge), "max-state-age", "with --state, a full run when the state's last full read is older than `DUR` (0: no limit)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("sync", "unexpected argument %q", args[0])

@@ -304,7 +304,7 @@ func valueKind(f *flag.Flag) string {
 	switch fmt.Sprintf("%T", f.Value) {
 	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
 		return "a whole number"
-	case "*flag.durationValue":
+	case "*flag.durationValue", "*main.durationFlag":
 		return "a duration such as 30s or 10m"
 	case "*flag.boolValue":
 		return "true or false"
@@ -312,6 +312,28 @@ func valueKind(f *flag.Flag) string {
 		return "a number"
 	}
 	return ""
+}
+
+// durationFlag is a duration flag whose help shows its default without zero units: 168h,
+// where the flag package's own shows 168h0m0s.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string {
+	s := time.Duration(*d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Set reads a duration of time.ParseDuration's form.
+func (d *durationFlag) Set(v string) error {
+	x, err := time.ParseDuration(v)
+	*d = durationFlag(x)
+	return err
 }
 
 // repeatedFlag is a flag that may be given several times, each value kept as given.

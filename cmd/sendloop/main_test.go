@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
@@ -350,4 +353,29 @@ func TestChildEnv(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDurationFlag(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   time.Duration
+		want string
+	}{
+		{7 * 24 * time.Hour, "168h"},
+		{90 * time.Minute, "1h30m"},
+		{5 * time.Minute, "5m"},
+		{10 * time.Second, "10s"},
+		{90 * time.Second, "1m30s"},
+		{500 * time.Millisecond, "500ms"},
+		{0, "0s"},
+	}
+	for _, tt := range tests {
+		d := durationFlag(tt.in)
+		assert.Equal(t, tt.want, d.String(), "%v", tt.in)
+		var back durationFlag
+		require.NoError(t, back.Set(d.String()))
+		assert.Equal(t, d, back, "%s reads back", d.String())
+	}
+	var d durationFlag
+	require.Error(t, d.Set("7d"), "no unit of days: time.ParseDuration's forms only")
 }

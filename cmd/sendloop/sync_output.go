@@ -367,6 +367,11 @@ func syncSummary(o *syncOptions, path string, out *syncOutput, res *syncResult, 
 		}
 	}
 	var result []string
+	if out != nil {
+		if line := out.stateLine(); line != "" {
+			result = append(result, strings.TrimSpace(line))
+		}
+	}
 	switch {
 	case out != nil && out.dryRun:
 		result = append(result, "Dry run: nothing was changed.")

@@ -65,6 +65,14 @@ func TestSyncState(t *testing.T) {
 
 	r = sync(nil)
 	expect(t, r, exitOK, []string{"State used: the members were not read (drift 0)."}, nil)
+	// A workflow's step summary says it too.
+	summary := filepath.Join(dir, "summary.md")
+	r = invocation{args: []string{"sync", "--list", "1", "--csv", csvPath, "--state", statePath}, env: f.env,
+		ciEnv: []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary}}.run(t)
+	expect(t, r, exitOK, nil, nil)
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "State used: the members were not read (drift 0). Synced.")
 	r = sync([]string{"--json"}, "--max-state-age", "1ns")
 	expect(t, r, exitOK, nil, nil)
 	assert.Equal(t, "older than 1ns", decode(r).State.Reason)
