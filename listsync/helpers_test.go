@@ -18,7 +18,10 @@ func newFake(t testing.TB) *sendlooptest.Server {
 
 func apiClient(t testing.TB, srv *sendlooptest.Server) *sendloop.Client {
 	t.Helper()
-	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
+	// Waits between attempts of milliseconds: the tests that inject faults wait on their
+	// retries, and what is tested is which calls are retried, not how long the waits are.
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
+		sendloop.WithRetry(sendloop.RetryPolicy{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}

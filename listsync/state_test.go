@@ -3,9 +3,12 @@ package listsync
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -23,8 +27,26 @@ type stateWorld struct {
 	listID int
 	path   string
 
+	run   atomic.Int64 // the number of the sync under way, sent with each call
 	mu    sync.Mutex
-	calls map[string]int
+	calls map[string]int // the calls of the sync under way
+}
+
+// runHeader carries a call's sync number from stateWorld's client to its server.
+const runHeader = "X-Test-Run"
+
+// taggingTransport sends each call with the number of the sync that makes it: a page read
+// ahead past a list's end may reach the server after its sync has returned (the client
+// cancels it, but its request may be out), and counts for that sync, not the next one.
+type taggingTransport struct {
+	base http.RoundTripper
+	run  *atomic.Int64
+}
+
+func (tt taggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set(runHeader, strconv.FormatInt(tt.run.Load(), 10))
+	return tt.base.RoundTrip(req)
 }
 
 // newStateWorld makes list 1 with the field Plan (1) and members user0…user(n-1), each
@@ -35,11 +57,16 @@ func newStateWorld(t *testing.T, n int) *stateWorld {
 	w.srv = sendlooptest.NewServer(t, sendlooptest.WithRequestLog(0), sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		w.calls[r.Command]++
+		if r.Header.Get(runHeader) == strconv.FormatInt(w.run.Load(), 10) {
+			w.calls[r.Command]++
+		}
 	}))
-	w.c = apiClient(t, w.srv)
-	ctx := testContext(t)
 	var err error
+	w.c, err = sendloop.NewClient(w.srv.APIKey, sendloop.WithBaseURL(w.srv.URL),
+		sendloop.WithHTTPClient(&http.Client{Transport: taggingTransport{base: testkit.Transport(), run: &w.run}}),
+		sendloop.WithRetry(sendloop.RetryPolicy{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}))
+	require.NoError(t, err)
+	ctx := testContext(t)
 	w.listID, err = w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Nightly", OptInMode: sendloop.OptInSingle})
 	require.NoError(t, err)
 	_, err = w.srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Plan"})
@@ -70,10 +97,12 @@ func rowsOf(n int) []Row {
 	return rows
 }
 
-// callCount returns the calls made since the last callCount, in all and by command.
+// callCount returns the calls of the sync under way, in all and by command, and starts
+// the next.
 func (w *stateWorld) callCount() (int, map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.run.Add(1)
 	n := 0
 	for _, k := range w.calls {
 		n += k
@@ -197,7 +226,7 @@ func TestStateRunOnePercentChangedStaysWithinTheBudget(t *testing.T) {
 	assert.Equal(t, [3]int{}, planned(full.plan), "a full run afterwards plans nothing")
 	again := w.sync(t, Rows(rows), Options{UnsubscribeMissing: true}, StateOptions{})
 	assert.Equal(t, [3]int{}, planned(again.plan))
-	assert.LessOrEqual(t, again.calls, 4)
+	assert.LessOrEqual(t, again.calls, 4, "%v", again.by)
 }
 
 // TestStateRunNeverResubscribes: an address the state does not know that is a member who
