@@ -32,7 +32,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // Most tests call the CLI's run in the test process (invocation.run): under -race, the
 // race detector then watches the CLI's goroutines and its callbacks from the library's
 // workers as it watches the tests. The tests of what only a process shows start binary
-// directly: signals and kills, the terminal's progress, the fake's server. A test of main's
+// directly: signals, the terminal's progress, the fake's server (a loop of kills, which
+// runs what the in-process tests run, starts plainBinary). A test of main's
 // wiring or of what the CLI reads from the process's environment (an invocation with
 // process set) runs plainBinary: a race-built process takes about 0.1 s of CPU just to
 // start, and what it runs is checked for races in process by the other tests.

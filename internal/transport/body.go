@@ -18,10 +18,10 @@ var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // stay in memory.
 const maxPooledBody = 1 << 20
 
-// readBody reads resp's body whole, refusing one over MaxBodySize.
-func readBody(resp *http.Response) ([]byte, error) {
-	if resp.ContentLength > MaxBodySize {
-		return nil, errBodyTooLarge
+// readBody reads resp's body whole, refusing one over limit bytes.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	if resp.ContentLength > limit {
+		return nil, bodyTooLargeError{limit}
 	}
 	// A declared length is trusted for the allocation only up to bodyPrealloc: a server may
 	// promise 64 MiB and send ten bytes, and the memory should follow the bytes.
@@ -39,11 +39,11 @@ func readBody(resp *http.Response) ([]byte, error) {
 			bodyBuffers.Put(buf)
 		}
 	}()
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, MaxBodySize+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1)); err != nil {
 		return nil, fmt.Errorf("reading response body: %w", err)
 	}
-	if buf.Len() > MaxBodySize {
-		return nil, errBodyTooLarge
+	if int64(buf.Len()) > limit {
+		return nil, bodyTooLargeError{limit}
 	}
 	data := make([]byte, buf.Len())
 	copy(data, buf.Bytes())

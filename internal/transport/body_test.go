@@ -32,7 +32,7 @@ func TestReadBodyOfUndeclaredLength(t *testing.T) {
 					var want [][]byte
 					for i := range 5 {
 						body := bytes.Repeat([]byte{byte('a' + g*5 + i)}, size)
-						got, err := readBody(undeclared(body))
+						got, err := readBody(undeclared(body), MaxBodySize)
 						if err != nil {
 							t.Errorf("readBody of %d bytes: %v", size, err)
 							return
@@ -62,7 +62,7 @@ func BenchmarkReadBody(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for range b.N {
-			if got, err := readBody(undeclared(body)); err != nil || len(got) != len(body) {
+			if got, err := readBody(undeclared(body), MaxBodySize); err != nil || len(got) != len(body) {
 				b.Fatal(err)
 			}
 		}

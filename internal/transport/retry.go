@@ -90,7 +90,7 @@ func retryableError(err error, class Class) bool {
 	switch {
 	// The caller's own deadline and cancellation are handled before this: a deadline error
 	// seen here is a per-attempt timeout (http.Client.Timeout), which may be retried.
-	case errors.Is(err, context.Canceled), errors.Is(err, errBodyTooLarge), isLimiterError(err),
+	case errors.Is(err, context.Canceled), isBodyTooLarge(err), isLimiterError(err),
 		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
 		return false
 	}
@@ -151,4 +151,10 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(at.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// isBodyTooLarge reports an answer over the bound on a body, whatever the bound.
+func isBodyTooLarge(err error) bool {
+	var e bodyTooLargeError
+	return errors.As(err, &e)
 }

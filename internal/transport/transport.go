@@ -125,6 +125,10 @@ type Config struct {
 	// Package starts the text of the errors the Client makes: "sendloop" (the default),
 	// "sendloop/legacy".
 	Package string
+
+	// maxBody bounds what is read of a response: MaxBodySize when 0. The tests set a
+	// smaller bound, to go past it without reading 64 MiB.
+	maxBody int64
 }
 
 // maxIdleConnsPerHost is how many idle connections the default transport keeps to a host.
@@ -138,6 +142,7 @@ type Client struct {
 	userAgent string
 	redactor  Redactor
 	pkg       string // starts error texts: "sendloop", "sendloop/legacy"
+	maxBody   int64  // bounds what is read of a response
 }
 
 // New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
@@ -168,13 +173,15 @@ func New(cfg Config) *Client {
 		// both. The limiter is cfg's, waited on once per attempt, as the other's is.
 		base, window = shared.base, shared.window
 	}
-	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: window}
+	maxBody := cmp.Or(cfg.maxBody, MaxBodySize)
+	hc.Transport = &attemptTransport{base: base, limiter: cfg.Limiter, window: window, maxBody: maxBody}
 	hc.CheckRedirect = checkRedirect
 	c := &Client{
 		logger:    cfg.Logger,
 		policy:    cfg.Policy.WithDefaults(),
 		userAgent: cfg.UserAgent,
 		pkg:       cmp.Or(cfg.Package, "sendloop"),
+		maxBody:   maxBody,
 	}
 	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
@@ -372,7 +379,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	var data []byte
 	if b, ok := resp.Body.(*bufferedBody); ok {
 		data = b.data
-	} else if data, err = readBody(resp); err != nil { // a response attemptTransport did not see
+	} else if data, err = readBody(resp, c.maxBody); err != nil { // a response attemptTransport did not see
 		return nil, st.failure(c.failed(r.Command, st.attempts, err), err)
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
@@ -403,6 +410,7 @@ type attemptTransport struct {
 	base    http.RoundTripper
 	limiter Limiter // waited on before every attempt, retries included; may be nil
 	window  *window // the attempts in flight
+	maxBody int64   // bounds what is read of a response
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (_ *http.Response, err error) {
@@ -421,7 +429,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (_ *http.Response, err e
 	if err != nil {
 		return nil, err
 	}
-	data, err := readBody(resp)
+	data, err := readBody(resp, t.maxBody)
 	resp.Body.Close()
 	if err != nil {
 		return nil, &bodyError{status: resp.StatusCode, err: err}
@@ -466,8 +474,16 @@ type bufferedBody struct {
 
 func (*bufferedBody) Close() error { return nil }
 
-// errBodyTooLarge is final: the same answer would come again.
-var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", MaxBodySize)
+// bodyTooLargeError is an answer over the bound on a body. It is final: the same answer
+// would come again.
+type bodyTooLargeError struct{ limit int64 }
+
+func (e bodyTooLargeError) Error() string {
+	return fmt.Sprintf("response body larger than %d bytes", e.limit)
+}
+
+// errBodyTooLarge is the error of a body over MaxBodySize.
+var errBodyTooLarge error = bodyTooLargeError{MaxBodySize}
 
 // checkRedirect follows a redirect only for a GET (or HEAD) and only within the origin of the
 // first request: every request carries a credential, a POST would repeat a write, and an

@@ -174,18 +174,21 @@ func TestDoKeepsTheFinalBodyAndLogsOnlyWhatItMay(t *testing.T) {
 
 func TestDoRefusesAnOversizedBody(t *testing.T) {
 	t.Parallel()
-	// The body comes from memory, without a server: 64 MiB through a loopback socket took
-	// over a minute under -race on a loaded machine, past the client's timeout.
+	// The body comes from memory, without a server, and the bound is 1 MiB rather than
+	// MaxBodySize: reading 64 MiB took seconds, and over a minute under -race through a
+	// loopback socket on a loaded machine. The bound's value is checked apart.
+	const limit = 1 << 20
 	var read atomic.Int64
 	endless := roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusOK, ContentLength: -1, Request: req,
 			Header: http.Header{"Content-Type": {"application/json"}},
 			Body:   io.NopCloser(countingReader{&read})}, nil
 	})
-	c := New(Config{HTTPClient: &http.Client{Transport: endless}})
+	c := New(Config{HTTPClient: &http.Client{Transport: endless}, maxBody: limit})
 	_, err := c.Do(context.Background(), &Request{Command: "big.get", Method: http.MethodGet, URL: "http://127.0.0.1:1"})
-	require.ErrorContains(t, err, "larger than")
-	assert.LessOrEqual(t, read.Load(), int64(2*(MaxBodySize+1)), "the body is read no further than the limit (on each attempt)")
+	require.ErrorContains(t, err, fmt.Sprintf("larger than %d bytes", limit))
+	assert.LessOrEqual(t, read.Load(), int64(2*(limit+1)), "the body is read no further than the limit (on each attempt)")
+	assert.Equal(t, int64(64<<20), New(Config{}).maxBody, "the default bound")
 }
 
 // countingReader is an endless body of x's that counts what is read of it.
@@ -281,7 +284,7 @@ func TestDeclaredLengthIsNotAllocatedBeforeTheBytesCome(t *testing.T) {
 			defer resp.Body.Close()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			body, err := readBody(resp)
+			body, err := readBody(resp, MaxBodySize)
 			runtime.ReadMemStats(&after)
 			if tt.wantBody != "" {
 				if err != nil || string(body) != tt.wantBody {
