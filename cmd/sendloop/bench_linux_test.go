@@ -44,6 +44,10 @@ func writeBenchCSV(b *testing.B, path string, n int) {
 // The binary runs under a launcher (see launch): started from the test process itself, it
 // would be charged the test process's peak RSS, which grows with the fake's data.
 func BenchmarkSync(b *testing.B) {
+	shipped, err := shippedBuild()
+	if err != nil {
+		b.Fatal(err)
+	}
 	peaks := map[int]int64{}
 	for _, rows := range []int{10_000, 100_000} {
 		b.Run("rows="+strconv.Itoa(rows), func(b *testing.B) {
@@ -71,7 +75,7 @@ func BenchmarkSync(b *testing.B) {
 				rssFile := filepath.Join(b.TempDir(), "maxrss")
 				cmd := exec.Command(os.Args[0], "--quiet", "sync", "--list", strconv.Itoa(listID), "--csv", csvPath)
 				cmd.Env = []string{envAPIKey + "=" + srv.APIKey, envBaseURL + "=" + srv.URL,
-					launchEnv + "=" + binary, rusageEnv + "=" + rssFile}
+					launchEnv + "=" + shipped, rusageEnv + "=" + rssFile}
 				b.StartTimer()
 				start := time.Now()
 				out, err := cmd.CombinedOutput()

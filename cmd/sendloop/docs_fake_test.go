@@ -28,11 +28,12 @@ func fakeDocExample(t *testing.T, lang string) string {
 	return string(m[1])
 }
 
-// sendloopOnPath returns a directory holding the tested binary as "sendloop".
+// sendloopOnPath returns a directory holding the tested binary as "sendloop": the test
+// binary, which is sendloop in an environment with asCLI.
 func sendloopOnPath(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	abs, err := filepath.Abs(plainBinary)
+	abs, err := filepath.Abs(binary)
 	require.NoError(t, err)
 	require.NoError(t, os.Symlink(abs, filepath.Join(dir, "sendloop")))
 	return dir
@@ -54,7 +55,7 @@ func runExample(t *testing.T, env []string, name string, args ...string) string 
 func TestFakeDocShellExample(t *testing.T) {
 	t.Parallel()
 	script := fakeDocExample(t, "shell")
-	env := []string{"PATH=" + sendloopOnPath(t) + string(os.PathListSeparator) + os.Getenv("PATH"), "TMPDIR=" + t.TempDir()}
+	env := []string{"PATH=" + sendloopOnPath(t) + string(os.PathListSeparator) + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), asCLI}
 	out := runExample(t, env, "sh", "-c", script)
 	require.Equal(t, "ok\n", out)
 }

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,62 +26,76 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// The sendloop binaries TestMain builds, once per run, outside the module. binary is built
-// as the tests are, with -race when they run with it; plainBinary without -race (under -race
-// a second build, else the same file).
+// binary is the sendloop program the tests start as a process: the test binary itself,
+// which runs main when cliEnv is set (childEnv sets it), as the package under test is
+// main. Nothing is built: a build of the CLI cost about 2 s of CPU before the tests could
+// start (two builds, 7 s, under -race). Under -race it is race-built, as the tests are.
 //
 // Most tests call the CLI's run in the test process (invocation.run): under -race, the
 // race detector then watches the CLI's goroutines and its callbacks from the library's
-// workers as it watches the tests. The tests of what only a process shows start binary
-// directly: signals, the terminal's progress, the fake's server (a loop of kills, which
-// runs what the in-process tests run, starts plainBinary). A test of main's
-// wiring or of what the CLI reads from the process's environment (an invocation with
-// process set) runs plainBinary: a race-built process takes about 0.1 s of CPU just to
-// start, and what it runs is checked for races in process by the other tests.
-var binary, plainBinary string
+// workers as it watches the tests. The tests of what only a process shows start binary:
+// signals and kills, the terminal's progress, the fake's server, main's wiring of the
+// streams and exit codes, and what the CLI reads from the process's environment.
+var binary string
+
+// shippedDir holds the binary of shippedBuild, if a benchmark built it.
+var shippedDir string
+
+// cliEnv set to 1 makes the test binary the sendloop program; asCLI sets it.
+const (
+	cliEnv = "SENDLOOP_TEST_AS_CLI"
+	asCLI  = cliEnv + "=1"
+)
 
 func TestMain(m *testing.M) {
+	if os.Getenv(cliEnv) == "1" {
+		main()
+		return // not reached: main exits
+	}
 	if path := os.Getenv(launchEnv); path != "" {
 		os.Exit(launch(path, os.Args[1:]))
 	}
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		// Started as sendloop (a command first) without cliEnv: running the tests again
+		// from within them would never end.
+		fmt.Fprintf(os.Stderr, "the test binary started as sendloop %s without %s\n", os.Args[1], asCLI)
+		os.Exit(2)
+	}
 	flag.Parse()
 	testkit.ParallelWaits() // the tests mostly wait on a sendloop process
-	dir, err := os.MkdirTemp("", "sendloop-test-")
+	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	exe := func(name string) string {
-		if runtime.GOOS == "windows" {
-			return filepath.Join(dir, name+".exe")
-		}
-		return filepath.Join(dir, name)
-	}
-	binary, plainBinary = exe("sendloop"), exe("sendloop")
-	builds := [][]string{{"build", "-o", binary, "."}}
-	if raceEnabled {
-		plainBinary = exe("sendloop-plain")
-		builds = [][]string{{"build", "-race", "-o", binary, "."}, {"build", "-o", plainBinary, "."}}
-	}
-	errs := make(chan error, len(builds))
-	for _, args := range builds { // at once: mostly linking, with the packages cached
-		go func() {
-			build := exec.Command("go", args...)
-			build.Stdout, build.Stderr = os.Stderr, os.Stderr
-			errs <- build.Run()
-		}()
-	}
-	for range builds {
-		if err := <-errs; err != nil {
-			fmt.Fprintln(os.Stderr, "building sendloop:", err)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
+	binary = exe
 	code := m.Run()
-	os.RemoveAll(dir)
+	if shippedDir != "" {
+		os.RemoveAll(shippedDir)
+	}
 	os.Exit(code)
 }
+
+// shippedBuild builds sendloop as it ships, once, for the benchmarks that measure the
+// program (the test binary carries the tests' code too), into shippedDir.
+var shippedBuild = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "sendloop-bench-")
+	if err != nil {
+		return "", err
+	}
+	shippedDir = dir
+	path := filepath.Join(dir, "sendloop")
+	if runtime.GOOS == "windows" {
+		path += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", path, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("building sendloop: %w", err)
+	}
+	return path, nil
+})
 
 // The launcher: BenchmarkSync runs the sendloop binary through a fresh process of the test
 // binary, to measure its peak memory. On Linux a child started by the test process (vfork,
@@ -120,7 +135,8 @@ func launch(path string, args []string) int {
 // variables, so that a test run inside GitHub Actions sees the CLI behave as anywhere else
 // (the CLI may change its output when GITHUB_ACTIONS=true), and never nil, since a nil
 // exec.Cmd.Env would inherit the test's whole environment. Every test that starts the binary
-// sets its environment through it. Unless env sets GORACE, it adds noExitSleep.
+// sets its environment through it. Unless env sets GORACE, it adds noExitSleep; it adds
+// cliEnv, which makes the test binary sendloop.
 func childEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	gorace := false
@@ -133,7 +149,7 @@ func childEnv(env []string) []string {
 	if !gorace {
 		out = append(out, noExitSleep)
 	}
-	return out
+	return append(out, asCLI)
 }
 
 // A race-built program that exits with code 0 first sleeps for GORACE's atexit_sleep_ms
@@ -210,7 +226,7 @@ func (inv invocation) runProcess(t testing.TB) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, plainBinary, inv.args...)
+	cmd := exec.CommandContext(ctx, binary, inv.args...)
 	cmd.Env = append(childEnv(inv.env), inv.ciEnv...)
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var stdout, stderr bytes.Buffer
@@ -338,12 +354,12 @@ func TestChildEnv(t *testing.T) {
 		env  []string
 		want []string
 	}{
-		{name: "nil inherits nothing", env: nil, want: []string{noExitSleep}},
+		{name: "nil inherits nothing", env: nil, want: []string{noExitSleep, asCLI}},
 		{name: "GitHub's variables dropped", env: []string{"GITHUB_ACTIONS=true", "SENDLOOP_API_KEY=k", "GITHUB_STEP_SUMMARY=/tmp/s", "TERM=dumb"},
-			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb", noExitSleep}},
+			want: []string{"SENDLOOP_API_KEY=k", "TERM=dumb", noExitSleep, asCLI}},
 		{name: "only the prefix counts, in any case", env: []string{"MY_GITHUB_TOKEN=x", "github_actions=true", "GITHUB=1"},
-			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1", noExitSleep}},
-		{name: "a GORACE given is kept", env: []string{"TERM=dumb", keepExitSleep}, want: []string{"TERM=dumb", keepExitSleep}},
+			want: []string{"MY_GITHUB_TOKEN=x", "GITHUB=1", noExitSleep, asCLI}},
+		{name: "a GORACE given is kept", env: []string{"TERM=dumb", keepExitSleep}, want: []string{"TERM=dumb", keepExitSleep, asCLI}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func TestSendRecipients(t *testing.T) {
 	html := `<p>Hi {{FIRST}}</p><img src="cid:logo.png">`
 
 	relay.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user"})
-	// The race-built binary: the messages go out on several relay connections at once.
+	// The messages go out on several relay connections at once.
 	r := invocation{args: args, env: env, stdin: html}.run(t)
 	expect(t, r, exitFailure, nil, []string{"not sent"})
 	rep := decodeListReport(t, r.stdout)
@@ -243,10 +243,7 @@ func TestSendRecipientsKilled(t *testing.T) {
 		"--recipients", csv, "--journal", journal, "--concurrency", "2"}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 26))
 	for run := range 20 {
-		// The build without -race: what a killed run does before its kill is what the
-		// in-process runs do, under the race detector there; 20 race-built runs took most
-		// of this package's time under -race.
-		cmd := exec.Command(plainBinary, args...)
+		cmd := exec.Command(binary, args...)
 		cmd.Env = childEnv(env)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
