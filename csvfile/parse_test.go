@@ -348,7 +348,9 @@ func FuzzParseCSV(f *testing.F) {
 		for c := range commas {
 			f.Add([]byte(s), uint8(c), false)
 		}
-		f.Add([]byte(s), uint8(0), true)
+		if !bigUnderRace([]byte(s)) {
+			f.Add([]byte(s), uint8(0), true)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, c uint8, oneByte bool) {
 		comma := commas[int(c)%len(commas)]
