@@ -20,6 +20,10 @@ const recSize = 48
 // as a run: 16,384 records are 768 KiB.
 const runRecords = 16 << 10
 
+// smallRun is how many records a sorter holds in a buffer grown as records come; past it,
+// it takes a buffer of runRecords.
+const smallRun = 1024
+
 // mergeBuffer is the read buffer of each run while runs are merged.
 const mergeBuffer = 8 << 10
 
@@ -141,10 +145,17 @@ func (s *sorter) add(r rec) error {
 	if s.spillErr != nil {
 		return s.spillErr
 	}
-	if s.buf == nil {
+	switch {
+	case s.buf == nil:
 		if b, ok := runBuffers.Get().(*[]rec); ok {
 			s.buf = (*b)[:0]
+		} else {
+			s.buf = make([]rec, 0, smallRun)
 		}
+	case len(s.buf) == smallRun && cap(s.buf) == smallRun:
+		// Past a small list's worth, a run's buffer at once rather than grown by doubling:
+		// each step would copy the records and fault in fresh memory.
+		s.buf = append(runBuffer(), s.buf...)
 	}
 	s.n++
 	s.buf = append(s.buf, r)
