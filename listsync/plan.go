@@ -411,7 +411,7 @@ func (pl *Plan) Close() error {
 // ctx's error.
 func (p *planner) readSource(ctx context.Context, open opener) error {
 	pl := p.plan
-	return p.scan(ctx, open, func(row MappedRow) error {
+	err := p.scan(ctx, open, func(row MappedRow) error {
 		pl.Rows++
 		switch {
 		case row.Reject != "":
@@ -454,6 +454,12 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
 			vals: p.valuesHash(p.rowScratch)})
 	})
+	if err != nil {
+		return err
+	}
+	// The rows are all read: their last run is sorted and written now, while the members
+	// may still be coming, rather than when the plan is made.
+	return p.rows.finish()
 }
 
 // finish compares the members with the source's rows, address by address, and returns the
