@@ -363,28 +363,14 @@ func (j *Job) makePlan(ctx context.Context, p *planner, read, feed func(context.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fileDone := make(chan error, 1)
-	fed := make(chan struct{})
 	go func() {
 		err := read(ctx)
-		if err == nil {
-			// The file is read before the members (a first page is a round trip): its rows'
-			// runs are merged meanwhile, rather than when the plan is made.
-			err = p.rows.compact(func() bool {
-				select {
-				case <-fed:
-					return true
-				default:
-					return false
-				}
-			})
-		}
 		if err != nil {
 			cancel(err)
 		}
 		fileDone <- err
 	}()
 	membersErr := feed(ctx)
-	close(fed)
 	if membersErr != nil {
 		cancel(membersErr)
 	}

@@ -98,7 +98,6 @@ type sorter struct {
 	f      *os.File
 	w      *bufio.Writer
 	runs   []int64 // end offset of each run in f
-	base   int64   // where the first run starts in f: 0, or after the runs a compaction merged
 	size   int64
 	done   bool
 	n      int
@@ -331,59 +330,6 @@ func (s *sorter) all() iter.Seq2[rec, error] {
 	}
 }
 
-// compactRecords bounds the records a compaction merges: the merged run is written beside
-// the runs, so a compaction takes as much disk again.
-const compactRecords = 1 << 20
-
-// compactCheck is how many records a compaction merges between two looks at stop.
-const compactCheck = 4096
-
-// compact merges the runs of a finished sorter into one, written after them, so that the
-// reading that follows reads one run instead of merging many: the plan does it with the
-// rows while the members are still coming, and so takes the merge out of the time after the
-// last page. It stops, leaving the runs as they were, once stop reports true (it asks
-// before it starts and every compactCheck records); it does nothing for a sorter of one
-// run, held in memory, or of more than compactRecords records.
-func (s *sorter) compact(stop func() bool) error {
-	if err := s.finish(); err != nil {
-		return err
-	}
-	if s.f == nil || len(s.runs) < 2 || s.n > compactRecords || stop() {
-		return nil
-	}
-	c, err := s.cursor()
-	if err != nil {
-		return err
-	}
-	start := s.size
-	var b [recSize]byte
-	for n := 1; ; n++ {
-		r, ok, err := c.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		r.put(b[:])
-		if _, err := s.w.Write(b[:]); err != nil {
-			return err
-		}
-		if n%compactCheck == 0 && stop() {
-			// What was written after the runs is never read: a run's reader reads its
-			// section only.
-			s.w.Reset(s.f)
-			return nil
-		}
-	}
-	if err := s.w.Flush(); err != nil {
-		return err
-	}
-	s.size += start - s.base
-	s.base, s.runs = start, []int64{s.size}
-	return nil
-}
-
 // cursor returns a reader of every record in order, for a caller that reads two sorters
 // side by side (iter.Pull would switch goroutines at every record); it may be called any
 // number of times.
@@ -395,7 +341,7 @@ func (s *sorter) cursor() (*cursor, error) {
 		return &cursor{held: s.buf}, nil
 	}
 	m := &merger{byLine: s.byLine}
-	start := s.base
+	start := int64(0)
 	for _, end := range s.runs {
 		rd := &runReader{src: io.NewSectionReader(s.f, start, end-start), buf: make([]byte, 0, mergeBuffer/recSize*recSize)}
 		start = end
