@@ -117,11 +117,8 @@
 // and the members' addresses and values in a temporary file (about 100 bytes per member and
 // row, in Options.TempDir, unlinked as soon as created so that even a killed process leaves
 // none; on Windows, where an open file cannot be unlinked, they are removed when the plan is
-// closed, and a killed process leaves them behind). While the members are read, the rows'
-// sorted runs are merged into one when the source is read first (up to a million rows: as
-// much disk again), so that the plan is made soon after the last page. Its heap stays flat,
-// so a job may let the garbage collector work less often: `sendloop sync` runs with
-// debug.SetGCPercent(150).
+// closed, and a killed process leaves them behind). Its heap stays flat, so a job may let
+// the garbage collector work less often: `sendloop sync` runs with debug.SetGCPercent(150).
 //
 // Where the service says nothing, listsync takes the most tolerant sound course, and says
 // so where it does: members pending a double opt-in confirmation count as members; an empty
