@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -129,26 +128,6 @@ func TestPrefetchPassClosedEarly(t *testing.T) {
 	assert.True(t, inner.closed.Load())
 	_, err = p.next()
 	assert.ErrorIs(t, err, errPassClosed)
-}
-
-// A spill that fails on its goroutine (no directory for its file) fails a later add or the
-// read, never silently, and close returns.
-func TestSorterBackgroundSpillFails(t *testing.T) {
-	t.Parallel()
-	s := newSorter(filepath.Join(t.TempDir(), "missing"), false)
-	defer s.close()
-	var addErr error
-	for i := range 3 * runRecords {
-		if addErr = s.add(rec{k1: uint64(i)}); addErr != nil {
-			break
-		}
-	}
-	_, readErr := s.cursor()
-	require.Error(t, readErr)
-	if addErr != nil {
-		assert.Equal(t, addErr, readErr, "the same failure")
-	}
-	assert.ErrorIs(t, s.add(rec{}), readErr, "an add after the failure")
 }
 
 // importRow fills one map for every row: a field empty in a row is absent from its map,

@@ -10,7 +10,6 @@ import (
 	"iter"
 	"os"
 	"slices"
-	"sync"
 )
 
 // recSize is the size of a rec on disk.
@@ -20,8 +19,8 @@ const recSize = 48
 // as a run: 16,384 records are 768 KiB.
 const runRecords = 16 << 10
 
-// smallRun is how many records a sorter holds in a buffer grown as records come; past it,
-// it takes a buffer of runRecords.
+// smallRun is how many records a sorter holds in a buffer of its first size; past it, it
+// takes a buffer of runRecords.
 const smallRun = 1024
 
 // mergeBuffer is the read buffer of each run while runs are merged.
@@ -87,8 +86,6 @@ func cmpU64(a, b uint64) int {
 
 // sorter sorts any number of records in bounded memory: it keeps up to runRecords of them,
 // and writes each full batch, sorted, as a run of a temporary file; reading merges the runs.
-// A full batch is sorted and written on a goroutine of its own while add fills the next:
-// the caller (reading the source, or merging) and the spill take a core each.
 type sorter struct {
 	cmp    func(a, b rec) int
 	byLine bool // cmp is bySeq: the leading key is seq, not k1
@@ -101,30 +98,6 @@ type sorter struct {
 	size   int64
 	done   bool
 	n      int
-
-	spilling chan error // the outcome of the spill under way in the background; nil when none
-	spillErr error      // a spill's failure: every later add and read returns it
-}
-
-// runBuffers keeps the buffers of runRecords records that sorters are done with: a plan's
-// sorters fill one after another (the rows', then the decisions'), and a buffer reused is
-// not grown again nor faulted in again.
-var runBuffers sync.Pool
-
-// runBuffer returns an empty buffer of runRecords records, reused when one is free.
-func runBuffer() []rec {
-	if b, ok := runBuffers.Get().(*[]rec); ok {
-		return (*b)[:0]
-	}
-	return make([]rec, 0, runRecords)
-}
-
-// freeRunBuffer hands a buffer of runRecords records back for reuse.
-func freeRunBuffer(b []rec) {
-	if cap(b) == runRecords {
-		b = b[:0]
-		runBuffers.Put(&b)
-	}
 }
 
 // newSorter returns a sorter by key (byKey: the address fingerprint, then seq) or, with
@@ -142,56 +115,20 @@ func (s *sorter) add(r rec) error {
 	if s.done {
 		return errors.New("listsync: sorter: add after read")
 	}
-	if s.spillErr != nil {
-		return s.spillErr
-	}
 	switch {
 	case s.buf == nil:
-		if b, ok := runBuffers.Get().(*[]rec); ok {
-			s.buf = (*b)[:0]
-		} else {
-			s.buf = make([]rec, 0, smallRun)
-		}
+		s.buf = make([]rec, 0, smallRun)
 	case len(s.buf) == smallRun && cap(s.buf) == smallRun:
 		// Past a small list's worth, a run's buffer at once rather than grown by doubling:
 		// each step would copy the records and fault in fresh memory.
-		s.buf = append(runBuffer(), s.buf...)
+		s.buf = append(make([]rec, 0, runRecords), s.buf...)
 	}
 	s.n++
 	s.buf = append(s.buf, r)
 	if len(s.buf) == runRecords {
-		return s.spillBackground()
+		return s.spill()
 	}
 	return nil
-}
-
-// spillBackground hands the full buffer to a goroutine that sorts and writes it as a run,
-// once the previous spill has ended, and goes on with another buffer.
-func (s *sorter) spillBackground() error {
-	if err := s.wait(); err != nil {
-		return err
-	}
-	full := s.buf
-	s.buf = runBuffer()
-	done := make(chan error, 1)
-	s.spilling = done
-	go func() {
-		err := s.spill(full)
-		freeRunBuffer(full)
-		done <- err
-	}()
-	return nil
-}
-
-// wait waits for the spill under way, if any, and returns the first spill's failure.
-func (s *sorter) wait() error {
-	if s.spilling != nil {
-		if err := <-s.spilling; err != nil && s.spillErr == nil {
-			s.spillErr = err
-		}
-		s.spilling = nil
-	}
-	return s.spillErr
 }
 
 // sortBuf sorts the records held: by radix on the leading bytes of the leading key (8 bits
@@ -199,27 +136,19 @@ func (s *sorter) wait() error {
 // fingerprints are uniform, so their top 24 bits leave stretches of about one record at a
 // run's size: three passes instead of eight. A third of the CPU of a comparison sort at a
 // million records.
-func (s *sorter) sortBuf() { s.sortRecs(s.buf) }
-
-// sortRecs sorts buf as sortBuf does, with s.tmp as the other half.
-func (s *sorter) sortRecs(buf []rec) {
+func (s *sorter) sortBuf() {
 	lead, first, passes := func(r *rec) uint64 { return r.k1 }, 5, 3
 	if s.byLine {
 		lead, first, passes = func(r *rec) uint64 { return uint64(r.seq) }, 0, 4
 	}
-	if len(buf) < 256 {
-		slices.SortStableFunc(buf, s.cmp)
+	if len(s.buf) < 256 {
+		slices.SortStableFunc(s.buf, s.cmp)
 		return
 	}
-	if cap(s.tmp) < len(buf) {
-		freeRunBuffer(s.tmp)
-		if len(buf) <= runRecords {
-			s.tmp = runBuffer()
-		} else {
-			s.tmp = make([]rec, len(buf))
-		}
+	if cap(s.tmp) < len(s.buf) {
+		s.tmp = make([]rec, len(s.buf))
 	}
-	src, dst := buf, s.tmp[:len(buf)]
+	src, dst := s.buf, s.tmp[:len(s.buf)]
 	for pass := first; pass < first+passes; pass++ {
 		shift := uint(pass * 8)
 		var count [257]int
@@ -239,26 +168,25 @@ func (s *sorter) sortRecs(buf []rec) {
 		}
 		src, dst = dst, src
 	}
-	if &src[0] != &buf[0] {
-		copy(buf, src)
+	if &src[0] != &s.buf[0] {
+		copy(s.buf, src)
 	}
 	shift := uint(first * 8)
-	for i := 0; i < len(buf); {
+	for i := 0; i < len(s.buf); {
 		j := i + 1
-		for j < len(buf) && lead(&buf[j])>>shift == lead(&buf[i])>>shift {
+		for j < len(s.buf) && lead(&s.buf[j])>>shift == lead(&s.buf[i])>>shift {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(buf[i:j], s.cmp)
+			slices.SortStableFunc(s.buf[i:j], s.cmp)
 		}
 		i = j
 	}
 }
 
-// spill writes buf as a sorted run. It runs on one goroutine at a time: the sorter's own,
-// or the background one it waits for before it touches the file again.
-func (s *sorter) spill(buf []rec) error {
-	s.sortRecs(buf)
+// spill writes the records held as a sorted run.
+func (s *sorter) spill() error {
+	s.sortBuf()
 	if s.f == nil {
 		f, err := createTemp(s.dir, "sendloop-sync-run-*")
 		if err != nil {
@@ -267,46 +195,36 @@ func (s *sorter) spill(buf []rec) error {
 		s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
 	}
 	var b [recSize]byte
-	for i := range buf {
-		buf[i].put(b[:])
+	for i := range s.buf {
+		s.buf[i].put(b[:])
 		if _, err := s.w.Write(b[:]); err != nil {
 			return err
 		}
 	}
-	s.size += int64(len(buf)) * recSize
+	s.size += int64(len(s.buf)) * recSize
 	s.runs = append(s.runs, s.size)
+	s.buf = s.buf[:0]
 	return nil
 }
 
 // finish sorts what is held, writing it out if earlier records were.
 func (s *sorter) finish() error {
-	if err := s.wait(); err != nil {
-		return err
-	}
 	if s.done {
 		return nil
 	}
 	s.done = true
 	if s.f == nil {
 		s.sortBuf()
-		freeRunBuffer(s.tmp)
 		s.tmp = nil
 		return nil
 	}
 	if len(s.buf) > 0 {
-		if err := s.spill(s.buf); err != nil {
-			s.spillErr = err
+		if err := s.spill(); err != nil {
 			return err
 		}
 	}
-	freeRunBuffer(s.buf)
-	freeRunBuffer(s.tmp)
 	s.buf, s.tmp = nil, nil
-	if err := s.w.Flush(); err != nil {
-		s.spillErr = err
-		return err
-	}
-	return nil
+	return s.w.Flush()
 }
 
 // all yields every record in order; it may be called any number of times.
@@ -507,9 +425,8 @@ func (a *ahead) close() {
 
 var errReadAfterClose = errors.New("listsync: read ahead after close")
 
-// close closes the temporary file, once the spill under way has ended.
+// close closes the temporary file.
 func (s *sorter) close() {
-	_ = s.wait()
 	if s.f != nil {
 		closeTemp(s.f)
 		s.f = nil
