@@ -362,9 +362,6 @@ func (a *applier) adds() error {
 	if err != nil {
 		return err
 	}
-	// Read and mapped on one core while the rows are checked against the plan and batched
-	// on another: the first batches are ready sooner, and calls wait less for the next.
-	r = prefetch(r)
 	defer r.close()
 	mapping := pl.Mapping()
 	var readErr error

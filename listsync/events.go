@@ -93,17 +93,16 @@ func (pl *Plan) Events(ctx context.Context, mask EventKind) iter.Seq2[Event, err
 func (pl *Plan) events(r pass, mask EventKind, scratch bool) iter.Seq2[Event, error] {
 	p := pl.planner
 	return func(yield func(Event, error) bool) {
-		// A cursor read ahead on a goroutine of its own, not iter.Pull (a switch of
-		// goroutines at every record): the merge of the decisions' runs takes the other core.
+		// A cursor, not iter.Pull, which switches goroutines at every record; not read
+		// ahead either, which would hold batches of records for a merge that the reading of
+		// the source keeps up with.
 		cur, err := p.decisions.cursor()
 		if err != nil {
 			yield(Event{}, err)
 			return
 		}
-		ahead := readAhead(cur)
-		defer ahead.close()
 		decisions := func() (rec, error, bool) {
-			d, ok, err := ahead.next()
+			d, ok, err := cur.next()
 			return d, err, ok
 		}
 		d, err, ok := decisions()
