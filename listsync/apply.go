@@ -325,15 +325,21 @@ func (a *applier) begin(kind EventKind) {
 // the next one.
 func importRow(m *Mapping, row MappedRow, fields *sendloop.CustomFields) sendloop.ImportSubscriber {
 	sub := sendloop.ImportSubscriber{EmailAddress: row.Email}
-	clear(*fields)
+	// The map holds the mapped fields only: each is set or deleted, which costs less than
+	// clearing the map for every row.
 	for i, f := range m.Fields {
 		if row.Values[i] == "" {
+			if *fields != nil {
+				delete(*fields, f.Field.ID)
+			}
 			continue
 		}
 		if *fields == nil {
 			*fields = sendloop.CustomFields{}
 		}
 		(*fields)[f.Field.ID] = row.Values[i]
+	}
+	if len(*fields) > 0 {
 		sub.Fields = *fields
 	}
 	return sub
@@ -361,7 +367,7 @@ func (a *applier) adds() error {
 	var readErr error
 	var fields sendloop.CustomFields
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
-		for ev, err := range pl.events(r, EventAdd|EventReject) {
+		for ev, err := range pl.events(r, EventAdd|EventReject, true) {
 			if a.stop.Err() != nil {
 				return // the rest of the source is not read: its rows are not attempted
 			}
@@ -435,7 +441,7 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 	}
 	defer r.close()
 	index, next := 0, 0
-	for ev, err := range a.pl.events(r, EventAdd) {
+	for ev, err := range a.pl.events(r, EventAdd, true) {
 		if err != nil {
 			return err
 		}
@@ -506,7 +512,7 @@ type pendingUpdate struct {
 // plan is rejected.
 func (a *applier) updateSeq(r pass) iter.Seq2[pendingUpdate, error] {
 	return func(yield func(pendingUpdate, error) bool) {
-		for ev, err := range a.pl.events(r, EventUpdate) {
+		for ev, err := range a.pl.events(r, EventUpdate, true) {
 			if err != nil {
 				yield(pendingUpdate{}, err)
 				return

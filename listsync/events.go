@@ -71,7 +71,7 @@ func (pl *Plan) Events(ctx context.Context, mask EventKind) iter.Seq2[Event, err
 			return
 		}
 		defer r.close()
-		for ev, err := range pl.events(r, mask) {
+		for ev, err := range pl.events(r, mask, false) {
 			if !yield(ev, err) {
 				return
 			}
@@ -87,12 +87,24 @@ func (pl *Plan) Events(ctx context.Context, mask EventKind) iter.Seq2[Event, err
 // (its Row holds its line only), and a row rejected when planned that is not now. Rows of
 // unchanged members, skipped rows and suppressed addresses yield nothing, whatever they
 // hold now: the plan changes nothing for them. A read error is yielded once, and ends the
-// sequence.
-func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
+// sequence. With scratch, an Event's Row.Values are valid only until the next Event: for
+// a caller done with the row by then (one that keeps no Values, and hands the row to no
+// goroutine).
+func (pl *Plan) events(r pass, mask EventKind, scratch bool) iter.Seq2[Event, error] {
 	p := pl.planner
 	return func(yield func(Event, error) bool) {
-		decisions, stop := iter.Pull2(p.decisions.all())
-		defer stop()
+		// A cursor, not iter.Pull, which switches goroutines at every record; not read
+		// ahead either, which would hold batches of records for a merge that the reading of
+		// the source keeps up with.
+		cur, err := p.decisions.cursor()
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		decisions := func() (rec, error, bool) {
+			d, ok, err := cur.next()
+			return d, err, ok
+		}
 		d, err, ok := decisions()
 		for {
 			if err != nil {
@@ -112,9 +124,9 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 			// The rows planned before this one (all those left, at the end) are gone from
 			// the source: reported, lest the decisions after them wait for them forever.
 			for ok && (eof || d.seq < line) {
-				if decisionEvent[d.kind]&mask != 0 {
+				if decisionEvent(d.kind)&mask != 0 {
 					row := MappedRow{Line: int(d.seq), Raw: fmt.Sprintf("(line %d)", d.seq)}
-					if !yield(Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}, nil) {
+					if !yield(Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent(d.kind)}, nil) {
 						return
 					}
 				}
@@ -127,15 +139,20 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 				continue // a row the plan changes nothing for
 			}
 			var ev Event
-			if decisionEvent[d.kind]&mask != 0 {
-				row := r.row()
+			if decisionEvent(d.kind)&mask != 0 {
+				var row MappedRow
+				if scratch {
+					row = r.scratchRow()
+				} else {
+					row = r.row()
+				}
 				// The source is read again: a row that no longer names the address the
 				// decision was made for is skipped, and reported, whatever the mask.
 				switch k1, k2 := p.key(row.Key); {
 				case d.kind == decisionReject && row.Reject != "":
 					ev = Event{Kind: EventReject, Row: row, Reason: row.Reject}
 				case d.kind == decisionReject, row.Key == "" || k1 != d.k1 || k2 != d.k2:
-					ev = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent[d.kind]}
+					ev = Event{Kind: EventReject, Row: row, Reason: ReasonFileChanged, planned: decisionEvent(d.kind)}
 				default:
 					ev, err = pl.event(d, row)
 				}
@@ -160,8 +177,18 @@ func (pl *Plan) events(r pass, mask EventKind) iter.Seq2[Event, error] {
 // ReasonFileChanged is the Reason of a row skipped because the file changed during the sync.
 const ReasonFileChanged = "the file changed during the sync: the line no longer holds the address planned for it"
 
-// decisionEvent is the kind of Event of each kind of decision.
-var decisionEvent = map[uint32]EventKind{decisionAdd: EventAdd, decisionDuplicate: EventReject, decisionUpdate: EventUpdate, decisionReject: EventReject}
+// decisionEvent returns the kind of Event of a kind of decision.
+func decisionEvent(kind uint32) EventKind {
+	switch kind {
+	case decisionAdd:
+		return EventAdd
+	case decisionUpdate:
+		return EventUpdate
+	case decisionDuplicate, decisionReject:
+		return EventReject
+	}
+	return 0
+}
 
 // event turns a decision about a row into its Event.
 func (pl *Plan) event(d rec, row MappedRow) (Event, error) {

@@ -406,10 +406,12 @@ func (pl *Plan) Close() error {
 
 // readSource reads the source that open opens, once, into the plan's records. It may run
 // while members and suppressed addresses are added (in another goroutine), and is called
-// once per planner, before finish. When ctx ends it stops reading and returns ctx's error.
+// once per planner, before finish; it does not read p.mapping, which an early reading's
+// plan sets meanwhile (the pass maps the rows). When ctx ends it stops reading and returns
+// ctx's error.
 func (p *planner) readSource(ctx context.Context, open opener) error {
 	pl := p.plan
-	return p.scan(ctx, open, func(row MappedRow) error {
+	err := p.scan(ctx, open, func(row MappedRow) error {
 		pl.Rows++
 		switch {
 		case row.Reject != "":
@@ -443,10 +445,21 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
 		}
 		k1, k2 := p.key(row.Key)
-		p.rowScratch = p.appendValues(p.rowScratch[:0], func(i int) string { return row.Values[i] })
+		// As appendValues encodes them, from the row alone: an early reading (earlyRead)
+		// runs while the plan's mapping is set.
+		p.rowScratch = p.rowScratch[:0]
+		for _, v := range row.Values {
+			p.rowScratch = appendString(p.rowScratch, v)
+		}
 		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
 			vals: p.valuesHash(p.rowScratch)})
 	})
+	if err != nil {
+		return err
+	}
+	// The rows are all read: their last run is sorted and written now, while the members
+	// may still be coming, rather than when the plan is made.
+	return p.rows.finish()
 }
 
 // finish compares the members with the source's rows, address by address, and returns the

@@ -79,7 +79,7 @@ func events(t *testing.T, pl *Plan, open func() (*csvfile.Reader, error)) []stri
 		t.Fatal(err)
 	}
 	var out []string
-	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventAdd|EventReject) {
+	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventAdd|EventReject, false) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func planUpdates(t *testing.T, pl *Plan, open func() (*csvfile.Reader, error)) [
 		t.Fatal(err)
 	}
 	var out []Update
-	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventUpdate) {
+	for ev, err := range pl.events(readerPass(r, pl.Mapping()), EventUpdate, false) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +315,7 @@ func TestPlanFileChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for ev, err := range pl.events(readerPass(r, pl.Mapping()), mask) {
+		for ev, err := range pl.events(readerPass(r, pl.Mapping()), mask, false) {
 			if err != nil {
 				t.Fatal(err)
 			}

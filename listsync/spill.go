@@ -19,6 +19,10 @@ const recSize = 48
 // as a run: 16,384 records are 768 KiB.
 const runRecords = 16 << 10
 
+// smallRun is how many records a sorter holds in a buffer of its first size; past it, it
+// takes a buffer of runRecords.
+const smallRun = 1024
+
 // mergeBuffer is the read buffer of each run while runs are merged.
 const mergeBuffer = 8 << 10
 
@@ -110,6 +114,14 @@ func newSorter(dir string, byLine bool) *sorter {
 func (s *sorter) add(r rec) error {
 	if s.done {
 		return errors.New("listsync: sorter: add after read")
+	}
+	switch {
+	case s.buf == nil:
+		s.buf = make([]rec, 0, smallRun)
+	case len(s.buf) == smallRun && cap(s.buf) == smallRun:
+		// Past a small list's worth, a run's buffer at once rather than grown by doubling:
+		// each step would copy the records and fault in fresh memory.
+		s.buf = append(make([]rec, 0, runRecords), s.buf...)
 	}
 	s.n++
 	s.buf = append(s.buf, r)

@@ -301,7 +301,7 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 	}
 	defer r.close()
 	ids := p.fieldIDs()
-	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd), func(ev Event) {
+	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd, false), func(ev Event) {
 		if ev.Kind != EventAdd {
 			return // the source changed: Apply reports the row
 		}
