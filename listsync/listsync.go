@@ -2,11 +2,9 @@
 // database query, a JSON export. It is the engine of `sendloop sync`, for Go programs.
 //
 // A sync has three steps. New reads the list (list.get) and maps the source's columns to
-// the list's custom fields, by name or by key CustomField<id>; meanwhile it starts reading
-// a CSV file for the plan, kept when the list maps the columns as the header alone
-// suggests (every other column a field). Job.Plan reads the list's members
-// (Options.Concurrency pages at once) and its suppression lists, all at the same time and
-// while it reads the source, and compares them address by address,
+// the list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's
+// members (Options.Concurrency pages at once) and its suppression lists, all at the same
+// time and while it reads the source, and compares them address by address,
 // case-insensitively: which rows add an address, which update a member's custom fields,
 // which members the source does not name (unsubscribed with Options.UnsubscribeMissing),
 // which rows are skipped (members who unsubscribed, suppressed addresses) and which are
@@ -177,10 +175,7 @@ type Job struct {
 }
 
 // New reads the list (with its custom fields) and maps the source's columns to them. A
-// column that names nothing known is a *HeaderError (see HeaderOptions). For a CSVFile, New
-// starts the plan's reading of the file while list.get is under way; that reading outlives
-// ctx, ends with the context of Job.Plan, and stops when a Job that was never planned is
-// garbage collected.
+// column that names nothing known is a *HeaderError (see HeaderOptions).
 func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts Options) (*Job, error) {
 	if listID <= 0 {
 		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
