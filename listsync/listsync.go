@@ -128,7 +128,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
@@ -171,7 +170,6 @@ type Job struct {
 	opts    Options
 	list    *sendloop.List
 	mapping *Mapping
-	early   *earlyRead // the first plan's reading of a CSV file, started by New
 }
 
 // New reads the list (with its custom fields) and maps the source's columns to them. A
@@ -183,41 +181,15 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = defaultConcurrency
 	}
-	var early *earlyRead
-	if f, ok := src.(*CSVFile); ok {
-		early = startEarlyRead(ctx, f, opts)
-	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
-		early.abandon()
 		return nil, err
 	}
 	m, err := src.mapping(ListFields(list))
 	if err != nil {
-		early.abandon()
 		return nil, err
 	}
-	if early != nil && !early.fits(m) {
-		early.abandon()
-		early = nil
-	}
-	j := &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m, early: early}
-	if early != nil {
-		// A Job that is never planned stops its reading and removes its files.
-		runtime.SetFinalizer(j, func(j *Job) {
-			if e := j.takeEarly(); e != nil {
-				go e.abandon()
-			}
-		})
-	}
-	return j, nil
-}
-
-// takeEarly returns the early reading of the source, at most once; nil when there is none.
-func (j *Job) takeEarly() *earlyRead {
-	e := j.early
-	j.early = nil
-	return e
+	return &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m}, nil
 }
 
 // ListFields returns a list's custom fields, as ExportHeader takes them.
@@ -279,36 +251,22 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 			Progress:           func(offset int64) { read.Store(offset); report() },
 		})
 	}
-	readSource := func(p *planner) func(context.Context) error {
-		return func(ctx context.Context) error { return p.readSource(ctx, j.open(ctx)) }
-	}
 	var st *stateRun
 	if j.opts.State != nil {
 		var err error
 		if st, err = j.startState(); err != nil {
-			j.takeEarly().abandon()
 			return nil, err
 		}
 	}
-	var p *planner
-	var readFile func(context.Context) error
-	if e := j.takeEarly(); e != nil {
-		// The file has been read since New: the plan goes on from that reading.
-		p = e.claim(j.mapping, func(offset int64) { read.Store(offset); report() })
-		readFile = e.wait
-	} else {
-		var err error
-		if p, err = newP(); err != nil {
-			st.close()
-			return nil, err
-		}
-		readFile = readSource(p)
+	p, err := newP()
+	if err != nil {
+		st.close()
+		return nil, err
 	}
 	var pl *Plan
-	var err error
 	if st != nil && st.use.Used {
 		p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
-		pl, err = j.makePlan(ctx, p, readFile, func(ctx context.Context) error {
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error {
 			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 				return st.feed(ctx, j, p, func() {
 					if members.Add(1)%sendloop.BrowsePageSize == 0 {
@@ -327,14 +285,13 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 				st.close()
 				return nil, err
 			}
-			readFile = readSource(p)
 			pl = nil
 		case err == nil:
 			err = j.lookUp(ctx, pl)
 		}
 	}
 	if pl == nil && err == nil {
-		pl, err = j.makePlan(ctx, p, readFile, func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
+		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
 	}
 	if err != nil {
 		p.close()
@@ -348,15 +305,14 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	return pl, nil
 }
 
-// makePlan reads the members and the suppression lists into the planner while read reads
-// the source into it (the three do not depend on each other), then plans. read ends early
-// when its context does, and makePlan waits for its end whatever happens.
-func (j *Job) makePlan(ctx context.Context, p *planner, read, feed func(context.Context) error) (*Plan, error) {
+// makePlan reads the members and the suppression lists into the planner while it reads the
+// source (the three do not depend on each other), then plans.
+func (j *Job) makePlan(ctx context.Context, p *planner, feed func(context.Context) error) (*Plan, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fileDone := make(chan error, 1)
 	go func() {
-		err := read(ctx)
+		err := p.readSource(ctx, j.open(ctx))
 		if err != nil {
 			cancel(err)
 		}

@@ -406,9 +406,7 @@ func (pl *Plan) Close() error {
 
 // readSource reads the source that open opens, once, into the plan's records. It may run
 // while members and suppressed addresses are added (in another goroutine), and is called
-// once per planner, before finish; it does not read p.mapping, which an early reading's
-// plan sets meanwhile (the pass maps the rows). When ctx ends it stops reading and returns
-// ctx's error.
+// once per planner, before finish. When ctx ends it stops reading and returns ctx's error.
 func (p *planner) readSource(ctx context.Context, open opener) error {
 	pl := p.plan
 	err := p.scan(ctx, open, func(row MappedRow) error {
@@ -445,12 +443,7 @@ func (p *planner) readSource(ctx context.Context, open opener) error {
 			return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindProtect})
 		}
 		k1, k2 := p.key(row.Key)
-		// As appendValues encodes them, from the row alone: an early reading (earlyRead)
-		// runs while the plan's mapping is set.
-		p.rowScratch = p.rowScratch[:0]
-		for _, v := range row.Values {
-			p.rowScratch = appendString(p.rowScratch, v)
-		}
+		p.rowScratch = p.appendValues(p.rowScratch[:0], func(i int) string { return row.Values[i] })
 		return p.rows.add(rec{k1: k1, k2: k2, seq: uint32(row.Line), kind: kindRow,
 			vals: p.valuesHash(p.rowScratch)})
 	})
