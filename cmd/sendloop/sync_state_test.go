@@ -23,7 +23,10 @@ func TestSyncState(t *testing.T) {
 	statePath := filepath.Join(dir, "list-1.state")
 	sync := func(global []string, flags ...string) result {
 		args := append(global, "sync", "--list", "1", "--csv", csvPath, "--state", statePath)
-		return invocation{args: append(args, flags...), env: f.env}.run(t)
+		// Each run a process, as the CLI's runs are: the state's lock is a flock, which a
+		// process that other tests start holds too from its fork to its exec, so that a run
+		// in this process may find the lock of the run before it still held for a moment.
+		return invocation{args: append(args, flags...), env: f.env, process: true}.run(t)
 	}
 	type stateDoc struct {
 		State struct {
@@ -67,7 +70,7 @@ func TestSyncState(t *testing.T) {
 	expect(t, r, exitOK, []string{"State used: the members were not read (drift 0)."}, nil)
 	// A workflow's step summary says it too.
 	summary := filepath.Join(dir, "summary.md")
-	r = invocation{args: []string{"sync", "--list", "1", "--csv", csvPath, "--state", statePath}, env: f.env,
+	r = invocation{args: []string{"sync", "--list", "1", "--csv", csvPath, "--state", statePath}, env: f.env, process: true,
 		ciEnv: []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary}}.run(t)
 	expect(t, r, exitOK, nil, nil)
 	md, err := os.ReadFile(summary)
