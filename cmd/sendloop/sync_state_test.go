@@ -24,8 +24,9 @@ func TestSyncState(t *testing.T) {
 	sync := func(global []string, flags ...string) result {
 		args := append(global, "sync", "--list", "1", "--csv", csvPath, "--state", statePath)
 		// Each run a process, as the CLI's runs are: the state's lock is a flock, which a
-		// process that other tests start holds too from its fork to its exec, so that a run
-		// in this process may find the lock of the run before it still held for a moment.
+		// process that other tests start holds too from its fork to its exec. A run waits
+		// for it a moment (listsync's TestStateLockWaitsOutAMomentaryHolder), but a loaded
+		// machine may hold a child longer between the two.
 		return invocation{args: append(args, flags...), env: f.env, process: true}.run(t)
 	}
 	type stateDoc struct {
