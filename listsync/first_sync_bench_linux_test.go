@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 // firstSyncTransport answers subscriber.import as importAnswerer does and the other
@@ -31,18 +30,7 @@ func (t firstSyncTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // are answered without a server, and the CSV.
 func firstSyncClient(b *testing.B, n int) (*sendloop.Client, string) {
 	b.Helper()
-	srv := sendlooptest.NewServer(b)
-	c := apiClient(b, srv)
-	ctx := context.Background()
-	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Bench", OptInMode: sendloop.OptInSingle})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, name := range []string{"First name", "Plan"} {
-		if _, err := srv.DefineCustomField(list, sendlooptest.CustomField{Name: name}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	srv, _, list := benchList(b)
 	path := filepath.Join(b.TempDir(), "rows.csv")
 	f, err := os.Create(path)
 	if err != nil {
@@ -59,28 +47,11 @@ func firstSyncClient(b *testing.B, n int) (*sendloop.Client, string) {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
-	rt := &replayTransport{pages: map[int][]byte{}, commands: map[string][]byte{}}
-	rec, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: recordingTransport{rt}}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := OpenCSV(path, CSVOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	job, err := New(ctx, rec, list, src, Options{Concurrency: 1, TempDir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	pl, err := job.Plan(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pl.Close()
+	rt, _, pl := recordPlan(b, srv, list, path)
 	if pl.Adds != n {
 		b.Fatalf("the fixture's first sync: %d additions of %d", pl.Adds, n)
 	}
-	c, err = sendloop.NewClient(replayKey, sendloop.WithBaseURL("https://replay.invalid"),
+	c, err := sendloop.NewClient(replayKey, sendloop.WithBaseURL("https://replay.invalid"),
 		sendloop.WithHTTPClient(&http.Client{Transport: firstSyncTransport{rt}}))
 	if err != nil {
 		b.Fatal(err)

@@ -91,15 +91,13 @@ func resyncClient(b *testing.B, n int) (*sendloop.Client, string) {
 	return c, path
 }
 
-// replayKey is the API key of resyncClient's client.
-const replayKey = "replay-key-0123456789"
-
-func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
+// benchList makes a fake with an empty list holding the fields First name and Plan: the
+// fake, a client of it and the list's ID.
+func benchList(b *testing.B) (*sendlooptest.Server, *sendloop.Client, int) {
 	b.Helper()
 	srv := sendlooptest.NewServer(b)
 	c := apiClient(b, srv)
-	ctx := context.Background()
-	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Bench", OptInMode: sendloop.OptInSingle})
+	list, err := c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: "Bench", OptInMode: sendloop.OptInSingle})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,6 +106,43 @@ func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 			b.Fatal(err)
 		}
 	}
+	return srv, c, list
+}
+
+// recordPlan plans a sync of the CSV at path into the fake's list through a client that
+// records the fake's answers: the recording, the recording client and the plan (closed
+// when the benchmark ends).
+func recordPlan(b *testing.B, srv *sendlooptest.Server, list int, path string) (*replayTransport, *sendloop.Client, *Plan) {
+	b.Helper()
+	ctx := context.Background()
+	rt := &replayTransport{pages: map[int][]byte{}, commands: map[string][]byte{}}
+	rec, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: recordingTransport{rt}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := OpenCSV(path, CSVOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := New(ctx, rec, list, src, Options{Concurrency: 1, TempDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, err := job.Plan(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pl.Close() })
+	return rt, rec, pl
+}
+
+// replayKey is the API key of resyncClient's client.
+const replayKey = "replay-key-0123456789"
+
+func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
+	b.Helper()
+	srv, c, list := benchList(b)
+	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "members.csv")
 	f, err := os.Create(path)
 	if err != nil {
@@ -133,24 +168,7 @@ func resyncFixture(b *testing.B, n int) (*replayTransport, string) {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
-	rt := &replayTransport{pages: map[int][]byte{}, commands: map[string][]byte{}}
-	rec, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: recordingTransport{rt}}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := OpenCSV(path, CSVOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	job, err := New(ctx, rec, list, src, Options{Concurrency: 1, TempDir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	pl, err := job.Plan(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pl.Close()
+	rt, rec, pl := recordPlan(b, srv, list, path)
 	if pl.Unchanged != n {
 		b.Fatalf("the fixture's re-sync: %d unchanged of %d", pl.Unchanged, n)
 	}
