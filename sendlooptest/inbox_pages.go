@@ -8,14 +8,17 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 )
 
 //go:embed inbox/*.html
 var inboxFiles embed.FS
 
-// inboxTemplates are the inbox's pages, each with the shared layout.
-var inboxTemplates = func() map[string]*template.Template {
+// inboxTemplates returns the inbox's pages, each with the shared layout. They are parsed
+// on the first page served, not when a program linking the package starts: the CLI carries
+// the fake, and every command would pay for the parse.
+var inboxTemplates = sync.OnceValue(func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"json": func(v any) string {
@@ -41,7 +44,7 @@ var inboxTemplates = func() map[string]*template.Template {
 		out[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(inboxFiles, "inbox/layout.html", "inbox/"+page+".html"))
 	}
 	return out
-}()
+})
 
 // The Content-Security-Policy of the inbox's pages: no script at all (the pages need none),
 // nothing from elsewhere, frames of the inbox only, and no framing by others.
@@ -84,7 +87,7 @@ func (c *Control) render(w http.ResponseWriter, r *http.Request, page, title str
 	d := pageData{Title: title, Prefix: ControlPrefix, FormToken: sess.csrf, Body: body,
 		Flash: r.URL.Query().Get("done"), Error: r.URL.Query().Get("failed") == "1"}
 	var b bytes.Buffer
-	if err := inboxTemplates[page].Execute(&b, d); err != nil {
+	if err := inboxTemplates()[page].Execute(&b, d); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
