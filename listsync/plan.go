@@ -76,6 +76,7 @@ type planner struct {
 	rows      *sorter // the rows naming an address, by key then line
 	decisions *sorter // what to do with each row to add, update or reject, by line (readSource adds the rejected rows, join the rest)
 	absent    *sorter // the members to unsubscribe, in browse order
+	bufs      *runBuffers
 }
 
 // newPlanner returns a planner for sources read through m.
@@ -90,6 +91,10 @@ func newPlanner(m *Mapping, opts plannerOptions) (*planner, error) {
 	p.rows = newSorter(dir, false)
 	p.decisions = newSorter(dir, true)
 	p.absent = newSorter(dir, true)
+	p.bufs = new(runBuffers)
+	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
+		s.bufs = p.bufs
+	}
 	var err error
 	if p.data, err = createTemp(dir, "sendloop-sync-members-*"); err != nil {
 		return nil, err
@@ -467,6 +472,7 @@ func (p *planner) finish() (*Plan, error) {
 	if err := p.join(p.plan); err != nil {
 		return nil, err
 	}
+	p.bufs.drop() // the plan is made: its sorters take no more records
 	return p.plan, nil
 }
 
@@ -480,10 +486,15 @@ func (p *planner) join(pl *Plan) error {
 	if err != nil {
 		return err
 	}
-	membersAhead, rowsAhead := readAhead(members), readAhead(rows)
-	defer membersAhead.close()
-	defer rowsAhead.close()
-	nextM, nextR := membersAhead.next, rowsAhead.next
+	nextM, nextR := members.next, rows.next
+	if members.merge != nil && rows.merge != nil {
+		// Two merges take a core each. One alone is read here: handing its records to
+		// another core costs more than merging them (the batches travel between caches).
+		membersAhead, rowsAhead := readAhead(members), readAhead(rows)
+		defer membersAhead.close()
+		defer rowsAhead.close()
+		nextM, nextR = membersAhead.next, rowsAhead.next
+	}
 	m, okM, err := nextM()
 	if err != nil {
 		return err

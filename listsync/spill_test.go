@@ -3,8 +3,11 @@ package listsync
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // checkSorter adds recs to a sorter and checks that it yields them all, in order, twice.
@@ -172,6 +175,80 @@ func TestSorter(t *testing.T) {
 		}
 		checkSorter(t, recs, false)
 	}
+}
+
+// sortedRecs reads every record of a sorter.
+func sortedRecs(t *testing.T, s *sorter) []rec {
+	t.Helper()
+	var got []rec
+	for r, err := range s.all() {
+		require.NoError(t, err)
+		got = append(got, r)
+	}
+	return got
+}
+
+// The sorters of a plan share their run buffers: a sorter that has written its last run
+// gives back its three (the one filled, the one written behind it, the radix sort's), the
+// next takes them instead of fresh memory, and both sort as they would alone. Once the
+// buffers are dropped, nothing given back is kept.
+func TestSortersShareRunBuffers(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	recs := make([]rec, 2*runRecords+5)
+	for i := range recs {
+		recs[i] = rec{k1: rng.Uint64(), k2: rng.Uint64N(3), seq: rng.Uint32N(uint32(len(recs)))}
+	}
+	pool := new(runBuffers)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		byLine   bool
+		freeLeft int
+	}{
+		{byLine: false, freeLeft: 3}, // the first sorter finds no buffer and gives back three
+		{byLine: true, freeLeft: 3},  // the second takes those three and gives them back
+	} {
+		s := newSorter(dir, tt.byLine)
+		s.bufs = pool
+		for _, r := range recs {
+			require.NoError(t, s.add(r))
+		}
+		if tt.byLine {
+			require.Empty(t, pool.free, "the second sorter took fresh buffers while free ones were kept")
+		}
+		got := sortedRecs(t, s)
+		require.Len(t, pool.free, tt.freeLeft)
+		want := slices.Clone(recs)
+		slices.SortStableFunc(want, s.cmp)
+		require.Equal(t, want, got)
+		s.close()
+	}
+	pool.drop()
+	require.Empty(t, pool.free)
+	s := newSorter(dir, false)
+	s.bufs = pool
+	for _, r := range recs {
+		require.NoError(t, s.add(r))
+	}
+	require.NoError(t, s.finish())
+	require.Empty(t, pool.free, "buffers given back after the drop were kept")
+	s.close()
+}
+
+// A run that cannot be written fails the sorter: its goroutine's error comes back from a
+// later add or from finish, not lost.
+func TestSorterSpillFailure(t *testing.T) {
+	t.Parallel()
+	s := newSorter(filepath.Join(t.TempDir(), "missing"), false)
+	defer s.close()
+	var err error
+	for i := 0; i < 2*runRecords+1 && err == nil; i++ {
+		err = s.add(rec{k1: uint64(i)})
+	}
+	if err == nil {
+		err = s.finish()
+	}
+	require.ErrorContains(t, err, "temporary file")
 }
 
 // FuzzRec: a record survives its encoding, and any 48 bytes decode to one that encodes back
