@@ -3,7 +3,10 @@
 // per import, the 10 % guard, a 10 s grace). scripts/bench-listsync times it against the
 // CLI; it reads SENDLOOP_API_KEY and SENDLOOP_BASE_URL.
 //
-// Usage: bench-listsync-go LIST-ID FILE
+// Usage: bench-listsync-go LIST-ID FILE [CONCURRENCY]
+//
+// Its last line says how long the sync took in the process, from New to the end of Apply,
+// as scripts/bench-floor times its calls: scripts/bench-wan compares the two.
 package main
 
 import (
@@ -19,19 +22,25 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		log.Fatal("usage: bench-listsync-go LIST-ID FILE")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		log.Fatal("usage: bench-listsync-go LIST-ID FILE [CONCURRENCY]")
 	}
 	listID, err := strconv.Atoi(os.Args[1])
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(context.Background(), listID, os.Args[2]); err != nil {
+	concurrency := 0 // listsync's default, the CLI's
+	if len(os.Args) == 4 {
+		if concurrency, err = strconv.Atoi(os.Args[3]); err != nil || concurrency <= 0 {
+			log.Fatalf("concurrency %q: want a positive number", os.Args[3])
+		}
+	}
+	if err := run(context.Background(), listID, os.Args[2], concurrency); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, listID int, path string) error {
+func run(ctx context.Context, listID int, path string, concurrency int) error {
 	c, err := sendloop.NewClientFromEnv()
 	if err != nil {
 		return err
@@ -40,7 +49,8 @@ func run(ctx context.Context, listID int, path string) error {
 	if err != nil {
 		return err
 	}
-	job, err := listsync.New(ctx, c, listID, src, listsync.Options{})
+	start := time.Now()
+	job, err := listsync.New(ctx, c, listID, src, listsync.Options{Concurrency: concurrency})
 	if err != nil {
 		return err
 	}
@@ -53,10 +63,12 @@ func run(ctx context.Context, listID int, path string) error {
 	if err != nil {
 		return err
 	}
+	elapsed := time.Since(start)
 	fmt.Printf("plan: %d to add, %d to update, %d unchanged, %d rejected; rows: %d done, %d failed, %d not attempted\n",
 		plan.Adds, plan.Updates, plan.Unchanged, plan.Rejected, res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
 	if plan.Rejected > 0 || res.RowsFailed > 0 || res.RowsNotAttempted > 0 {
 		return fmt.Errorf("%d rows rejected, %d failed, %d not attempted", plan.Rejected, res.RowsFailed, res.RowsNotAttempted)
 	}
+	fmt.Printf("synced in %.3f s\n", elapsed.Seconds())
 	return nil
 }
