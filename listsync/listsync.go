@@ -4,7 +4,9 @@
 // A sync has three steps. New reads the list (list.get) and maps the source's columns to
 // the list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's
 // members (Options.Concurrency pages at once) and its suppression lists, all at the same
-// time and while it reads the source, and compares them address by address,
+// time and while it reads the source (New starts the first page, the suppression lists and
+// a CSV file's reading beside list.get: none of them needs its answer, and a first sync
+// does not wait for one after the other), and compares them address by address,
 // case-insensitively: which rows add an address, which update a member's custom fields,
 // which members the source does not name (unsubscribed with Options.UnsubscribeMissing),
 // which rows are skipped (members who unsubscribed, suppressed addresses) and which are
@@ -170,10 +172,19 @@ type Job struct {
 	opts    Options
 	list    *sendloop.List
 	mapping *Mapping
+	pre     atomic.Pointer[prefetch] // what New started for the first Plan
 }
 
 // New reads the list (with its custom fields) and maps the source's columns to them. A
 // column that names nothing known is a *HeaderError (see HeaderOptions).
+//
+// Without Options.State, New also starts what the first Plan needs and can have before
+// list.get answers: the members' first page, the suppression lists, and the reading of a
+// CSV file through the mapping its header suggests (kept when the list's fields map the
+// columns alike). They run on ctx after New returns, and Plan waits for them: a first sync
+// then costs about one round trip and the join before its first import, not three. A Job
+// that is never planned lets them end on their own: three calls, one reading of the file,
+// and temporary files closed when the Job is garbage-collected.
 func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts Options) (*Job, error) {
 	if listID <= 0 {
 		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
@@ -181,15 +192,38 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = defaultConcurrency
 	}
+	j := &Job{client: c, listID: listID, src: src, opts: opts}
+	var pre *prefetch
+	if opts.State == nil {
+		// A run from a state walks no members: its call budget has no first page.
+		pre = j.startPrefetch(ctx, j.reportPrefetch)
+	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
+	if err == nil {
+		j.list = list
+		j.mapping, err = src.mapping(ListFields(list))
+	}
 	if err != nil {
+		if pre != nil {
+			pre.abandon()
+			if pre.early != nil {
+				pre.early.p.close()
+			}
+		}
 		return nil, err
 	}
-	m, err := src.mapping(ListFields(list))
-	if err != nil {
-		return nil, err
+	if pre != nil {
+		pre.keepFor(j.mapping)
+		j.pre.Store(pre)
 	}
-	return &Job{client: c, listID: listID, src: src, opts: opts, list: list, mapping: m}, nil
+	return j, nil
+}
+
+// reportPrefetch reports Plan's progress from what New started.
+func (j *Job) reportPrefetch(pre *prefetch) {
+	if j.opts.Progress != nil {
+		j.opts.Progress(PlanProgress{Members: int(pre.members.Load()), Read: pre.read.Load()})
+	}
 }
 
 // ListFields returns a list's custom fields, as ExportHeader takes them.
@@ -237,6 +271,9 @@ func (j *Job) CountRows(ctx context.Context) (int, error) {
 // why not). It stops when ctx ends. The plan holds temporary files (and the state's lock):
 // Close it.
 func (j *Job) Plan(ctx context.Context) (*Plan, error) {
+	if pre := j.pre.Swap(nil); pre != nil {
+		return j.planPrefetched(ctx, pre)
+	}
 	var members atomic.Int64
 	var read atomic.Int64
 	report := func() {
@@ -266,7 +303,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	var pl *Plan
 	if st != nil && st.use.Used {
 		p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
-		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error {
+		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
 			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 				return st.feed(ctx, j, p, func() {
 					if members.Add(1)%sendloop.BrowsePageSize == 0 {
@@ -291,7 +328,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 		}
 	}
 	if pl == nil && err == nil {
-		pl, err = j.makePlan(ctx, p, func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
+		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
 	}
 	if err != nil {
 		p.close()
@@ -305,14 +342,53 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	return pl, nil
 }
 
-// makePlan reads the members and the suppression lists into the planner while it reads the
-// source (the three do not depend on each other), then plans.
-func (j *Job) makePlan(ctx context.Context, p *planner, feed func(context.Context) error) (*Plan, error) {
+// readAll returns makePlan's reading of the whole source into p.
+func (j *Job) readAll(p *planner) func(context.Context) error {
+	return func(ctx context.Context) error { return p.readSource(ctx, j.open(ctx)) }
+}
+
+// planPrefetched is Plan from what New started: the planner of the early reading when New
+// kept it, and the prefetched calls.
+func (j *Job) planPrefetched(ctx context.Context, pre *prefetch) (*Plan, error) {
+	report := func() { j.reportPrefetch(pre) }
+	var p *planner
+	var read func(ctx context.Context) error
+	if er := pre.early; er != nil {
+		p = er.p
+		read = func(ctx context.Context) error { return j.readRows(ctx, er) }
+	} else {
+		var err error
+		p, err = newPlanner(j.mapping, plannerOptions{
+			UnsubscribeMissing: j.opts.UnsubscribeMissing,
+			TempDir:            j.opts.TempDir,
+			Progress:           func(offset int64) { pre.read.Store(offset); report() },
+		})
+		if err != nil {
+			pre.abandon()
+			return nil, err
+		}
+		read = j.readAll(p)
+	}
+	pl, err := j.makePlan(ctx, p, read, func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) })
+	// The calls have answered or been stopped, and the reading has ended: this waits for
+	// nothing, and releases their context.
+	pre.abandon()
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	pl.job = j
+	return pl, nil
+}
+
+// makePlan reads the members and the suppression lists into the planner (feed) while it
+// reads the source (read; the three do not depend on each other), then plans.
+func (j *Job) makePlan(ctx context.Context, p *planner, read, feed func(context.Context) error) (*Plan, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fileDone := make(chan error, 1)
 	go func() {
-		err := p.readSource(ctx, j.open(ctx))
+		err := read(ctx)
 		if err != nil {
 			cancel(err)
 		}
@@ -335,5 +411,8 @@ func (j *Job) makePlan(ctx context.Context, p *planner, feed func(context.Contex
 		// stop all the same, and a plan it did not wait for must not be applied.
 		return nil, context.Cause(ctx)
 	}
+	// An early reading's planner was made with the mapping its header suggested, which
+	// reads the rows as the list's does; the members' values are the list's fields'.
+	p.mapping = j.mapping
 	return p.finish()
 }

@@ -40,11 +40,18 @@ func (j *Job) readSuppressedWith(ctx context.Context, p *planner, feed func(ctx 
 	if err := feed(ctx); err != nil {
 		return err // the deferred cancel ends the suppression reads
 	}
-	for _, answer := range answers {
-		a := <-answer
-		if a.err != nil {
-			return a.err
+	var got [2]suppressed
+	for i, answer := range answers {
+		if got[i] = <-answer; got[i].err != nil {
+			return got[i].err
 		}
+	}
+	return addSuppressed(p, got)
+}
+
+// addSuppressed gives the planner the addresses of the suppression lists' answers.
+func addSuppressed(p *planner, answers [2]suppressed) error {
+	for _, a := range answers {
 		for _, e := range a.entries {
 			if err := p.suppress(e.EmailAddress); err != nil {
 				return err
@@ -54,10 +61,15 @@ func (j *Job) readSuppressedWith(ctx context.Context, p *planner, feed func(ctx 
 	return nil
 }
 
-// walkMembers reads the list's members into the planner: Subscribers.BrowseIter, decoding
+// walkMembers reads the list's members into the planner: Subscribers.Members, decoding
 // only what the plan compares.
 func (j *Job) walkMembers(ctx context.Context, p *planner, members *atomic.Int64, report func()) error {
-	walk := sendloop.SubscriberMembersParams{FieldIDs: p.fieldIDs(), Concurrency: j.opts.Concurrency}
+	return j.walkMembersFrom(ctx, p, 0, members, report)
+}
+
+// walkMembersFrom is walkMembers from page start on.
+func (j *Job) walkMembersFrom(ctx context.Context, p *planner, start int, members *atomic.Int64, report func()) error {
+	walk := sendloop.SubscriberMembersParams{FieldIDs: mappedFieldIDs(j.mapping), StartIndex: start, Concurrency: j.opts.Concurrency}
 	for m, err := range j.client.Subscribers.Members(ctx, j.listID, walk) {
 		if err != nil {
 			return err

@@ -226,12 +226,26 @@ func appendString(b []byte, s string) []byte {
 
 // fieldIDs returns the IDs of the mapped fields, in mapping order: the values addMember
 // takes.
-func (p *planner) fieldIDs() []int {
-	ids := make([]int, len(p.mapping.Fields))
-	for i, f := range p.mapping.Fields {
+func (p *planner) fieldIDs() []int { return mappedFieldIDs(p.mapping) }
+
+// mappedFieldIDs returns the IDs of m's fields, in mapping order.
+func mappedFieldIDs(m *Mapping) []int {
+	ids := make([]int, len(m.Fields))
+	for i, f := range m.Fields {
 		ids[i] = f.Field.ID
 	}
 	return ids
+}
+
+// resetRows forgets what a reading of the source recorded, for a reading afresh.
+func (p *planner) resetRows() {
+	for _, s := range []*sorter{p.rows, p.decisions} {
+		s.close()
+	}
+	p.rows, p.decisions = newSorter(p.opts.TempDir, false), newSorter(p.opts.TempDir, true)
+	p.rows.bufs, p.decisions.bufs = p.bufs, p.bufs
+	pl := p.plan
+	pl.Rows, pl.Rejected, pl.Unreadable, pl.SkippedStatus = 0, 0, 0, 0
 }
 
 // suppress records an address of the suppression list: the plan never adds it.

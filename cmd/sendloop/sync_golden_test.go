@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 
@@ -82,6 +83,26 @@ type goldenSyncCase struct {
 	// interruptAt, when positive, runs sync in-process and ends its context at the request
 	// of that command (the first one).
 	interruptAt string
+	// interruptAfter, when set, holds that request until stderr shows this text: New sends
+	// the members' first page beside list.get, and an interruption meant for the plan
+	// waits until New has answered (the mapping's note).
+	interruptAfter string
+}
+
+// shownBuffer is a syncBuffer that closes shown once it holds want.
+type shownBuffer struct {
+	syncBuffer
+	want  string
+	shown chan struct{}
+	once  sync.Once
+}
+
+func (b *shownBuffer) Write(p []byte) (int, error) {
+	n, err := b.syncBuffer.Write(p)
+	if strings.Contains(b.String(), b.want) {
+		b.once.Do(func() { close(b.shown) })
+	}
+	return n, err
 }
 
 var goldenSyncCases = []goldenSyncCase{
@@ -196,8 +217,8 @@ var goldenSyncCases = []goldenSyncCase{
 	{name: "github_bad_flag", content: membersCSV, args: []string{"--annotations", "gitlab"}},
 
 	// Interruption: deterministic points only.
-	{name: "interrupted_while_planning", content: membersCSV, interruptAt: "subscriber.browse"},
-	{name: "interrupted_while_planning_json", content: membersCSV, global: []string{"--json"}, interruptAt: "subscriber.browse"},
+	{name: "interrupted_while_planning", content: membersCSV, interruptAt: "subscriber.browse", interruptAfter: "address in column 1"},
+	{name: "interrupted_while_planning_json", content: membersCSV, global: []string{"--json"}, interruptAt: "subscriber.browse", interruptAfter: "address in column 1"},
 	{name: "interrupted_at_unsubscribe_json", content: "EmailAddress,Plan\nann@example.com,team\nnew@example.com,free\n",
 		args: []string{"--unsubscribe-missing", "--max-unsubscribe", "100%", "--concurrency", "1", "--grace", "10s"}, global: []string{"--json"}, interruptAt: "Subscriber.Unsubscribe"},
 }
@@ -237,19 +258,24 @@ func TestSyncGolden(t *testing.T) {
 			if hooked != nil {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
+				var stdout bytes.Buffer
+				stderr := &shownBuffer{want: tt.interruptAfter, shown: make(chan struct{})}
+				if tt.interruptAfter == "" {
+					stderr.once.Do(func() { close(stderr.shown) })
+				}
 				hooked.hook(func(req sendlooptest.Request) {
 					if req.Command == tt.interruptAt {
+						<-stderr.shown
 						cancel()
 					}
 				})
-				var stdout, stderr bytes.Buffer
 				vars := map[string]string{envAPIKey: f.srv.APIKey, envBaseURL: f.srv.URL}
 				for _, kv := range ciEnv {
 					k, v, _ := strings.Cut(kv, "=")
 					vars[k] = v
 				}
 				getenv := func(k string) string { return vars[k] }
-				r.code = run(ctx, args, &env{stdout: &stdout, stderr: &stderr, getenv: getenv})
+				r.code = run(ctx, args, &env{stdout: &stdout, stderr: stderr, getenv: getenv})
 				hooked.hook(nil)
 				r.stdout, r.stderr = stdout.String(), stderr.String()
 			} else {
