@@ -196,7 +196,7 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	var pre *prefetch
 	if opts.State == nil {
 		// A run from a state walks no members: its call budget has no first page.
-		pre = j.startPrefetch(ctx, j.reportPrefetch)
+		pre = j.startPrefetch(ctx)
 	}
 	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
 	if err == nil {
@@ -219,11 +219,24 @@ func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts O
 	return j, nil
 }
 
-// reportPrefetch reports Plan's progress from what New started.
-func (j *Job) reportPrefetch(pre *prefetch) {
+// planCounters are what a plan reports through Options.Progress.
+type planCounters struct{ members, read atomic.Int64 }
+
+// report hands Options.Progress the counts.
+func (j *Job) report(c *planCounters) {
 	if j.opts.Progress != nil {
-		j.opts.Progress(PlanProgress{Members: int(pre.members.Load()), Read: pre.read.Load()})
+		j.opts.Progress(PlanProgress{Members: int(c.members.Load()), Read: c.read.Load()})
 	}
+}
+
+// newPlanner returns a planner of the job's rows read through m, which counts its reading
+// in c.
+func (j *Job) newPlanner(m *Mapping, c *planCounters) (*planner, error) {
+	return newPlanner(m, plannerOptions{
+		UnsubscribeMissing: j.opts.UnsubscribeMissing,
+		TempDir:            j.opts.TempDir,
+		Progress:           func(offset int64) { c.read.Store(offset); j.report(c) },
+	})
 }
 
 // ListFields returns a list's custom fields, as ExportHeader takes them.
@@ -274,20 +287,9 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 	if pre := j.pre.Swap(nil); pre != nil {
 		return j.planPrefetched(ctx, pre)
 	}
-	var members atomic.Int64
-	var read atomic.Int64
-	report := func() {
-		if j.opts.Progress != nil {
-			j.opts.Progress(PlanProgress{Members: int(members.Load()), Read: read.Load()})
-		}
-	}
-	newP := func() (*planner, error) {
-		return newPlanner(j.mapping, plannerOptions{
-			UnsubscribeMissing: j.opts.UnsubscribeMissing,
-			TempDir:            j.opts.TempDir,
-			Progress:           func(offset int64) { read.Store(offset); report() },
-		})
-	}
+	var counts planCounters
+	report := func() { j.report(&counts) }
+	newP := func() (*planner, error) { return j.newPlanner(j.mapping, &counts) }
 	var st *stateRun
 	if j.opts.State != nil {
 		var err error
@@ -306,7 +308,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
 			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 				return st.feed(ctx, j, p, func() {
-					if members.Add(1)%sendloop.BrowsePageSize == 0 {
+					if counts.members.Add(1)%sendloop.BrowsePageSize == 0 {
 						report()
 					}
 				})
@@ -317,7 +319,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 		case errors.As(err, &fb) && ctx.Err() == nil:
 			st.fallBack(fb.reason)
 			p.close()
-			members.Store(0)
+			counts.members.Store(0)
 			if p, err = newP(); err != nil {
 				st.close()
 				return nil, err
@@ -328,7 +330,7 @@ func (j *Job) Plan(ctx context.Context) (*Plan, error) {
 		}
 	}
 	if pl == nil && err == nil {
-		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error { return j.readMembers(ctx, p, &members, report) })
+		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error { return j.readMembers(ctx, p, &counts.members, report) })
 	}
 	if err != nil {
 		p.close()
@@ -350,7 +352,7 @@ func (j *Job) readAll(p *planner) func(context.Context) error {
 // planPrefetched is Plan from what New started: the planner of the early reading when New
 // kept it, and the prefetched calls.
 func (j *Job) planPrefetched(ctx context.Context, pre *prefetch) (*Plan, error) {
-	report := func() { j.reportPrefetch(pre) }
+	report := func() { j.report(&pre.counts) }
 	var p *planner
 	var read func(ctx context.Context) error
 	if er := pre.early; er != nil {
@@ -358,12 +360,7 @@ func (j *Job) planPrefetched(ctx context.Context, pre *prefetch) (*Plan, error) 
 		read = func(ctx context.Context) error { return j.readRows(ctx, er) }
 	} else {
 		var err error
-		p, err = newPlanner(j.mapping, plannerOptions{
-			UnsubscribeMissing: j.opts.UnsubscribeMissing,
-			TempDir:            j.opts.TempDir,
-			Progress:           func(offset int64) { pre.read.Store(offset); report() },
-		})
-		if err != nil {
+		if p, err = j.newPlanner(j.mapping, &pre.counts); err != nil {
 			pre.abandon()
 			return nil, err
 		}

@@ -87,14 +87,9 @@ func newPlanner(m *Mapping, opts plannerOptions) (*planner, error) {
 	for i := range p.seeds {
 		p.seeds[i] = maphash.MakeSeed()
 	}
-	p.members = newSorter(dir, false)
-	p.rows = newSorter(dir, false)
-	p.decisions = newSorter(dir, true)
-	p.absent = newSorter(dir, true)
 	p.bufs = new(runBuffers)
-	for _, s := range []*sorter{p.members, p.rows, p.decisions, p.absent} {
-		s.bufs = p.bufs
-	}
+	p.members, p.rows = p.newSorter(false), p.newSorter(false)
+	p.decisions, p.absent = p.newSorter(true), p.newSorter(true)
 	var err error
 	if p.data, err = createTemp(dir, "sendloop-sync-members-*"); err != nil {
 		return nil, err
@@ -237,13 +232,19 @@ func mappedFieldIDs(m *Mapping) []int {
 	return ids
 }
 
+// newSorter returns a sorter of the plan's (see newSorter), sharing its run buffers.
+func (p *planner) newSorter(byLine bool) *sorter {
+	s := newSorter(p.opts.TempDir, byLine)
+	s.bufs = p.bufs
+	return s
+}
+
 // resetRows forgets what a reading of the source recorded, for a reading afresh.
 func (p *planner) resetRows() {
 	for _, s := range []*sorter{p.rows, p.decisions} {
 		s.close()
 	}
-	p.rows, p.decisions = newSorter(p.opts.TempDir, false), newSorter(p.opts.TempDir, true)
-	p.rows.bufs, p.decisions.bufs = p.bufs, p.bufs
+	p.rows, p.decisions = p.newSorter(false), p.newSorter(true)
 	pl := p.plan
 	pl.Rows, pl.Rejected, pl.Unreadable, pl.SkippedStatus = 0, 0, 0, 0
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
 )
@@ -27,7 +26,7 @@ type prefetch struct {
 
 	early *earlyRead // nil when there is none, or none to keep
 
-	members, read atomic.Int64 // Plan's progress, which the early reading starts
+	counts planCounters // Plan's progress, which the early reading starts
 }
 
 // earlyRead is the reading of a CSV file that New starts.
@@ -41,7 +40,7 @@ type earlyRead struct {
 
 // startPrefetch starts the calls and, for a CSV file whose header maps on its own, the
 // early reading; they run on ctx.
-func (j *Job) startPrefetch(ctx context.Context, report func(*prefetch)) *prefetch {
+func (j *Job) startPrefetch(ctx context.Context) *prefetch {
 	ctx, cancel := context.WithCancel(ctx)
 	pre := &prefetch{cancel: cancel, calls: make(chan struct{})}
 	var wg sync.WaitGroup
@@ -63,14 +62,14 @@ func (j *Job) startPrefetch(ctx context.Context, report func(*prefetch)) *prefet
 		close(pre.calls)
 	}()
 	if f, ok := j.src.(*CSVFile); ok {
-		pre.early = j.startEarlyRead(ctx, f, func(offset int64) { pre.read.Store(offset); report(pre) })
+		pre.early = j.startEarlyRead(ctx, f, &pre.counts)
 	}
 	return pre
 }
 
 // startEarlyRead starts reading f through the mapping its header suggests, or returns nil
 // when the header does not map on its own.
-func (j *Job) startEarlyRead(ctx context.Context, f *CSVFile, progress func(int64)) *earlyRead {
+func (j *Job) startEarlyRead(ctx context.Context, f *CSVFile, counts *planCounters) *earlyRead {
 	// A field named as each column, with an ID no list has: every column that is not the
 	// address, the status or a read-only one holds a value, as when the list's fields bear
 	// the columns' names (a key, CustomField<id>, is such a name too). keepFor checks it.
@@ -82,7 +81,7 @@ func (j *Job) startEarlyRead(ctx context.Context, f *CSVFile, progress func(int6
 	if err != nil {
 		return nil
 	}
-	p, err := newPlanner(guess, plannerOptions{UnsubscribeMissing: j.opts.UnsubscribeMissing, TempDir: j.opts.TempDir, Progress: progress})
+	p, err := j.newPlanner(guess, counts)
 	if err != nil {
 		return nil
 	}
@@ -167,7 +166,7 @@ func (j *Job) readPrefetchedMembers(ctx context.Context, pre *prefetch, p *plann
 		return err
 	}
 	if pre.failed {
-		return j.readMembers(ctx, p, &pre.members, report)
+		return j.readMembers(ctx, p, &pre.counts.members, report)
 	}
 	ids := mappedFieldIDs(j.mapping)
 	values := make([]string, len(ids))
@@ -179,11 +178,11 @@ func (j *Job) readPrefetchedMembers(ctx context.Context, pre *prefetch, p *plann
 		if err := p.addMember(s.SubscriberID, s.EmailAddress, string(s.SubscriptionStatus), values); err != nil {
 			return err
 		}
-		pre.members.Add(1)
+		pre.counts.members.Add(1)
 	}
 	report()
 	if len(pre.page) >= sendloop.BrowsePageSize {
-		if err := j.walkMembersFrom(ctx, p, 1, &pre.members, report); err != nil {
+		if err := j.walkMembersFrom(ctx, p, 1, &pre.counts.members, report); err != nil {
 			return err
 		}
 	}
