@@ -1,6 +1,6 @@
 module github.com/go-sendloop/sendloop
 
-go 1.23.0
+go 1.26
 
 require (
 	github.com/emersion/go-message v0.18.2
