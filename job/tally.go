@@ -5,7 +5,15 @@ import "fmt"
 // Tally counts the rows of one kind of work by fate. Its counts add up to the rows of that
 // kind the job was given: Total is that sum.
 type Tally struct {
-	Done, Skipped, Rejected, Refused, Unknown, Deferred, NotAttempted, Suppressed, NotSubscribed int
+	Done          int // rows whose work was done (see the Fate of the same name)
+	Skipped       int // rows left on purpose
+	Rejected      int // rows refused before anything was sent for them
+	Refused       int // rows the service or relay refused for good
+	Unknown       int // rows whose work may or may not have been done
+	Deferred      int // rows the service kept answering "later" for
+	NotAttempted  int // rows the run stopped before
+	Suppressed    int // rows whose address is on a suppression list
+	NotSubscribed int // rows whose address is not a subscribed member of the send's list
 }
 
 // Add counts n more rows of fate f. It panics on an invalid fate, which is a bug of the
