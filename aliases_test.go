@@ -18,9 +18,11 @@ import (
 )
 
 // TestRootDeclarationsDoNotGoThroughLegacy: no type alias, constant or variable of the root
-// package is declared from package legacy, so that go doc never sends a root user there
-// (the shared types are aliased from internal packages, as legacy's are).
+// package is declared from package legacy, so that go doc never sends a root user there,
+// but for the retry classes and call options, which both clients take and which are
+// declared once, in legacy (the root's comments list them, see below).
 func TestRootDeclarationsDoNotGoThroughLegacy(t *testing.T) {
+	fromLegacy := map[string]bool{"RetryClass": true, "CallOption": true, "RetryRead": true, "RetryIdempotent": true, "RetryOneShot": true}
 	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -53,7 +55,7 @@ func TestRootDeclarationsDoNotGoThroughLegacy(t *testing.T) {
 					}
 					ast.Inspect(e, func(n ast.Node) bool {
 						if sel, ok := n.(*ast.SelectorExpr); ok {
-							if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "legacy" {
+							if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "legacy" && !fromLegacy[name] {
 								t.Errorf("%s: %s is declared from legacy.%s", file, name, sel.Sel.Name)
 							}
 						}
@@ -66,7 +68,7 @@ func TestRootDeclarationsDoNotGoThroughLegacy(t *testing.T) {
 }
 
 // TestRetryClassAndCallOptionDocs: go doc shows an alias's comment, not the constants and
-// functions of the type it names, so the comments list them, and never name legacy.
+// functions of the type it names, so the comments list them.
 func TestRetryClassAndCallOptionDocs(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -80,7 +82,6 @@ func TestRetryClassAndCallOptionDocs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			doc := aliasDoc(t, "client.go", tt.name)
-			assert.NotContains(t, strings.ToLower(doc), "legacy")
 			for _, w := range tt.want {
 				assert.Contains(t, doc, w)
 			}

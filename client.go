@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -218,37 +217,24 @@ func keySpellings(key string) []string {
 	return []string{base64.StdEncoding.EncodeToString([]byte(key + ":"))}
 }
 
-// newLegacy builds the client Legacy returns through legacy's own constructor, on what the
-// root client was built with: its key and checked base URL, its HTTP client (the copy
-// whose transport holds the window of calls in flight and the pool of connections, which
-// the legacy client then shares), its rate limiter, retry policy, logger and User-Agent
-// product, and its secrets; then the legacy-only settings of WithLegacyOptions. A legacy
-// option for a setting the root client owns is refused: it would be overridden or would
-// split what both clients share.
+// newLegacy builds the client Legacy returns through legacy.NewSharedClient, handing it in
+// one value what the root client was built with: its key and checked base URL, its HTTP
+// client (the copy whose transport holds the window of calls in flight and the pool of
+// connections, which the legacy client then shares), its rate limiter, retry policy,
+// logger and User-Agent product, and its secrets; then the legacy-only settings of
+// WithLegacyOptions. legacy refuses an option there for a setting the root client owns: it
+// would be overridden or would split what both clients share.
 func newLegacy(ch *transport.Chassis, cfg config) (*legacy.Client, error) {
-	var owned []string
-	for _, o := range cfg.legacyOpts {
-		if name := o.SharedSetting(); name != "" {
-			owned = append(owned, "legacy."+name)
-		}
-	}
-	if len(owned) > 0 {
-		return nil, errors.New("sendloop/legacy: " + strings.Join(owned, ", ") +
-			": the legacy client of a sendloop.Client shares the root client's settings; give the root package's option instead")
-	}
-	opts := []legacy.Option{
-		legacy.WithBaseURL(ch.BaseURL),
-		legacy.WithHTTPClient(ch.Transport.HTTPClient()),
-		legacy.WithRateLimiter(cfg.Limiter),
-		legacy.WithRetry(cfg.Policy),
-		legacy.WithLogger(cfg.Logger),
-		legacy.WithUserAgent(ch.Product),
-		legacy.WithSecrets(keySpellings(ch.Key)...),
-	}
-	if cfg.AllowInsecure {
-		opts = append(opts, legacy.WithInsecureHTTP())
-	}
-	return legacy.NewClient(ch.Key, append(opts, cfg.legacyOpts...)...)
+	return legacy.NewSharedClient(ch.Key, legacy.Shared{
+		BaseURL:      ch.BaseURL,
+		HTTPClient:   ch.Transport.HTTPClient(),
+		Logger:       cfg.Logger,
+		Retry:        cfg.Policy,
+		RateLimiter:  cfg.Limiter,
+		UserAgent:    ch.Product,
+		InsecureHTTP: cfg.AllowInsecure,
+		Secrets:      keySpellings(ch.Key),
+	}, cfg.legacyOpts...)
 }
 
 // NewClientFromEnv is NewClient with the key from SENDLOOP_API_KEY, the base URL from
@@ -371,15 +357,16 @@ const (
 // one-shot write unless WithRetryClass says otherwise. A class prints as "read",
 // "idempotent" or "one-shot".
 //
-// RetryClass and CallOption are declared once, in an internal package, for every client
-// of the module, so that their values can be given to any of them.
-type RetryClass = transport.Class
+// RetryClass, its values, CallOption and WithRetryClass are declared once, in package
+// legacy (which this package builds its legacy client with), so that their values can be
+// given to either client.
+type RetryClass = legacy.RetryClass
 
 // The retry classes, for WithRetryClass.
 const (
-	RetryRead       RetryClass = transport.Read
-	RetryIdempotent RetryClass = transport.Idempotent
-	RetryOneShot    RetryClass = transport.OneShot
+	RetryRead       = legacy.RetryRead
+	RetryIdempotent = legacy.RetryIdempotent
+	RetryOneShot    = legacy.RetryOneShot
 )
 
 // CallOption changes how one command is sent by Call and CallRaw. There is one option:
@@ -387,15 +374,14 @@ const (
 //   - WithRetryClass(class) sends the command with the given RetryClass instead of the
 //     one the package knows for it (a one-shot write for a command it does not know).
 //
-// CallOption is declared once, in an internal package, for every client of the module, so
-// that its values can be given to any of them.
-type CallOption = transport.CallOption
+// CallOption is legacy's, so that its values can be given to either client.
+type CallOption = legacy.CallOption
 
 // WithRetryClass sets the retry class of the command sent by Call or CallRaw, for a command the
 // package does not know (which it takes for a one-shot write) or whose effect the caller
 // knows better. A class that is none of RetryRead, RetryIdempotent and RetryOneShot fails
 // the call before sending, with a *ValidationError.
-func WithRetryClass(class RetryClass) CallOption { return transport.WithRetryClass(class) }
+func WithRetryClass(class RetryClass) CallOption { return legacy.WithRetryClass(class) }
 
 // Call sends any v3 command, typed by this package or not (custom fields, segments, commands
 // the specification does not show), and decodes the JSON response into out with

@@ -103,10 +103,20 @@ type config struct {
 	maxMediaSize int64
 	maxChartDays int
 	secrets      []string // removed from errors and logs besides the key
+	sharedGiven  []string // the options given for settings a Shared value holds, by name
 }
 
-// shared makes an Option of a setting both clients have (internal/transport's Setting).
-func shared(set transport.Setting) Option { return func(c *config) { set(&c.Settings) } }
+// shared makes an Option of a setting both clients have (internal/transport's Setting),
+// noting its name when sets is true, which NewSharedClient refuses. An option that sets
+// nothing (a nil HTTP client, a zero RetryPolicy) passes sets false.
+func shared(name string, sets bool, set transport.Setting) Option {
+	return func(c *config) {
+		set(&c.Settings)
+		if sets {
+			c.sharedGiven = append(c.sharedGiven, "legacy."+name)
+		}
+	}
+}
 
 // WithBaseURL sets the address of the service, e.g. the account's own host or a
 // sendlooptest server: the host, and any prefix a proxy adds, which is kept; requests go
@@ -114,22 +124,30 @@ func shared(set transport.Setting) Option { return func(c *config) { set(&c.Sett
 // or /api/v4, with or without a trailing slash or a format segment) is refused by
 // NewClient: the client adds that path itself. Plain http is refused unless the host is
 // loopback or WithInsecureHTTP is given: the API key travels in every request.
-func WithBaseURL(baseURL string) Option { return shared(transport.BaseURL(baseURL)) }
+func WithBaseURL(baseURL string) Option {
+	return shared("WithBaseURL", baseURL != "", transport.BaseURL(baseURL))
+}
 
 // WithHTTPClient sets the HTTP client to send requests with. The Client copies it, so later
 // changes to hc do not affect the Client. Its Timeout bounds each attempt; use a context
 // deadline to bound a whole call, retries included.
-func WithHTTPClient(hc *http.Client) Option { return shared(transport.HTTPClient(hc)) }
+func WithHTTPClient(hc *http.Client) Option {
+	return shared("WithHTTPClient", hc != nil, transport.HTTPClient(hc))
+}
 
 // WithLogger sets a logger for request attempts: command, attempt, status and duration at
 // debug level, never a body, a URL or a key. The default is silence.
-func WithLogger(l *slog.Logger) Option { return shared(transport.Logger(l)) }
+func WithLogger(l *slog.Logger) Option { return shared("WithLogger", l != nil, transport.Logger(l)) }
 
 // WithRetry sets the retry policy.
-func WithRetry(p RetryPolicy) Option { return shared(transport.Retry(p)) }
+func WithRetry(p RetryPolicy) Option {
+	return shared("WithRetry", p != (RetryPolicy{}), transport.Retry(p))
+}
 
 // WithUserAgent puts product (e.g. "myapp/1.2") before the SDK's own User-Agent token.
-func WithUserAgent(product string) Option { return shared(transport.UserAgent(product)) }
+func WithUserAgent(product string) Option {
+	return shared("WithUserAgent", product != "", transport.UserAgent(product))
+}
 
 // RateLimiter paces requests: Wait blocks until one may be sent, or returns an error when
 // the context ends first. *rate.Limiter of golang.org/x/time/rate fits, without this module
@@ -139,11 +157,13 @@ type RateLimiter = transport.Limiter
 // WithRateLimiter makes the client wait on l before every attempt, retries included, so that
 // it keeps to a rate the account allows. The service's request rate limits are not
 // published; the SMTP relay is not paced by this.
-func WithRateLimiter(l RateLimiter) Option { return shared(transport.RateLimiter(l)) }
+func WithRateLimiter(l RateLimiter) Option {
+	return shared("WithRateLimiter", l != nil, transport.RateLimiter(l))
+}
 
 // WithInsecureHTTP allows a plain http base URL on a host that is not loopback. The API key
 // then crosses the network in clear text; use it only on a network you trust.
-func WithInsecureHTTP() Option { return shared(transport.InsecureHTTP()) }
+func WithInsecureHTTP() Option { return shared("WithInsecureHTTP", true, transport.InsecureHTTP()) }
 
 // WithSecrets adds texts that the client removes from its error texts and log lines, as it
 // removes the API key: a password sent in a Call's parameters, or the credential of another
@@ -198,6 +218,11 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			opt(&cfg)
 		}
 	}
+	return build(apiKey, cfg)
+}
+
+// build checks cfg and builds the client on it.
+func build(apiKey string, cfg config) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

@@ -15,12 +15,12 @@
 // both APIs act on the same account.
 //
 // A program using both APIs needs no second client: sendloop.Client.Legacy returns a
-// Client that sendloop.NewClient builds with this package's NewClient, on the root
-// client's key, base URL, HTTP client (and with it the window of calls in flight and the
-// connections), retries, rate limiter, logger and secrets. The settings of this package
-// alone (WithInputForm, WithMaxMediaSize, WithMaxChartDays, WithSecrets) are then given to
-// sendloop.NewClient with sendloop.WithLegacyOptions; the options of settings the root
-// client owns (those Option.SharedSetting names) are refused there.
+// Client that sendloop.NewClient builds with this package's NewSharedClient, handing it one
+// Shared value: the root client's base URL, HTTP client (and with it the window of calls in
+// flight and the connections), retries, rate limiter, logger and secrets, with its key.
+// The settings of this package alone (WithInputForm, WithMaxMediaSize, WithMaxChartDays,
+// WithSecrets) are then given to sendloop.NewClient with sendloop.WithLegacyOptions; an
+// option for a setting the root client owns is refused there.
 //
 // # Input forms
 //

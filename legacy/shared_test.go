@@ -83,20 +83,20 @@ func TestStateSharedWithV3(t *testing.T) {
 	}
 }
 
-func TestSharedSetting(t *testing.T) {
+func TestNewSharedClientRefusesSharedOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		opt  legacy.Option
-		want string
+		want string // "" for an option NewSharedClient takes
 	}{
-		{"base URL", legacy.WithBaseURL("https://acme.sendloop.com"), "WithBaseURL"},
-		{"HTTP client", legacy.WithHTTPClient(&http.Client{}), "WithHTTPClient"},
-		{"logger", legacy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), "WithLogger"},
-		{"retry", legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}), "WithRetry"},
-		{"user agent", legacy.WithUserAgent("app/1"), "WithUserAgent"},
-		{"plain http", legacy.WithInsecureHTTP(), "WithInsecureHTTP"},
-		{"rate limiter", legacy.WithRateLimiter(noWait{}), "WithRateLimiter"},
+		{"base URL", legacy.WithBaseURL("https://acme.sendloop.com"), "legacy.WithBaseURL"},
+		{"HTTP client", legacy.WithHTTPClient(&http.Client{}), "legacy.WithHTTPClient"},
+		{"logger", legacy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), "legacy.WithLogger"},
+		{"retry", legacy.WithRetry(legacy.RetryPolicy{MaxRetries: -1}), "legacy.WithRetry"},
+		{"user agent", legacy.WithUserAgent("app/1"), "legacy.WithUserAgent"},
+		{"plain http", legacy.WithInsecureHTTP(), "legacy.WithInsecureHTTP"},
+		{"rate limiter", legacy.WithRateLimiter(noWait{}), "legacy.WithRateLimiter"},
 		{"input form", legacy.WithInputForm(legacy.GetForm), ""},
 		{"media size", legacy.WithMaxMediaSize(5), ""},
 		{"chart days", legacy.WithMaxChartDays(5), ""},
@@ -108,7 +108,14 @@ func TestSharedSetting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, tt.opt.SharedSetting())
+			c, err := legacy.NewSharedClient("test-key-123", legacy.Shared{BaseURL: "https://acme.sendloop.com"}, tt.opt)
+			if tt.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, "https://acme.sendloop.com", c.BaseURL())
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want+": the legacy client of a sendloop.Client shares")
 		})
 	}
 }
