@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sendloop/sendloop/internal/transport"
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -274,7 +274,7 @@ func checkLoopback(addr string) error {
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("%q is not a port", port)
 	}
-	if transport.IsLoopback(host) {
+	if sendloop.IsLoopback(host) {
 		return nil
 	}
 	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {

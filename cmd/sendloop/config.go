@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/internal/transport"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -70,7 +69,7 @@ func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
 	}
 	c, err := sendloop.NewClientFromLookup(a.lookupEnv, opts...)
 	var envErr *sendloop.EnvError
-	var plain *transport.PlainHTTPError
+	var plain *sendloop.PlainHTTPError
 	switch {
 	case err == nil:
 		return c, nil

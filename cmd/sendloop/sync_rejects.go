@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/go-sendloop/sendloop/internal/spool"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -20,7 +19,7 @@ type rejectSink struct {
 	path          string
 	f             *os.File
 	w             *csv.Writer
-	spool         *spool.Spool // --json only: the rows for the document's rejected_rows
+	spool         *rowSpool // --json only: the rows for the document's rejected_rows
 	mu            sync.Mutex
 	count         int            // rows rejected or refused
 	unknown       int            // rows of unknown outcome
@@ -37,7 +36,7 @@ func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
 	s := &rejectSink{a: a, path: path}
 	if a.json {
-		s.spool = spool.New("", "sendloop-rejects-*")
+		s.spool = newRowSpool("sendloop-rejects-*")
 	}
 	if path == "" {
 		return s, nil
