@@ -143,7 +143,8 @@ last full read (7 days; 0 for no limit), marked in use by a run that did not fin
 when the list's subscribed members differ from the state's by more than --max-drift (N,
 or N% of the state's members; 5% by default), or with --full. The output says which it
 was, and why ("state used" or "state not used: …"; in --json, "state": {"used", "reason",
-"drift"}). A lock (FILE.lock) keeps two runs from using one state at once.
+"drift"}). A lock (FILE.lock, removed when the run ends) keeps two runs from using one
+state at once; a missing folder of FILE is made, mode 0700.
 
 What a run from the state cannot see until the next full run: members added on the
 service side are not unsubscribed by --unsubscribe-missing; a member who unsubscribed on
