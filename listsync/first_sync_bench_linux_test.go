@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -78,16 +79,16 @@ func BenchmarkFirstSync(b *testing.B) {
 			b.Fatal(err)
 		}
 		cpu0, t0 := cpuTime(b), time.Now()
-		job, err := New(ctx, c, 1, src, Options{TempDir: dir, Concurrency: 16})
+		sj, err := New(ctx, c, 1, src, Options{TempDir: dir, Concurrency: 16})
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := job.Plan(ctx)
+		pl, err := sj.Plan(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu1, t1 := cpuTime(b), time.Now()
-		res, err := pl.Apply(ctx, ApplyOptions{})
+		res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
 		if err != nil || res.Added != n {
 			b.Fatal(err, res)
 		}

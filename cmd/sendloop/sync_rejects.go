@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -30,7 +31,7 @@ type rejectSink struct {
 
 // addRow rejects a row of the file, reporting its address as written.
 func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
-	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Outcome: listsync.RowRejected})
+	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Fate: job.Rejected})
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -60,18 +61,18 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 func (s *rejectSink) add(r listsync.RejectedRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	outcome := r.Outcome
-	if outcome == "" {
-		outcome = listsync.RowRejected
+	outcome := r.Fate
+	if !outcome.Valid() {
+		outcome = job.Rejected
 	}
-	if outcome == listsync.RowUnknown {
+	if outcome == job.Unknown {
 		s.unknown++
 		s.gh.unknownOutcome(r.Line, r.Address, r.Reason)
 	} else {
 		s.count++
-		s.gh.warn(r.Line, string(outcome), r.Address, r.Reason)
+		s.gh.warn(r.Line, outcome.String(), r.Address, r.Reason)
 	}
-	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, string(outcome)}
+	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, outcome.String()}
 	if s.spool != nil {
 		b, _ := json.Marshal(rec)
 		_ = s.spool.Append(b) // an error is Each's to report
@@ -81,8 +82,8 @@ func (s *rejectSink) add(r listsync.RejectedRow) {
 		return
 	}
 	if s.count+s.unknown <= maxRejectsShown {
-		what := string(outcome) + " line"
-		if outcome == listsync.RowUnknown {
+		what := outcome.String() + " line"
+		if outcome == job.Unknown {
 			what = "outcome unknown for line"
 		}
 		fmt.Fprintf(s.a.stderr, "sendloop: %s %d %s: %s\n", what, r.Line, strconv.Quote(r.Address), r.Reason)
