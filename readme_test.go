@@ -116,7 +116,6 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -127,7 +126,6 @@ var (
 	_ = mailmerge.New
 	_ = errors.Is
 	_ = listsync.New
-	_ = job.Rows
 	_ = fmt.Sprint
 	_ = smtp.NewRelay
 	_ = log.Fatal

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/job"
 )
 
 // unsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
@@ -21,24 +20,24 @@ const unsubscriptionIP = "0.0.0.0"
 // defaultBatchSize is the number of rows per subscriber.import call by default.
 const defaultBatchSize = 1000
 
-// ApplyOptions tunes Plan.Apply. Start from DefaultApplyOptions: the zero value allows no
-// unsubscription and no rejected row.
+// ErrGraceOver is the cause of the calls' context when ApplyOptions.Grace ends.
+var ErrGraceOver = errors.New("listsync: the grace period after the interruption ended")
+
+// ApplyOptions tunes Plan.Apply.
 type ApplyOptions struct {
 	// BatchSize is the number of rows per subscriber.import call (1000 when 0).
 	BatchSize int
-	// MaxUnsubscribe bounds the unsubscriptions: a plan beyond it is refused with a
-	// *GuardError before any change. The zero Budget allows none; DefaultApplyOptions
-	// sets job.DefaultMaxUnsubscribe (10 % of the list), as `sendloop sync` does.
-	MaxUnsubscribe job.Budget
-	// MaxRejects bounds the rows rejected or refused (of the plan's rows) that a finished
-	// Apply may end with; beyond it, Apply returns its Result with a *job.BudgetError. The
-	// zero Budget allows none; job.Unlimited() leaves the judging to the caller.
-	MaxRejects job.Budget
-	// MaxUnknown bounds, as MaxRejects does, the rows whose outcome is unknown.
-	MaxUnknown job.Budget
-	// Stop ends the calls in flight once Apply's context has ended: see job.Stop. The zero
-	// Stop cancels them with the context.
-	Stop job.Stop
+	// MaxUnsubscribe bounds the unsubscriptions (10 % of the list when zero):
+	// a plan beyond it is refused with a *GuardError before any change.
+	MaxUnsubscribe Limit
+	// Grace is how long the calls in flight may run once Apply's context ends; zero
+	// cancels them with it.
+	Grace time.Duration
+	// Work, when set, is the context of the calls in flight: ending it (a second Ctrl-C)
+	// cancels them at once, grace or not, and interrupts Apply as the end of its context
+	// does. Its values are the calls' values. Nil means Apply's context's values, with no
+	// cancellation of its own.
+	Work context.Context
 	// Progress, when set, is called with the changes handled so far (made, failed or of
 	// unknown outcome) and their total, from more than one goroutine. It is the older form
 	// of OnProgress, which also says which kind of change is under way.
@@ -47,7 +46,7 @@ type ApplyOptions struct {
 	// the count of each kind, one call at a time.
 	OnProgress func(ApplyProgress)
 	// OnReject, when set, receives every row not applied, with why and how it ended
-	// (RejectedRow.Fate): the rows the plan rejected, those the service refused, and
+	// (RejectedRow.Outcome): the rows the plan rejected, those the service refused, and
 	// those whose outcome is unknown. It is called one row at a time.
 	OnReject func(RejectedRow)
 	// OnUntraced, when set, is called with the number of rows the service refused that its
@@ -72,6 +71,22 @@ type ApplyProgress struct {
 	UnsubscribesDone, Unsubscribes int
 }
 
+// RowOutcome says how a row that was not applied ended.
+type RowOutcome string
+
+// The outcomes of a RejectedRow.
+const (
+	// RowRejected is a row the sync did not send: the plan rejected it (a malformed line,
+	// a bad or repeated address), or it changed since the plan.
+	RowRejected RowOutcome = "rejected"
+	// RowRefused is a row the service refused, or whose call failed with an answer that
+	// proves nothing was changed.
+	RowRefused RowOutcome = "refused"
+	// RowUnknown is a row whose call may have run: the connection broke after the request
+	// was sent, on every attempt. Running the same sync again settles it.
+	RowUnknown RowOutcome = "unknown"
+)
+
 // RejectedRow is a row that was not applied, with why.
 type RejectedRow struct {
 	// Line is the row's line.
@@ -80,12 +95,8 @@ type RejectedRow struct {
 	Address string
 	// Reason says why.
 	Reason string
-	// Fate says how the row ended: job.Rejected (the plan rejected it: a malformed line, a
-	// bad or repeated address; or it changed since the plan), job.Refused (the service
-	// refused it, or its call failed with an answer that proves nothing was changed) or
-	// job.Unknown (its call may have run: the connection broke after the request was sent,
-	// on every attempt; running the same sync again settles it).
-	Fate job.Fate
+	// Outcome says how the row ended: rejected, refused, or unknown.
+	Outcome RowOutcome
 	// Err is the error of the call that failed (nil for a row the sync rejected); for an
 	// unknown outcome it matches sendloop.ErrOutcomeUnknown.
 	Err error
@@ -188,18 +199,18 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
 	}
-	if w := opts.Stop.Work; w != nil {
+	if opts.Work != nil {
 		// Work ending first ends ctx too: no call is started on a context that cannot run
 		// it, and the run is interrupted, not finished.
 		stop, cancelStop := context.WithCancelCause(ctx)
 		defer cancelStop(nil)
-		defer context.AfterFunc(w, func() { cancelStop(context.Cause(w)) })()
-		if w.Err() != nil {
-			cancelStop(context.Cause(w)) // at once: AfterFunc's call comes later
+		defer context.AfterFunc(opts.Work, func() { cancelStop(context.Cause(opts.Work)) })()
+		if opts.Work.Err() != nil {
+			cancelStop(context.Cause(opts.Work)) // at once: AfterFunc's call comes later
 		}
 		ctx = stop
 	}
-	work, cancel := opts.Stop.InFlight(ctx)
+	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
 	defer cancel()
 	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{},
 		progress: ApplyProgress{Kind: EventAdd, Adds: pl.Adds, Updates: pl.Updates, Unsubscribes: pl.Unsubscribes}}
@@ -220,23 +231,35 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if pl.state != nil && err == nil && !a.res.Interrupted {
 		err = pl.writeState()
 	}
-	return a.res, errors.Join(err, a.res.judge(opts, pl.Rows))
+	return a.res, err
 }
 
-// judge returns the verdict of the reject and unknown budgets on the result, for the
-// plan's rows: a *job.BudgetError for each budget exceeded, joined.
-func (res *Result) judge(opts ApplyOptions, rows int) error {
-	return errors.Join(
-		job.Judge("MaxRejects", "rejected or refused", opts.MaxRejects, res.RowsFailed, rows),
-		job.Judge("MaxUnknown", "of unknown outcome", opts.MaxUnknown, res.RowsUnknown, rows))
-}
-
-// DefaultApplyOptions returns the options `sendloop sync` applies a plan with when no flag
-// says otherwise: MaxUnsubscribe job.DefaultMaxUnsubscribe (10 % of the list), no rejected
-// row and no row of unknown outcome (MaxRejects and MaxUnknown zero), BatchSize 1000, and
-// a grace of 10 seconds for the calls in flight.
-func DefaultApplyOptions() ApplyOptions {
-	return ApplyOptions{BatchSize: defaultBatchSize, MaxUnsubscribe: job.DefaultMaxUnsubscribe, Stop: job.Stop{Grace: 10 * time.Second}}
+// withGrace returns the context of the calls in flight: work (or ctx's values), ended grace
+// after ctx ends.
+func withGrace(ctx, work context.Context, grace time.Duration) (context.Context, func()) {
+	if work == nil {
+		work = context.WithoutCancel(ctx)
+	}
+	out, cancel := context.WithCancelCause(work)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(ErrGraceOver)
+		case <-done:
+		}
+	}()
+	return out, func() {
+		close(done)
+		cancel(context.Canceled)
+	}
 }
 
 // count fills in what follows from the plan: what was not attempted, and the rows' tally.
@@ -259,7 +282,7 @@ func (a *applier) count() {
 func (a *applier) reject(row RejectedRow) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if row.Fate != job.Unknown {
+	if row.Outcome != RowUnknown {
 		a.res.Rejected++
 	}
 	if a.opts.OnReject != nil {
@@ -353,7 +376,7 @@ func (a *applier) adds() error {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Fate: job.Rejected})
+				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
 				if ev.planned == EventAdd {
 					a.failed(&a.res.AddFailed) // the source changed: an addition that failed
 				}
@@ -440,12 +463,12 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 // importFailure is the rejection of an addition that ImportAll reports as failed or of
 // unknown outcome.
 func importFailure(row MappedRow, err error) RejectedRow {
-	rej := RejectedRow{Line: row.Line, Address: row.Raw, Fate: job.Refused, Err: err}
+	rej := RejectedRow{Line: row.Line, Address: row.Raw, Outcome: RowRefused, Err: err}
 	switch {
 	case errors.Is(err, sendloop.ErrRowRefused):
 		rej.Reason = "refused by the service"
 	case errors.Is(err, sendloop.ErrOutcomeUnknown):
-		rej.Reason, rej.Fate = "may have been imported (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: "), job.Unknown
+		rej.Reason, rej.Outcome = "may have been imported (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: "), RowUnknown
 	default:
 		rej.Reason = "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 	}
@@ -495,7 +518,7 @@ func (a *applier) updateSeq(r pass) iter.Seq2[pendingUpdate, error] {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Fate: job.Rejected})
+				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
 				if ev.planned == EventUpdate {
 					a.failed(&a.res.UpdateFailed) // the source changed: an update that failed
 				}
@@ -542,14 +565,14 @@ func (a *applier) updates() error {
 			}
 		}
 		if failed {
-			rej := RejectedRow{Line: u.Line, Address: u.Email, Fate: job.Refused, Err: err,
+			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
 				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
 			switch {
 			case unknown:
-				rej.Fate = job.Unknown
+				rej.Outcome = RowUnknown
 				rej.Reason = "may have been updated (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
 			case gone:
-				rej.Fate = job.Unknown
+				rej.Outcome = RowUnknown
 				rej.Reason = "left the list since the state was written: the next run adds it again"
 				unknown = true
 			}

@@ -2,7 +2,6 @@ package listsync
 
 import (
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,7 +71,7 @@ func TestApplyKeepsImportsInFlight(t *testing.T) {
 	}
 	pl := planRows(t, c, Rows(rows), Options{Concurrency: concurrency})
 	require.Equal(t, len(rows), pl.Adds)
-	res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), BatchSize: batch})
+	res, err := pl.Apply(ctx, ApplyOptions{BatchSize: batch})
 	require.NoError(t, err)
 	require.NoError(t, ctx.Err(), "the imports waited for each other until the test's deadline")
 	assert.Equal(t, len(rows), res.Added)

@@ -3,7 +3,6 @@ package listsync
 import (
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"strings"
 	"sync"
 	"testing"
@@ -52,22 +51,22 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 		command string
 		fault   sendlooptest.Fault
 		want    Result // the counts compared; the rest are checked by the identities
-		outcome job.Fate
+		outcome RowOutcome
 		reason  string
 	}{
 		{"imports lose their answers", commands.SubscriberImport, lost,
-			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, job.Unknown,
+			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, RowUnknown,
 			"may have been imported (run the sync again to know): "},
 		{"a gateway's 504 to every import", commands.SubscriberImport, sendlooptest.Fault{Status: 504, Times: 1000},
-			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, job.Unknown,
+			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, RowUnknown,
 			"may have been imported (run the sync again to know): "},
 		{"updates lose their answers", commands.SubscriberUpdate, lost,
-			Result{Added: 30, UpdateUnknown: 5, Unsubscribed: 1, RowsUnknown: 5}, job.Unknown,
+			Result{Added: 30, UpdateUnknown: 5, Unsubscribed: 1, RowsUnknown: 5}, RowUnknown,
 			"may have been updated (run the sync again to know): "},
 		{"imports refused with a 503", commands.SubscriberImport, sendlooptest.Fault{Status: 503, Times: 1000},
-			Result{AddFailed: 30, Updated: 5, Unsubscribed: 1, Rejected: 30, RowsFailed: 30}, job.Refused, "not imported: "},
+			Result{AddFailed: 30, Updated: 5, Unsubscribed: 1, Rejected: 30, RowsFailed: 30}, RowRefused, "not imported: "},
 		{"unsubscriptions lose their answers", commands.LegacySubscriberUnsubscribe, sendlooptest.Fault{Status: 504, Times: 1000},
-			Result{Added: 30, Updated: 5, UnsubscribeUnknown: 1}, 0, ""},
+			Result{Added: 30, Updated: 5, UnsubscribeUnknown: 1}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,10 +92,9 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			var rejected []RejectedRow
 			var unsubErrs []error
 			var kinds []EventKind
-			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(),
-				MaxUnsubscribe: job.DefaultMaxUnsubscribe,
-				OnReject:       func(r RejectedRow) { rejected = append(rejected, r) },
-				OnProgress:     func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
+			res, err := pl.Apply(testContext(t), ApplyOptions{
+				OnReject:   func(r RejectedRow) { rejected = append(rejected, r) },
+				OnProgress: func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
 				OnUnsubscribeError: func(_ string, err error) {
 					mu.Lock()
 					unsubErrs = append(unsubErrs, err)
@@ -116,9 +114,9 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 
 			require.Len(t, rejected, tt.want.RowsUnknown+tt.want.RowsFailed)
 			for _, r := range rejected {
-				assert.Equal(t, tt.outcome, r.Fate)
+				assert.Equal(t, tt.outcome, r.Outcome)
 				assert.True(t, strings.HasPrefix(r.Reason, tt.reason), r.Reason)
-				assert.Equal(t, tt.outcome == job.Unknown, errorsIsUnknown(r.Err), "%v", r.Err)
+				assert.Equal(t, tt.outcome == RowUnknown, errorsIsUnknown(r.Err), "%v", r.Err)
 			}
 			if tt.want.UnsubscribeUnknown > 0 {
 				require.Len(t, unsubErrs, 1)
@@ -129,7 +127,7 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			// made, the others are made.
 			srv.ClearFaults()
 			again := planRows(t, c, Rows(keep), Options{UnsubscribeMissing: true})
-			res2, err := again.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), MaxUnsubscribe: job.DefaultMaxUnsubscribe})
+			res2, err := again.Apply(testContext(t), ApplyOptions{})
 			require.NoError(t, err)
 			checkIdentities(t, again, res2)
 			assert.Zero(t, res2.RowsUnknown+res2.RowsFailed)

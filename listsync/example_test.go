@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"log"
 	"os"
 	"path/filepath"
@@ -52,11 +51,11 @@ func Example() {
 		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
 		{Email: "not an address"},
 	})
-	sj, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := sj.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,15 +63,14 @@ func Example() {
 	fmt.Printf("plan: %d to add, %d to update, %d to unsubscribe, %d rejected\n",
 		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Rejected)
 
-	opts := listsync.DefaultApplyOptions()
-	opts.MaxUnsubscribe = job.Percent(50)
-	opts.MaxRejects = job.Rows(1) // one bad row still lets the sync succeed
-	opts.OnReject = func(r listsync.RejectedRow) {
-		fmt.Printf("%s: row %d %q: %s\n", r.Fate, r.Line, r.Address, r.Reason)
-	}
-	res, err := plan.Apply(ctx, opts)
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{
+		MaxUnsubscribe: listsync.MaxPercent(50),
+		OnReject: func(r listsync.RejectedRow) {
+			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
+		},
+	})
 	if err != nil {
-		log.Fatal(err) // a *job.BudgetError beyond the budgets, with res complete
+		log.Fatal(err)
 	}
 	fmt.Printf("added %d, updated %d, unsubscribed %d; rows: %d done, %d failed\n",
 		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed)
@@ -80,7 +78,7 @@ func Example() {
 	fmt.Println("bob:", status)
 	// Output:
 	// plan: 1 to add, 1 to update, 1 to unsubscribe, 1 rejected
-	// rejected: row 3 "not an address": invalid email address
+	// row 3 "not an address": invalid email address
 	// added 1, updated 1, unsubscribed 1; rows: 2 done, 1 failed
 	// bob: Unsubscribed
 }
@@ -104,11 +102,11 @@ func ExampleOpenCSV() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sj, err := listsync.New(ctx, c, 1, src, listsync.Options{})
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := sj.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -143,11 +141,11 @@ func ExamplePlan_WriteCSV() {
 		{Email: "not an address"},
 		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
 	})
-	sj, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := sj.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -168,17 +166,17 @@ func ExamplePlan_Check() {
 	srv, c := demo()
 	defer srv.Close()
 	ctx := context.Background()
-	sj, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})
+	job, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := sj.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer plan.Close()
 	var guard *listsync.GuardError
-	if err := plan.Check(job.Rows(0)); errors.As(err, &guard) {
+	if err := plan.Check(listsync.MaxCount(0)); errors.As(err, &guard) {
 		fmt.Printf("refused: %d of %d members, %s allows %d\n", guard.Unsubscribes, guard.Members, guard.Limit, guard.Allowed)
 	}
 	// Output:

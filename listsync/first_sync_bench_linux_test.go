@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -79,16 +78,16 @@ func BenchmarkFirstSync(b *testing.B) {
 			b.Fatal(err)
 		}
 		cpu0, t0 := cpuTime(b), time.Now()
-		sj, err := New(ctx, c, 1, src, Options{TempDir: dir, Concurrency: 16})
+		job, err := New(ctx, c, 1, src, Options{TempDir: dir, Concurrency: 16})
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := sj.Plan(ctx)
+		pl, err := job.Plan(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu1, t1 := cpuTime(b), time.Now()
-		res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
+		res, err := pl.Apply(ctx, ApplyOptions{})
 		if err != nil || res.Added != n {
 			b.Fatal(err, res)
 		}

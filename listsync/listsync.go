@@ -51,23 +51,13 @@
 // added: both are skipped. Unsubscribing the members a source does not name is refused
 // (Plan.Check, and Apply before any change) when the source names no subscriber at all,
 // when a record could not be parsed (an unterminated quote swallows the lines after it), and
-// beyond ApplyOptions.MaxUnsubscribe (a job.Budget: zero allows none; DefaultApplyOptions
-// and `sendloop sync` use job.DefaultMaxUnsubscribe, 10 % of the list's members). A member
-// whose row is rejected but names the address is kept.
-//
-// # Budgets
-//
-// ApplyOptions.MaxRejects and MaxUnknown bound the rows a finished Apply may end with
-// rejected or refused, and of unknown outcome: Apply judges them once, at the end, and
-// returns its whole Result with a *job.BudgetError for each budget exceeded (joined). Their
-// zero value allows none; job.Unlimited() leaves the judging to the caller. `sendloop sync`
-// prints this verdict for --max-rejects and --max-unknown.
+// beyond ApplyOptions.MaxUnsubscribe (by default 10 % of the list's members). A member whose
+// row is rejected but names the address is kept.
 //
 // # Interruption
 //
 // Apply stops starting calls when its context ends; the calls in flight get
-// ApplyOptions.Stop.Grace to finish, and end at once when ApplyOptions.Stop.Work ends (the
-// stop model of package job, shared by every bulk job). The Result
+// ApplyOptions.Grace to finish, and end at once when ApplyOptions.Work ends. The Result
 // accounts for every row of the source: done, failed (with a reason, through
 // ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
 // running the same sync again finishes the job.

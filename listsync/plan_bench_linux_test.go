@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"io"
 	"net/http"
 	"net/url"
@@ -125,11 +124,11 @@ func recordPlan(b *testing.B, srv *sendlooptest.Server, list int, path string) (
 	if err != nil {
 		b.Fatal(err)
 	}
-	sj, err := New(ctx, rec, list, src, Options{Concurrency: 1, TempDir: b.TempDir()})
+	job, err := New(ctx, rec, list, src, Options{Concurrency: 1, TempDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	pl, err := sj.Plan(ctx)
+	pl, err := job.Plan(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,11 +196,11 @@ func BenchmarkPlanResync(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sj, err := New(ctx, c, 1, src, Options{TempDir: dir})
+		job, err := New(ctx, c, 1, src, Options{TempDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := sj.Plan(ctx)
+		pl, err := job.Plan(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -238,11 +237,11 @@ func BenchmarkPlanFromState(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sj, err := New(ctx, c, 1, src, Options{TempDir: dir, State: state})
+		job, err := New(ctx, c, 1, src, Options{TempDir: dir, State: state})
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := sj.Plan(ctx)
+		pl, err := job.Plan(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -250,7 +249,7 @@ func BenchmarkPlanFromState(b *testing.B) {
 		if pl.Unchanged != n || pl.State.Used != wantUsed {
 			b.Fatalf("%d unchanged of %d, %+v", pl.Unchanged, n, pl.State)
 		}
-		if _, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()}); err != nil {
+		if _, err := pl.Apply(ctx, ApplyOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

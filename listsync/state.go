@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"io"
 	"os"
 	"strings"
@@ -18,6 +17,9 @@ import (
 
 // defaultMaxStateAge is how old a state's last full read may be by default.
 const defaultMaxStateAge = 7 * 24 * time.Hour
+
+// defaultMaxDrift is the drift a state run allows by default: 5 % of the state's members.
+var defaultMaxDrift = MaxPercent(5)
 
 // errStateLocked is a state that another run holds.
 var errStateLocked = errors.New("in use by another run")
@@ -35,10 +37,9 @@ type StateOptions struct {
 	// one).
 	Full bool
 	// MaxDrift bounds the difference between the list's subscribed members (list.getlist's
-	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Budget
-	// allows no drift at all; job.DefaultMaxDrift (5 % of the state's members) is what
-	// `sendloop sync` uses.
-	MaxDrift job.Budget
+	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Limit
+	// is 5 % of the state's members.
+	MaxDrift Limit
 	// MaxAge bounds the time since the state's last full read: beyond it the run is a full
 	// one. Zero is 7 days; a negative MaxAge is no bound.
 	MaxAge time.Duration
@@ -257,7 +258,10 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 	}
 	st.use.Drift = drift
 	limit := st.opts.MaxDrift
-	if allowed := limit.Allowed(held); allowed >= 0 && drift > allowed {
+	if !limit.set {
+		limit = defaultMaxDrift
+	}
+	if allowed := limit.Of(held); allowed >= 0 && drift > allowed {
 		return &stateFallback{fmt.Sprintf("the list has %d subscribed members, the state %d: a drift of %d, beyond %s (%d)",
 			a.active, r.subs, drift, limit, allowed)}
 	}

@@ -2,7 +2,6 @@ package listsync
 
 import (
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
@@ -59,13 +58,13 @@ func (w *propertyWorld) signUp(email, plan string) {
 func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOptions) {
 	t := w.t
 	ctx := testContext(t)
-	sj, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
+	job, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
 	require.NoError(t, err, "seed %d", w.seed)
-	pl, err := sj.Plan(ctx)
+	pl, err := job.Plan(ctx)
 	require.NoError(t, err, "seed %d", w.seed)
 	defer pl.Close()
-	_, err = pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), MaxUnsubscribe: job.Percent(100), OnReject: func(r RejectedRow) {
-		if state == nil || r.Fate != job.Unknown {
+	_, err = pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100), OnReject: func(r RejectedRow) {
+		if state == nil || r.Outcome != RowUnknown {
 			t.Errorf("seed %d step %d: rejected %+v", w.seed, w.step, r)
 		}
 	}})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/listsync"
 )
 
 // At home in CI: the pieces that sync (and any command that reports rows of a file) share
@@ -62,7 +61,7 @@ func unknownBudgetFlag(fs interface {
 // rejectBudget is --max-rejects: how many rejected or refused rows still let a run succeed;
 // or --max-unknown: how many rows of unknown outcome.
 type rejectBudget struct {
-	limit job.Budget
+	limit listsync.Limit
 	flag  string // flagMaxRejects or flagMaxUnknown
 }
 
@@ -83,7 +82,7 @@ func parseUnknownBudget(cmd, s string) (rejectBudget, error) {
 }
 
 func parseBudget(cmd, flag, s string) (rejectBudget, error) {
-	l, err := job.ParseBudget(s)
+	l, err := listsync.ParseLimit(s)
 	if err != nil {
 		return rejectBudget{}, usagef(cmd, "%s %q: want N or N%% (0%% to 100%%)", flag, s)
 	}
@@ -112,43 +111,16 @@ func (o budgetOutcome) flagName() string {
 // the rows rounded up; 100% allows every row.
 // The zero budget allows none.
 func (b rejectBudget) check(rejects, rows int) budgetOutcome {
-	return b.verdict(rejects, rows, job.Judge(b.flag, "", b.limit, rejects, rows))
-}
-
-// verdict renders the job's verdict on rejects of rows: err holds the *job.BudgetError of
-// this budget when the job found it exceeded (err may join the verdicts of several
-// budgets, which budgetErrors tells apart).
-func (b rejectBudget) verdict(rejects, rows int, err error) budgetOutcome {
+	l := b.limit
+	if l == (listsync.Limit{}) { // listsync's zero Limit is its default, 10 %
+		l = listsync.MaxCount(0)
+	}
+	allowed := l.Of(rows)
 	flag := b.flag
 	if flag == flagMaxRejects {
 		flag = ""
 	}
-	return budgetOutcome{Max: b.limit.String(), Allowed: b.limit.Allowed(rows), Rejects: rejects, Held: err == nil, flag: flag}
-}
-
-// budgetErrors returns the *job.BudgetError named name among the errors err joins, or nil,
-// and err without it (the report renders the verdict its own way).
-func budgetErrors(err error, name string) (verdict, rest error) {
-	var keep []error
-	var walk func(error)
-	walk = func(e error) {
-		if e == nil {
-			return
-		}
-		if be, ok := e.(*job.BudgetError); ok && be.Budget == name {
-			verdict = be
-			return
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, inner := range j.Unwrap() {
-				walk(inner)
-			}
-			return
-		}
-		keep = append(keep, e)
-	}
-	walk(err)
-	return verdict, errors.Join(keep...)
+	return budgetOutcome{Max: l.String(), Allowed: allowed, Rejects: rejects, Held: allowed < 0 || rejects <= allowed, flag: flag}
 }
 
 // json is the report's reject_budget member (or unknown_budget, which counts "unknown").

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/csvfile"
-	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -272,7 +271,7 @@ func (o *syncOptions) check() error {
 
 // stateOptions reads the flags of --state.
 func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error) {
-	drift, err := job.ParseBudget(o.maxDrift)
+	drift, err := listsync.ParseLimit(o.maxDrift)
 	if err != nil {
 		return nil, usagef("sync", "--max-drift %q: want N or N%% (0%% to 100%%)", o.maxDrift)
 	}
@@ -295,11 +294,11 @@ type syncResult = listsync.Result
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
 func parseMaxUnsubscribe(s string, members int) (int, error) {
-	l, err := job.ParseBudget(s)
+	l, err := listsync.ParseLimit(s)
 	if err != nil {
 		return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
 	}
-	return l.Allowed(members), nil
+	return l.Of(members), nil
 }
 
 func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr error) {
@@ -331,7 +330,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
 		return err
 	}
-	limit, _ := job.ParseBudget(g.maxUnsubscribe)
+	limit, _ := listsync.ParseLimit(g.maxUnsubscribe)
 	if g.grace < 0 {
 		return usagef("sync", "--grace cannot be negative")
 	}
@@ -365,7 +364,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		}
 	}
 	var members atomic.Int64
-	syncJob, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
+	job, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
 		State:              state,
@@ -383,7 +382,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case err != nil:
 		return err
 	}
-	a.note("%s", describeMapping(src, syncJob.Mapping()))
+	a.note("%s", describeMapping(src, job.Mapping()))
 
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -397,7 +396,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	prog.start(info.Size(), func(done, total int64) string {
 		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
 	})
-	plan, err := syncJob.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -420,9 +419,9 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		return err
 	}
 
-	list := syncJob.List()
+	list := job.List()
 	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
-		plan: plan, mapping: syncJob.Mapping(), rejects: rejects, budget: budget, state: state != nil}
+		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget, state: state != nil}
 	if err := out.openPlan(o.planPath, info); err != nil {
 		return err
 	}
@@ -451,9 +450,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
-		MaxRejects:     budget.limit,
-		MaxUnknown:     unknownBudget.limit,
-		Stop:           job.Stop{Grace: g.grace, Work: work},
+		Grace:          g.grace,
+		Work:           work,
 		OnProgress: func(p listsync.ApplyProgress) {
 			under.Store(&p)
 			prog.set(int64(p.AddsDone + p.UpdatesDone + p.UnsubscribesDone))
@@ -475,13 +473,10 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
 			plural(res.ChangesNotAttempted, "change")), applyErr)
 	}
-	// The budgets are judged by listsync (rows the service refused without a line to reject
-	// count against the reject budget too); the report renders its verdicts.
-	rejectVerdict, applyErr := budgetErrors(applyErr, "MaxRejects")
-	unknownVerdict, applyErr := budgetErrors(applyErr, "MaxUnknown")
-	outcome := budget.verdict(res.RowsFailed, plan.Rows, rejectVerdict)
+	// Rows the service refused without a line to reject count against the budget too.
+	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
 	out.outcome, rejects.budget = &outcome, &outcome
-	unknownOutcome := unknownBudget.verdict(res.RowsUnknown, plan.Rows, unknownVerdict)
+	unknownOutcome := unknownBudget.check(rejects.unknown, plan.Rows)
 	out.unknownOutcome, rejects.unknownBudget = &unknownOutcome, &unknownOutcome
 	if err := out.end(res); err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -31,7 +30,7 @@ type rejectSink struct {
 
 // addRow rejects a row of the file, reporting its address as written.
 func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
-	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Fate: job.Rejected})
+	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Outcome: listsync.RowRejected})
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -61,18 +60,18 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 func (s *rejectSink) add(r listsync.RejectedRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	outcome := r.Fate
-	if !outcome.Valid() {
-		outcome = job.Rejected
+	outcome := r.Outcome
+	if outcome == "" {
+		outcome = listsync.RowRejected
 	}
-	if outcome == job.Unknown {
+	if outcome == listsync.RowUnknown {
 		s.unknown++
 		s.gh.unknownOutcome(r.Line, r.Address, r.Reason)
 	} else {
 		s.count++
-		s.gh.warn(r.Line, outcome.String(), r.Address, r.Reason)
+		s.gh.warn(r.Line, string(outcome), r.Address, r.Reason)
 	}
-	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, outcome.String()}
+	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, string(outcome)}
 	if s.spool != nil {
 		b, _ := json.Marshal(rec)
 		_ = s.spool.Append(b) // an error is Each's to report
@@ -82,8 +81,8 @@ func (s *rejectSink) add(r listsync.RejectedRow) {
 		return
 	}
 	if s.count+s.unknown <= maxRejectsShown {
-		what := outcome.String() + " line"
-		if outcome == job.Unknown {
+		what := string(outcome) + " line"
+		if outcome == listsync.RowUnknown {
 			what = "outcome unknown for line"
 		}
 		fmt.Fprintf(s.a.stderr, "sendloop: %s %d %s: %s\n", what, r.Line, strconv.Quote(r.Address), r.Reason)

@@ -15,9 +15,9 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"time"
 
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -52,22 +52,20 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err := json.Unmarshal(data, &rows); err != nil {
 		return err
 	}
-	sj, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{UnsubscribeMissing: true})
+	job, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		return err
 	}
-	plan, err := sj.Plan(ctx)
+	plan, err := job.Plan(ctx)
 	if err != nil {
 		return err
 	}
 	defer plan.Close()
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
-	opts := listsync.DefaultApplyOptions() // at most 10 % unsubscribed
-	opts.MaxRejects = job.Percent(1)       // up to 1 % of the rows may be rejected (each is reported)
-	opts.OnReject = func(r listsync.RejectedRow) {
-		fmt.Fprintf(w, "%s row %d %q: %s\n", r.Fate, r.Line, r.Address, r.Reason)
-	}
-	res, err := plan.Apply(ctx, opts)
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
+		OnReject: func(r listsync.RejectedRow) {
+			fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason)
+		}})
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func run(ctx context.Context, listID int, path string, concurrency int) error {
 		return err
 	}
 	defer plan.Close()
-	res, err := plan.Apply(ctx, listsync.DefaultApplyOptions())
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.Limit{}, Grace: 10 * time.Second})
 	if err != nil {
 		return err
 	}
