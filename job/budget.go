@@ -137,7 +137,11 @@ type BudgetError struct {
 
 // Error says how many rows of the kind the run ended with and what the budget allows.
 func (e *BudgetError) Error() string {
-	s := fmt.Sprintf("%d rows %s, over the %s budget of %s", e.Rows, e.What, e.Budget, e.Limit)
+	rows := "rows"
+	if e.Rows == 1 {
+		rows = "row"
+	}
+	s := fmt.Sprintf("%d %s %s, over the %s budget of %s", e.Rows, rows, e.What, e.Budget, e.Limit)
 	if e.Limit.IsPercent() {
 		s += fmt.Sprintf(" of %d, which allows %d", e.Total, e.Allowed)
 	}

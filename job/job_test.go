@@ -87,7 +87,7 @@ func TestJudge(t *testing.T) {
 		{name: "within", limit: job.Rows(2), rows: 2, total: 10},
 		{name: "over a count", limit: job.Rows(2), rows: 3, total: 10, msg: "3 rows rejected, over the MaxRejects budget of 2"},
 		{name: "over a share", limit: job.Percent(10), rows: 2, total: 10, msg: "2 rows rejected, over the MaxRejects budget of 10% of 10, which allows 1"},
-		{name: "zero allows none", rows: 1, total: 10, msg: "1 rows rejected, over the MaxRejects budget of 0"},
+		{name: "zero allows none", rows: 1, total: 10, msg: "1 row rejected, over the MaxRejects budget of 0"},
 		{name: "unlimited", limit: job.Unlimited(), rows: 10, total: 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
