@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/go-sendloop/sendloop/internal/commands"
+	"github.com/go-sendloop/sendloop/job"
 )
 
 // ImportOptions tunes Subscribers.ImportAll.
@@ -21,11 +22,12 @@ type ImportOptions struct {
 	// OnProgress, when set, is called after each batch with the totals so far, one call at
 	// a time.
 	OnProgress func(ImportProgress)
-	// Stop, when closed, ends the import gently, as a first Ctrl-C should: no new call
-	// starts, the calls in flight finish (ctx still bounds them), rows read but not sent
-	// count as NotAttempted, and ImportAll returns without an error of its own. Rows not
-	// yet read stay in the sequence. Nil never stops.
-	Stop <-chan struct{}
+	// Stop says how the calls in flight end once ImportAll's ctx has ended, which starts no
+	// new call (as a first Ctrl-C should): they run for Stop.Grace, or until Stop.Work
+	// ends, whichever comes first (job.Stop.InFlight). The zero Stop ends them with ctx.
+	// Rows read but not sent, and those of calls the stop cut short, count as
+	// NotAttempted; rows not yet read stay in the sequence.
+	Stop job.Stop
 }
 
 // ImportProgress is the state of an ImportAll run.
@@ -107,7 +109,8 @@ var ErrRowRefused = errors.New("sendloop: subscriber.import refused the row")
 // sends, and of a row it reports, so a sequence may hand every row in the same Fields map,
 // refilled.
 //
-// ImportAll stops reading rows when ctx ends (returning ctx's error), at the first error
+// ImportAll stops reading rows and starts no new call when ctx ends (returning ctx's
+// error once the calls in flight have ended, as opts.Stop says), at the first error
 // that would fail every batch (a bad key, an unknown list, a 4xx status other than 408
 // and 429) and after three batches in a row fail, returning that error with the report so
 // far; rows not read stay in the sequence. Rows read but not sent, and those of calls the
@@ -127,8 +130,10 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 		opts.Concurrency = 4
 	}
 	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(ctx) // ends: start no new call
 	defer cancel(nil)
+	work, endWork := opts.Stop.InFlight(ctx) // ends: end the calls in flight
+	defer endWork()
 
 	run := &importRun{svc: s, listID: listID, opts: opts, cancel: cancel,
 		free: make(chan *importBatch, opts.Concurrency+1)}
@@ -145,7 +150,7 @@ func (s *SubscribersService) ImportAll(ctx context.Context, listID int, rows ite
 			defer wg.Done()
 			w := run.worker()
 			for batch := range batches {
-				w.send(ctx, batch)
+				w.send(ctx, work, batch)
 			}
 		}()
 	}
@@ -158,10 +163,6 @@ read:
 	for row := range rows {
 		select {
 		case <-done:
-			run.skip(1)
-			index++
-			break read
-		case <-opts.Stop:
 			run.skip(1)
 			index++
 			break read
@@ -325,7 +326,7 @@ const maxFailedBatches = 3
 
 // queue hands a batch to the workers, or fails its rows when the run is over.
 func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batch *importBatch) bool {
-	if stopped(r.opts.Stop) { // before the select, which would pick a free worker as often
+	if ctx.Err() != nil { // before the select, which would pick a free worker as often
 		r.skip(batch.n())
 		return false
 	}
@@ -335,25 +336,24 @@ func (r *importRun) queue(ctx context.Context, batches chan<- *importBatch, batc
 	case <-ctx.Done():
 		r.skip(batch.n())
 		return false
-	case <-r.opts.Stop:
-		r.skip(batch.n())
-		return false
 	}
 }
 
-func (w *importWorker) send(ctx context.Context, b *importBatch) {
+// send sends a batch unless ctx (the run's "start no new call") has ended; the call runs
+// under work.
+func (w *importWorker) send(ctx, work context.Context, b *importBatch) {
 	r := w.run
 	n := b.n()
-	if ctx.Err() != nil || stopped(r.opts.Stop) {
+	if ctx.Err() != nil {
 		r.skip(n)
 		r.recycle(b, true) // never sent
 		return
 	}
 	w.encode(b)
 	var att importAttempts
-	res, err := r.svc.sendImport(ctx, b.body, &att)
+	res, err := r.svc.sendImport(work, b.body, &att)
 	defer func() { r.recycle(b, err == nil && att.once) }()
-	if err != nil && cutShort(ctx, err) {
+	if err != nil && cutShort(work, err) {
 		r.skip(n)
 		return
 	}
@@ -375,7 +375,7 @@ func (w *importWorker) send(ctx context.Context, b *importBatch) {
 	var refused []indexedRow
 	if res.Failed > 0 {
 		// An error while resending leaves the untraced failures in Unattributed below.
-		refused, _ = r.locate(ctx, b.rows())
+		refused, _ = r.locate(ctx, work, b.rows())
 	}
 	r.mu.Lock()
 	r.failedInARow = 0
@@ -415,23 +415,24 @@ func importFatal(err error) bool {
 }
 
 // locate finds the rows of batch that the service refuses, by resending it in halves.
-func (r *importRun) locate(ctx context.Context, batch []indexedRow) ([]indexedRow, error) {
+// No call starts once ctx has ended; the calls run under work.
+func (r *importRun) locate(ctx, work context.Context, batch []indexedRow) ([]indexedRow, error) {
 	if len(batch) == 1 {
 		return batch, nil
 	}
 	var refused []indexedRow
 	for _, part := range [][]indexedRow{batch[:len(batch)/2], batch[len(batch)/2:]} {
-		if stopped(r.opts.Stop) {
-			return refused, nil // no call starts after Stop: the rest stay untraced
+		if ctx.Err() != nil {
+			return refused, nil // no call starts after the stop: the rest stay untraced
 		}
-		res, err := r.svc.importChecked(ctx, r.listID, subscribersOf(part))
+		res, err := r.svc.importChecked(work, r.listID, subscribersOf(part))
 		if err != nil {
 			return refused, err
 		}
 		if res.Failed == 0 {
 			continue
 		}
-		found, err := r.locate(ctx, part)
+		found, err := r.locate(ctx, work, part)
 		refused = append(refused, found...)
 		if err != nil {
 			return refused, err
@@ -515,14 +516,4 @@ func subscribersOf(batch []indexedRow) []ImportSubscriber {
 		out[i] = row.row
 	}
 	return out
-}
-
-// stopped reports whether stop is closed; a nil stop never is.
-func stopped(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
 }

@@ -10,14 +10,15 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -165,61 +166,78 @@ func TestImportAllReportsFailedRowsAsTheyCame(t *testing.T) {
 	}
 }
 
-// TestImportAllStopStartsNoNewCall closes Stop while two calls are in flight: they
-// complete, no call starts after it, and every row read
-// but not sent is NotAttempted, with no error, since nothing failed.
+// TestImportAllStopStartsNoNewCall ends ImportAll's ctx while two calls are in flight: no
+// call starts after it; the calls in flight finish within Stop.Grace, or are cut short when
+// Stop.Work ends (their rows then NotAttempted); every row read but not imported is
+// NotAttempted, and the error is ctx's.
 func TestImportAllStopStartsNoNewCall(t *testing.T) {
 	t.Parallel()
-	stop, bothInFlight := make(chan struct{}), make(chan struct{})
-	var calls, afterStop atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-stop:
-			afterStop.Add(1)
-		default:
-		}
-		switch calls.Add(1) {
-		case 1:
-			<-bothInFlight
-			close(stop) // the first Ctrl-C, while both calls are in flight
-		case 2:
-			close(bothInFlight)
-			// Answer only once Stop is closed: an answer before it would free a worker to
-			// start a third call, legitimately, before the Ctrl-C.
-			<-stop
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"Success":true,"TotalImported":10,"TotalDuplicate":0,"TotalFailed":0}`)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		cutWork bool
+	}{
+		{"the grace lets the calls in flight finish", false},
+		{"the end of Work cuts them short", true},
 	}
-	rows := func(yield func(sendloop.ImportSubscriber) bool) {
-		for i := range 1000 {
-			if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("s%d@example.com", i)}) {
-				return
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, stop := context.WithCancel(context.Background())
+			work, endWork := context.WithCancel(context.Background())
+			t.Cleanup(endWork)
+			bothInFlight := make(chan struct{})
+			var calls, afterStop atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if ctx.Err() != nil {
+					afterStop.Add(1)
+				}
+				switch calls.Add(1) {
+				case 1:
+					<-bothInFlight
+					stop() // the first Ctrl-C, while both calls are in flight
+					if tt.cutWork {
+						endWork() // the second
+					}
+				case 2:
+					close(bothInFlight)
+					// Answer only once ctx has ended: an answer before it would free a worker
+					// to start a third call, legitimately, before the Ctrl-C.
+					<-ctx.Done()
+				}
+				_, _ = io.Copy(io.Discard, r.Body) // read first: the server then notices a client that gives up
+				if tt.cutWork {
+					<-r.Context().Done() // the client gave up the call
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"Success":true,"TotalImported":10,"TotalDuplicate":0,"TotalFailed":0}`)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := sendloop.NewClient("test-key", sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(srv.Client()),
+				sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: -1}))
+			require.NoError(t, err)
+			rows := func(yield func(sendloop.ImportSubscriber) bool) {
+				for i := range 1000 {
+					if !yield(sendloop.ImportSubscriber{EmailAddress: fmt.Sprintf("s%d@example.com", i)}) {
+						return
+					}
+				}
 			}
-		}
-	}
-	report, err := c.Subscribers.ImportAll(context.Background(), 1, rows,
-		sendloop.ImportOptions{BatchSize: 10, Concurrency: 2, Stop: stop})
-	if err != nil {
-		t.Fatalf("a stopped import returned %v", err)
-	}
-	if n := afterStop.Load(); n != 0 {
-		t.Errorf("%d calls started after Stop was closed", n)
-	}
-	if got, want := report.Imported, 10*int(calls.Load()); got != want {
-		t.Errorf("Imported = %d, want %d: the calls in flight finish", got, want)
-	}
-	if report.Rows >= 1000 || report.NotAttempted == 0 || len(report.Failed) != 0 {
-		t.Errorf("report %+v: want rows left unread, some not attempted, none failed", report)
-	}
-	if sum := report.Imported + report.Duplicate + len(report.Failed) + report.Unattributed + report.NotAttempted; sum != report.Rows {
-		t.Errorf("counts add up to %d, rows %d", sum, report.Rows)
+			report, err := c.Subscribers.ImportAll(ctx, 1, rows,
+				sendloop.ImportOptions{BatchSize: 10, Concurrency: 2, Stop: job.Stop{Grace: time.Hour, Work: work}})
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Zero(t, afterStop.Load(), "calls started after ctx ended")
+			assert.Equal(t, int32(2), calls.Load())
+			want := 20
+			if tt.cutWork {
+				want = 0
+			}
+			assert.Equal(t, want, report.Imported, "the calls in flight")
+			assert.Less(t, report.Rows, 1000, "rows are left unread")
+			assert.NotZero(t, report.NotAttempted)
+			assert.Empty(t, report.Failed)
+			assert.Equal(t, report.Rows, report.Imported+report.Duplicate+len(report.Failed)+report.Unattributed+report.NotAttempted+len(report.Unknown))
+		})
 	}
 }
 
@@ -271,16 +289,16 @@ func TestImportAllRowsMayShareAMap(t *testing.T) {
 	}, got)
 }
 
-// TestImportAllStopLocatesNoMore: a batch answered with a refused row after Stop was closed
-// is not resent in halves to find the row, which would start calls after Stop: the failure
+// TestImportAllStopLocatesNoMore: a batch answered with a refused row after ctx ended is not
+// resent in halves to find the row, which would start calls after the stop: the failure
 // is counted in Unattributed.
 func TestImportAllStopLocatesNoMore(t *testing.T) {
 	t.Parallel()
-	stop := make(chan struct{})
-	var once sync.Once
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
 	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestHook(func(r sendlooptest.Request) {
 		if r.Command == "subscriber.import" {
-			once.Do(func() { close(stop) })
+			stop()
 		}
 	}))
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithRetry(fastRetry))
@@ -292,9 +310,9 @@ func TestImportAllStopLocatesNoMore(t *testing.T) {
 	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		rows = append(rows, sendloop.ImportSubscriber{EmailAddress: name + "@example.com"})
 	}
-	report, err := c.Subscribers.ImportAll(context.Background(), id, slices.Values(rows),
-		sendloop.ImportOptions{BatchSize: 8, Concurrency: 1, Stop: stop})
-	require.NoError(t, err)
+	report, err := c.Subscribers.ImportAll(ctx, id, slices.Values(rows),
+		sendloop.ImportOptions{BatchSize: 8, Concurrency: 1, Stop: job.Stop{Grace: time.Hour}})
+	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 1, len(requestsFor(srv, "subscriber.import")), "the batch's call and none after Stop")
 	assert.Equal(t, 7, report.Imported)
 	assert.Empty(t, report.Failed)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 )
 
 // unsubscriptionIP is the UnsubscriptionIP sent with each unsubscription: the service's
@@ -399,7 +400,7 @@ func (a *applier) adds() error {
 		}
 		return readErr
 	}
-	report, err := pl.job.client.Subscribers.ImportAll(a.work, pl.job.listID, rows, sendloop.ImportOptions{
+	report, err := pl.job.client.Subscribers.ImportAll(a.stop, pl.job.listID, rows, sendloop.ImportOptions{
 		BatchSize:   a.opts.BatchSize,
 		Concurrency: pl.job.opts.Concurrency,
 		OnProgress: func(p sendloop.ImportProgress) {
@@ -408,7 +409,8 @@ func (a *applier) adds() error {
 			a.progress.AddsDone = p.Rows
 			a.report()
 		},
-		Stop: a.stop.Done(), // a batch waiting for a worker is not sent once stop ends
+		// Once stop ends no batch starts; those in flight run as the apply's own calls do.
+		Stop: job.Stop{Grace: a.opts.Grace, Work: a.work},
 	})
 	if report != nil {
 		if pl.state != nil {
