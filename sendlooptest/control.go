@@ -73,8 +73,12 @@ type ControlOptions struct {
 //	                                      attempts, status_code, error, delivered
 //	GET    URL/lists                      lists: id, name, opt_in_mode, custom_fields,
 //	                                      subscribers, subscription_url, unsubscription_url
-//	GET    URL/lists/{ID}/members         ?start=&limit= (default 100): total, start and
-//	                                      members as subscriber.browse writes them
+//	GET    URL/lists/{ID}/members         ?start=0&limit=100 (the default; limit=0: all):
+//	                                      total (the list's records), count (this page's),
+//	                                      start and members as subscriber.browse writes them
+//	DELETE URL/lists/{ID}/members/{EMAIL} deletes the member (DeleteMember): the record is
+//	                                      gone, as after the legacy Subscriber.Delete; no
+//	                                      webhook is posted
 //	POST   URL/lists/{ID}/confirm         email=ADDR: confirms a pending double opt-in
 //	                                      (Confirm): the Subscription webhook is posted
 //	POST   URL/campaigns/{ID}/send        delivers a Draft campaign now (SimulateSend)
@@ -89,13 +93,17 @@ type ControlOptions struct {
 //	POST   URL/inbox/token                a new one-time inbox URL (Bearer key only)
 //
 // Parameters of a POST are form fields (or query parameters); actions answer a JSON object
-// and failures {"error": "..."} with a 4xx status.
+// with the webhooks they posted ("webhooks", each with its URL whole, query included), and
+// failures {"error": "..."} with a 4xx status: 404 for a list, campaign or member that does
+// not exist, 409 for one whose state does not allow the action.
 //
 // The inbox is the same for a browser, logged in by a one-time InboxURL (an HttpOnly,
 // SameSite=Strict cookie): URL/inbox/ lists the messages newest first with a search,
 // URL/inbox/message/{ID} shows one (its rendered HTML only inside a sandboxed frame, served
-// under a Content-Security-Policy that forbids scripts and every load from elsewhere; the
-// text, the headers and the source escaped), URL/inbox/lists the lists and members with
+// under a Content-Security-Policy that forbids scripts and every load from elsewhere, and
+// neutralized: resource hints, preloads, frames, objects, meta and script elements renamed
+// to elements without a meaning, as a browser opens connections for some of them before
+// the policy stops them; the text, the headers and the source escaped), URL/inbox/lists the lists and members with
 // confirm and event buttons, URL/inbox/webhooks the deliveries. The pages carry no script.
 type Control struct {
 	// URL is the root of the control API, BaseURL + ControlPrefix.
@@ -165,6 +173,7 @@ func (c *Control) routes() {
 	m.HandleFunc("GET "+p+"/webhooks", c.apiWebhooks)
 	m.HandleFunc("GET "+p+"/lists", c.apiLists)
 	m.HandleFunc("GET "+p+"/lists/{id}/members", c.apiMembers)
+	m.HandleFunc("DELETE "+p+"/lists/{id}/members/{email}", c.apiDeleteMember)
 	m.HandleFunc("POST "+p+"/lists/{id}/confirm", c.apiConfirm)
 	m.HandleFunc("POST "+p+"/campaigns/{id}/send", c.apiSend)
 	m.HandleFunc("POST "+p+"/events", c.apiEvent)

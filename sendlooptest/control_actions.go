@@ -106,7 +106,7 @@ func (c *Control) apiMembers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The records go out as the service writes them, in their order of keys.
-	b := fmt.Appendf(nil, `{"list_id":%d,"total":%d,"start":%d,"members":`, listID, total, f.start)
+	b := fmt.Appendf(nil, `{"list_id":%d,"total":%d,"count":%d,"start":%d,"members":`, listID, total, len(page), f.start)
 	b = append(appendJSON(b, page), "}\n"...)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -160,11 +160,38 @@ func (c *Control) apiConfirm(w http.ResponseWriter, r *http.Request) {
 	before := len(c.srv.Webhooks())
 	email := param(r, "email")
 	if err := c.confirm(listID, email); err != nil {
-		jsonError(w, http.StatusConflict, "%s", strings.TrimPrefix(err.Error(), "sendlooptest: "))
+		actionError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"list_id": listID, "email": email, "status": "Subscribed",
 		"webhooks": c.webhooksSince(before)})
+}
+
+// actionError answers the failure of an action: 404 for a list, campaign or member that
+// does not exist, 409 for one whose state does not allow the action.
+func actionError(w http.ResponseWriter, err error) {
+	status := http.StatusConflict
+	if _, missing := errors.AsType[*missingError](err); missing {
+		status = http.StatusNotFound
+	}
+	jsonError(w, status, "%s", strings.TrimPrefix(err.Error(), "sendlooptest: "))
+}
+
+func (c *Control) apiDeleteMember(w http.ResponseWriter, r *http.Request) {
+	listID, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	email := strings.TrimSpace(r.PathValue("email"))
+	if email == "" {
+		jsonError(w, http.StatusBadRequest, "email is missing")
+		return
+	}
+	if err := c.srv.DeleteMember(listID, email); err != nil {
+		actionError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"list_id": listID, "email": email, "deleted": true, "webhooks": []webhookInfo{}})
 }
 
 // confirm is Confirm with the address checked first.
@@ -234,7 +261,7 @@ func (c *Control) apiEvent(w http.ResponseWriter, r *http.Request) {
 	before := len(c.srv.Webhooks())
 	campaignID, err = c.srv.event(kind, email, listID, campaignID)
 	if err != nil {
-		jsonError(w, http.StatusConflict, "%s", strings.TrimPrefix(err.Error(), "sendlooptest: "))
+		actionError(w, err)
 		return
 	}
 	answer := map[string]any{"kind": string(kind), "email": email, "webhooks": c.webhooksSince(before)}
@@ -259,7 +286,7 @@ func (s *Server) event(kind CampaignEventKind, email string, listID, campaignID 
 	if campaignID > 0 {
 		if camp = st.campaigns.byID[campaignID]; camp == nil {
 			s.mu.Unlock()
-			return 0, fmt.Errorf("no campaign %d", campaignID)
+			return 0, &missingError{fmt.Sprintf("no campaign %d", campaignID)}
 		}
 	} else {
 		camp = st.newestDelivery(email, listID)
@@ -305,11 +332,11 @@ func (st *state) listEvent(kind CampaignEventKind, email string, listID int, now
 	}
 	l := st.lists.get(listID)
 	if l == nil {
-		return fmt.Errorf("no list %d", listID)
+		return noList(listID)
 	}
 	sub := l.member(email)
 	if sub == nil {
-		return fmt.Errorf("%s is not in list %d", email, listID)
+		return &missingError{fmt.Sprintf("%s is not in list %d", email, listID)}
 	}
 	return st.applyEvent(sub, CampaignEvent{Kind: kind, Email: email, IP: "0.0.0.0"}, now)
 }

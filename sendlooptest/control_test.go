@@ -341,7 +341,7 @@ func TestControlConfirmPostsTheSubscriptionWebhook(t *testing.T) {
 		status int
 	}{
 		{"/lists/1/confirm", url.Values{"email": {"ann@example.com"}}, http.StatusConflict},
-		{"/lists/2/confirm", url.Values{"email": {"ann@example.com"}}, http.StatusConflict},
+		{"/lists/2/confirm", url.Values{"email": {"ann@example.com"}}, http.StatusNotFound}, // no list 2
 		{"/lists/1/confirm", url.Values{}, http.StatusConflict},
 		{"/lists/x/confirm", url.Values{"email": {"ann@example.com"}}, http.StatusNotFound},
 	}
@@ -407,10 +407,13 @@ func TestControlEvents(t *testing.T) {
 		status, v := event(bad...)
 		assert.Equal(t, http.StatusBadRequest, status, "%v: %v", bad, v)
 	}
-	status, _ = event("kind", "open", "email", emails[2], "campaign", "7")
-	assert.Equal(t, http.StatusConflict, status)
-	status, _ = event("kind", "unsubscribe", "email", "nobody@example.com", "list", "1")
-	assert.Equal(t, http.StatusConflict, status)
+	status, v = event("kind", "open", "email", emails[2], "campaign", "7")
+	assert.Equal(t, http.StatusNotFound, status, v)
+	status, v = event("kind", "unsubscribe", "email", "nobody@example.com", "list", "1")
+	assert.Equal(t, http.StatusNotFound, status, v)
+	status, v = event("kind", "unsubscribe", "email", "nobody@example.com", "list", "9")
+	assert.Equal(t, http.StatusNotFound, status, v)
+	assert.Equal(t, "no list 9", v["error"])
 }
 
 func TestParseEventKind(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -188,8 +189,10 @@ func (c *Control) relayMessage(id string) (RelayMessage, bool) {
 	return c.relay.Message(id)
 }
 
-// pageMessageHTML serves a message's rendered HTML for its sandboxed frame, under a policy
-// that lets none of it run or load anything.
+// pageMessageHTML serves a message's rendered HTML for its sandboxed frame, neutralized
+// (neutralizeHTML: no resource hint, preload or frame), under a policy that lets none of
+// it run or load anything. The policy alone is not enough: a browser opens connections
+// for resource hints, and for a frame's source, before the policy has its say.
 func (c *Control) pageMessageHTML(w http.ResponseWriter, r *http.Request) {
 	m, ok := c.relayMessage(r.PathValue("id"))
 	if !ok {
@@ -199,7 +202,8 @@ func (c *Control) pageMessageHTML(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w, messageHTMLCSP)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("X-Frame-Options", "SAMEORIGIN")
-	_, _ = w.Write([]byte(m.RenderedHTML))
+	w.Header().Set("X-DNS-Prefetch-Control", "off")
+	_, _ = w.Write([]byte(neutralizeHTML(m.RenderedHTML)))
 }
 
 // listView is a list with its first members, for the lists page.
@@ -212,6 +216,7 @@ type listView struct {
 // memberView is a member of the lists page.
 type memberView struct {
 	Email, Status, BounceType string
+	Fields                    []string // the values of the list's custom fields, in their order
 }
 
 // membersShown bounds the members listed per list on the page.
@@ -237,7 +242,11 @@ func (s *Server) memberViews(listID, n int) []memberView {
 	}
 	out := make([]memberView, 0, min(n, len(l.members)))
 	for _, sub := range l.members[:min(n, len(l.members))] {
-		out = append(out, memberView{Email: sub.Email, Status: sub.Status, BounceType: sub.BounceType})
+		v := memberView{Email: sub.Email, Status: sub.Status, BounceType: sub.BounceType, Fields: make([]string, len(l.Fields))}
+		for i, f := range l.Fields {
+			v.Fields[i] = sub.Fields.get(f.ID)
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -274,7 +283,16 @@ func (c *Control) pageEvent(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = c.srv.event(kind, email, listID, 0)
 	}
-	back(w, r, "lists", "Recorded a "+string(kind)+" of "+email, err)
+	back(w, r, "lists", "Recorded "+withArticle(string(kind))+" of "+email, err)
+}
+
+// withArticle puts "a" or "an" before an event kind: "an open", "a click", "an
+// unsubscription".
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 func (c *Control) pageDelete(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
@@ -87,7 +89,17 @@ type relaySession struct {
 var (
 	relayErrAuthRequired = &gosmtp.SMTPError{Code: 530, EnhancedCode: gosmtp.EnhancedCode{5, 7, 0}, Message: "Authentication required"}
 	relayErrAuthFailed   = &gosmtp.SMTPError{Code: 535, EnhancedCode: gosmtp.EnhancedCode{5, 7, 8}, Message: "Authentication credentials invalid"}
+	// RFC 5321 allows no control character in a mailbox; one in an envelope address is
+	// a syntax error, and refusing it keeps it out of every log that shows envelopes.
+	relayErrControlFrom = &gosmtp.SMTPError{Code: 501, EnhancedCode: gosmtp.EnhancedCode{5, 1, 7}, Message: "Syntax error: a control character in the sender address"}
+	relayErrControlTo   = &gosmtp.SMTPError{Code: 501, EnhancedCode: gosmtp.EnhancedCode{5, 1, 3}, Message: "Syntax error: a control character in the recipient address"}
 )
+
+// hasControl reports whether s holds a control character (C0, DEL or C1) or a byte that
+// is not UTF-8, which could carry one to a terminal.
+func hasControl(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl)
+}
 
 func (s *relaySession) AuthMechanisms() []string { return s.relay.mechanisms }
 
@@ -130,6 +142,9 @@ func (s *relaySession) Mail(from string, opts *gosmtp.MailOptions) error {
 	if s.username == "" {
 		return relayErrAuthRequired
 	}
+	if hasControl(from) {
+		return relayErrControlFrom
+	}
 	if err := s.fault("MAIL", ""); err != nil {
 		return err
 	}
@@ -142,6 +157,9 @@ func (s *relaySession) Mail(from string, opts *gosmtp.MailOptions) error {
 }
 
 func (s *relaySession) Rcpt(to string, _ *gosmtp.RcptOptions) error {
+	if hasControl(to) {
+		return relayErrControlTo
+	}
 	if err := s.fault("RCPT", to); err != nil {
 		return err
 	}

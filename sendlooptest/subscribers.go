@@ -453,7 +453,7 @@ func (s *Server) Confirm(listID int, email string) error {
 	l := s.state.lists.get(listID)
 	if l == nil {
 		s.mu.Unlock()
-		return fmt.Errorf("sendlooptest: no list %d", listID)
+		return noList(listID)
 	}
 	_, f := s.state.confirm(l, email, s.now())
 	s.mu.Unlock()
@@ -463,6 +463,35 @@ func (s *Server) Confirm(listID int, email string) error {
 	}
 	return nil
 }
+
+// DeleteMember removes email from a list, as the legacy API's Subscriber.Delete does: the
+// record is gone, not unsubscribed, and no webhook is posted. A list or a member that does
+// not exist is an error.
+func (s *Server) DeleteMember(listID int, email string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.state.lists.get(listID)
+	if l == nil {
+		return noList(listID)
+	}
+	sub := l.member(email)
+	if sub == nil {
+		return &missingError{fmt.Sprintf("sendlooptest: %s is not in list %d", strings.TrimSpace(email), listID)}
+	}
+	l.members = slices.DeleteFunc(l.members, func(m *subscriber) bool { return m == sub })
+	l.changes++
+	delete(l.byEmail, emailKey(sub.Email))
+	return nil
+}
+
+// missingError is the error of a list, campaign or member that does not exist, which the
+// control API answers 404 (a conflict is 409).
+type missingError struct{ msg string }
+
+func (e *missingError) Error() string { return e.msg }
+
+// noList is the error of a list ID that names no list.
+func noList(id int) error { return &missingError{fmt.Sprintf("sendlooptest: no list %d", id)} }
 
 // SubscriberStatus returns the state of email in a list, and whether the list holds it.
 func (s *Server) SubscriberStatus(listID int, email string) (string, bool) {

@@ -29,7 +29,7 @@ const defaultFakeLogSize = 100
 func fakeCommand() *command {
 	return &command{
 		name:    "fake",
-		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]] [--keep-messages N] | messages [--to ADDR] | message ID [--raw] | confirm EMAIL --list ID | event KIND EMAIL [--list ID] [--campaign ID] | reset | inbox",
+		args:    "[--addr 127.0.0.1:8080] [--smtp-addr 127.0.0.1:2525] [--empty | --seed FILE] [--ca-file FILE] [--listen-any [--tls-name NAME]] [--latency D[,JITTER]] [--keep-messages N] | messages [--to ADDR] | message ID [--raw] | confirm EMAIL --list ID | delete EMAIL --list ID | event KIND EMAIL [--list ID] [--campaign ID] | reset | inbox",
 		summary: "serve a fake of the service (API, relay, inbox) and call it from shells",
 		help: `
 Serves sendlooptest, the SDK's in-memory fake of the service, until interrupted (SIGINT or
@@ -83,9 +83,14 @@ client code works:
   DELETE …/api/v1/messages                    forgets them
   GET    …/webhooks                           deliveries: url, action, body, attempts,
          status_code, error, delivered
-  GET    …/lists, …/lists/ID/members          lists; members as subscriber.browse has them
+  GET    …/lists                              lists, with their custom fields
+  GET    …/lists/ID/members                   members as subscriber.browse has them, 100 at
+         a time: ?start=0&limit=100 (the default; limit=0: all); answers list_id, total
+         (the list's records), count (this page's), start and members
   POST   …/lists/ID/confirm  email=ADDR       confirms a pending double opt-in: the
          Subscription webhook is posted
+  DELETE …/lists/ID/members/EMAIL             deletes the member, as the legacy
+         Subscriber.Delete does (the record is gone; no webhook)
   POST   …/campaigns/ID/send                  delivers a Draft campaign now
   POST   …/events  kind=K email=ADDR [list=ID] [campaign=ID]
          open, click, forward, browser-view, unsubscribe, bounce, soft-bounce, complaint: on
@@ -94,19 +99,33 @@ client code works:
   POST   …/reset                              back to the seed: data, messages, webhooks
   POST   …/inbox/token                        a new one-time inbox URL
 
-Actions answer a JSON object with the webhooks they posted; failures {"error": "…"}. The
-fake keeps the newest --keep-messages messages and counts the others as dropped.
+Actions answer a JSON object with the webhooks they posted (each URL whole, its query
+included); failures {"error": "…"}: 404 for a list, campaign or member that does not
+exist, 409 for one whose state does not allow the action. The fake keeps the newest
+--keep-messages messages and counts the others as dropped.
 
 SENDLOOP_FAKE_INBOX opens the same in a browser: a one-time URL that sets a session cookie
 and shows the messages (a message's HTML only in a sandboxed frame that runs no script
-and loads nothing), the lists and the webhook deliveries.
+and loads nothing, its resource hints, preloads and frames removed), the lists and the
+webhook deliveries. Add next=PATH to the URL to land on another page of the inbox (a local
+path under /_fake/inbox/, e.g. next=/_fake/inbox/lists; anything else opens the messages).
 
 The subcommands are clients of a running fake, for shells and Makefiles: they read
 SENDLOOP_FAKE_URL and SENDLOOP_FAKE_KEY from the environment it printed. 'fake messages'
 lists the messages (--json: the API's answer), 'fake message ID' shows one (--raw: the
-.eml), 'fake confirm EMAIL --list ID' confirms a pending subscriber, 'fake event KIND EMAIL'
-records an event, 'fake reset' goes back to the seed and 'fake inbox' prints a new inbox
-URL.
+.eml), 'fake confirm EMAIL --list ID' confirms a pending subscriber, 'fake delete EMAIL
+--list ID' deletes a member, 'fake event KIND EMAIL' records an event, 'fake reset' goes
+back to the seed and 'fake inbox' prints a new inbox URL. Confirm, delete and event exit
+with 1 when a webhook the action posted was not delivered (the action was done), and
+with 1 or 2 as any command when the action failed. Their text output shows a webhook's
+URL with the values of its query REDACTED (?token=REDACTED), so that a receiver's token
+stays out of CI logs; --json prints the API's answer, URLs whole.
+
+The log on stderr and the subcommands' text output write every value that came from the
+network (a request's command, an envelope, a message's subject, headers and text) with
+its control characters escaped (\x1b, \n): a request or a message cannot move the
+cursor, retitle the terminal or forge a line. The relay refuses control characters in
+MAIL FROM and RCPT TO (501), as RFC 5321 does.
 
 Port 0 picks a free port, shown in the printed settings. Only loopback addresses are
 accepted unless --listen-any: the fake is not a server to expose. --listen-any lets it
@@ -128,6 +147,7 @@ sendloop fake --listen-any --addr 0.0.0.0:8080 --smtp-addr 0.0.0.0:2525 --tls-na
 sendloop fake messages --to ann@example.com    # in the environment the fake printed
 sendloop fake message 3 --raw > message.eml
 sendloop fake confirm ann@example.com --list 1
+sendloop fake delete bob@example.com --list 1
 sendloop fake event unsubscribe ann@example.com --list 1`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			addr := fs.String("addr", "127.0.0.1:8080", "serve the HTTP API on `HOST:PORT` (loopback unless --listen-any)")
@@ -144,7 +164,7 @@ sendloop fake event unsubscribe ann@example.com --list 1`,
 			var client fakeClientOptions
 			fs.StringVar(&client.to, "to", "", "fake messages: those to `ADDR` (part of a recipient)")
 			fs.BoolVar(&client.raw, "raw", false, "fake message: print the message as received (.eml)")
-			fs.IntVar(&client.listID, "list", 0, "fake confirm, fake event: the list's `ID`")
+			fs.IntVar(&client.listID, "list", 0, "fake confirm, fake delete, fake event: the list's `ID`")
 			fs.IntVar(&client.campaignID, "campaign", 0, "fake event: the delivered campaign's `ID` (default: the newest that reached EMAIL)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if a.fake {
@@ -155,7 +175,7 @@ sendloop fake event unsubscribe ann@example.com --list 1`,
 				if len(args) > 0 {
 					takes, ok := fakeSubcommands[args[0]]
 					if !ok {
-						return usagef("fake", "unknown subcommand %q: messages, message, confirm, event, reset or inbox", args[0])
+						return usagef("fake", "unknown subcommand %q: messages, message, confirm, delete, event, reset or inbox", args[0])
 					}
 					for name := range given {
 						if !slices.Contains(takes, name) {
@@ -416,7 +436,9 @@ func (l *requestLogger) log(r sendlooptest.Request) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.a.note("api: %s %s", r.Method, r.Command)
+	// The command comes from the URL's path, before any key check: escaped, so that no
+	// request can put a control character on the terminal or forge a line.
+	l.a.note("api: %s %s", printable(r.Method), printable(r.Command))
 }
 
 // watchFake logs the messages the fake's relay accepts, until ctx ends.
@@ -436,8 +458,8 @@ func watchFake(ctx context.Context, a *app, relay *sendlooptest.Relay) {
 		// By ID, not position: the relay forgets the oldest beyond --keep-messages.
 		for _, m := range relay.Messages() {
 			if n, _ := strconv.Atoi(m.ID); n > seen {
-				a.note("relay: message from %s to %s: %q (ID %s, Message-ID <%s>)", m.EnvelopeFrom,
-					strings.Join(m.EnvelopeTo, ", "), m.RenderedSubject, m.ID, m.MessageID)
+				a.note("relay: message from %s to %s: %q (ID %s, Message-ID <%s>)", printable(m.EnvelopeFrom),
+					printable(strings.Join(m.EnvelopeTo, ", ")), m.RenderedSubject, m.ID, printable(m.MessageID))
 				seen = n
 			}
 		}

@@ -34,6 +34,7 @@ var fakeSubcommands = map[string][]string{
 	"messages": {"to"},
 	"message":  {"raw"},
 	"confirm":  {"list"},
+	"delete":   {"list"},
 	"event":    {"list", "campaign"},
 	"reset":    nil,
 	"inbox":    nil,
@@ -90,6 +91,7 @@ func (c *fakeClient) call(ctx context.Context, method, path string, form url.Val
 		if json.Unmarshal(b, &e) != nil || e.Error == "" {
 			e.Error = strings.TrimSpace(string(b))
 		}
+		e.Error = printable(e.Error)
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			return nil, configError("the fake refused %s (%s): %s", envFakeKey, resp.Status, e.Error)
 		}
@@ -101,16 +103,16 @@ func (c *fakeClient) call(ctx context.Context, method, path string, form url.Val
 // runFakeClient runs a client subcommand; args[0] names it.
 func runFakeClient(ctx context.Context, a *app, args []string, o fakeClientOptions) error {
 	sub, rest := args[0], args[1:]
-	want := map[string]int{"messages": 0, "message": 1, "confirm": 1, "event": 2, "reset": 0, "inbox": 0}[sub]
+	want := map[string]int{"messages": 0, "message": 1, "confirm": 1, "delete": 1, "event": 2, "reset": 0, "inbox": 0}[sub]
 	if len(rest) != want {
-		names := map[string]string{"message": "a message ID", "confirm": "an EMAIL", "event": "a KIND and an EMAIL"}[sub]
+		names := map[string]string{"message": "a message ID", "confirm": "an EMAIL", "delete": "an EMAIL", "event": "a KIND and an EMAIL"}[sub]
 		if names == "" {
 			return usagef("fake", "fake %s takes no arguments", sub)
 		}
 		return usagef("fake", "fake %s takes %s", sub, names)
 	}
-	if sub == "confirm" && o.listID <= 0 {
-		return usagef("fake", "fake confirm needs --list ID")
+	if (sub == "confirm" || sub == "delete") && o.listID <= 0 {
+		return usagef("fake", "fake %s needs --list ID", sub)
 	}
 	c, err := a.newFakeClient()
 	if err != nil {
@@ -122,8 +124,11 @@ func runFakeClient(ctx context.Context, a *app, args []string, o fakeClientOptio
 	case "message":
 		return c.message(ctx, a, rest[0], o.raw)
 	case "confirm":
-		return c.action(ctx, a, "/lists/"+strconv.Itoa(o.listID)+"/confirm", url.Values{"email": {rest[0]}},
-			fmt.Sprintf("Confirmed %s in list %d", rest[0], o.listID))
+		return c.action(ctx, a, http.MethodPost, "/lists/"+strconv.Itoa(o.listID)+"/confirm", url.Values{"email": {rest[0]}},
+			fmt.Sprintf("Confirmed %s in list %d", printable(rest[0]), o.listID))
+	case "delete":
+		return c.action(ctx, a, http.MethodDelete, "/lists/"+strconv.Itoa(o.listID)+"/members/"+url.PathEscape(rest[0]), nil,
+			fmt.Sprintf("Deleted %s from list %d", printable(rest[0]), o.listID))
 	case "event":
 		kind, err := sendlooptest.ParseEventKind(rest[0])
 		if err != nil {
@@ -136,9 +141,9 @@ func runFakeClient(ctx context.Context, a *app, args []string, o fakeClientOptio
 		if o.campaignID > 0 {
 			form.Set("campaign", strconv.Itoa(o.campaignID))
 		}
-		return c.action(ctx, a, "/events", form, fmt.Sprintf("Recorded a %s of %s", kind, rest[1]))
+		return c.action(ctx, a, http.MethodPost, "/events", form, fmt.Sprintf("Recorded %s of %s", withArticle(string(kind)), printable(rest[1])))
 	case "reset":
-		return c.action(ctx, a, "/reset", url.Values{}, "The fake is back to its seed")
+		return c.action(ctx, a, http.MethodPost, "/reset", url.Values{}, "The fake is back to its seed")
 	default: // inbox
 		b, err := c.call(ctx, http.MethodPost, "/inbox/token", url.Values{})
 		if err != nil {
@@ -151,7 +156,7 @@ func runFakeClient(ctx context.Context, a *app, args []string, o fakeClientOptio
 		if a.json {
 			return writeJSON(a.stdout, orderedObject{{"url", v.URL}})
 		}
-		_, err = fmt.Fprintln(a.stdout, v.URL)
+		_, err = fmt.Fprintln(a.stdout, printable(v.URL))
 		return err
 	}
 }
@@ -194,7 +199,7 @@ func (c *fakeClient) messages(ctx context.Context, a *app, to string) error {
 		for _, r := range append(m.To, m.Bcc...) {
 			rcpts = append(rcpts, r.Address)
 		}
-		t.row(m.ID, m.Created.UTC().Format(time.DateTime), strings.Join(rcpts, ", "), m.Subject, m.MessageID)
+		t.row(printable(m.ID), m.Created.UTC().Format(time.DateTime), printable(strings.Join(rcpts, ", ")), printable(m.Subject), printable(m.MessageID))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -231,14 +236,17 @@ func (c *fakeClient) message(ctx context.Context, a *app, id string, raw bool) e
 		return fmt.Errorf("reading the fake's answer: %w", err)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "Message-ID: %s\nDate: %s\nFrom: %s\nTo: %s\nSubject: %s\n", m.MessageID,
-		m.Date.UTC().Format(time.RFC1123Z), m.Envelope.From, strings.Join(m.Envelope.To, ", "), m.Subject)
+	fmt.Fprintf(&out, "Message-ID: %s\nDate: %s\nFrom: %s\nTo: %s\nSubject: %s\n", printable(m.MessageID),
+		m.Date.UTC().Format(time.RFC1123Z), printable(m.Envelope.From), printable(strings.Join(m.Envelope.To, ", ")), printable(m.Subject))
 	if len(m.Sendloop.MergeVars) > 0 {
 		vars, _ := marshal(m.Sendloop.MergeVars)
-		fmt.Fprintf(&out, "Merge variables: %s\n", vars)
+		fmt.Fprintf(&out, "Merge variables: %s\n", printable(string(vars)))
 	}
 	if m.Text != "" {
-		fmt.Fprintf(&out, "\n%s\n", strings.TrimRight(m.Text, "\r\n"))
+		// The text's own line ends are kept; a CR before them is the message's, not the
+		// terminal's business.
+		text := strings.ReplaceAll(strings.TrimRight(m.Text, "\r\n"), "\r\n", "\n")
+		fmt.Fprintf(&out, "\n%s\n", printableLines(text))
 	}
 	if m.HTML != "" {
 		fmt.Fprintf(&out, "\n(HTML part: %s; see it with --json, --raw or in the inbox)\n", plural(len(m.HTML), "byte"))
@@ -247,14 +255,13 @@ func (c *fakeClient) message(ctx context.Context, a *app, id string, raw bool) e
 	return err
 }
 
-// action posts an action and says what it did, with the webhooks it posted.
-func (c *fakeClient) action(ctx context.Context, a *app, path string, form url.Values, done string) error {
-	b, err := c.call(ctx, http.MethodPost, path, form)
+// action posts an action and says what it did, with the webhooks it posted (their URLs
+// without the query's values: a receiver's token would land in CI logs). A webhook that
+// was not delivered fails the command (exit code 1) after the output: the action was done,
+// but a shell test of a receiver must not pass with the receiver down.
+func (c *fakeClient) action(ctx context.Context, a *app, method, path string, form url.Values, done string) error {
+	b, err := c.call(ctx, method, path, form)
 	if err != nil {
-		return err
-	}
-	if a.json {
-		_, err := a.stdout.Write(b)
 		return err
 	}
 	var v struct {
@@ -267,15 +274,34 @@ func (c *fakeClient) action(ctx context.Context, a *app, path string, form url.V
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("reading the fake's answer: %w", err)
 	}
-	var out strings.Builder
-	out.WriteString(done + "\n")
+	failed := 0
 	for _, h := range v.Webhooks {
-		state := fmt.Sprintf("delivered (HTTP %d)", h.StatusCode)
 		if !h.Delivered {
-			state = "not delivered: " + h.Error
+			failed++
 		}
-		fmt.Fprintf(&out, "%s webhook to %s: %s\n", h.Action, h.URL, state)
 	}
-	_, err = io.WriteString(a.stdout, out.String())
-	return err
+	if a.json {
+		if _, err := a.stdout.Write(b); err != nil {
+			return err
+		}
+	} else {
+		var out strings.Builder
+		out.WriteString(done + "\n")
+		for _, h := range v.Webhooks {
+			state := fmt.Sprintf("delivered (HTTP %d)", h.StatusCode)
+			if !h.Delivered {
+				// The error of Go's client quotes the URL: redacted there too.
+				state = "not delivered: " + printable(strings.ReplaceAll(h.Error, h.URL, redactedURL(h.URL)))
+			}
+			fmt.Fprintf(&out, "%s webhook to %s: %s\n", printable(h.Action), printable(redactedURL(h.URL)), state)
+		}
+		if _, err := io.WriteString(a.stdout, out.String()); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%s of %d not delivered (the action was done; see the webhook deliveries: GET $%s/webhooks)",
+			plural(failed, "webhook"), len(v.Webhooks), envFakeURL)
+	}
+	return nil
 }

@@ -147,10 +147,10 @@
 //
 // It also prints SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY and SENDLOOP_FAKE_INBOX: the control
 // API (sendlooptest.Control; the relay's messages in the shape of Mailpit's API, lists,
-// webhook deliveries, and actions: confirm, events, reset), its own key, and a one-time URL
-// of the inbox page for a browser. The fake's subcommands (messages, message, confirm,
-// event, reset, inbox) are shell clients of that API; docs/testing-with-the-fake.md shows
-// it driven from Python and shell.
+// webhook deliveries, and actions: confirm, delete, events, reset), its own key, and a
+// one-time URL of the inbox page for a browser. The fake's subcommands (messages, message,
+// confirm, delete, event, reset, inbox) are shell clients of that API;
+// docs/testing-with-the-fake.md shows it driven from Python and shell.
 //
 // With --seed FILE it starts with the data of a JSON seed instead: lists, custom fields
 // with the IDs a program expects, segments, subscribers in any state and suppressions. The

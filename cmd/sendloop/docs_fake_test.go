@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
 )
 
 // envPythonCheck is set by .ci/run, which installs python3: there the docs' Python example
@@ -80,4 +82,18 @@ func TestFakeDocPythonExample(t *testing.T) {
 	}
 	out := runExample(t, env, python, script)
 	require.Equal(t, "ok\n", out)
+}
+
+// TestGitHubActionsDocPinsTheRelease: the version the page suggests pinning is the
+// release's, as scripts/check-release-version also checks before a tag.
+func TestGitHubActionsDocPinsTheRelease(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "github-actions.md"))
+	require.NoError(t, err)
+	pins := regexp.MustCompile("@(v[0-9][^`]*)`").FindAllStringSubmatch(string(doc), -1)
+	require.NotEmpty(t, pins, "no pinned version")
+	for _, p := range pins {
+		require.Equal(t, "v"+sendloop.Version, p[1], "docs/github-actions.md pins %s", p[0])
+	}
+	require.Contains(t, string(doc), "Pin a version (`@v"+sendloop.Version+"`, the current release)", "the sentence scripts/check-release-version reads")
 }

@@ -185,6 +185,8 @@ func TestFakeSubcommandUsage(t *testing.T) {
 		{[]string{"fake", "messages", "x"}, "fake messages takes no arguments"},
 		{[]string{"fake", "message"}, "fake message takes a message ID"},
 		{[]string{"fake", "confirm", "a@example.com"}, "fake confirm needs --list ID"},
+		{[]string{"fake", "delete", "a@example.com"}, "fake delete needs --list ID"},
+		{[]string{"fake", "delete"}, "fake delete takes an EMAIL"},
 		{[]string{"fake", "event", "open"}, "fake event takes a KIND and an EMAIL"},
 		{[]string{"fake", "event", "sneeze", "a@example.com"}, `unknown event kind "sneeze"`},
 		{[]string{"fake", "messages", "--raw"}, "--raw has no meaning with fake messages"},

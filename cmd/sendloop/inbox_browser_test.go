@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,12 +42,13 @@ func findBrowser() string {
 // outsideServer stands for the rest of the world: it counts every request, by path.
 type outsideServer struct {
 	*httptest.Server
+	hints string // the URL of a countingServer for the control's hints
 	mu    sync.Mutex
 	paths []string
 }
 
-func newOutsideServer(t *testing.T) *outsideServer {
-	o := &outsideServer{}
+func newOutsideServer(t *testing.T, hints string) *outsideServer {
+	o := &outsideServer{hints: hints}
 	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
 		o.paths = append(o.paths, r.URL.Path)
@@ -53,11 +56,51 @@ func newOutsideServer(t *testing.T) *outsideServer {
 		if strings.HasPrefix(r.URL.Path, "/page/") {
 			// The positive control: the same hostile HTML served with no policy.
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, hostileBody(o.URL, "control"))
+			fmt.Fprint(w, hostileBody(o.URL, "control")+hintsBody(o.hints))
 		}
 	}))
 	t.Cleanup(o.Close)
 	return o
+}
+
+// countingServer is an outside server that counts the TCP connections it accepts, not
+// only requests: a browser opens a connection for a resource hint (preconnect) or a
+// frame's source before any request, or without one, and that connection alone tells
+// the sender when and from where a message was viewed.
+type countingServer struct {
+	*httptest.Server
+	accepts atomic.Int64
+}
+
+// countingListener counts the connections its listener accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+func newCountingServer(t *testing.T) *countingServer {
+	c := &countingServer{Server: httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))}
+	c.Listener = countingListener{Listener: c.Listener, n: &c.accepts}
+	c.Start()
+	t.Cleanup(c.Close)
+	return c
+}
+
+// hintsBody asks a browser to open connections to watch that a Content-Security-Policy
+// stops too late or not at all: resource hints, a prefetch and preloads, and frames.
+func hintsBody(watch string) string {
+	return `<link rel="preconnect" href="` + watch + `/"><link rel="dns-prefetch" href="` + watch + `/">` +
+		`<link rel="prefetch" href="` + watch + `/prefetch"><link rel="preload" as="image" href="` + watch + `/preload.png">` +
+		`<link rel="modulepreload" href="` + watch + `/module.js"><link rel="prerender" href="` + watch + `/prerender">` +
+		`<iframe src="` + watch + `/iframe"></iframe><iframe srcdoc="<img src=` + watch + `/srcdoc.png>"></iframe>`
 }
 
 // requested returns the paths requested that start with prefix.
@@ -100,7 +143,8 @@ func TestInboxInARealBrowser(t *testing.T) {
 		}
 		t.Skipf("no browser ($CHROME, chromium, google-chrome); .ci/run installs one and sets %s", envBrowserCheck)
 	}
-	outside := newOutsideServer(t)
+	controlWatch, watch := newCountingServer(t), newCountingServer(t)
+	outside := newOutsideServer(t, controlWatch.URL)
 	b := startHeadless(t, browser)
 
 	// The control: the browser runs scripts and loads images where no policy forbids it,
@@ -113,7 +157,7 @@ func TestInboxInARealBrowser(t *testing.T) {
 	csv := filepath.Join(dir, "recipients.csv")
 	require.NoError(t, os.WriteFile(csv, []byte("EmailAddress,FIRST\nann@example.com,Ann\nbob@example.com,Bob\nzoe@example.com,Zoë\n"), 0o600))
 	html := filepath.Join(dir, "body.html")
-	require.NoError(t, os.WriteFile(html, []byte(hostileBody(outside.URL, "message")), 0o600))
+	require.NoError(t, os.WriteFile(html, []byte(hostileBody(outside.URL, "message")+hintsBody(watch.URL)), 0o600))
 	r := invocation{args: []string{"send", "--from", "shop@example.com", "--recipients", csv, "--journal", filepath.Join(dir, "journal"),
 		"--subject", "Grüße, {{FIRST}} ✓", "--text", "-", "--html", html}, env: p.env, stdin: "Hello {{FIRST}}"}.run(t)
 	expect(t, r, exitOK, nil, nil)
@@ -136,6 +180,7 @@ func TestInboxInARealBrowser(t *testing.T) {
 	pg := control()
 	assert.Contains(t, pg.dom, `data-pwned="`, "the browser ran the control's script")
 	assert.NotEmpty(t, outside.requested("/control/"), "the browser loaded the control's resources")
+	assert.Positive(t, controlWatch.accepts.Load(), "the browser connected for the control's hints and frames")
 
 	pg = inbox()
 	for _, want := range []string{"Grüße, Ann ✓", "Grüße, Bob ✓", "Grüße, Zoë ✓", "3 of 3 messages"} {
@@ -162,4 +207,5 @@ func TestInboxInARealBrowser(t *testing.T) {
 	assert.NotContains(t, pg.dom, "<title>ran</title>")
 
 	assert.Empty(t, outside.requested("/message/"), "the outside server received requests from the message")
+	assert.Zero(t, watch.accepts.Load(), "the browser connected for the message's resource hints or frames")
 }
