@@ -5,7 +5,15 @@ import "fmt"
 // Tally counts the rows of one kind of work by fate. Its counts add up to the rows of that
 // kind the job was given: Total is that sum.
 type Tally struct {
-	Done, Skipped, Rejected, Refused, Unknown, Deferred, NotAttempted, Suppressed, NotSubscribed int
+	Done          int // rows of fate Done
+	Skipped       int // rows of fate Skipped
+	Rejected      int // rows of fate Rejected
+	Refused       int // rows of fate Refused
+	Unknown       int // rows of fate Unknown
+	Deferred      int // rows of fate Deferred
+	NotAttempted  int // rows of fate NotAttempted
+	Suppressed    int // rows of fate Suppressed
+	NotSubscribed int // rows of fate NotSubscribed
 }
 
 // Add counts n more rows of fate f. It panics on an invalid fate, which is a bug of the
