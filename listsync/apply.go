@@ -29,6 +29,14 @@ type ApplyOptions struct {
 	// Budget allows none; DefaultApplyOptions sets job.DefaultMaxUnsubscribe (10 %), as
 	// `sendloop sync` does.
 	MaxUnsubscribe job.Budget
+	// MaxRejects bounds the source's rows that end rejected or refused (Result.RowsFailed),
+	// of its rows: Apply judges it once, at the end, and returns a *job.BudgetError beside
+	// its whole Result when the run exceeds it. The zero Budget allows none, as
+	// `sendloop sync --max-rejects` does by default (the CLI passes its flag's value).
+	MaxRejects job.Budget
+	// MaxUnknown bounds the rows of unknown outcome (Result.RowsUnknown) likewise; zero
+	// allows none, the default of --max-unknown.
+	MaxUnknown job.Budget
 	// Stop is how the calls in flight end once Apply's context ends: they run for
 	// Stop.Grace more (zero cancels them with it), and end at once when Stop.Work ends (a
 	// second Ctrl-C), which also interrupts Apply as the end of its context does. The
@@ -235,7 +243,12 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if pl.state != nil && err == nil && !a.res.Interrupted {
 		err = pl.writeState()
 	}
-	return a.res, err
+	// The verdict of the budgets, once the run has ended: the run itself went through, so
+	// its Result (and state) stand beside it.
+	verdict := errors.Join(
+		job.Judge("MaxRejects", "rejected or refused", opts.MaxRejects, a.res.RowsFailed, pl.Rows),
+		job.Judge("MaxUnknown", "of unknown outcome", opts.MaxUnknown, a.res.RowsUnknown, pl.Rows))
+	return a.res, errors.Join(err, verdict)
 }
 
 // count fills in what follows from the plan: what was not attempted, and the rows' tally.

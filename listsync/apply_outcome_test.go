@@ -94,9 +94,9 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			var unsubErrs []error
 			var kinds []EventKind
 			res, err := pl.Apply(testContext(t), ApplyOptions{
-				MaxUnsubscribe: job.DefaultMaxUnsubscribe,
-				OnReject:       func(r RejectedRow) { rejected = append(rejected, r) },
-				OnProgress:     func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
+				MaxUnsubscribe: job.DefaultMaxUnsubscribe, MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(),
+				OnReject:   func(r RejectedRow) { rejected = append(rejected, r) },
+				OnProgress: func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
 				OnUnsubscribeError: func(_ string, err error) {
 					mu.Lock()
 					unsubErrs = append(unsubErrs, err)

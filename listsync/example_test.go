@@ -66,6 +66,7 @@ func Example() {
 
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{
 		MaxUnsubscribe: job.Percent(50),
+		MaxRejects:     job.Rows(1), // the bad address below; a second rejected row would fail the run
 		OnReject: func(r listsync.RejectedRow) {
 			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
 		},

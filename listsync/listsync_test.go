@@ -90,7 +90,7 @@ func TestRowsSource(t *testing.T) {
 		t.Errorf("plan %+v", *pl)
 	}
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
 		rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 	}})
 	if err != nil {
@@ -180,7 +180,7 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	})
 	pl := planRows(t, c, src, Options{})
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			})
 			pl := planRows(t, c, src, Options{})
 			var rejects []string
-			res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
 				rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 			}})
 			if err != nil {

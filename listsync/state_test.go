@@ -441,7 +441,7 @@ func TestStateRunReadsBackAnAdditionOfUnknownOutcome(t *testing.T) {
 	require.NoError(t, err)
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
-	res, err := pl.Apply(ctx, ApplyOptions{})
+	res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close())
 	require.Equal(t, 1, res.AddUnknown)

@@ -452,6 +452,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
+		MaxRejects:     budget.limit,
+		MaxUnknown:     unknownBudget.limit,
 		Stop:           job.Stop{Grace: g.grace, Work: work},
 		OnProgress: func(p listsync.ApplyProgress) {
 			under.Store(&p)
@@ -469,6 +471,9 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	if res == nil {
 		return applyErr
 	}
+	// The budgets' verdict is the library's: the run's report says it below, in the
+	// CLI's words.
+	applyErr, over := budgetVerdicts(applyErr)
 	if res.Interrupted {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d of unknown outcome, %d not attempted, and %s not attempted in all; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
@@ -476,13 +481,37 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	// Rows the service refused without a line to reject count against the budget too.
 	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
+	outcome.Held = !over["MaxRejects"]
 	out.outcome, rejects.budget = &outcome, &outcome
 	unknownOutcome := unknownBudget.check(rejects.unknown, plan.Rows)
+	unknownOutcome.Held = !over["MaxUnknown"]
 	out.unknownOutcome, rejects.unknownBudget = &unknownOutcome, &unknownOutcome
 	if err := out.end(res); err != nil {
 		return err
 	}
 	return rejects.finish(errors.Join(applyErr, failures(res, outcome.Held)))
+}
+
+// budgetVerdicts takes the *job.BudgetErrors out of Apply's error: over names the budgets
+// (job.BudgetError.Budget) the run exceeded, rest is what else went wrong.
+func budgetVerdicts(err error) (rest error, over map[string]bool) {
+	over = map[string]bool{}
+	var walk func(error) error
+	walk = func(err error) error {
+		var be *job.BudgetError
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			var errs []error
+			for _, e := range joined.Unwrap() {
+				errs = append(errs, walk(e))
+			}
+			return errors.Join(errs...)
+		} else if errors.As(err, &be) {
+			over[be.Budget] = true
+			return nil
+		}
+		return err
+	}
+	return walk(err), over
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
