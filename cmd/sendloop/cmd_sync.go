@@ -473,7 +473,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	// The budgets' verdict is the library's: the run's report says it below, in the
 	// CLI's words.
-	applyErr, over := budgetVerdicts(applyErr)
+	over, applyErr := budgetVerdicts(applyErr)
 	if res.Interrupted {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d of unknown outcome, %d not attempted, and %s not attempted in all; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
@@ -494,7 +494,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 
 // budgetVerdicts takes the *job.BudgetErrors out of Apply's error: over names the budgets
 // (job.BudgetError.Budget) the run exceeded, rest is what else went wrong.
-func budgetVerdicts(err error) (rest error, over map[string]bool) {
+func budgetVerdicts(err error) (over map[string]bool, rest error) {
 	over = map[string]bool{}
 	var walk func(error) error
 	walk = func(err error) error {
@@ -511,7 +511,8 @@ func budgetVerdicts(err error) (rest error, over map[string]bool) {
 		}
 		return err
 	}
-	return walk(err), over
+	rest = walk(err)
+	return over, rest
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.
