@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/job"
@@ -21,24 +20,28 @@ const unsubscriptionIP = "0.0.0.0"
 // defaultBatchSize is the number of rows per subscriber.import call by default.
 const defaultBatchSize = 1000
 
-// ErrGraceOver is the cause of the calls' context when ApplyOptions.Grace ends.
-var ErrGraceOver = errors.New("listsync: the grace period after the interruption ended")
-
 // ApplyOptions tunes Plan.Apply.
 type ApplyOptions struct {
 	// BatchSize is the number of rows per subscriber.import call (1000 when 0).
 	BatchSize int
-	// MaxUnsubscribe bounds the unsubscriptions (10 % of the list when zero):
-	// a plan beyond it is refused with a *GuardError before any change.
-	MaxUnsubscribe Limit
-	// Grace is how long the calls in flight may run once Apply's context ends; zero
-	// cancels them with it.
-	Grace time.Duration
-	// Work, when set, is the context of the calls in flight: ending it (a second Ctrl-C)
-	// cancels them at once, grace or not, and interrupts Apply as the end of its context
-	// does. Its values are the calls' values. Nil means Apply's context's values, with no
-	// cancellation of its own.
-	Work context.Context
+	// MaxUnsubscribe bounds the unsubscriptions, of the list's subscribed and pending
+	// members: a plan beyond it is refused with a *GuardError before any change. The zero
+	// Budget allows none; DefaultApplyOptions sets job.DefaultMaxUnsubscribe (10 %), as
+	// `sendloop sync` does.
+	MaxUnsubscribe job.Budget
+	// MaxRejects bounds the source's rows that end rejected or refused (Result.RowsFailed),
+	// of its rows: Apply judges it once, at the end, and returns a *job.BudgetError beside
+	// its whole Result when the run exceeds it. The zero Budget allows none, as
+	// `sendloop sync --max-rejects` does by default (the CLI passes its flag's value).
+	MaxRejects job.Budget
+	// MaxUnknown bounds the rows of unknown outcome (Result.RowsUnknown) likewise; zero
+	// allows none, the default of --max-unknown.
+	MaxUnknown job.Budget
+	// Stop is how the calls in flight end once Apply's context ends: they run for
+	// Stop.Grace more (zero cancels them with it), and end at once when Stop.Work ends (a
+	// second Ctrl-C), which also interrupts Apply as the end of its context does. The
+	// calls carry Apply's context's values.
+	Stop job.Stop
 	// Progress, when set, is called with the changes handled so far (made, failed or of
 	// unknown outcome) and their total, from more than one goroutine. It is the older form
 	// of OnProgress, which also says which kind of change is under way.
@@ -57,6 +60,14 @@ type ApplyOptions struct {
 	// to reject), and each whose outcome is unknown, with an error matching
 	// sendloop.ErrOutcomeUnknown. It is called one at a time.
 	OnUnsubscribeError func(email string, err error)
+}
+
+// DefaultApplyOptions returns the options `sendloop sync` applies with by default: at
+// most job.DefaultMaxUnsubscribe (10 % of the list's members) unsubscribed. A Go caller
+// starts from it rather than from ApplyOptions{}, whose zero MaxUnsubscribe refuses every
+// unsubscription.
+func DefaultApplyOptions() ApplyOptions {
+	return ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe}
 }
 
 // ApplyProgress says how far Apply has come: the kind of change under way, and for each
@@ -174,8 +185,8 @@ type applier struct {
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
 // the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
 // first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
-// starts no new call; the calls in flight run on ApplyOptions.Work for ApplyOptions.Grace
-// more. The Result accounts for every row and every change. The error reports a failure
+// starts no new call; the calls in flight run for ApplyOptions.Stop.Grace more, or
+// until ApplyOptions.Stop.Work ends. The Result accounts for every row and every change. The error reports a failure
 // that stopped the work (a source that cannot be read again, a failed import call); the
 // rows rejected, refused or of unknown outcome go to OnReject and failed unsubscriptions
 // to OnUnsubscribeError, all counted in the Result. A change whose outcome is unknown (the
@@ -200,18 +211,18 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
 	}
-	if opts.Work != nil {
+	if w := opts.Stop.Work; w != nil {
 		// Work ending first ends ctx too: no call is started on a context that cannot run
 		// it, and the run is interrupted, not finished.
 		stop, cancelStop := context.WithCancelCause(ctx)
 		defer cancelStop(nil)
-		defer context.AfterFunc(opts.Work, func() { cancelStop(context.Cause(opts.Work)) })()
-		if opts.Work.Err() != nil {
-			cancelStop(context.Cause(opts.Work)) // at once: AfterFunc's call comes later
+		defer context.AfterFunc(w, func() { cancelStop(context.Cause(w)) })()
+		if w.Err() != nil {
+			cancelStop(context.Cause(w)) // at once: AfterFunc's call comes later
 		}
 		ctx = stop
 	}
-	work, cancel := withGrace(ctx, opts.Work, opts.Grace)
+	work, cancel := opts.Stop.InFlight(ctx)
 	defer cancel()
 	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{},
 		progress: ApplyProgress{Kind: EventAdd, Adds: pl.Adds, Updates: pl.Updates, Unsubscribes: pl.Unsubscribes}}
@@ -232,35 +243,12 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if pl.state != nil && err == nil && !a.res.Interrupted {
 		err = pl.writeState()
 	}
-	return a.res, err
-}
-
-// withGrace returns the context of the calls in flight: work (or ctx's values), ended grace
-// after ctx ends.
-func withGrace(ctx, work context.Context, grace time.Duration) (context.Context, func()) {
-	if work == nil {
-		work = context.WithoutCancel(ctx)
-	}
-	out, cancel := context.WithCancelCause(work)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancel(ErrGraceOver)
-		case <-done:
-		}
-	}()
-	return out, func() {
-		close(done)
-		cancel(context.Canceled)
-	}
+	// The verdict of the budgets, once the run has ended: the run itself went through, so
+	// its Result (and state) stand beside it.
+	verdict := errors.Join(
+		job.Judge("MaxRejects", "rejected or refused", opts.MaxRejects, a.res.RowsFailed, pl.Rows),
+		job.Judge("MaxUnknown", "of unknown outcome", opts.MaxUnknown, a.res.RowsUnknown, pl.Rows))
+	return a.res, errors.Join(err, verdict)
 }
 
 // count fills in what follows from the plan: what was not attempted, and the rows' tally.
@@ -410,7 +398,7 @@ func (a *applier) adds() error {
 			a.report()
 		},
 		// Once stop ends no batch starts; those in flight run as the apply's own calls do.
-		Stop: job.Stop{Grace: a.opts.Grace, Work: a.work},
+		Stop: job.Stop{Grace: a.opts.Stop.Grace, Work: a.work},
 	})
 	if report != nil {
 		if pl.state != nil {

@@ -1,6 +1,7 @@
 package listsync
 
 import (
+	"github.com/go-sendloop/sendloop/job"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,7 +22,7 @@ func TestUnsubscribeOfAnAddressGoneSinceThePlan(t *testing.T) {
 	_, err := c.Subscribers.Unsubscribe(ctx, 1, sendloop.SubscriberUnsubscribeParams{EmailAddress: "gone@example.com", UnsubscriptionIP: unsubscriptionIP})
 	require.NoError(t, err, "gone before the plan is applied")
 
-	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100),
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100),
 		OnUnsubscribeError: func(email string, err error) { t.Errorf("%s: %v", email, err) }})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Unsubscribed)

@@ -3,6 +3,7 @@ package listsync
 import (
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,7 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			var unsubErrs []error
 			var kinds []EventKind
 			res, err := pl.Apply(testContext(t), ApplyOptions{
+				MaxUnsubscribe: job.DefaultMaxUnsubscribe, MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(),
 				OnReject:   func(r RejectedRow) { rejected = append(rejected, r) },
 				OnProgress: func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
 				OnUnsubscribeError: func(_ string, err error) {
@@ -127,7 +129,7 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			// made, the others are made.
 			srv.ClearFaults()
 			again := planRows(t, c, Rows(keep), Options{UnsubscribeMissing: true})
-			res2, err := again.Apply(testContext(t), ApplyOptions{})
+			res2, err := again.Apply(testContext(t), DefaultApplyOptions())
 			require.NoError(t, err)
 			checkIdentities(t, again, res2)
 			assert.Zero(t, res2.RowsUnknown+res2.RowsFailed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"log"
 	"os"
 	"path/filepath"
@@ -51,11 +52,11 @@ func Example() {
 		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
 		{Email: "not an address"},
 	})
-	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	sync, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sync.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,7 +65,8 @@ func Example() {
 		plan.Adds, plan.Updates, plan.Unsubscribes, plan.Rejected)
 
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{
-		MaxUnsubscribe: listsync.MaxPercent(50),
+		MaxUnsubscribe: job.Percent(50),
+		MaxRejects:     job.Rows(1), // the bad address below; a second rejected row would fail the run
 		OnReject: func(r listsync.RejectedRow) {
 			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
 		},
@@ -102,11 +104,11 @@ func ExampleOpenCSV() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	job, err := listsync.New(ctx, c, 1, src, listsync.Options{})
+	sync, err := listsync.New(ctx, c, 1, src, listsync.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sync.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -141,11 +143,11 @@ func ExamplePlan_WriteCSV() {
 		{Email: "not an address"},
 		{Email: "cat@example.com", Fields: map[string]string{"Plan": "free"}},
 	})
-	job, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
+	sync, err := listsync.New(ctx, c, 1, src, listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sync.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -166,17 +168,17 @@ func ExamplePlan_Check() {
 	srv, c := demo()
 	defer srv.Close()
 	ctx := context.Background()
-	job, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})
+	sync, err := listsync.New(ctx, c, 1, listsync.Rows([]listsync.Row{{Email: "ann@example.com"}}), listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sync.Plan(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer plan.Close()
 	var guard *listsync.GuardError
-	if err := plan.Check(listsync.MaxCount(0)); errors.As(err, &guard) {
+	if err := plan.Check(job.Rows(0)); errors.As(err, &guard) {
 		fmt.Printf("refused: %d of %d members, %s allows %d\n", guard.Unsubscribes, guard.Members, guard.Limit, guard.Allowed)
 	}
 	// Output:

@@ -3,51 +3,8 @@ package listsync
 import (
 	"fmt"
 
-	"github.com/go-sendloop/sendloop/internal/share"
+	"github.com/go-sendloop/sendloop/job"
 )
-
-// Limit bounds how many members a sync may unsubscribe: a count, or a share of the list's
-// subscribed and pending members (rounded up). The zero Limit is the default of a sync and
-// of `sendloop sync`: 10 % of the list.
-type Limit struct {
-	l   share.Limit
-	set bool
-}
-
-// defaultLimit is what the zero Limit means.
-var defaultLimit = MaxPercent(10)
-
-// MaxCount is a limit of n members.
-func MaxCount(n int) Limit { return Limit{l: share.Count(n), set: true} }
-
-// MaxPercent is a limit of p % of the list's members (0 to 100; MaxPercent(100) is no
-// limit: a sync may unsubscribe every member the source does not name).
-func MaxPercent(p float64) Limit { return Limit{l: share.Of(p), set: true} }
-
-// ParseLimit reads a limit as a user writes it: "N" members, or "N%" of the list.
-func ParseLimit(s string) (Limit, error) {
-	l, err := share.Parse(s)
-	if err != nil {
-		return Limit{}, fmt.Errorf("limit %q: %w", s, err)
-	}
-	return Limit{l: l, set: true}, nil
-}
-
-// Of returns how many of members the limit allows unsubscribing, or -1 for no limit.
-func (l Limit) Of(members int) int {
-	if !l.set {
-		l = defaultLimit
-	}
-	return l.l.Allowed(members)
-}
-
-// String writes the limit as ParseLimit reads it.
-func (l Limit) String() string {
-	if !l.set {
-		l = defaultLimit
-	}
-	return l.l.String()
-}
 
 // GuardError refuses a plan that would unsubscribe more members than the limit allows, or
 // (EmptySource) every member of the list while the source names no subscriber at all: an
@@ -62,7 +19,7 @@ type GuardError struct {
 	// Allowed is the number the limit allows.
 	Allowed int
 	// Limit is the limit.
-	Limit Limit
+	Limit job.Budget
 }
 
 // Error says how many members the plan would unsubscribe and how many the limit allows,
@@ -91,16 +48,17 @@ func (e *UnreadableError) Error() string {
 
 // Check refuses a plan that must not be applied: one that would unsubscribe members while
 // some records could not be read (*UnreadableError), every member while the source names no
-// subscriber (*GuardError with EmptySource), or more members than max allows (*GuardError). A dry run
+// subscriber (*GuardError with EmptySource), or more members than max allows (*GuardError; the zero Budget allows none, and
+// DefaultApplyOptions holds the default, job.DefaultMaxUnsubscribe). A dry run
 // calls it to say what Apply would refuse; Apply calls it before any change.
-func (pl *Plan) Check(max Limit) error {
+func (pl *Plan) Check(max job.Budget) error {
 	if pl.planner.opts.UnsubscribeMissing && pl.Unreadable > 0 {
 		return &UnreadableError{Records: pl.Unreadable}
 	}
 	if pl.Unsubscribes > 0 && pl.Named() == 0 {
-		return &GuardError{EmptySource: true, Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: max.Of(pl.Members), Limit: max}
+		return &GuardError{EmptySource: true, Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: max.Allowed(pl.Members), Limit: max}
 	}
-	if allowed := max.Of(pl.Members); allowed >= 0 && pl.Unsubscribes > allowed {
+	if allowed := max.Allowed(pl.Members); allowed >= 0 && pl.Unsubscribes > allowed {
 		return &GuardError{Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: allowed, Limit: max}
 	}
 	return nil

@@ -51,13 +51,16 @@
 // added: both are skipped. Unsubscribing the members a source does not name is refused
 // (Plan.Check, and Apply before any change) when the source names no subscriber at all,
 // when a record could not be parsed (an unterminated quote swallows the lines after it), and
-// beyond ApplyOptions.MaxUnsubscribe (by default 10 % of the list's members). A member whose
+// beyond ApplyOptions.MaxUnsubscribe (job.DefaultMaxUnsubscribe, 10 % of the list's
+// members, in DefaultApplyOptions; the zero Budget allows none). Apply judges
+// ApplyOptions.MaxRejects and MaxUnknown once, at the end, and returns a *job.BudgetError
+// beside its whole Result. A member whose
 // row is rejected but names the address is kept.
 //
 // # Interruption
 //
 // Apply stops starting calls when its context ends; the calls in flight get
-// ApplyOptions.Grace to finish, and end at once when ApplyOptions.Work ends. The Result
+// ApplyOptions.Stop.Grace to finish, and end at once when ApplyOptions.Stop.Work ends. The Result
 // accounts for every row of the source: done, failed (with a reason, through
 // ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
 // running the same sync again finishes the job.

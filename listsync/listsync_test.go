@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"iter"
 	"net/http"
 	"strconv"
@@ -89,7 +90,7 @@ func TestRowsSource(t *testing.T) {
 		t.Errorf("plan %+v", *pl)
 	}
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
 		rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 	}})
 	if err != nil {
@@ -179,7 +180,7 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	})
 	pl := planRows(t, c, src, Options{})
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,22 +200,22 @@ func TestCheck(t *testing.T) {
 	tests := []struct {
 		name  string
 		src   Source
-		limit Limit
+		limit job.Budget
 		check func(error) bool
 	}{
-		{"names no subscriber", Rows([]Row{{Email: "bad"}}), MaxPercent(100), func(err error) bool {
+		{"names no subscriber", Rows([]Row{{Email: "bad"}}), job.Percent(100), func(err error) bool {
 			var e *GuardError
 			return errors.As(err, &e) && e.EmptySource && e.Unsubscribes == 3
 		}},
-		{"beyond the default limit", Rows([]Row{{Email: "ann@example.com"}}), Limit{}, func(err error) bool {
+		{"beyond the default limit", Rows([]Row{{Email: "ann@example.com"}}), job.DefaultMaxUnsubscribe, func(err error) bool {
 			var e *GuardError
 			return errors.As(err, &e) && e.Unsubscribes == 2 && e.Members == 3 && e.Allowed == 1
 		}},
-		{"beyond a count", Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), MaxCount(0), func(err error) bool {
+		{"beyond a count", Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), job.Rows(0), func(err error) bool {
 			var e *GuardError
 			return errors.As(err, &e) && e.Allowed == 0
 		}},
-		{"within a share", Rows([]Row{{Email: "ann@example.com"}}), MaxPercent(67), func(err error) bool { return err == nil }},
+		{"within a share", Rows([]Row{{Email: "ann@example.com"}}), job.Percent(67), func(err error) bool { return err == nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,7 +246,7 @@ func TestUnsubscribesFromThisListOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
-	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100)})
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100)})
 	if err != nil || res.Unsubscribed != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -292,7 +293,7 @@ func TestApplyInterrupted(t *testing.T) {
 			cancel = stop
 			mu.Unlock()
 			var progress atomic.Int32
-			res, err := pl.Apply(ctx, ApplyOptions{Grace: grace, MaxUnsubscribe: MaxPercent(100),
+			res, err := pl.Apply(ctx, ApplyOptions{Stop: job.Stop{Grace: grace}, MaxUnsubscribe: job.Percent(100),
 				Progress: func(int, int) { progress.Add(1) },
 				OnReject: func(r RejectedRow) { t.Errorf("rejected %+v", r) }})
 			if err != nil {
@@ -314,71 +315,6 @@ func TestApplyInterrupted(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestLimit(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		in      string
-		members int
-		want    int
-		text    string
-		bad     bool
-	}{
-		{"10%", 1000, 100, "10%", false},
-		{"10%", 3, 1, "10%", false},
-		{"0%", 50, 0, "0%", false},
-		{"100%", 50, -1, "100%", false},
-		{" 12.5 % ", 80, 10, "12.5%", false},
-		{"7", 1000, 7, "7", false},
-		// Rounded up exactly: float64 arithmetic makes these a hair above a whole number.
-		{"1.1%", 3000, 33, "1.1%", false},
-		{"8.8%", 375, 33, "8.8%", false},
-		{"16.1%", 1000, 161, "16.1%", false},
-		{"1.1%", 3001, 34, "1.1%", false},
-		{"0.1%", 1, 1, "0.1%", false},
-		{"101%", 10, 0, "", true},
-		{"-1", 10, 0, "", true},
-		{"NaN%", 10, 0, "", true},
-		{"", 10, 0, "", true},
-	} {
-		l, err := ParseLimit(tt.in)
-		if (err != nil) != tt.bad {
-			t.Errorf("ParseLimit(%q): %v", tt.in, err)
-			continue
-		}
-		if tt.bad {
-			continue
-		}
-		if got := l.Of(tt.members); got != tt.want || l.String() != tt.text {
-			t.Errorf("ParseLimit(%q).Of(%d) = %d (%s), want %d (%s)", tt.in, tt.members, got, l, tt.want, tt.text)
-		}
-	}
-	if (Limit{}).Of(1000) != 100 || (Limit{}).String() != "10%" {
-		t.Error("the zero Limit is not 10%")
-	}
-}
-
-// FuzzParseLimit: any text either fails or gives a limit that reads back the same.
-func FuzzParseLimit(f *testing.F) {
-	for _, s := range []string{"10%", "0", "7", "100%", " 12.5 % ", "1e2%", "-1", "NaN%", "%", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		l, err := ParseLimit(s)
-		if err != nil {
-			return
-		}
-		back, err := ParseLimit(l.String())
-		if err != nil {
-			t.Fatalf("ParseLimit(%q) = %s, which does not read back: %v", s, l, err)
-		}
-		for _, members := range []int{0, 1, 9, 1000} {
-			if got, want := back.Of(members), l.Of(members); got != want || want < -1 {
-				t.Fatalf("ParseLimit(%q).Of(%d) = %d, read back %d", s, members, want, got)
-			}
-		}
-	})
 }
 
 // TestRowsFieldsAndCount: Rows takes its fields from the rows' keys; CountRows counts the
@@ -476,7 +412,7 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			})
 			pl := planRows(t, c, src, Options{})
 			var rejects []string
-			res, err := pl.Apply(testContext(t), ApplyOptions{OnReject: func(r RejectedRow) {
+			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
 				rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
 			}})
 			if err != nil {
@@ -517,7 +453,7 @@ func TestApplyWorkEnded(t *testing.T) {
 			before := calls()
 			work, cancel := context.WithCancel(context.Background())
 			cancel()
-			res, err := pl.Apply(testContext(t), ApplyOptions{Work: work})
+			res, err := pl.Apply(testContext(t), ApplyOptions{Stop: job.Stop{Work: work}})
 			if err != nil {
 				t.Fatal(err)
 			}

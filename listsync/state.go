@@ -13,13 +13,11 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 )
 
 // defaultMaxStateAge is how old a state's last full read may be by default.
 const defaultMaxStateAge = 7 * 24 * time.Hour
-
-// defaultMaxDrift is the drift a state run allows by default: 5 % of the state's members.
-var defaultMaxDrift = MaxPercent(5)
 
 // errStateLocked is a state that another run holds.
 var errStateLocked = errors.New("in use by another run")
@@ -37,9 +35,10 @@ type StateOptions struct {
 	// one).
 	Full bool
 	// MaxDrift bounds the difference between the list's subscribed members (list.getlist's
-	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Limit
-	// is 5 % of the state's members.
-	MaxDrift Limit
+	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Budget
+	// allows no drift; DefaultStateOptions sets job.DefaultMaxDrift (5 % of the state's
+	// members), as `sendloop sync --state` does.
+	MaxDrift job.Budget
 	// MaxAge bounds the time since the state's last full read: beyond it the run is a full
 	// one. Zero is 7 days; a negative MaxAge is no bound.
 	MaxAge time.Duration
@@ -47,6 +46,13 @@ type StateOptions struct {
 	Now func() time.Time
 
 	noSync bool // for tests of many runs: no fsync, which costs milliseconds a file
+}
+
+// DefaultStateOptions returns the options of a state at path as `sendloop sync --state`
+// uses them by default: a drift of at most job.DefaultMaxDrift (5 % of the state's
+// members), and a full read every 7 days (MaxAge's zero).
+func DefaultStateOptions(path string) StateOptions {
+	return StateOptions{Path: path, MaxDrift: job.DefaultMaxDrift}
 }
 
 // StateUse says whether a plan was made from the state, or why not. It encodes to JSON as
@@ -258,10 +264,7 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 	}
 	st.use.Drift = drift
 	limit := st.opts.MaxDrift
-	if !limit.set {
-		limit = defaultMaxDrift
-	}
-	if allowed := limit.Of(held); allowed >= 0 && drift > allowed {
+	if allowed := limit.Allowed(held); allowed >= 0 && drift > allowed {
 		return &stateFallback{fmt.Sprintf("the list has %d subscribed members, the state %d: a drift of %d, beyond %s (%d)",
 			a.active, r.subs, drift, limit, allowed)}
 	}

@@ -2,6 +2,7 @@ package listsync
 
 import (
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
@@ -58,12 +59,12 @@ func (w *propertyWorld) signUp(email, plan string) {
 func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOptions) {
 	t := w.t
 	ctx := testContext(t)
-	job, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
+	jb, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
 	require.NoError(t, err, "seed %d", w.seed)
-	pl, err := job.Plan(ctx)
+	pl, err := jb.Plan(ctx)
 	require.NoError(t, err, "seed %d", w.seed)
 	defer pl.Close()
-	_, err = pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100), OnReject: func(r RejectedRow) {
+	_, err = pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100), OnReject: func(r RejectedRow) {
 		if state == nil || r.Outcome != RowUnknown {
 			t.Errorf("seed %d step %d: rejected %+v", w.seed, w.step, r)
 		}

@@ -3,6 +3,7 @@ package listsync
 import (
 	"context"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -125,6 +126,9 @@ func (w *stateWorld) sync(t *testing.T, src Source, opts Options, so StateOption
 	t.Helper()
 	ctx := testContext(t)
 	w.callCount()
+	if so.MaxDrift == (job.Budget{}) {
+		so.MaxDrift = job.DefaultMaxDrift // as the CLI, and DefaultStateOptions
+	}
 	if so.Path == "" {
 		so.Path = w.path
 	}
@@ -133,12 +137,12 @@ func (w *stateWorld) sync(t *testing.T, src Source, opts Options, so StateOption
 	}
 	opts.State = &so
 	opts.TempDir = t.TempDir()
-	job, err := New(ctx, w.c, w.listID, src, opts)
+	jb, err := New(ctx, w.c, w.listID, src, opts)
 	require.NoError(t, err)
-	pl, err := job.Plan(ctx)
+	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
 	defer pl.Close()
-	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: MaxPercent(100),
+	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100),
 		OnReject: func(r RejectedRow) { t.Errorf("rejected: %+v", r) }})
 	require.NoError(t, err)
 	n, by := w.callCount()
@@ -248,7 +252,7 @@ func TestStateRunNeverResubscribes(t *testing.T) {
 	}
 	rows := append(rowsOf(3), Row{Email: "Late@Example.com", Fields: map[string]string{"Plan": "p9"}})
 	rows[1].Fields["Plan"] = "p5"
-	run := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: MaxPercent(100)})
+	run := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: job.Percent(100)})
 	require.True(t, run.plan.State.Used, run.plan.State.Reason)
 	assert.Zero(t, run.plan.Adds)
 	assert.Equal(t, 1, run.plan.SkippedUnsubscribed)
@@ -260,7 +264,7 @@ func TestStateRunNeverResubscribes(t *testing.T) {
 	}
 
 	// The next state run knows late@ from the state: no call for it.
-	run = w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: MaxPercent(100)})
+	run = w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: job.Percent(100)})
 	require.True(t, run.plan.State.Used, run.plan.State.Reason)
 	assert.Equal(t, [3]int{}, planned(run.plan))
 	assert.Zero(t, run.by["subscriber.get"])
@@ -279,7 +283,7 @@ func TestStateRunReadsBackAMemberItDoesNotKnow(t *testing.T) {
 	require.NoError(t, err)
 	rows := append(rowsOf(2), Row{Email: "a@example.com", Fields: map[string]string{"Plan": "x"}},
 		Row{Email: "b@example.com", Fields: map[string]string{"Plan": "z"}})
-	run := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: MaxPercent(100)})
+	run := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: job.Percent(100)})
 	require.True(t, run.plan.State.Used)
 	assert.Equal(t, [3]int{0, 1, 0}, planned(run.plan))
 	assert.Equal(t, 3, run.plan.Unchanged)
@@ -358,7 +362,7 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 			if tt.opts.APIKey != "" {
 				return // written under the other key
 			}
-			again := w.sync(t, src, Options{}, StateOptions{MaxDrift: MaxPercent(100)})
+			again := w.sync(t, src, Options{}, StateOptions{MaxDrift: job.Percent(100)})
 			assert.True(t, again.plan.State.Used, "a fresh state: %s", again.plan.State.Reason)
 		})
 	}
@@ -369,18 +373,18 @@ func TestStateDryRunAndLock(t *testing.T) {
 	w := newStateWorld(t, 3)
 	ctx := testContext(t)
 	so := &StateOptions{Path: w.path, APIKey: w.srv.APIKey}
-	job, err := New(ctx, w.c, w.listID, Rows(rowsOf(3)), Options{State: so, TempDir: t.TempDir()})
+	jb, err := New(ctx, w.c, w.listID, Rows(rowsOf(3)), Options{State: so, TempDir: t.TempDir()})
 	require.NoError(t, err)
-	pl, err := job.Plan(ctx)
+	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
 
-	_, err = job.Plan(ctx)
+	_, err = jb.Plan(ctx)
 	require.ErrorIs(t, err, errStateLocked, "a second run while the first holds the state")
 
 	require.NoError(t, pl.Close())
 	_, err = os.Stat(w.path)
 	require.ErrorIs(t, err, os.ErrNotExist, "a plan not applied writes no state")
-	pl, err = job.Plan(ctx)
+	pl, err = jb.Plan(ctx)
 	require.NoError(t, err, "the lock is released")
 	require.NoError(t, pl.Close())
 }
@@ -392,10 +396,10 @@ func TestStateInterruptedRunLeavesItInUse(t *testing.T) {
 	w := newStateWorld(t, 3)
 	w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
 	ctx := testContext(t)
-	job, err := New(ctx, w.c, w.listID, Rows(append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})),
+	jb, err := New(ctx, w.c, w.listID, Rows(append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})),
 		Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
 	require.NoError(t, err)
-	pl, err := job.Plan(ctx)
+	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
@@ -433,11 +437,11 @@ func TestStateRunReadsBackAnAdditionOfUnknownOutcome(t *testing.T) {
 	rows := append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})
 
 	w.srv.InjectFault("subscriber.import", sendlooptest.Fault{Times: 50, Reset: sendlooptest.ResetAfterExecution})
-	job, err := New(ctx, w.c, w.listID, Rows(rows), Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
+	jb, err := New(ctx, w.c, w.listID, Rows(rows), Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
 	require.NoError(t, err)
-	pl, err := job.Plan(ctx)
+	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
-	res, err := pl.Apply(ctx, ApplyOptions{})
+	res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close())
 	require.Equal(t, 1, res.AddUnknown)

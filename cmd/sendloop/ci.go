@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-sendloop/sendloop/listsync"
+	"github.com/go-sendloop/sendloop/job"
 )
 
 // At home in CI: the pieces that sync (and any command that reports rows of a file) share
@@ -61,7 +61,7 @@ func unknownBudgetFlag(fs interface {
 // rejectBudget is --max-rejects: how many rejected or refused rows still let a run succeed;
 // or --max-unknown: how many rows of unknown outcome.
 type rejectBudget struct {
-	limit listsync.Limit
+	limit job.Budget
 	flag  string // flagMaxRejects or flagMaxUnknown
 }
 
@@ -82,7 +82,7 @@ func parseUnknownBudget(cmd, s string) (rejectBudget, error) {
 }
 
 func parseBudget(cmd, flag, s string) (rejectBudget, error) {
-	l, err := listsync.ParseLimit(s)
+	l, err := job.ParseBudget(s)
 	if err != nil {
 		return rejectBudget{}, usagef(cmd, "%s %q: want N or N%% (0%% to 100%%)", flag, s)
 	}
@@ -112,10 +112,7 @@ func (o budgetOutcome) flagName() string {
 // The zero budget allows none.
 func (b rejectBudget) check(rejects, rows int) budgetOutcome {
 	l := b.limit
-	if l == (listsync.Limit{}) { // listsync's zero Limit is its default, 10 %
-		l = listsync.MaxCount(0)
-	}
-	allowed := l.Of(rows)
+	allowed := l.Allowed(rows)
 	flag := b.flag
 	if flag == flagMaxRejects {
 		flag = ""

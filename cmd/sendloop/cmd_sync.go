@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/csvfile"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -191,10 +192,10 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			fs.BoolVar(&o.header.KeepSpaces, "no-trim", false, "keep the spaces around custom-field values")
 			g := &syncStop{}
 			fs.DurationVar(&g.grace, "grace", 10*time.Second, "on SIGINT or SIGTERM, give the calls in flight `DUR` to finish")
-			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", "10%", "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
+			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", job.DefaultMaxUnsubscribe.String(), "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
 			fs.StringVar(&o.statePath, "state", "", "keep the list's state in `FILE` (encrypted) and plan from it when it can: a nightly run costs what changed")
 			fs.BoolVar(&o.full, "full", false, "with --state, read every member whatever the state, and write a fresh one")
-			fs.StringVar(&o.maxDrift, "max-drift", "5%", "with --state, a full run when the list's subscribed members differ from the state's by more than `N`, or N% of the state's members")
+			fs.StringVar(&o.maxDrift, "max-drift", job.DefaultMaxDrift.String(), "with --state, a full run when the list's subscribed members differ from the state's by more than `N`, or N% of the state's members")
 			o.maxStateAge = 7 * 24 * time.Hour
 			fs.Var((*durationFlag)(&o.maxStateAge), "max-state-age", "with --state, a full run when the state's last full read is older than `DUR` (0: no limit)")
 			return func(ctx context.Context, a *app, args []string) error {
@@ -271,7 +272,7 @@ func (o *syncOptions) check() error {
 
 // stateOptions reads the flags of --state.
 func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error) {
-	drift, err := listsync.ParseLimit(o.maxDrift)
+	drift, err := job.ParseBudget(o.maxDrift)
 	if err != nil {
 		return nil, usagef("sync", "--max-drift %q: want N or N%% (0%% to 100%%)", o.maxDrift)
 	}
@@ -279,7 +280,9 @@ func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error
 	if age == 0 {
 		age = -1 // no limit
 	}
-	return &listsync.StateOptions{Path: o.statePath, APIKey: apiKey, Full: o.full, MaxDrift: drift, MaxAge: age}, nil
+	so := listsync.DefaultStateOptions(o.statePath)
+	so.APIKey, so.Full, so.MaxDrift, so.MaxAge = apiKey, o.full, drift, age
+	return &so, nil
 }
 
 // syncStop holds the flags of sync's interruption and guard.
@@ -294,11 +297,11 @@ type syncResult = listsync.Result
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
 func parseMaxUnsubscribe(s string, members int) (int, error) {
-	l, err := listsync.ParseLimit(s)
+	l, err := job.ParseBudget(s)
 	if err != nil {
 		return 0, usagef("sync", "--max-unsubscribe %q: want N or N%% (0%% to 100%%)", s)
 	}
-	return l.Of(members), nil
+	return l.Allowed(members), nil
 }
 
 func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr error) {
@@ -330,7 +333,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	if _, err := parseMaxUnsubscribe(g.maxUnsubscribe, 0); err != nil {
 		return err
 	}
-	limit, _ := listsync.ParseLimit(g.maxUnsubscribe)
+	limit, _ := job.ParseBudget(g.maxUnsubscribe)
 	if g.grace < 0 {
 		return usagef("sync", "--grace cannot be negative")
 	}
@@ -364,7 +367,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		}
 	}
 	var members atomic.Int64
-	job, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
+	sj, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
 		State:              state,
@@ -382,7 +385,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case err != nil:
 		return err
 	}
-	a.note("%s", describeMapping(src, job.Mapping()))
+	a.note("%s", describeMapping(src, sj.Mapping()))
 
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -396,7 +399,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	prog.start(info.Size(), func(done, total int64) string {
 		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
 	})
-	plan, err := job.Plan(ctx)
+	plan, err := sj.Plan(ctx)
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -419,9 +422,9 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		return err
 	}
 
-	list := job.List()
+	list := sj.List()
 	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
-		plan: plan, mapping: job.Mapping(), rejects: rejects, budget: budget, state: state != nil}
+		plan: plan, mapping: sj.Mapping(), rejects: rejects, budget: budget, state: state != nil}
 	if err := out.openPlan(o.planPath, info); err != nil {
 		return err
 	}
@@ -450,8 +453,9 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
-		Grace:          g.grace,
-		Work:           work,
+		MaxRejects:     budget.limit,
+		MaxUnknown:     unknownBudget.limit,
+		Stop:           job.Stop{Grace: g.grace, Work: work},
 		OnProgress: func(p listsync.ApplyProgress) {
 			under.Store(&p)
 			prog.set(int64(p.AddsDone + p.UpdatesDone + p.UnsubscribesDone))
@@ -468,6 +472,9 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	if res == nil {
 		return applyErr
 	}
+	// The budgets' verdict is the library's: the run's report says it below, in the
+	// CLI's words.
+	over, applyErr := budgetVerdicts(applyErr)
 	if res.Interrupted {
 		applyErr = errors.Join(fmt.Errorf("%s: of %s, %d done, %d failed, %d of unknown outcome, %d not attempted, and %s not attempted in all; run the same sync again to finish",
 			stopReason(ctx), plural(plan.Rows, "row"), res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted,
@@ -475,13 +482,38 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	// Rows the service refused without a line to reject count against the budget too.
 	outcome := budget.check(rejects.count+res.AddUntraced, plan.Rows)
+	outcome.Held = !over["MaxRejects"]
 	out.outcome, rejects.budget = &outcome, &outcome
 	unknownOutcome := unknownBudget.check(rejects.unknown, plan.Rows)
+	unknownOutcome.Held = !over["MaxUnknown"]
 	out.unknownOutcome, rejects.unknownBudget = &unknownOutcome, &unknownOutcome
 	if err := out.end(res); err != nil {
 		return err
 	}
 	return rejects.finish(errors.Join(applyErr, failures(res, outcome.Held)))
+}
+
+// budgetVerdicts takes the *job.BudgetErrors out of Apply's error: over names the budgets
+// (job.BudgetError.Budget) the run exceeded, rest is what else went wrong.
+func budgetVerdicts(err error) (over map[string]bool, rest error) {
+	over = map[string]bool{}
+	var walk func(error) error
+	walk = func(err error) error {
+		var be *job.BudgetError
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			var errs []error
+			for _, e := range joined.Unwrap() {
+				errs = append(errs, walk(e))
+			}
+			return errors.Join(errs...)
+		} else if errors.As(err, &be) {
+			over[be.Budget] = true
+			return nil
+		}
+		return err
+	}
+	rest = walk(err)
+	return over, rest
 }
 
 // maxUnreadableNamed is how many malformed records the refusal of an unreadable file names.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -52,17 +53,18 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err := json.Unmarshal(data, &rows); err != nil {
 		return err
 	}
-	job, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{UnsubscribeMissing: true})
+	sj, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{UnsubscribeMissing: true})
 	if err != nil {
 		return err
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sj.Plan(ctx)
 	if err != nil {
 		return err
 	}
 	defer plan.Close()
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
-	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.MaxPercent(10), Grace: 10 * time.Second,
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe, Stop: job.Stop{Grace: 10 * time.Second},
+		MaxRejects: job.Percent(1), // up to 1 % of the rows rejected (each is reported) still succeeds
 		OnReject: func(r listsync.RejectedRow) {
 			fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason)
 		}})

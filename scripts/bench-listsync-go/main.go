@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -50,16 +51,16 @@ func run(ctx context.Context, listID int, path string, concurrency int) error {
 		return err
 	}
 	start := time.Now()
-	job, err := listsync.New(ctx, c, listID, src, listsync.Options{Concurrency: concurrency})
+	sj, err := listsync.New(ctx, c, listID, src, listsync.Options{Concurrency: concurrency})
 	if err != nil {
 		return err
 	}
-	plan, err := job.Plan(ctx)
+	plan, err := sj.Plan(ctx)
 	if err != nil {
 		return err
 	}
 	defer plan.Close()
-	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: listsync.Limit{}, Grace: 10 * time.Second})
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe, Stop: job.Stop{Grace: 10 * time.Second}})
 	if err != nil {
 		return err
 	}
