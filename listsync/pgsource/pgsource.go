@@ -269,23 +269,32 @@ func (q *Query) first(ctx context.Context, conn *pgconn.PgConn, yield func(lists
 		return
 	}
 	l := q.layout
-	var buf []byte
+	var payload, head []byte
 	n := 0
+	fields := make(map[string]string, len(l.Fields))
 	for rr.NextRow() {
 		vals := rr.Values()
-		buf = appendValue(buf[:0], vals[l.Email])
+		payload = appendValue(payload[:0], vals[l.Email])
 		for _, c := range l.Columns {
-			buf = appendValue(buf, vals[c])
+			payload = appendValue(payload, vals[c])
 		}
-		if _, err := w.Write(buf); err != nil {
+		head = binary.AppendUvarint(head[:0], uint64(len(payload)))
+		if _, err := w.Write(head); err != nil {
+			q.abandon(rr)
+			yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
+			return
+		}
+		if _, err := w.Write(payload); err != nil {
 			q.abandon(rr)
 			yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
 			return
 		}
 		n++
-		row := listsync.Row{Email: string(vals[l.Email]), Fields: make(map[string]string, len(l.Fields))}
-		for i, c := range l.Columns {
-			row.Fields[l.Fields[i]] = string(vals[c])
+		row, err := decodeRecord(string(payload), l.Fields, fields)
+		if err != nil {
+			q.abandon(rr)
+			yield(listsync.Row{}, err)
+			return
 		}
 		if !yield(row, nil) {
 			q.abandon(rr)
@@ -338,16 +347,15 @@ func (q *Query) replay(path string, yield func(listsync.Row, error) bool) {
 	r := bufio.NewReaderSize(f, 256<<10)
 	l := q.layout
 	var scratch []byte
+	fields := make(map[string]string, len(l.Fields))
 	for {
-		email, err := readValue(r, &scratch)
+		payload, err := readValue(r, &scratch)
 		if errors.Is(err, io.EOF) {
 			return
 		}
-		row := listsync.Row{Email: email, Fields: make(map[string]string, len(l.Fields))}
-		for i := 0; i < len(l.Fields) && err == nil; i++ {
-			var v string
-			v, err = readValue(r, &scratch)
-			row.Fields[l.Fields[i]] = v
+		var row listsync.Row
+		if err == nil {
+			row, err = decodeRecord(payload, l.Fields, fields)
 		}
 		if err != nil {
 			yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file is damaged: %w", err))
@@ -357,6 +365,50 @@ func (q *Query) replay(path string, yield func(listsync.Row, error) bool) {
 			return
 		}
 	}
+}
+
+// decodeRecord reads a record's values (the address, then the fields), each a substring
+// of rec: one allocation per row. The map is the pass's own, emptied and filled again for
+// each row: listsync reads a row's fields before it asks for the next row, and a million
+// rows would otherwise make a million maps for the collector.
+func decodeRecord(rec string, keys []string, fields map[string]string) (listsync.Row, error) {
+	next := func() (string, bool) {
+		n, k := uvarint(rec)
+		if k <= 0 || uint64(len(rec)-k) < n {
+			return "", false
+		}
+		v := rec[k : k+int(n)]
+		rec = rec[k+int(n):]
+		return v, true
+	}
+	email, ok := next()
+	if !ok {
+		return listsync.Row{}, errors.New("pgsource: a spill record is cut short")
+	}
+	clear(fields)
+	for _, key := range keys {
+		v, ok := next()
+		if !ok {
+			return listsync.Row{}, errors.New("pgsource: a spill record is cut short")
+		}
+		fields[key] = v
+	}
+	return listsync.Row{Email: email, Fields: fields}, nil
+}
+
+// uvarint is binary.Uvarint of a string, without converting it.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
 }
 
 // appendValue writes a value as its length and its bytes (NULL as empty).
