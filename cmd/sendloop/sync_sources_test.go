@@ -58,15 +58,16 @@ func TestSyncJSONL(t *testing.T) {
 	fromCSV := invocation{args: []string{"sync", "--list", "1", "--csv", csv, "--dry-run"}, env: g.env}.run(t)
 	fromJSONL := invocation{args: []string{"sync", "--list", "1", "--jsonl", jsonl, "--dry-run"}, env: f.env}.run(t)
 	assert.Equal(t, fromCSV.code, fromJSONL.code)
-	planLine := func(s string) string {
+	planned := func(s string) string {
 		for _, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, "plan:") || strings.HasPrefix(l, "Plan") {
+			if strings.HasPrefix(l, "Planned:") {
 				return l
 			}
 		}
 		return ""
 	}
-	require.NotEmpty(t, planLine(fromJSONL.stdout+fromJSONL.stderr), fromJSONL.stdout+fromJSONL.stderr)
+	require.NotEmpty(t, planned(fromCSV.stdout), fromCSV.stdout)
+	assert.Equal(t, planned(fromCSV.stdout), planned(fromJSONL.stdout))
 	assert.Contains(t, fromJSONL.stderr, "members.jsonl: address in \"EmailAddress\"")
 
 	r := invocation{args: []string{"sync", "--list", "1", "--jsonl", jsonl}, env: f.env}.run(t)
