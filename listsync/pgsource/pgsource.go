@@ -16,7 +16,8 @@
 // may return its rows in another order on each execution (PostgreSQL's synchronized scans
 // start a table scan where another scan is), even inside one REPEATABLE READ snapshot.
 // So the query runs once: the first reading streams its rows from the database and writes
-// them, as it yields them, to a spill file (mode 0600, in Options.TempDir); every later
+// them, as it yields them, to a spill file (mode 0600, in Options.TempDir, unlinked at once
+// where the OS allows, so that no personal data is left behind); every later
 // reading replays that file. The plan and the apply therefore see the very same rows in
 // the very same order, with or without ORDER BY, and memory stays flat whatever the row
 // count (rows are streamed, never collected). A first reading that stops early (the sync
@@ -69,15 +70,17 @@ type Query struct {
 	query string
 	opts  Options
 
-	mu      sync.Mutex
-	conn    *pgconn.PgConn
-	layout  *columns.Layout
-	names   []string
-	src     listsync.Source
-	spill   string // the spill file's path, once a first reading completed
-	rows    int    // rows in the spill file
-	reading bool   // a first reading holds the connection
-	closed  bool
+	mu        sync.Mutex
+	conn      *pgconn.PgConn
+	layout    *columns.Layout
+	names     []string
+	src       listsync.Source
+	spill     *os.File // the spill file, once a first reading completed
+	spillSize int64    // its bytes
+	spillPath string   // its path while it has one (where an open file cannot be removed)
+	rows      int      // rows in the spill file
+	reading   bool     // a first reading holds the connection
+	closed    bool
 }
 
 // New returns a Query of query on the database at databaseURL (a postgres:// URL or a
@@ -164,11 +167,14 @@ func (q *Query) Close() error {
 		}
 		q.conn = nil
 	}
-	if q.spill != "" {
-		if err := os.Remove(q.spill); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+	if q.spill != nil {
+		q.spill.Close()
+		if q.spillPath != "" {
+			if err := os.Remove(q.spillPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
 		}
-		q.spill = ""
+		q.spill, q.spillPath = nil, ""
 	}
 	return errors.Join(errs...)
 }
@@ -220,10 +226,10 @@ func (q *Query) read(ctx context.Context) iter.Seq2[listsync.Row, error] {
 			q.mu.Unlock()
 			yield(listsync.Row{}, errors.New("pgsource: the query is closed"))
 			return
-		case q.spill != "":
-			path := q.spill
+		case q.spill != nil:
+			f, size := q.spill, q.spillSize
 			q.mu.Unlock()
-			q.replay(path, yield)
+			q.replay(f, size, yield)
 			return
 		case q.reading:
 			q.mu.Unlock()
@@ -254,14 +260,20 @@ func (q *Query) first(ctx context.Context, conn *pgconn.PgConn, yield func(lists
 		yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
 		return
 	}
+	// Unlinked at once where the OS allows (an open file keeps its data): the rows, personal
+	// data, are never left behind, not even by a process killed.
+	unlinked := os.Remove(f.Name()) == nil
 	complete := false
 	defer func() {
 		if !complete {
 			f.Close()
-			os.Remove(f.Name())
+			if !unlinked {
+				os.Remove(f.Name())
+			}
 		}
 	}()
 	w := bufio.NewWriterSize(f, 256<<10)
+	var size int64
 	rr := conn.ExecParams(ctx, q.query, nil, nil, nil, []int16{textFormat})
 	if got := len(rr.FieldDescriptions()); got != len(q.names) && got != 0 {
 		rr.Close()
@@ -284,6 +296,7 @@ func (q *Query) first(ctx context.Context, conn *pgconn.PgConn, yield func(lists
 			yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
 			return
 		}
+		size += int64(len(head) + len(payload))
 		if _, err := w.Write(payload); err != nil {
 			q.abandon(rr)
 			yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
@@ -309,18 +322,16 @@ func (q *Query) first(ctx context.Context, conn *pgconn.PgConn, yield func(lists
 		yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
 		return
 	}
-	if err := f.Close(); err != nil {
-		yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
-		return
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return // the deferred clean-up removes the file
 	}
 	complete = true
-	q.mu.Lock()
-	if q.closed {
-		os.Remove(f.Name())
-	} else {
-		q.spill, q.rows = f.Name(), n
+	q.spill, q.spillSize, q.rows = f, size, n
+	if !unlinked {
+		q.spillPath = f.Name()
 	}
-	q.mu.Unlock()
 }
 
 // abandon ends a query stopped before its last row: closing the connection is quicker than
@@ -337,14 +348,8 @@ func (q *Query) abandon(rr *pgconn.ResultReader) {
 }
 
 // replay yields the rows of a complete spill file.
-func (q *Query) replay(path string, yield func(listsync.Row, error) bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		yield(listsync.Row{}, fmt.Errorf("pgsource: the spill file: %w", err))
-		return
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 256<<10)
+func (q *Query) replay(f *os.File, size int64, yield func(listsync.Row, error) bool) {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 256<<10)
 	l := q.layout
 	var scratch []byte
 	fields := make(map[string]string, len(l.Fields))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -281,18 +282,19 @@ func TestSpillFileLifetime(t *testing.T) {
 	}
 	cancel()
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if q.Rows() == 0 {
-		assert.Empty(t, files, "a partial spill is removed")
-	}
+	assert.Empty(t, files, "no spill file is left behind by a stopped reading")
 
 	job, err = listsync.New(ctx, c, list, src, listsync.Options{})
 	require.NoError(t, err)
 	plan, err := job.Plan(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1000, plan.Adds)
+	assert.Equal(t, 1000, q.Rows())
 	plan.Close()
 	files, _ = filepath.Glob(filepath.Join(dir, "*"))
-	assert.Len(t, files, 1)
+	if runtime.GOOS != "windows" { // an open file cannot be removed there: Close does
+		assert.Empty(t, files, "the spill is unlinked while open")
+	}
 	require.NoError(t, q.Close())
 	files, _ = filepath.Glob(filepath.Join(dir, "*"))
 	assert.Empty(t, files)
