@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID --csv FILE [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
+		args:    "--list ID (--csv FILE | --jsonl FILE | --query SQL) [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -64,6 +63,17 @@ and unnamed column with --ignore-unknown-columns. The read-only columns that exp
 writes (SubscriberID, SubscriptionStatus, BounceType, …) are ignored, except that with a
 SubscriptionStatus column only the rows whose status is Subscribed count: the others are
 skipped (they add, update and unsubscribe no one).
+
+Other sources, instead of --csv, whose columns map as a header's do (the address by its
+usual names, the others by field name, --column and --ignore-column as for a file):
+--jsonl FILE reads a JSON Lines file, one object per line, its keys as columns (what
+"bq extract --destination_format NEWLINE_DELIMITED_JSON" or "SELECT row_to_json(t)"
+writes): numbers, true and false as written, null as empty; a line that is no JSON object
+is rejected with its number. --query SQL reads a PostgreSQL query, on the database whose
+address (postgres://USER:PASSWORD@HOST/DB) is in SENDLOOP_SOURCE_URL, never a flag; values
+as PostgreSQL writes them (a boolean is t or f), NULL as empty. The query runs once, in a
+read-only session: its rows go to a temporary file that the apply reads again, so the
+plan and the apply see the same rows in the same order with or without ORDER BY.
 
 Values: spaces around a value are trimmed (spreadsheets pad cells); --no-trim keeps them
 in custom fields (addresses are always trimmed, of a byte-order mark and zero-width spaces
@@ -170,11 +180,13 @@ sendloop sync --list 12 --csv subscribers.csv --dry-run --plan plan.csv
 sendloop sync --list 12 --csv nightly.csv --max-rejects 1% --max-unknown 10 --annotations github
 sendloop --json sync --list 12 --csv subscribers.csv --unsubscribe-missing
 sendloop sync --list 12 --csv nightly.csv --unsubscribe-missing --state .cache/list-12.state
+SENDLOOP_SOURCE_URL=postgres://reader@db/app sendloop sync --list 12 --query 'SELECT email, first_name AS "First name" FROM users'
 sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e-mail=EmailAddress' --ignore-column Notes`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &syncOptions{}
 			fs.IntVar(&o.listID, "list", 0, "the `ID` of the list to sync (required)")
 			fs.StringVar(&o.csvPath, "csv", "", "the CSV `FILE` (required)")
+			o.sourceFlags(fs)
 			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
 			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
 			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
@@ -224,6 +236,7 @@ type syncOptions struct {
 	full               bool
 	maxDrift           string
 	maxStateAge        time.Duration
+	syncSources
 
 	// How the file is read; check fills read and header from the flags' text.
 	columns, ignoreColumns repeatedFlag
@@ -236,8 +249,8 @@ func (o *syncOptions) check() error {
 	switch {
 	case o.listID <= 0:
 		return usagef("sync", "--list ID is required and must be positive")
-	case o.csvPath == "":
-		return usagef("sync", "--csv FILE is required")
+	case !o.hasSource():
+		return usagef("sync", "--csv FILE is required (or --jsonl FILE, or --query SQL)")
 	case o.batchSize < 1:
 		return usagef("sync", "--batch-size must be at least 1")
 	case o.concurrency < 1:
@@ -344,17 +357,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	prog, endProgress := a.startProgress()
 	defer endProgress()
 	// The file first: a wrong path or a file that cannot be read is found before any API call.
-	if o.csvPath == "-" {
-		return usagef("sync", "--csv needs a file: sync reads it more than once, so it cannot read stdin")
-	}
-	info, err := os.Stat(o.csvPath)
+	src, info, err := openSyncSource(ctx, a, o)
 	if err != nil {
-		return inputf("--csv: %v", err)
+		return err
 	}
-	src, err := listsync.OpenCSV(o.csvPath, listsync.CSVOptions{Read: o.read, Header: o.header})
-	if err != nil {
-		return inputf("%s: %v", o.csvPath, err)
-	}
+	defer src.Close()
 
 	c, err := a.client(ctx)
 	if err != nil {
@@ -385,7 +392,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case err != nil:
 		return err
 	}
-	a.note("%s", describeMapping(src, sj.Mapping()))
+	a.note("%s", src.describe(sj.Mapping()))
 
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -396,7 +403,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 
 	// The plan: the list's members and the suppressed addresses, then the file, each read
 	// once into records on disk.
-	prog.start(info.Size(), func(done, total int64) string {
+	prog.start(src.Size, func(done, total int64) string {
 		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
 	})
 	plan, err := sj.Plan(ctx)
@@ -549,7 +556,7 @@ func refuseUnreadable(ctx context.Context, a *app, path string, plan *listsync.P
 
 // interruptedBeforeChanges reports a sync stopped while it planned: nothing was changed,
 // and every row of the file (counted, not read through the plan) is left to the next run.
-func interruptedBeforeChanges(ctx context.Context, a *app, src *listsync.CSVFile) error {
+func interruptedBeforeChanges(ctx context.Context, a *app, src *syncSource) error {
 	path := src.Path
 	rows, _ := src.CountRecords()
 	if a.json {
