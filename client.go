@@ -244,6 +244,7 @@ func newLegacy(ch *transport.Chassis, cfg config) (*legacy.Client, error) {
 		legacy.WithLogger(cfg.Logger),
 		legacy.WithUserAgent(ch.Product),
 		legacy.WithSecrets(keySpellings(ch.Key)...),
+		legacy.WithObserver(cfg.Observer),
 	}
 	if cfg.AllowInsecure {
 		opts = append(opts, legacy.WithInsecureHTTP())

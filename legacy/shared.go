@@ -5,7 +5,7 @@ import "github.com/go-sendloop/sendloop/internal/transport"
 // SharedSetting returns the name of the option o is ("WithBaseURL", …) when it sets one of
 // the settings that the legacy client of a sendloop.Client takes from the root client: the
 // base URL, the HTTP client, the logger, the retry policy, the User-Agent product, the rate
-// limiter and plain http. It returns "" for a legacy-only option (WithInputForm,
+// limiter, plain http and the observer. It returns "" for a legacy-only option (WithInputForm,
 // WithMaxMediaSize, WithMaxChartDays, WithSecrets), for one that sets nothing (a nil
 // HTTP client, a zero RetryPolicy) and for nil. sendloop.NewClient refuses an option of
 // the first kind in sendloop.WithLegacyOptions rather than ignore it.
@@ -27,6 +27,7 @@ func (o Option) SharedSetting() string {
 		{s.UserAgent != "", "WithUserAgent"},
 		{s.AllowInsecure, "WithInsecureHTTP"},
 		{s.Limiter != nil, "WithRateLimiter"},
+		{s.Observer != nil, "WithObserver"},
 	} {
 		if setting.set {
 			return setting.name
