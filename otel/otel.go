@@ -28,6 +28,7 @@ package otel
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -172,8 +173,12 @@ func attemptAttributes(a sendloop.AttemptEnd) []attribute.KeyValue {
 	if a.StatusCode != 0 {
 		attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
 	}
-	if a.Failure != "" {
+	switch {
+	case a.Failure != "":
 		attrs = append(attrs, attribute.String("error.type", a.Failure))
+	case a.StatusCode >= 400:
+		// As OpenTelemetry's HTTP conventions have it: the status, for an attempt answered so.
+		attrs = append(attrs, attribute.String("error.type", strconv.Itoa(a.StatusCode)))
 	}
 	return attrs
 }
