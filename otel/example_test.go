@@ -44,7 +44,7 @@ func Example() {
 		var attrs []string
 		for _, kv := range s.Attributes() {
 			if kv.Key != "server.address" { // the test server's port changes
-				attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+				attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 			}
 		}
 		slices.Sort(attrs)

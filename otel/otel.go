@@ -140,8 +140,11 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 		return
 	}
 	span := st.span
-	if st.attempts != nil && len(st.attempts) > 1 {
-		for _, a := range st.attempts {
+	st.mu.Lock()
+	attempts := st.attempts
+	st.mu.Unlock()
+	if len(attempts) > 1 {
+		for _, a := range attempts {
 			_, child := o.tracer.Start(ctx, "sendloop "+e.Command+" attempt", trace.WithSpanKind(trace.SpanKindClient),
 				trace.WithTimestamp(a.Start), trace.WithAttributes(attemptAttributes(a)...))
 			if a.Failure != "" {
