@@ -234,6 +234,7 @@ func newLegacy(ch *transport.Chassis, cfg config) (*legacy.Client, error) {
 		UserAgent:    ch.Product,
 		InsecureHTTP: cfg.AllowInsecure,
 		Secrets:      keySpellings(ch.Key),
+		Observer:     cfg.Observer,
 	}, cfg.legacyOpts...)
 }
 

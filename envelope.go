@@ -155,6 +155,10 @@ func (c *Client) httpError(a answer, resp *transport.Response, reason string) *H
 
 // checkForeignEnvelope recognises a failure in an xml or php response, for CallRaw.
 func (c *Client) checkForeignEnvelope(command string, format Format, resp *transport.Response) error {
+	return c.transport.Ended(resp, c.readForeignEnvelope(command, format, resp))
+}
+
+func (c *Client) readForeignEnvelope(command string, format Format, resp *transport.Response) error {
 	a := answer{command: command, red: c.transport.Redactor()}
 	if resp.RedirectOrigin != "" {
 		return c.transport.RedirectError(a.red, a.command, resp)

@@ -124,7 +124,7 @@ func (p ChartListActivityParams) validate(cmd string, maxDays int) error {
 // that, first member holding a document) is the chart document, or the chart document
 // itself. A list ID that cannot exist (3), a zero Start and Days under 1 fail before
 // anything is sent. The command is a read.
-func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListActivityParams) (*Chart, error) {
+func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListActivityParams) (_ *Chart, err error) {
 	const cmd = CommandChartListActivity
 	if err := checkListID(cmd, listID); err != nil {
 		return nil, err
@@ -141,6 +141,7 @@ func (c *Client) ChartListActivity(ctx context.Context, listID int, p ChartListA
 	if err != nil {
 		return nil, err
 	}
+	defer func() { c.transport.Ended(resp, err) }()
 	if rootName(resp.Body) == "data" && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		chart, err := ParseChart(resp.Body)
 		if err != nil {

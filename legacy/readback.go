@@ -39,10 +39,12 @@ type listMember struct {
 // on the same host and key: the legacy API has no read that names a list (its
 // Subscriber.Get is not specified). The request is a read, sent as a POST with the key in
 // the body.
-func (c *Client) subscriberStatus(ctx context.Context, listID int, email string) (*listMember, error) {
+func (c *Client) subscriberStatus(ctx context.Context, listID int, email string) (_ *listMember, err error) {
+	var resp *transport.Response
+	defer func() { c.transport.Ended(resp, err) }()
 	const command = commands.SubscriberGet
 	form := url.Values{"APIKey": {c.key()}, "ListID": {strconv.Itoa(listID)}, "EmailAddress": {email}}
-	resp, err := c.transport.Do(ctx, &transport.Request{
+	resp, err = c.transport.Do(ctx, &transport.Request{
 		Command:     command,
 		Class:       transport.Read,
 		Method:      http.MethodPost,

@@ -34,12 +34,14 @@ type Shared struct {
 	InsecureHTTP bool
 	// Secrets are removed from errors and logs, as WithSecrets's are.
 	Secrets []string
+	// Observer is told of every call, as WithObserver's is.
+	Observer Observer
 }
 
 // NewSharedClient returns a Client built on sh, with the legacy-only options opts
 // (WithInputForm, WithMaxMediaSize, WithMaxChartDays, WithSecrets). An option for a
 // setting sh holds (WithBaseURL, WithHTTPClient, WithLogger, WithRetry, WithUserAgent,
-// WithRateLimiter, WithInsecureHTTP) is refused rather than ignored: it would split what
+// WithRateLimiter, WithInsecureHTTP, WithObserver) is refused rather than ignored: it would split what
 // the two clients share. It makes no network call.
 func NewSharedClient(apiKey string, sh Shared, opts ...Option) (*Client, error) {
 	var cfg config
@@ -55,6 +57,9 @@ func NewSharedClient(apiKey string, sh Shared, opts ...Option) (*Client, error) 
 	cfg.Settings = transport.Settings{
 		BaseURL: sh.BaseURL, HTTPClient: sh.HTTPClient, Logger: sh.Logger, Policy: sh.Retry,
 		UserAgent: sh.UserAgent, AllowInsecure: sh.InsecureHTTP, Limiter: sh.RateLimiter,
+	}
+	if sh.Observer != nil {
+		transport.ObserverSetting(sh.Observer, errorCodeOf)(&cfg.Settings)
 	}
 	cfg.secrets = append(cfg.secrets, sh.Secrets...)
 	return build(apiKey, cfg)

@@ -1,6 +1,7 @@
 package smtp
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"time"
@@ -91,4 +92,45 @@ func WithRate(perSecond float64, burst int) Option {
 	return func(r *Relay) {
 		r.rate, r.burst = perSecond, burst
 	}
+}
+
+// MessageObserver is told of every message a Relay's Send or SendAll has finished with,
+// sent or not: the hook for tracing and metrics (package
+// github.com/go-sendloop/sendloop/otel implements it). It is called from the goroutine that
+// sent the message and must be safe for concurrent use. It is given counts, sizes, the
+// reply code and the outcome: never an address, a header, a body or the password.
+type MessageObserver interface {
+	MessageSent(ctx context.Context, m MessageEvent)
+}
+
+// MessageEvent describes one message a Relay has finished with.
+type MessageEvent struct {
+	// Recipients is how many recipients the envelope had; Accepted and Refused how many
+	// the server took and refused at RCPT.
+	Recipients, Accepted, Refused int
+	// Size is the message's size in bytes as sent (0 when it could not be built).
+	Size int
+	// ReplyCode is the server's reply code to the final dot, 0 if none came.
+	ReplyCode int
+	// Attempts is how many times the message was sent.
+	Attempts int
+	// Outcome is one of the Outcome constants.
+	Outcome string
+	// Start and End bound the send.
+	Start, End time.Time
+}
+
+// The outcomes of a MessageEvent: few, fixed names, fit for a metric's attribute.
+const (
+	OutcomeDelivered    = "delivered"     // accepted for every recipient
+	OutcomePartial      = "partial"       // accepted for some recipients (ErrSomeRecipientsRefused)
+	OutcomeUnknown      = "unknown"       // may or may not have been delivered (ErrOutcomeUnknown)
+	OutcomeNotAttempted = "not_attempted" // never tried: the context ended first (ErrNotAttempted)
+	OutcomeFailed       = "failed"        // refused, invalid or failed otherwise
+)
+
+// WithMessageObserver sets the MessageObserver told of every message. nil, the default,
+// observes nothing.
+func WithMessageObserver(o MessageObserver) Option {
+	return func(r *Relay) { r.observer = o }
 }

@@ -61,6 +61,7 @@ type Relay struct {
 	dialTimeout    time.Duration
 	localName      string
 	logger         *slog.Logger
+	observer       MessageObserver // nil unless WithMessageObserver
 	maxConns       int
 	maxPerConn     int
 	maxRetries     int
@@ -284,7 +285,37 @@ func (b *bulk) fail(err error) {
 
 // sendOne builds and delivers msg; kt, for a keyed message, journals its
 // final dot (nil otherwise).
-func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx) SendResult {
+func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx) (res SendResult) {
+	if r.observer != nil {
+		ev := MessageEvent{Start: time.Now()}
+		defer func() { r.observed(ctx, &ev, &res) }()
+		res = r.sendMessage(ctx, index, msg, b, kt, &ev)
+		return res
+	}
+	return r.sendMessage(ctx, index, msg, b, kt, nil)
+}
+
+// observed tells the observer of a message it has finished with.
+func (r *Relay) observed(ctx context.Context, ev *MessageEvent, res *SendResult) {
+	ev.End = time.Now()
+	ev.Accepted, ev.Refused, ev.Attempts, ev.ReplyCode = len(res.Accepted), len(res.Refused), res.Attempts, res.Reply.Code
+	switch {
+	case res.Err == nil:
+		ev.Outcome = OutcomeDelivered
+	case errors.Is(res.Err, ErrSomeRecipientsRefused):
+		ev.Outcome = OutcomePartial
+	case errors.Is(res.Err, ErrOutcomeUnknown):
+		ev.Outcome = OutcomeUnknown
+	case errors.Is(res.Err, ErrNotAttempted):
+		ev.Outcome = OutcomeNotAttempted
+	default:
+		ev.Outcome = OutcomeFailed
+	}
+	r.observer.MessageSent(ctx, *ev)
+}
+
+// sendMessage is sendOne; ev, when not nil, receives the envelope's counts and the size.
+func (r *Relay) sendMessage(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx, ev *MessageEvent) SendResult {
 	res := SendResult{Index: index}
 	if msg == nil {
 		res.Err = errors.New("sendloop/smtp: nil message")
@@ -297,6 +328,9 @@ func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, k
 	}
 	data, msgID, err := msg.build()
 	res.MessageID = msgID
+	if ev != nil {
+		ev.Recipients, ev.Size = len(env.rcpts), len(data)
+	}
 	if err != nil {
 		res.Err = err
 		return res

@@ -66,8 +66,12 @@ func (r *Response) GatewayMayHaveRun() bool {
 // one-shot write answered 502 or 504 by a gateway, or a write whose final answer is no
 // answer of the service's (an *HTTPError) after an attempt that may have run, has an
 // unknown outcome, and the error returned matches outcome.ErrUnknown. Any other err is
-// returned as it is.
+// returned as it is. It ends the call's observation (see Ended).
 func (c *Client) Outcome(command string, resp *Response, err error) error {
+	return c.Ended(resp, c.outcome(command, resp, err))
+}
+
+func (c *Client) outcome(command string, resp *Response, err error) error {
 	var httpErr *HTTPError
 	switch {
 	case err == nil:

@@ -20,6 +20,10 @@ type Settings struct {
 	UserAgent     string // the caller's product token, put before the SDK's
 	AllowInsecure bool
 	Limiter       Limiter
+	// Observer, when set, is told of every call; CodeOf reads the service's error code of
+	// the errors the package makes (see ObserverSetting).
+	Observer Observer
+	CodeOf   func(error) int
 }
 
 // Chassis is what a client is built on: its checked base URL and key, and its transport.
@@ -78,6 +82,8 @@ func Build(pkg, apiKey string, s Settings, agent string, spellings func(key stri
 			Secrets:    secrets,
 			Limiter:    s.Limiter,
 			Package:    pkg,
+			Observer:   s.Observer,
+			CodeOf:     s.CodeOf,
 		}),
 	}, nil
 }

@@ -18,7 +18,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	// An answered attempt is settled even when the context ended before it was judged: what
 	// became of it is in its status, which decideRetry has read (or, for a 429 or 503 whose
 	// body was cut, which the cut did not change).
-	callOf(ctx).waiting = retry || (err == nil && resp != nil) || refusedBeforeBody(err)
+	st := callOf(ctx)
+	st.waiting = retry || (err == nil && resp != nil) || refusedBeforeBody(err)
+	if st.obs != nil {
+		st.obs.attemptEnded(resp, err, retry)
+	}
 	return retry, checkErr
 }
 

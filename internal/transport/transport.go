@@ -125,6 +125,10 @@ type Config struct {
 	// Package starts the text of the errors the Client makes: "sendloop" (the default),
 	// "sendloop/legacy".
 	Package string
+	// Observer, when set, is told of every call (see Observer); CodeOf reads the service's
+	// error code of an error read from an answer.
+	Observer Observer
+	CodeOf   func(error) int
 
 	// maxBody bounds what is read of a response: MaxBodySize when 0. The tests set a
 	// smaller bound, to go past it without reading 64 MiB.
@@ -143,6 +147,8 @@ type Client struct {
 	redactor  Redactor
 	pkg       string // starts error texts: "sendloop", "sendloop/legacy"
 	maxBody   int64  // bounds what is read of a response
+	observer  Observer
+	codeOf    func(error) int
 }
 
 // New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
@@ -182,6 +188,8 @@ func New(cfg Config) *Client {
 		userAgent: cfg.UserAgent,
 		pkg:       cmp.Or(cfg.Package, "sendloop"),
 		maxBody:   maxBody,
+		observer:  cfg.Observer,
+		codeOf:    cfg.CodeOf,
 	}
 	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
@@ -229,6 +237,8 @@ type Response struct {
 	// EarlierFailure is the first failure after which the service may have processed the
 	// request (redacted), or nil; it is what an outcome-unknown error wraps.
 	EarlierFailure error
+
+	observation *observation // nil unless the client has an observer; ended by Outcome or Ended
 }
 
 // Error is a failure that left no response to interpret: a dial error, a reset, a timeout,
@@ -285,9 +295,10 @@ type call struct {
 	class        Class
 	attempts     int
 	attemptStart time.Time
-	ambiguous    bool  // a failed attempt may have been processed
-	waiting      bool  // the last attempt was answered or judged, and the next not sent
-	firstFailure error // the first such failure
+	ambiguous    bool         // a failed attempt may have been processed
+	waiting      bool         // the last attempt was answered or judged, and the next not sent
+	firstFailure error        // the first such failure
+	obs          *observation // nil unless the client has an observer
 }
 
 // failure returns the error of a call that ended with no answer: for a write whose request
@@ -349,6 +360,9 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		class = OneShot
 	}
 	st := &call{client: c, command: r.Command, class: class}
+	if c.observer != nil {
+		ctx = c.startObservation(ctx, r, st)
+	}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
 	if r.Body != nil {
@@ -356,7 +370,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL, body)
 	if err != nil {
-		return nil, c.failed(r.Command, 0, err)
+		return nil, st.ended(c.failed(r.Command, 0, err))
 	}
 	if r.ContentType != "" {
 		req.Header.Set("Content-Type", r.ContentType)
@@ -373,17 +387,18 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w: %v", ctxErr, err)
 		}
-		return nil, st.failure(c.failed(r.Command, st.attempts, err), err)
+		return nil, st.ended(st.failure(c.failed(r.Command, st.attempts, err), err))
 	}
 	defer resp.Body.Close()
 	var data []byte
 	if b, ok := resp.Body.(*bufferedBody); ok {
 		data = b.data
 	} else if data, err = readBody(resp, c.maxBody); err != nil { // a response attemptTransport did not see
-		return nil, st.failure(c.failed(r.Command, st.attempts, err), err)
+		return nil, st.ended(st.failure(c.failed(r.Command, st.attempts, err), err))
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data, Attempts: st.attempts,
-		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: class}
+		EarlierAttemptMayHaveRun: st.ambiguous, EarlierFailure: st.firstFailure, Class: class,
+		observation: st.obs}
 	out.RetryAfter, _ = RetryAfter(resp.Header, time.Now())
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified {
 		out.RedirectOrigin = "(no Location)"

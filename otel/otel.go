@@ -1,0 +1,213 @@
+// Package otel reports the calls of a sendloop.Client (and of its Legacy client) and the
+// messages of an smtp.Relay to OpenTelemetry: a span per command call, and metrics. The
+// root package never imports OpenTelemetry; a program that does not import this package
+// builds none of it.
+//
+// Spans: one per command call, named "sendloop <command>" (e.g. "sendloop
+// subscriber.import"), a child of the span in the caller's context; when a call took more
+// than one attempt, one child span per attempt ("sendloop <command> attempt"). One span per
+// relay message, "sendloop smtp.send". Attributes: http.request.method, server.address,
+// http.response.status_code, error.type, sendloop.command, sendloop.retry_class,
+// sendloop.error_code, sendloop.outcome_unknown, sendloop.attempts (and, on a relay span,
+// sendloop.smtp.recipients, sendloop.smtp.size, sendloop.smtp.reply_code,
+// sendloop.smtp.outcome). No span, attribute or metric ever holds the API key, the relay
+// password, an address, a URL's path or query, a body or a merge value: the SDK does not
+// give them to the observer.
+//
+// Metrics (meter "github.com/go-sendloop/sendloop/otel"):
+//
+//	| Instrument                          | Kind      | Unit      | Attributes                                   |
+//	|-------------------------------------|-----------|-----------|----------------------------------------------|
+//	| sendloop.calls                      | counter   | {call}    | sendloop.command, sendloop.retry_class       |
+//	| sendloop.attempts                   | counter   | {attempt} | sendloop.command, sendloop.retry_class       |
+//	| sendloop.errors                     | counter   | {call}    | sendloop.command, sendloop.retry_class, error.type |
+//	| sendloop.call.duration              | histogram | s         | sendloop.command, sendloop.retry_class       |
+//	| sendloop.outcome_unknown            | counter   | {call}    | sendloop.command, sendloop.retry_class       |
+//	| sendloop.smtp.messages              | counter   | {message} | sendloop.smtp.outcome                        |
+package otel
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter.
+const ScopeName = "github.com/go-sendloop/sendloop/otel"
+
+// Observer implements sendloop.Observer and smtp.MessageObserver with OpenTelemetry. Give
+// it to sendloop.WithObserver and smtp.WithMessageObserver. It is safe for concurrent use.
+type Observer struct {
+	tracer   trace.Tracer
+	calls    metric.Int64Counter
+	attempts metric.Int64Counter
+	errors   metric.Int64Counter
+	duration metric.Float64Histogram
+	unknown  metric.Int64Counter
+	messages metric.Int64Counter
+}
+
+// New returns an Observer that records with tp and mp (nil for OpenTelemetry's global
+// providers, via otel.GetTracerProvider and otel.GetMeterProvider in the caller).
+func New(tp trace.TracerProvider, mp metric.MeterProvider) (*Observer, error) {
+	m := mp.Meter(ScopeName)
+	o := &Observer{tracer: tp.Tracer(ScopeName)}
+	var err error
+	if o.calls, err = m.Int64Counter("sendloop.calls", metric.WithUnit("{call}"), metric.WithDescription("Command calls sent.")); err != nil {
+		return nil, err
+	}
+	if o.attempts, err = m.Int64Counter("sendloop.attempts", metric.WithUnit("{attempt}"), metric.WithDescription("Attempts of command calls, retries included.")); err != nil {
+		return nil, err
+	}
+	if o.errors, err = m.Int64Counter("sendloop.errors", metric.WithUnit("{call}"), metric.WithDescription("Command calls that failed.")); err != nil {
+		return nil, err
+	}
+	if o.duration, err = m.Float64Histogram("sendloop.call.duration", metric.WithUnit("s"), metric.WithDescription("Duration of command calls, retries and waits included.")); err != nil {
+		return nil, err
+	}
+	if o.unknown, err = m.Int64Counter("sendloop.outcome_unknown", metric.WithUnit("{call}"), metric.WithDescription("Writes whose outcome is unknown.")); err != nil {
+		return nil, err
+	}
+	if o.messages, err = m.Int64Counter("sendloop.smtp.messages", metric.WithUnit("{message}"), metric.WithDescription("Relay messages by outcome.")); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+var (
+	_ sendloop.Observer    = (*Observer)(nil)
+	_ smtp.MessageObserver = (*Observer)(nil)
+)
+
+type spanKey struct{}
+
+// callState is what a call's span keeps between its events.
+type callState struct {
+	span     trace.Span
+	mu       sync.Mutex
+	attempts []sendloop.AttemptEnd
+}
+
+// CallStarted starts the call's span, a child of ctx's.
+func (o *Observer) CallStarted(ctx context.Context, c sendloop.CallStart) context.Context {
+	ctx, span := o.tracer.Start(ctx, "sendloop "+c.Command, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(c.Start), trace.WithAttributes(
+			attribute.String("http.request.method", c.Method),
+			attribute.String("server.address", c.Host),
+			attribute.String("sendloop.command", c.Command),
+			attribute.String("sendloop.retry_class", c.Class.String()),
+		))
+	return context.WithValue(ctx, spanKey{}, &callState{span: span})
+}
+
+// AttemptEnded keeps the attempt, for the child spans of a call with more than one.
+func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
+	if st, ok := ctx.Value(spanKey{}).(*callState); ok {
+		st.mu.Lock()
+		st.attempts = append(st.attempts, a)
+		st.mu.Unlock()
+	}
+}
+
+// CallEnded ends the call's span and records its metrics.
+func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
+	set := metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("sendloop.command", e.Command),
+		attribute.String("sendloop.retry_class", e.Class.String())))
+	o.calls.Add(ctx, 1, set)
+	o.attempts.Add(ctx, int64(e.Attempts), set)
+	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), set)
+	if e.Failure != "" {
+		o.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("sendloop.command", e.Command),
+			attribute.String("sendloop.retry_class", e.Class.String()),
+			attribute.String("error.type", e.Failure))))
+	}
+	if e.OutcomeUnknown {
+		o.unknown.Add(ctx, 1, set)
+	}
+	st, ok := ctx.Value(spanKey{}).(*callState)
+	if !ok {
+		return
+	}
+	span := st.span
+	st.mu.Lock()
+	attempts := st.attempts
+	st.mu.Unlock()
+	if len(attempts) > 1 {
+		for _, a := range attempts {
+			_, child := o.tracer.Start(ctx, "sendloop "+e.Command+" attempt", trace.WithSpanKind(trace.SpanKindClient),
+				trace.WithTimestamp(a.Start), trace.WithAttributes(attemptAttributes(a)...))
+			if a.Failure != "" {
+				child.SetStatus(codes.Error, a.Failure)
+			}
+			child.End(trace.WithTimestamp(a.End))
+		}
+	}
+	attrs := []attribute.KeyValue{
+		attribute.Int("sendloop.attempts", e.Attempts),
+		attribute.Bool("sendloop.outcome_unknown", e.OutcomeUnknown),
+	}
+	if e.StatusCode != 0 {
+		attrs = append(attrs, attribute.Int("http.response.status_code", e.StatusCode))
+	}
+	if e.ErrorCode != 0 {
+		attrs = append(attrs, attribute.Int("sendloop.error_code", e.ErrorCode))
+	}
+	if e.Failure != "" {
+		attrs = append(attrs, attribute.String("error.type", e.Failure))
+		span.SetStatus(codes.Error, e.Failure)
+	}
+	span.SetAttributes(attrs...)
+	span.End(trace.WithTimestamp(e.End))
+}
+
+func attemptAttributes(a sendloop.AttemptEnd) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{attribute.Int("http.request.resend_count", a.Attempt-1)}
+	if a.StatusCode != 0 {
+		attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	switch {
+	case a.Failure != "":
+		attrs = append(attrs, attribute.String("error.type", a.Failure))
+	case a.StatusCode >= 400:
+		// As OpenTelemetry's HTTP conventions have it: the status, for an attempt answered so.
+		attrs = append(attrs, attribute.String("error.type", strconv.Itoa(a.StatusCode)))
+	}
+	return attrs
+}
+
+// MessageSent records a relay message's span and metric.
+func (o *Observer) MessageSent(ctx context.Context, m smtp.MessageEvent) {
+	o.messages.Add(ctx, 1, metric.WithAttributes(attribute.String("sendloop.smtp.outcome", m.Outcome)))
+	_, span := o.tracer.Start(ctx, "sendloop smtp.send", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(m.Start), trace.WithAttributes(
+			attribute.Int("sendloop.smtp.recipients", m.Recipients),
+			attribute.Int("sendloop.smtp.accepted", m.Accepted),
+			attribute.Int("sendloop.smtp.size", m.Size),
+			attribute.Int("sendloop.smtp.reply_code", m.ReplyCode),
+			attribute.Int("sendloop.attempts", m.Attempts),
+			attribute.String("sendloop.smtp.outcome", m.Outcome),
+		))
+	if m.Outcome != smtp.OutcomeDelivered {
+		span.SetAttributes(attribute.String("error.type", m.Outcome))
+		span.SetStatus(codes.Error, m.Outcome)
+	}
+	span.End(trace.WithTimestamp(nonZero(m.End)))
+}
+
+func nonZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
