@@ -1,0 +1,183 @@
+package pgjournal_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
+	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
+	"github.com/go-sendloop/sendloop/smtp"
+)
+
+var binding = smtp.JournalBinding{Fingerprint: "sha256:template-one"}
+
+func pool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	p, err := pgxpool.New(context.Background(), pgtest.URL(t))
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// store opens a journal of either kind; reopen opens it again, as a rerun does.
+type store struct {
+	name   string
+	open   func(t *testing.T) smtp.Journal
+	closer func(j smtp.Journal)
+}
+
+func stores(t *testing.T) []store {
+	dir := t.TempDir()
+	db := pool(t)
+	return []store{
+		{name: "file", open: func(t *testing.T) smtp.Journal {
+			j, err := smtp.OpenJournal(filepath.Join(dir, "send.journal"), binding)
+			require.NoError(t, err)
+			return j
+		}, closer: func(j smtp.Journal) { _ = j.(*smtp.FileJournal).Close() }},
+		{name: "postgres", open: func(t *testing.T) smtp.Journal {
+			j, err := pgjournal.Open(context.Background(), db, "send", binding, pgjournal.Options{})
+			require.NoError(t, err)
+			return j
+		}, closer: func(j smtp.Journal) { _ = j.(*pgjournal.Journal).Close() }},
+	}
+}
+
+// TestStoresKeepTheSameRecords runs one suite against the file journal and the database
+// journal: what a rerun finds is the same in both.
+func TestStoresKeepTheSameRecords(t *testing.T) {
+	t.Parallel()
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			j := st.open(t)
+			at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+			steps := []smtp.JournalRecord{
+				{Key: "ann@example.com", State: smtp.JournalInFlight, MessageID: "<1@x>", Time: at},
+				{Key: "ann@example.com", State: smtp.JournalSent, MessageID: "<1@x>", Reply: "250 2.0.0 queued", Time: at},
+				{Key: "bob@example.com", State: smtp.JournalInFlight, MessageID: "<2@x>", Time: at},
+				{Key: "cy@example.com", State: smtp.JournalInFlight, MessageID: "<3@x>", Time: at},
+				{Key: "cy@example.com", State: smtp.JournalRefused, MessageID: "<3@x>", Reply: "550 5.1.1 no such user", Time: at},
+				{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<4@x>", Time: at},
+				{Key: "dee@example.com", State: smtp.JournalDeferred, MessageID: "<4@x>", Reply: "451 later", Time: at},
+				{Key: "eve@example.com", State: smtp.JournalInFlight, MessageID: "<5@x>", Time: at},
+				{Key: "eve@example.com", State: smtp.JournalUnknown, MessageID: "<5@x>", Time: at},
+			}
+			for _, rec := range steps {
+				require.NoError(t, j.Append(rec))
+			}
+			assert.Equal(t, binding.Fingerprint, j.Binding().Fingerprint)
+			st.closer(j)
+
+			again := st.open(t) // a rerun
+			defer st.closer(again)
+			for _, tc := range []struct {
+				key   string
+				state smtp.JournalState
+				reply string
+			}{
+				{"ann@example.com", smtp.JournalSent, "250 2.0.0 queued"},
+				{"bob@example.com", smtp.JournalInFlight, ""},
+				{"cy@example.com", smtp.JournalRefused, "550 5.1.1 no such user"},
+				{"dee@example.com", smtp.JournalDeferred, "451 later"},
+				{"eve@example.com", smtp.JournalUnknown, ""},
+			} {
+				rec, ok := again.Lookup(tc.key)
+				require.True(t, ok, tc.key)
+				assert.Equal(t, tc.state, rec.State, tc.key)
+				assert.Equal(t, tc.reply, rec.Reply, tc.key)
+				assert.NotEmpty(t, rec.MessageID, tc.key)
+			}
+			_, ok := again.Lookup("zed@example.com")
+			assert.False(t, ok)
+			// A deferred key may be sent again.
+			require.NoError(t, again.Append(smtp.JournalRecord{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<6@x>"}))
+		})
+	}
+}
+
+func TestOpenRefusesAnotherTemplate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pool(t)
+	j, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	_, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: "sha256:other"}, pgjournal.Options{})
+	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
+	// Every shard of a send shares one journal.
+	j, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: binding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 3}}, pgjournal.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, j.Binding().Shard.Count)
+	require.NoError(t, j.Close())
+}
+
+// TestClaimsAcrossRuns: two runs on one journal never both claim a key; a dead run's claim
+// stays in flight unless a rerun asks to resend unknown keys, and a live run's claim is
+// never taken.
+func TestClaimsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pool(t)
+	a, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
+	require.NoError(t, err)
+	b, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{ResendUnknown: true})
+	require.NoError(t, err)
+	defer b.Close()
+
+	const keys = 200
+	var wg sync.WaitGroup
+	won := make([][2]bool, keys)
+	for i := range keys {
+		for r, j := range []*pgjournal.Journal{a, b} {
+			wg.Go(func() {
+				err := j.Append(smtp.JournalRecord{Key: fmt.Sprintf("k%03d@example.com", i), State: smtp.JournalInFlight})
+				if err != nil {
+					require.ErrorIs(t, err, pgjournal.ErrClaimed)
+					return
+				}
+				won[i][r] = true
+			})
+		}
+	}
+	wg.Wait()
+	for i, w := range won {
+		assert.True(t, w[0] != w[1], "key %d: exactly one run claims it (%v)", i, w)
+	}
+
+	// b may not take a's claims while a is alive, even with ResendUnknown.
+	var mine string
+	for i, w := range won {
+		if w[0] {
+			mine = fmt.Sprintf("k%03d@example.com", i)
+			break
+		}
+	}
+	require.NotEmpty(t, mine)
+	err = b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight})
+	var claimed *pgjournal.ClaimedError
+	require.ErrorAs(t, err, &claimed)
+	assert.Equal(t, smtp.JournalInFlight, claimed.Record.State)
+	rec, _ := b.Lookup(mine)
+	assert.Equal(t, smtp.JournalInFlight, rec.State, "the refusal teaches the run what the other holds")
+
+	// a dies (its connection closes): its claims are unknown to a plain rerun, and taken by
+	// one that resends unknown keys.
+	require.NoError(t, a.Close())
+	plain, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
+	require.NoError(t, err)
+	defer plain.Close()
+	assert.ErrorIs(t, plain.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
+	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}))
+	// A sent key is never claimed again.
+	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalSent, Reply: "250 ok"}))
+	assert.ErrorIs(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
+}
