@@ -101,6 +101,13 @@ var (
 	// ErrJournalFailed is matched when the journal could not take a record:
 	// the run stops.
 	ErrJournalFailed = errors.New("sendloop/smtp: the journal failed")
+	// ErrKeyClaimed is matched by a shared journal's refusal of a key's
+	// in-flight record, because another run holds the key or has settled it
+	// since this run looked it up. The message is abandoned before its final
+	// dot (nothing is delivered) and the key reported skipped, with the other
+	// run's record: an error matching it should also implement
+	// interface{ ClaimRecord() JournalRecord }.
+	ErrKeyClaimed = errors.New("sendloop/smtp: the key is claimed by another run")
 )
 
 // SendKeyedOptions configures SendKeyed.
@@ -284,6 +291,12 @@ func (run *keyedRun) send(ctx context.Context, i int, j *keyedJob) KeyedResult {
 	res.State, stop = classifyKeyed(ctx, res.SendResult, kt)
 	if stop != nil {
 		res.Err = stop
+	}
+	if res.State == KeySkipped { // claimed by another run: its record is the key's
+		res.Skip, res.Previous = claimedSkip(res.Err)
+		if res.Previous != nil {
+			res.MessageID, res.Reply = res.Previous.MessageID, parseReplyLine(res.Previous.Reply)
+		}
 	}
 	var jstate JournalState
 	switch res.State {

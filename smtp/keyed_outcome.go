@@ -67,6 +67,23 @@ func parseReplyLine(s string) Reply {
 	return Reply{Code: n, EnhancedCode: enhanced, Message: msg}
 }
 
+// claimedSkip says why a key another run claimed is skipped, from that run's record
+// (nil when the journal's error does not carry it: then the key counts as unknown).
+func claimedSkip(err error) (SkipReason, *JournalRecord) {
+	var c interface{ ClaimRecord() JournalRecord }
+	if !errors.As(err, &c) {
+		return SkipUnknown, nil
+	}
+	rec := c.ClaimRecord()
+	switch rec.State {
+	case JournalSent:
+		return SkipAlreadySent, &rec
+	case JournalRefused:
+		return SkipRefused, &rec
+	}
+	return SkipUnknown, &rec // in flight in the other run, or of unknown outcome
+}
+
 // runStopped is the error of the keys a stopped run did not send.
 type runStopped struct{ cause error }
 
@@ -85,6 +102,8 @@ func classifyKeyed(ctx context.Context, res SendResult, kt *keyTx) (KeyState, er
 		return KeyNotAttempted, nil // the run stopped before (or while) this one went
 	case errors.Is(err, ErrOutcomeUnknown):
 		return KeyUnknown, nil
+	case errors.Is(err, ErrKeyClaimed):
+		return KeySkipped, nil // abandoned before the final dot: another run has the key
 	case errors.Is(err, ErrJournalFailed):
 		return KeyNotAttempted, &runStopped{cause: err}
 	case errors.Is(err, ErrNotAttempted):

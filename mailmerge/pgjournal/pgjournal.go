@@ -78,8 +78,11 @@ func (e *ClaimedError) Error() string {
 	return fmt.Sprintf("pgjournal: key %q is %s in another run", e.Record.Key, e.Record.State)
 }
 
-// Is matches ErrClaimed.
-func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
+// Is matches ErrClaimed and smtp.ErrKeyClaimed, by which a send skips the key.
+func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed || target == smtp.ErrKeyClaimed }
+
+// ClaimRecord returns the other run's record, which the send reports for the key.
+func (e *ClaimedError) ClaimRecord() smtp.JournalRecord { return e.Record }
 
 // Journal is a send's journal in PostgreSQL. It implements smtp.Journal and is safe for
 // concurrent use.
