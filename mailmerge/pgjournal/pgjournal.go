@@ -79,7 +79,9 @@ func (e *ClaimedError) Error() string {
 }
 
 // Is matches ErrClaimed and smtp.ErrKeyClaimed, by which a send skips the key.
-func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed || target == smtp.ErrKeyClaimed }
+func (e *ClaimedError) Is(target error) bool {
+	return target == ErrClaimed || target == smtp.ErrKeyClaimed
+}
 
 // ClaimRecord returns the other run's record, which the send reports for the key.
 func (e *ClaimedError) ClaimRecord() smtp.JournalRecord { return e.Record }
@@ -196,7 +198,9 @@ func (j *Journal) Lookup(key string) (smtp.JournalRecord, bool) {
 }
 
 // All returns every key's last record, as the database holds them now, in key order.
-func (j *Journal) All(ctx context.Context) iter.Seq2[smtp.JournalRecord, error] { return j.records(ctx) }
+func (j *Journal) All(ctx context.Context) iter.Seq2[smtp.JournalRecord, error] {
+	return j.records(ctx)
+}
 
 func (j *Journal) records(ctx context.Context) iter.Seq2[smtp.JournalRecord, error] {
 	return func(yield func(smtp.JournalRecord, error) bool) {
