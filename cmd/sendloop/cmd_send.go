@@ -93,8 +93,12 @@ is each --var NAME=VALUE. Rename a column whose name has spaces with --column
 Every tag is checked before the first message: each {{NAME}}, {{{NAME}}}, section and
 %NAME% in the subject, bodies, headers and List-Unsubscribe must name a column or a --var,
 or the run is refused (exit code 2) with the tag, where it stands and the nearest name;
---allow-tag NAME keeps a tag meant to stay as written. A %...% inside a URL, a
-percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
+--allow-tag NAME keeps a tag meant to stay as written. {{NAME}} is HTML-escaped (as
+Mustache says), which only the HTML part wants: in the subject and the text part write
+{{{NAME}}} or %NAME%. A {{NAME}} there whose value in any row holds & < > " or ' refuses
+the run (exit code 2) with the tag, the rows and the fix, unless --keep-escaping NAME
+keeps the escaping (headers and List-Unsubscribe are never HTML-escaped). A %...% inside
+a URL, a percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
 value is empty for a tag it would show is rejected, unless --default NAME=VALUE gives a
 fallback or --allow-empty NAME sends it empty (as sendloop 0.3.0 did). --dry-run prints the
 first messages, the notes, and how many rows an empty value would reject; --preview DIR
@@ -128,7 +132,7 @@ $GITHUB_STEP_SUMMARY names.`,
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
 sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
-sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
+sendloop send --from news@example.com --subject 'News for {{{FIRST}}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
 sendloop send --from news@example.com --subject News --html news.html --recipients list.csv --journal news-1.journal --shard 1/3 --max-rejects 1% --annotations github`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
@@ -169,6 +173,7 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 			annotationsFlag(fs, &l.annotations)
 			fs.Var(&l.defaults, "default", "with --recipients: `NAME=VALUE` fills the column NAME where a row's value is empty (repeatable)")
 			fs.Var(&l.allowEmpty, "allow-empty", "with --recipients: send the rows whose column `NAME` is empty, the tag rendered empty, instead of rejecting them (repeatable)")
+			fs.Var(&l.keepEscaping, "keep-escaping", "with --recipients: keep the HTML-escaping of {{`NAME`}} in the subject and text part, which the run otherwise refuses for a value holding & < > \" or ' (repeatable)")
 			fs.Var(&l.allowTags, "allow-tag", "with --recipients: keep the tag `NAME` as written, naming no column (repeatable)")
 			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read")
 			fs.StringVar(&l.previewDir, "preview", "", "with --recipients: write the first rows' messages to `DIR` as DIR/<line>.eml, rendered, and send nothing")
@@ -286,9 +291,9 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	}
 	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
 		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto ||
-		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || l.continueFrom != "" ||
+		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || len(l.keepEscaping) > 0 || l.continueFrom != "" ||
 		l.previewDir != "" || l.previewRows != 5 || l.testTo != "" || l.testRows != 3 || l.testAsIs {
-		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

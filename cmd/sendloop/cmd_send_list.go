@@ -26,6 +26,7 @@ type listOptions struct {
 	vars, columns              repeatedFlag
 	defaults, allowEmpty       repeatedFlag
 	allowTags                  repeatedFlag
+	keepEscaping               repeatedFlag
 	encoding, delimiter        string
 	maxRejects, annotations    string
 	maxUnknown                 string
@@ -134,7 +135,7 @@ func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*ma
 		return nil, err
 	}
 	job, err := mailmerge.New(src, tmpl, mailmerge.Options{Vars: vars, Defaults: defaults,
-		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, Shard: shard})
+		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, KeepEscaping: l.keepEscaping, Shard: shard})
 	var cerr *mailmerge.CheckError
 	switch {
 	case errors.As(err, &cerr):
@@ -263,6 +264,9 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}()
 	job, err := l.listJob(a, o, shard)
 	if err != nil {
+		return err
+	}
+	if err := escapeRefusal(job.CheckEscaping(ctx)); err != nil {
 		return err
 	}
 	if !l.dryRun {

@@ -71,8 +71,8 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{FIRST}}",
-		Text: "Hi %FIRST%,{{#City}} greetings to {{City}}!{{/City}}\nSpring sale: 50% off."},
+	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{{FIRST}}}",
+		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off."},
 		mailmerge.Options{})
 	if err != nil {
 		return err // a tag naming nothing: nothing was sent

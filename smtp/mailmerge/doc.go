@@ -5,7 +5,7 @@
 //
 //	src, err := mailmerge.File("list.csv", mailmerge.FileOptions{})
 //	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com",
-//		Subject: "Hi {{FIRST}}", HTML: html}, mailmerge.Options{})
+//		Subject: "Hi {{{FIRST}}}", HTML: html}, mailmerge.Options{})
 //	// job.Notes() lists the %…% that are not tags (percent-encodings, %…% inside URLs).
 //	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: "news.journal"})
 //
@@ -31,6 +31,14 @@
 // NAME and %NAME%); this package renders the extra headers and List-Unsubscribe itself,
 // where only {{NAME}}, {{{NAME}}}, {{& NAME}} and %NAME% are tags: values go in as written
 // (URL-encoded in List-Unsubscribe), and a section there is refused by the check.
+//
+// Escaping is checked like spelling. The relay HTML-escapes a {{NAME}} value, as Mustache
+// says, which only the HTML part wants: in the subject and the text part the reader would
+// see "O&#39;Brien &amp; Sons". Before the first message Send reads the source once more
+// (Job.CheckEscaping) and fails with an *EscapeError for a {{NAME}} there whose value in
+// any row holds & < > " or ', naming the tag, the part, the rows and the fix ({{{NAME}}}
+// or %NAME%); Options.KeepEscaping keeps the escaping of a tag that wants it, and does not
+// enter the binding.
 //
 // A column named Name (any case) gives each row's To its display name.
 //

@@ -23,6 +23,10 @@ type Options struct {
 	AllowEmpty []string
 	// AllowTags names the tags meant to stay as written: the check does not look them up.
 	AllowTags []string
+	// KeepEscaping names the tags whose {{NAME}} in the subject or text part is meant to
+	// be HTML-escaped: the escaping check (Job.CheckEscaping) passes them. It does not
+	// enter the binding.
+	KeepEscaping []string
 	// Shard sends only the rows of one shard (smtp.Shard of the lower-cased address); it
 	// enters the binding.
 	Shard smtp.ShardSpec
@@ -37,7 +41,9 @@ type Job struct {
 	defaults   map[string]string
 	allowEmpty map[string]bool
 	allowTag   map[string]bool
-	shard      smtp.ShardSpec
+	// keepEscaping are the tags the escaping check passes.
+	keepEscaping map[string]bool
+	shard        smtp.ShardSpec
 
 	names    []string // columns and variables, sorted
 	columns  []string // the source's
@@ -68,7 +74,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	}
 	m := *tmpl
 	j := &Job{src: src, tmpl: &m, vars: map[string]string{}, defaults: map[string]string{},
-		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
+		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), keepEscaping: set(opts.KeepEscaping), shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
 	for k, v := range opts.Vars {
 		if !ValidName(k) {
 			return nil, fmt.Errorf("mailmerge: variable %q: a name is made of letters, digits, _ . or -", k)

@@ -94,9 +94,11 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 
 // Send sends the message of every row of the source through relay (its rate and
 // connections are the relay's options) and returns the fate of every row. It reads the
-// source once.
+// source once to send, and once before when CheckEscaping has tags to check.
 //
-// Before sending it fails for a journal that cannot be used (*JournalError). A failure
+// Before sending it fails for a value the subject or text part would show HTML-escaped
+// (*EscapeError, from a pass over the source: see CheckEscaping) and for a journal that
+// cannot be used (*JournalError). A failure
 // that stops the run (a read error of the source, a session failure of the relay, a
 // journal that cannot take a record) is returned with the result, the rows left counted
 // not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
@@ -104,6 +106,9 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
 	if opts.ContinueFrom != "" && opts.Journal == "" {
 		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
+	}
+	if err := j.CheckEscaping(ctx); err != nil {
+		return nil, err
 	}
 	var journal *smtp.FileJournal
 	if opts.Journal != "" {

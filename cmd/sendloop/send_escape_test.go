@@ -1,0 +1,54 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSendRecipientsChecksEscaping: a {{FIRST}} in the subject whose value would arrive
+// HTML-escaped refuses the run before any message, naming the tag, the rows and the fix;
+// {{{FIRST}}} sends the value as it is, and --keep-escaping keeps the escaping.
+func TestSendRecipientsChecksEscaping(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, subject string
+		extra         []string
+		code          int
+		stderr        []string
+		want          string // the rendered subject of O'Brien's message; "" for none sent
+	}{
+		{name: "escaped in the subject", subject: "Hi {{FIRST}}", code: exitUsage, stderr: []string{
+			`{{FIRST}} (subject) would be HTML-escaped in 1 row (first on line 3: "O'Brien & Sons"), for the subject is not HTML: write {{{FIRST}}} or %FIRST% to insert the value as it is`,
+			"nothing was sent (--keep-escaping NAME keeps the escaping of a tag that wants it)"}},
+		{name: "dry run too", subject: "Hi {{FIRST}}", extra: []string{"--dry-run"}, code: exitUsage, stderr: []string{"write {{{FIRST}}} or %FIRST%"}},
+		{name: "triple mustache", subject: "Hi {{{FIRST}}}", code: exitOK, want: "Hi O'Brien & Sons"},
+		{name: "kept", subject: "Hi {{FIRST}}", extra: []string{"--keep-escaping", "FIRST"}, code: exitOK, want: "Hi O&#39;Brien &amp; Sons"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t)
+			relay, env := relayEnv(t, f)
+			dir := t.TempDir()
+			csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\nob@example.net,O'Brien & Sons\n")
+			args := []string{"send", "--from", "news@example.com", "--subject", c.subject, "--text", writeFile(t, dir, "b.txt", "Hello"),
+				"--recipients", csv, "--journal", filepath.Join(dir, "j")}
+			r := invocation{args: append(args, c.extra...), env: env}.run(t)
+			expect(t, r, c.code, nil, c.stderr)
+			if c.want == "" {
+				assert.Empty(t, relay.Messages(), "the relay received nothing")
+				return
+			}
+			msgs := relay.Messages()
+			require.Len(t, msgs, 2)
+			var got []string
+			for _, m := range msgs {
+				got = append(got, m.RenderedSubject)
+			}
+			assert.Contains(t, got, c.want)
+		})
+	}
+}
