@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // listOptions are the flags of `send --recipients`.

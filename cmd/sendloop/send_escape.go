@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge"
 )
 
 // escapeRefusal is the message of a template whose {{NAME}} in the subject or text part

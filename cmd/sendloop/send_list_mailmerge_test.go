@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -167,7 +167,7 @@ func TestSendRecipientsBindingIsTheLibrarys(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
 	_, env := relayEnv(t, f)
-	data := filepath.Join("..", "..", "smtp", "mailmerge", "testdata", "v0.3.0")
+	data := filepath.Join("..", "..", "mailmerge", "testdata", "v0.3.0")
 	dir := t.TempDir()
 	for _, shard := range []struct{ flag, journal string }{{"", "plain.journal"}, {"2/2", "shard.journal"}} {
 		journal := filepath.Join(dir, shard.journal)

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // listReport prints what a --recipients run did with each row of the file, from the

@@ -17,9 +17,9 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 //go:embed list.csv

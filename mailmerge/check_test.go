@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

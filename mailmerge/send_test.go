@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

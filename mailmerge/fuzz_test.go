@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // FuzzCheck feeds any subject, body and header to the check: it never panics, a template it

@@ -62,7 +62,8 @@ func (j *Job) WritePreview(ctx context.Context, dir string, n int) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// 0700 and 0600: a preview holds the first rows' addresses and merged data.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -72,7 +73,7 @@ func (j *Job) WritePreview(ctx context.Context, dir string, n int) ([]string, er
 			return paths, fmt.Errorf("line %d: %w", msgs[i].Line, err)
 		}
 		path := filepath.Join(dir, msgs[i].Name())
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
