@@ -182,7 +182,7 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 		o   budgetOutcome
 		msg string
 	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)"},
-		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent, and are never sent again without --resend-unknown"}} {
+		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent; accept the listed rows with --max-unknown N, or send them again with --resend-unknown (each may get two messages)"}} {
 		if b.o.Rejects == 0 {
 			continue
 		}
