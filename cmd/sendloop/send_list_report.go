@@ -179,21 +179,24 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 	}
 	var msgs []string
 	for _, b := range []struct {
-		o   budgetOutcome
-		msg string
-	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)"},
-		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent; accept the listed rows with --max-unknown N, or send them again with --resend-unknown (each may get two messages)"}} {
+		o    budgetOutcome
+		msg  string
+		held string // what a note of rows within the budget adds
+		next string // the ways forward, said when the run fails for them
+	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)", "", ""},
+		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent", ", and are never sent again without --resend-unknown",
+			"; accept the listed rows with --max-unknown N, or send them again with --resend-unknown (each may get two messages)"}} {
 		if b.o.Rejects == 0 {
 			continue
 		}
 		msg := plural(b.o.Rejects, "row") + " " + b.msg
 		switch {
 		case b.o.Held:
-			a.note("%s, %s", msg, b.o.describe())
+			a.note("%s%s, %s", msg, b.held, b.o.describe())
 		case b.o.given():
-			msgs = append(msgs, msg+", "+b.o.describe())
+			msgs = append(msgs, msg+", "+b.o.describe()+b.next)
 		default:
-			msgs = append(msgs, msg)
+			msgs = append(msgs, msg+b.next)
 		}
 	}
 	if n := rep.Deferred + rep.NotAttempted; n > 0 {
