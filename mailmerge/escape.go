@@ -28,9 +28,9 @@ type EscapeProblem struct {
 	Tag, Name, Where string
 	// Rows counts the rows whose value would be escaped.
 	Rows int
-	// Line is the source line of the first such row (0 when the source has no lines),
-	// Value its value.
-	Line  int
+	// Line is the source line of the first such row (0 when the source has no lines).
+	Line int
+	// Value is that row's value, as the relay would escape it.
 	Value string
 }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/go-sendloop/sendloop/mailmerge"
+	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,10 +30,10 @@ func TestCheckEscaping(t *testing.T) {
 		{name: "triple mustache passes", msg: smtp.Message{Subject: "Hi {{{FIRST}}}", Text: "{{& FIRST}} %FIRST%"}},
 		{name: "HTML wants the escaping", msg: smtp.Message{Subject: "s", HTML: "<p>{{FIRST}}</p>"}},
 		{name: "kept escaping", msg: smtp.Message{Subject: "Hi {{FIRST}}", Text: "x"},
-			opts: mailmerge.Options{KeepEscaping: []string{"FIRST"}}},
+			opts: mailmerge.Options{NoUnsubscribe: true, KeepEscaping: []string{"FIRST"}}},
 		{name: "values that escape to themselves", msg: smtp.Message{Subject: "Hi {{email}}", Text: "x"}},
 		{name: "a variable", msg: smtp.Message{Subject: "{{CO}}", Text: "x"},
-			opts: mailmerge.Options{Vars: map[string]string{"CO": "A&B"}},
+			opts: mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CO": "A&B"}},
 			want: []string{`{{CO}} (subject) would be HTML-escaped in 3 rows (first on line 2: "A&B"), for the subject is not HTML: write {{{CO}}} or %CO% to insert the value as it is`}},
 		{name: "URL-encoded in List-Unsubscribe", msg: smtp.Message{Subject: "s", Text: "x",
 			ListUnsubscribe: []string{"https://example.com/u?n={{FIRST}}"}}},
@@ -67,9 +67,70 @@ func TestSendRefusesEscapingBeforeAnyMessage(t *testing.T) {
 	src := mailmerge.Rows([]string{"email", "FIRST"}, []mailmerge.Row{
 		{Line: 2, Address: "b@example.net", Values: map[string]string{"email": "b@example.net", "FIRST": "O'Brien & Sons"}},
 	})
-	job, err := mailmerge.New(src, &smtp.Message{From: "f@example.com", Subject: "Hi {{FIRST}}", Text: "x"}, mailmerge.Options{})
+	job, err := mailmerge.New(src, &smtp.Message{From: "f@example.com", Subject: "Hi {{FIRST}}", Text: "x"}, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	res, err := job.Send(context.Background(), nil, mailmerge.SendOptions{})
 	assert.Nil(t, res)
 	assert.ErrorIs(t, err, mailmerge.ErrEscape)
+}
+
+func TestCheckUnsubscribe(t *testing.T) {
+	t.Parallel()
+	two := mailmerge.Rows([]string{"email"}, []mailmerge.Row{
+		{Line: 2, Address: "a@example.net", Values: map[string]string{"email": "a@example.net"}},
+		{Line: 3, Address: "b@example.net", Values: map[string]string{"email": "b@example.net"}},
+	})
+	one := mailmerge.Rows([]string{"email"}, []mailmerge.Row{
+		{Line: 2, Address: "a@example.net", Values: map[string]string{"email": "a@example.net"}},
+	})
+	cases := []struct {
+		name    string
+		src     mailmerge.Source
+		msg     smtp.Message
+		opts    mailmerge.Options
+		missing []string
+	}{
+		{name: "neither", src: two, msg: smtp.Message{Subject: "s", Text: "x"},
+			missing: []string{mailmerge.MissingUnsubscribeURL, mailmerge.MissingOneClick}},
+		{name: "no tag", src: two, msg: smtp.Message{Subject: "s", Text: "x", ListUnsubscribe: []string{"https://example.com/u"}, ListUnsubscribeOneClick: true},
+			missing: []string{mailmerge.MissingUnsubscribeURL}},
+		{name: "mailto only", src: two, msg: smtp.Message{Subject: "s", Text: "x", ListUnsubscribe: []string{"mailto:u@example.com?subject={{email}}"}, ListUnsubscribeOneClick: true},
+			missing: []string{mailmerge.MissingUnsubscribeURL}},
+		{name: "both", src: two, msg: smtp.Message{Subject: "s", Text: "x", ListUnsubscribe: []string{"https://example.com/u?e={{email}}"}, ListUnsubscribeOneClick: true}},
+		{name: "one row", src: one, msg: smtp.Message{Subject: "s", Text: "x"}},
+		{name: "transactional", src: two, msg: smtp.Message{Subject: "s", Text: "x"}, opts: mailmerge.Options{NoUnsubscribe: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			job, err := mailmerge.New(tc.src, &tc.msg, tc.opts)
+			require.NoError(t, err)
+			err = job.CheckUnsubscribe(context.Background())
+			if tc.missing == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, mailmerge.ErrUnsubscribe)
+			var ue *mailmerge.UnsubscribeError
+			require.ErrorAs(t, err, &ue)
+			assert.Equal(t, tc.missing, ue.Missing)
+		})
+	}
+}
+
+// TestPreviewRejectsABadUnsubscribeURL: a row whose rendered https URL has no host is
+// rejected, as Send would reject it, and the other row passes.
+func TestPreviewRejectsABadUnsubscribeURL(t *testing.T) {
+	t.Parallel()
+	src := mailmerge.Rows([]string{"email", "HOST"}, []mailmerge.Row{
+		{Line: 2, Address: "a@example.net", Values: map[string]string{"email": "a@example.net", "HOST": "example.com"}},
+		{Line: 3, Address: "b@example.net", Values: map[string]string{"email": "b@example.net", "HOST": ""}},
+	})
+	job, err := mailmerge.New(src, &smtp.Message{From: "f@example.com", Subject: "s", Text: "x",
+		ListUnsubscribe: []string{"https://{{{HOST}}}/u?e={{email}}"}, ListUnsubscribeOneClick: true},
+		mailmerge.Options{AllowEmpty: []string{"HOST"}})
+	require.NoError(t, err)
+	check, err := job.Check(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, check.Rejected, "%+v", check)
 }

@@ -22,7 +22,7 @@ func TestPreviewIsPrivateUnderAnOpenUmask(t *testing.T) {
 	t.Cleanup(func() { syscall.Umask(old) })
 	dir, src := listFile(t, 4)
 	tmpl := newsTemplate
-	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{})
+	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	out := filepath.Join(dir, "preview")
 	paths, err := job.WritePreview(testContext(t), out, 2)

@@ -40,7 +40,7 @@ func TestWritePreview(t *testing.T) {
 	dir, src := listFile(t, 8)
 	tmpl := newsTemplate
 	tmpl.Headers.TrackOpens = true
-	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{})
+	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	out := filepath.Join(dir, "preview")
 	paths, err := job.WritePreview(testContext(t), out, 5)
@@ -67,7 +67,7 @@ func TestWritePreview(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, msgs, 8)
 	mem, err := mailmerge.New(mailmerge.Rows([]string{"FIRST", "email"}, []mailmerge.Row{{Address: "a@example.net",
-		Values: map[string]string{"FIRST": "A", "email": "a@example.net"}}}), &tmpl, mailmerge.Options{})
+		Values: map[string]string{"FIRST": "A", "email": "a@example.net"}}}), &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	msgs, err = mem.Preview(testContext(t), 1)
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func TestTestSend(t *testing.T) {
 	tmpl := newsTemplate
 	tmpl.Headers.TrackOpens, tmpl.Headers.TrackClicks = true, true
 	tmpl.ListUnsubscribeOneClick = true
-	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{})
+	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	for _, asIs := range []bool{false, true} {
 		fake, relay := startRelay(t)
@@ -128,7 +128,7 @@ func TestContinueFrom(t *testing.T) {
 			}
 		}
 	})
-	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{})
+	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestContinueFrom(t *testing.T) {
 	before, err := os.ReadFile(old)
 	require.NoError(t, err)
 
-	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{})
+	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
 	var jerr *mailmerge.JournalError
@@ -168,7 +168,7 @@ func TestContinueFrom(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the journal continued from is only read")
 
-	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{Shard: smtp.ShardSpec{Index: 0, Count: 2}})
+	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
 	require.NoError(t, err)
 	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
 	require.ErrorAs(t, err, &jerr)

@@ -97,7 +97,9 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 // source once to send, and once before when CheckEscaping has tags to check.
 //
 // Before sending it fails for a value the subject or text part would show HTML-escaped
-// (*EscapeError, from a pass over the source: see CheckEscaping) and for a journal that
+// (*EscapeError, from a pass over the source: see CheckEscaping), for a send to more than
+// one row without a one-click unsubscription (*UnsubscribeError, see CheckUnsubscribe) and
+// for a journal that
 // cannot be used (*JournalError). A failure
 // that stops the run (a read error of the source, a session failure of the relay, a
 // journal that cannot take a record) is returned with the result, the rows left counted
@@ -108,6 +110,9 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
 	}
 	if err := j.CheckEscaping(ctx); err != nil {
+		return nil, err
+	}
+	if err := j.CheckUnsubscribe(ctx); err != nil {
 		return nil, err
 	}
 	var journal *smtp.FileJournal

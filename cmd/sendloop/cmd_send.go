@@ -97,7 +97,12 @@ or the run is refused (exit code 2) with the tag, where it stands and the neares
 Mustache says), which only the HTML part wants: in the subject and the text part write
 {{{NAME}}} or %NAME%. A {{NAME}} there whose value in any row holds & < > " or ' refuses
 the run (exit code 2) with the tag, the rows and the fix, unless --keep-escaping NAME
-keeps the escaping (headers and List-Unsubscribe are never HTML-escaped). A %...% inside
+keeps the escaping (headers and List-Unsubscribe are never HTML-escaped). A send to more
+than one row needs a one-click unsubscription naming its recipient, as Gmail and Yahoo
+require of bulk senders: --list-unsubscribe with an https URL holding a column
+('https://example.com/u?e={{email}}') and --one-click, or the run is refused (exit code 2);
+a row whose URL renders into no absolute https URL is rejected. --no-unsubscribe is for
+transactional mail only (receipts, password resets), which needs none. A %...% inside
 a URL, a percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
 value is empty for a tag it would show is rejected, unless --default NAME=VALUE gives a
 fallback or --allow-empty NAME sends it empty (as sendloop 0.3.0 did). --dry-run prints the
@@ -173,6 +178,7 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 			annotationsFlag(fs, &l.annotations)
 			fs.Var(&l.defaults, "default", "with --recipients: `NAME=VALUE` fills the column NAME where a row's value is empty (repeatable)")
 			fs.Var(&l.allowEmpty, "allow-empty", "with --recipients: send the rows whose column `NAME` is empty, the tag rendered empty, instead of rejecting them (repeatable)")
+			fs.BoolVar(&l.noUnsubscribe, "no-unsubscribe", false, "with --recipients: this mail needs no unsubscription, being transactional (receipts, password resets), not marketing or news: send to many rows without --list-unsubscribe and --one-click")
 			fs.Var(&l.keepEscaping, "keep-escaping", "with --recipients: keep the HTML-escaping of {{`NAME`}} in the subject and text part, which the run otherwise refuses for a value holding & < > \" or ' (repeatable)")
 			fs.Var(&l.allowTags, "allow-tag", "with --recipients: keep the tag `NAME` as written, naming no column (repeatable)")
 			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read")
@@ -291,9 +297,9 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	}
 	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
 		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto ||
-		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || len(l.keepEscaping) > 0 || l.continueFrom != "" ||
+		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || len(l.keepEscaping) > 0 || l.noUnsubscribe || l.continueFrom != "" ||
 		l.previewDir != "" || l.previewRows != 5 || l.testTo != "" || l.testRows != 3 || l.testAsIs {
-		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

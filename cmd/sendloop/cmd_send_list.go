@@ -27,6 +27,7 @@ type listOptions struct {
 	defaults, allowEmpty       repeatedFlag
 	allowTags                  repeatedFlag
 	keepEscaping               repeatedFlag
+	noUnsubscribe              bool
 	encoding, delimiter        string
 	maxRejects, annotations    string
 	maxUnknown                 string
@@ -135,7 +136,7 @@ func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*ma
 		return nil, err
 	}
 	job, err := mailmerge.New(src, tmpl, mailmerge.Options{Vars: vars, Defaults: defaults,
-		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, KeepEscaping: l.keepEscaping, Shard: shard})
+		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, KeepEscaping: l.keepEscaping, NoUnsubscribe: l.noUnsubscribe, Shard: shard})
 	var cerr *mailmerge.CheckError
 	switch {
 	case errors.As(err, &cerr):
@@ -268,6 +269,11 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	if err := escapeRefusal(job.CheckEscaping(ctx)); err != nil {
 		return err
+	}
+	if l.testTo == "" {
+		if err := unsubscribeRefusal(job.CheckUnsubscribe(ctx)); err != nil {
+			return err
+		}
 	}
 	if !l.dryRun {
 		for _, n := range job.Notes() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,7 +36,7 @@ func TestSendRecipientsChecksEscaping(t *testing.T) {
 			dir := t.TempDir()
 			csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\nob@example.net,O'Brien & Sons\n")
 			args := []string{"send", "--from", "news@example.com", "--subject", c.subject, "--text", writeFile(t, dir, "b.txt", "Hello"),
-				"--recipients", csv, "--journal", filepath.Join(dir, "j")}
+				"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "j")}
 			r := invocation{args: append(args, c.extra...), env: env}.run(t)
 			expect(t, r, c.code, nil, c.stderr)
 			if c.want == "" {
@@ -49,6 +50,46 @@ func TestSendRecipientsChecksEscaping(t *testing.T) {
 				got = append(got, m.RenderedSubject)
 			}
 			assert.Contains(t, got, c.want)
+		})
+	}
+}
+
+// TestSendRecipientsNeedsOneClickUnsubscribe: a 2-row send without --list-unsubscribe and
+// --one-click is refused before any message with the flags to add; with them each message
+// carries its own https URL; --no-unsubscribe sends transactional mail without.
+func TestSendRecipientsNeedsOneClickUnsubscribe(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		extra  []string
+		code   int
+		stderr []string
+		urls   []string // the List-Unsubscribe headers sent, sorted; nil for none sent
+	}{
+		{name: "neither", code: exitUsage, stderr: []string{"add --list-unsubscribe 'https://example.com/u?e={{email}}'", "and --one-click", "--no-unsubscribe", "nothing was sent"}},
+		{name: "URL without a tag", extra: []string{"--list-unsubscribe", "https://example.com/u", "--one-click"}, code: exitUsage, stderr: []string{"needs a one-click unsubscription"}},
+		{name: "without one-click", extra: []string{"--list-unsubscribe", "https://example.com/u?e={{email}}"}, code: exitUsage, stderr: []string{"--one-click"}},
+		{name: "both", extra: []string{"--list-unsubscribe", "https://example.com/u?e={{email}}", "--one-click"}, code: exitOK,
+			urls: []string{"<https://example.com/u?e=ann%40example.net>", "<https://example.com/u?e=bob%40example.net>"}},
+		{name: "transactional", extra: []string{"--no-unsubscribe"}, code: exitOK, urls: []string{"", ""}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t)
+			relay, env := relayEnv(t, f)
+			dir := t.TempDir()
+			csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\nbob@example.net,Bob\n")
+			args := []string{"send", "--from", "news@example.com", "--subject", "Hi", "--text", writeFile(t, dir, "b.txt", "Hello"),
+				"--recipients", csv, "--journal", filepath.Join(dir, "j")}
+			r := invocation{args: append(args, c.extra...), env: env}.run(t)
+			expect(t, r, c.code, nil, c.stderr)
+			var got []string
+			for _, m := range relay.Messages() {
+				got = append(got, m.Header.Get("List-Unsubscribe"))
+			}
+			sort.Strings(got)
+			assert.Equal(t, c.urls, got)
 		})
 	}
 }

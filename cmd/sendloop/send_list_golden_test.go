@@ -93,7 +93,7 @@ func TestSendListGolden(t *testing.T) {
 			}
 			text := writeFile(t, dir, "body.txt", body)
 			args := append(slices.Clone(tt.global), "send", "--from", "news@example.com", "--subject", "News", "--text", text,
-				"--recipients", csvPath, "--journal", filepath.Join(dir, "journal"), "--concurrency", "1")
+				"--no-unsubscribe", "--recipients", csvPath, "--journal", filepath.Join(dir, "journal"), "--concurrency", "1")
 			args = append(args, tt.args...)
 			var ciEnv []string
 			for _, kv := range tt.ciEnv {

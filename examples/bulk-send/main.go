@@ -72,7 +72,9 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		return err
 	}
 	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{{FIRST}}}",
-		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off."},
+		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off.",
+		// A bulk send needs a one-click unsubscription naming its recipient.
+		ListUnsubscribe: []string{"https://example.com/unsubscribe?e={{email}}"}, ListUnsubscribeOneClick: true},
 		mailmerge.Options{})
 	if err != nil {
 		return err // a tag naming nothing: nothing was sent
