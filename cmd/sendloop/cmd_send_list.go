@@ -35,6 +35,8 @@ type listOptions struct {
 	testTo                     string
 	testRows                   int
 	testAsIs                   bool
+	// given names the flags given on the command line (flag.FlagSet.Visit).
+	given map[string]bool
 }
 
 // sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
