@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -28,9 +29,11 @@ type SendOptions struct {
 	ResendRefused bool
 	// MaxRejects bounds the rows rejected or refused (Result.Rejects) and MaxUnknown the
 	// rows of unknown outcome (Result.Unknowns) a run may end with: over either, Send
-	// returns its whole result and a *BudgetError. They only judge the run, never stop it
-	// midway, and do not enter the journal's binding. The zero Budget sets no bound.
-	MaxRejects, MaxUnknown Budget
+	// returns its whole result and a *job.BudgetError (Budget "MaxRejects" or "MaxUnknown").
+	// They only judge the run, never stop it midway, and do not enter the journal's
+	// binding. The zero job.Budget allows none, as 0 does on the command line (the CLI's
+	// default); job.Unlimited() sets no bound.
+	MaxRejects, MaxUnknown job.Budget
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)

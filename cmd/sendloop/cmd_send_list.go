@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -243,6 +244,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
+	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
+	// read the same text by the same rule.
+	maxRejects, _ := sljob.ParseBudget(l.maxRejects)
+	maxUnknown, _ := sljob.ParseBudget(l.maxUnknown)
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -305,10 +310,6 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
-	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
-	// read the same text by the same rule.
-	maxRejects, _ := mailmerge.ParseBudget(l.maxRejects)
-	maxUnknown, _ := mailmerge.ParseBudget(l.maxUnknown)
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
 		OnRow: rep.annotate, OnProgress: func(int) { prog.add(1) }})
@@ -322,7 +323,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	defer res.Close()
 	rep.Result = res
-	var over *mailmerge.BudgetError
+	var over *sljob.BudgetError
 	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}
