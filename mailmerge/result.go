@@ -5,53 +5,9 @@ import (
 	"fmt"
 
 	"github.com/go-sendloop/sendloop/internal/spool"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/smtp"
 )
-
-// Fate is what became of a row.
-type Fate uint8
-
-// The fates of a row. Their counts in Result add up to the source's rows.
-const (
-	// FateSent: the relay accepted the message.
-	FateSent Fate = iota + 1
-	// FateRefused: the relay refused the message for good (a 5xx reply).
-	FateRefused
-	// FateUnknown: the connection died after the final dot; the message may have been
-	// sent. It is not sent again without ResendUnknown.
-	FateUnknown
-	// FateDeferred: the relay kept answering 4xx; a rerun sends it.
-	FateDeferred
-	// FateSkipped: not sent, for RowResult.Skip.
-	FateSkipped
-	// FateRejected: not sent, for RowResult.Reason (no address, an empty value, a
-	// duplicate).
-	FateRejected
-	// FateNotAttempted: the run stopped before it; a rerun sends it.
-	FateNotAttempted
-)
-
-// String returns the fate's name: "sent", "refused", "unknown", "deferred", "skipped",
-// "rejected" or "not attempted".
-func (f Fate) String() string {
-	switch f {
-	case FateSent:
-		return "sent"
-	case FateRefused:
-		return "refused"
-	case FateUnknown:
-		return "unknown"
-	case FateDeferred:
-		return "deferred"
-	case FateSkipped:
-		return "skipped"
-	case FateRejected:
-		return "rejected"
-	case FateNotAttempted:
-		return "not attempted"
-	}
-	return "unknown fate"
-}
 
 // RowResult is the fate of one row.
 type RowResult struct {
@@ -61,8 +17,8 @@ type RowResult struct {
 	// Address is the key the row was sent under (the address, lower-cased), or the
 	// address as written for a rejected row.
 	Address string
-	// Fate is what became of the row.
-	Fate Fate
+	// Fate is what became of the row: job.Done for a message the relay accepted.
+	Fate job.Fate
 	// Skip says why it was skipped.
 	Skip smtp.SkipReason
 	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.

@@ -197,7 +197,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	}
 	fate := RowResult{Line: row.Line, Index: index, Address: raw}
 	if row.Reject != "" {
-		fate.Fate, fate.Reason = FateRejected, row.Reject
+		fate.Fate, fate.Reason = job.Rejected, row.Reject
 		return fate, nil, ""
 	}
 	key := strings.ToLower(strings.TrimSpace(row.Address))
@@ -212,18 +212,18 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 		}
 		if first, dup := seen.add(key, pos); dup {
 			fate.Address = raw
-			fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
+			fate.Fate, fate.Reason = job.Rejected, duplicateOf(first)
 			return fate, nil, ""
 		}
 	}
 	if earlier != nil && earlier.has(key) {
-		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
+		fate.Fate, fate.Skip, fate.Continued = job.Skipped, smtp.SkipAlreadySent, true
 		return fate, nil, key
 	}
 	msg, why := j.message(row)
 	if why != "" {
 		fate.Address = raw
-		fate.Fate, fate.Reason = FateRejected, why
+		fate.Fate, fate.Reason = job.Rejected, why
 		return fate, nil, key
 	}
 	return fate, msg, key
@@ -326,7 +326,7 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	r := p.row
 	var dup *smtp.DuplicateKeyError
 	if kr.State == smtp.KeyInvalid && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
-		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: FateRejected, Reason: duplicateOf(run.positions[dup.First])}
+		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: job.Rejected, Reason: duplicateOf(run.positions[dup.First])}
 		run.report(r)
 		return
 	}
@@ -340,15 +340,15 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	}
 	switch kr.State {
 	case smtp.KeySent:
-		r.Fate = FateSent
+		r.Fate = job.Done
 	case smtp.KeyRefused:
-		r.Fate = FateRefused
+		r.Fate = job.Refused
 	case smtp.KeyUnknown:
-		r.Fate = FateUnknown
+		r.Fate = job.Unknown
 	case smtp.KeyDeferred:
-		r.Fate = FateDeferred
+		r.Fate = job.Deferred
 	case smtp.KeySkipped:
-		r.Fate = FateSkipped
+		r.Fate = job.Skipped
 		switch kr.Skip {
 		case smtp.SkipUnknown:
 			r.Reason = "unknown in the journal: not sent again without resending unknown rows"
@@ -360,9 +360,9 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 			r.Reason += ": not sent again without resending refused rows"
 		}
 	case smtp.KeyInvalid:
-		r.Fate = FateRejected
+		r.Fate = job.Rejected
 	case smtp.KeyNotAttempted:
-		r.Fate = FateNotAttempted
+		r.Fate = job.NotAttempted
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
 			run.stop = kr.Err
 		}
@@ -374,23 +374,23 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 func (run *sendRun) report(r RowResult) {
 	res := run.res
 	switch r.Fate {
-	case FateSent:
+	case job.Done:
 		res.Sent++
-	case FateRefused:
+	case job.Refused:
 		res.Refused++
 		res.RefusedRows.add(r)
-	case FateUnknown:
+	case job.Unknown:
 		res.Unknown++
 		res.UnknownRows.add(r)
-	case FateDeferred:
+	case job.Deferred:
 		res.Deferred++
 		res.DeferredRows.add(r)
-	case FateRejected:
+	case job.Rejected:
 		res.Rejected++
 		res.RejectedRows.add(r)
-	case FateNotAttempted:
+	case job.NotAttempted:
 		res.NotAttempted++
-	case FateSkipped:
+	case job.Skipped:
 		switch {
 		case r.Continued:
 			res.SkippedContinued++

@@ -137,7 +137,7 @@ func TestSendFates(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Close()
 	require.Len(t, fates, 6)
-	assert.Equal(t, "sent ", fates[0])
+	assert.Equal(t, "done ", fates[0], "a message sent is job.Done")
 	assert.True(t, strings.HasPrefix(fates[1], "rejected "), fates[1])
 	assert.Equal(t, "rejected empty value for {{FIRST}} (subject)", fates[2])
 	assert.True(t, strings.HasPrefix(fates[3], "refused "), fates[3])

@@ -82,7 +82,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	// --max-rejects 0 and --max-unknown 0: this run lists every such row and lets a third of
 	// the rows be rejected before it fails.
 	res, err := merge.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, MaxRejects: job.Percent(34), OnRow: func(r mailmerge.RowResult) {
-		if r.Fate != mailmerge.FateSent {
+		if r.Fate != job.Done {
 			fmt.Fprintf(w, "line %d %s: %s %s\n", r.Line, r.Address, r.Fate, r.Reason)
 		}
 	}})
