@@ -6,6 +6,10 @@ import (
 	"github.com/go-sendloop/sendloop/job"
 )
 
+// ProgressKind is the job.Progress.Kind of a send's progress: one kind of work, a message
+// per row.
+const ProgressKind = "send"
+
 // The names a *job.BudgetError from Send gives its budget (job.BudgetError.Budget) and the
 // rows it counts (job.BudgetError.What).
 const (

@@ -37,8 +37,10 @@ type SendOptions struct {
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)
-	// OnProgress, when set, is called after each row with the rows done so far.
-	OnProgress func(done int)
+	// OnProgress, when set, is called after each row with the rows handled so far and
+	// their fates: Kind is ProgressKind, Total is -1 (a source is read once, as it is
+	// sent, so its rows are not known before the end).
+	OnProgress func(job.Progress)
 }
 
 // JournalError reports a journal that cannot be used for the job: bound to another message
@@ -279,6 +281,7 @@ type sendRun struct {
 	queue     []pending // rows read and not yet reported, in the source's order
 	next      int       // the index SendKeyed gives the next row yielded to it
 	done      int
+	tally     job.Tally // the fates of the done rows, for OnProgress
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
@@ -410,8 +413,9 @@ func (run *sendRun) report(r RowResult) {
 		run.opts.OnRow(r)
 	}
 	run.done++
+	run.tally.Add(r.Fate, 1)
 	if run.opts.OnProgress != nil {
-		run.opts.OnProgress(run.done)
+		run.opts.OnProgress(job.Progress{Kind: ProgressKind, Done: run.done, Total: -1, Tally: run.tally})
 	}
 }
 

@@ -122,7 +122,7 @@ func TestSendFates(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "list.csv"), []byte(csv), 0o644))
 	src, err := mailmerge.File(filepath.Join(dir, "list.csv"), mailmerge.FileOptions{})
 	require.NoError(t, err)
-	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "Hi {{FIRST}}",
+	merge, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "Hi {{FIRST}}",
 		Text: "From {{CITY}}: %CODE%", ListUnsubscribe: []string{"https://example.com/u?e={{email}}&c={{CITY}}"},
 		ExtraHeaders: []smtp.Field{{Name: "X-City", Value: "{{{CITY}}} %FIRST% %NOPE%"}}},
 		mailmerge.Options{Vars: map[string]string{"CODE": "C1"}, AllowEmpty: []string{"CITY"}, AllowTags: []string{"NOPE"}})
@@ -130,10 +130,10 @@ func TestSendFates(t *testing.T) {
 	fake, relay := startRelay(t)
 	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})
 	var fates []string
-	done := 0
-	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j"),
+	var progress []job.Progress
+	res, err := merge.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j"),
 		OnRow:      func(r mailmerge.RowResult) { fates = append(fates, r.Fate.String()+" "+r.Reason) },
-		OnProgress: func(n int) { done = n }})
+		OnProgress: func(p job.Progress) { progress = append(progress, p) }})
 	require.NoError(t, err)
 	defer res.Close()
 	require.Len(t, fates, 6)
@@ -142,7 +142,13 @@ func TestSendFates(t *testing.T) {
 	assert.Equal(t, "rejected empty value for {{FIRST}} (subject)", fates[2])
 	assert.True(t, strings.HasPrefix(fates[3], "refused "), fates[3])
 	assert.Equal(t, "rejected duplicate of line 2", fates[4])
-	assert.Equal(t, 6, done)
+	require.Len(t, progress, 6)
+	last := progress[len(progress)-1]
+	assert.Equal(t, job.Progress{Kind: "send", Done: 6, Total: -1, Tally: job.Tally{Done: 2, Refused: 1, Rejected: 3}}, last)
+	for i, p := range progress {
+		assert.Equal(t, i+1, p.Done, "one call a row")
+		assert.Equal(t, p.Done, p.Tally.Total(), "the tally adds up to the rows handled")
+	}
 	assert.Equal(t, mailmerge.Result{Rows: 6, Sent: 2, Refused: 1, Rejected: 3}, mailmerge.Result{Rows: res.Rows, Sent: res.Sent,
 		Refused: res.Refused, Rejected: res.Rejected, Unknown: res.Unknown, Deferred: res.Deferred, NotAttempted: res.NotAttempted})
 	assert.Equal(t, 4, res.Rejects())
@@ -163,7 +169,7 @@ func TestSendFates(t *testing.T) {
 	assert.Equal(t, "<https://example.com/u?e=dan%40example.net&c=Kyiv>", msgs[1].Header.Get("List-Unsubscribe"))
 
 	// A rerun: the journal skips what was sent and refused.
-	res2, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j")})
+	res2, err := merge.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j")})
 	require.NoError(t, err)
 	defer res2.Close()
 	assert.Equal(t, []int{6, 2, 1, 3}, []int{res2.Rows, res2.SkippedSent, res2.SkippedRefused, res2.Rejected})
