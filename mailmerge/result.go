@@ -22,16 +22,16 @@ type RowResult struct {
 	// Skip says why it was skipped.
 	Skip smtp.SkipReason
 	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.
-	Continued bool `json:",omitempty"`
+	Continued bool
 	// MessageID is the message's Message-ID, when one was sent or journaled.
 	MessageID string
 	// Reason says why a row was refused, rejected, deferred, or listed as unknown.
 	Reason string
 	// Err is the error behind the fate, if any (a *smtp.ReplyError for a refusal); not
 	// kept in Result's lists.
-	Err error `json:"-"`
+	Err error
 	// Previous is the journal's record from an earlier run, for a skipped row.
-	Previous *smtp.JournalRecord `json:"-"`
+	Previous *smtp.JournalRecord
 }
 
 // Result counts the fates of a send's rows: Rows is the sum of the others.
@@ -96,8 +96,23 @@ func (l *RowList) add(r RowResult) {
 	if l.spill == nil {
 		l.spill = spool.New("", "sendloop-rows-*")
 	}
-	b, _ := json.Marshal(r)
+	b, _ := json.Marshal(spooledRow{Line: r.Line, Index: r.Index, Address: r.Address, Fate: r.Fate, Skip: r.Skip,
+		Continued: r.Continued, MessageID: r.MessageID, Reason: r.Reason})
 	_ = l.spill.Append(b) // an error is Each's to report
+}
+
+// spooledRow is a RowResult as a RowList spills it to its temporary file: the encoding is
+// the list's own, so that RowResult carries no JSON tags and a program's output of it is
+// the program's. Err and Previous are not kept.
+type spooledRow struct {
+	Line      int             `json:"l"`
+	Index     int             `json:"i"`
+	Address   string          `json:"a"`
+	Fate      job.Fate        `json:"f"`
+	Skip      smtp.SkipReason `json:"s,omitempty"`
+	Continued bool            `json:"c,omitempty"`
+	MessageID string          `json:"m,omitempty"`
+	Reason    string          `json:"r,omitempty"`
 }
 
 // Each calls fn with every row, in order, and stops at fn's first error; Err and Previous
@@ -113,11 +128,12 @@ func (l *RowList) Each(fn func(RowResult) error) error {
 		return nil
 	}
 	err := l.spill.Each(func(b []byte) error {
-		var r RowResult
+		var r spooledRow
 		if err := json.Unmarshal(b, &r); err != nil {
 			return err
 		}
-		return fn(r)
+		return fn(RowResult{Line: r.Line, Index: r.Index, Address: r.Address, Fate: r.Fate, Skip: r.Skip,
+			Continued: r.Continued, MessageID: r.MessageID, Reason: r.Reason})
 	})
 	if err != nil {
 		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, err)
