@@ -2,92 +2,37 @@ package mailmerge
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/go-sendloop/sendloop/internal/share"
+	"github.com/go-sendloop/sendloop/job"
 )
 
-// Budget is how many rows of a kind a send may end with and still succeed: a number of
-// rows, or a share of the source's rows rounded up. The zero Budget sets no bound: Send
-// reports every row and leaves the judging to the caller.
-type Budget struct {
-	l   share.Limit
-	set bool
-}
+// ProgressKind is the job.Progress.Kind of a send's progress: one kind of work, a message
+// per row.
+const ProgressKind = "send"
 
-// MaxRows is a budget of n rows; MaxRows(0) allows none.
-func MaxRows(n int) Budget { return Budget{l: share.Count(n), set: true} }
+// The names a *job.BudgetError from Send gives its budget (job.BudgetError.Budget) and the
+// rows it counts (job.BudgetError.What).
+const (
+	budgetRejects = "MaxRejects"
+	budgetUnknown = "MaxUnknown"
+	whatRejects   = "rejected or refused"
+	whatUnknown   = "of unknown outcome"
+)
 
-// MaxPercent is a budget of p % of the source's rows (0 to 100; MaxPercent(100) allows
-// every row).
-func MaxPercent(p float64) Budget { return Budget{l: share.Of(p), set: true} }
-
-// ParseBudget reads a budget as `--max-rejects` and `--max-unknown` take it: "N" rows, or
-// "N%" of the source's rows.
-func ParseBudget(s string) (Budget, error) {
-	l, err := share.Parse(s)
-	if err != nil {
-		return Budget{}, fmt.Errorf("budget %q: %w", s, err)
-	}
-	return Budget{l: l, set: true}, nil
-}
-
-// Of returns how many of rows the budget allows, or -1 for any number (the zero Budget,
-// and 100 %).
-func (b Budget) Of(rows int) int {
-	if !b.set {
-		return -1
-	}
-	return b.l.Allowed(rows)
-}
-
-// String writes the budget as ParseBudget reads it, or "none" for the zero Budget.
-func (b Budget) String() string {
-	if !b.set {
-		return "none"
-	}
-	return b.l.String()
-}
-
-// BudgetError reports a send that ended with more rows of a kind than its budget allows:
-// rejected or refused rows over SendOptions.MaxRejects, or rows of unknown outcome over
-// SendOptions.MaxUnknown. The run itself went through: Send returns its whole result.
-type BudgetError struct {
-	// Unknown reports the budget of rows of unknown outcome; else it is the budget of
-	// rows rejected or refused.
-	Unknown bool
-	// Rows is how many rows of the kind the run ended with (this run's and those an
-	// earlier run left in the journal).
-	Rows int
-	// Allowed is how many the budget allows for this source.
-	Allowed int
-	// Budget is the budget as given.
-	Budget Budget
-}
-
-// Error implements the error interface.
-func (e *BudgetError) Error() string {
-	what, option := "rejected or refused", "MaxRejects"
-	if e.Unknown {
-		what, option = "of unknown outcome", "MaxUnknown"
-	}
-	s := fmt.Sprintf("mailmerge: %d rows %s, over the %s budget of %s", e.Rows, what, option, e.Budget)
-	if e.Budget.String() != fmt.Sprint(e.Allowed) {
-		s += fmt.Sprintf(", which allows %d", e.Allowed)
-	}
-	return s
-}
-
-// checkBudgets returns the *BudgetError of each budget res exceeds, joined.
+// checkBudgets returns the *job.BudgetError of each budget res exceeds, joined: judged once,
+// here, by job.Judge, so that every caller reads the same verdict.
 func checkBudgets(res *Result, opts SendOptions) error {
 	var errs []error
 	for _, c := range []struct {
-		unknown bool
-		rows    int
-		b       Budget
-	}{{false, res.Rejects(), opts.MaxRejects}, {true, res.Unknowns(), opts.MaxUnknown}} {
-		if allowed := c.b.Of(res.Rows); allowed >= 0 && c.rows > allowed {
-			errs = append(errs, &BudgetError{Unknown: c.unknown, Rows: c.rows, Allowed: allowed, Budget: c.b})
+		name, what string
+		rows       int
+		limit      job.Budget
+	}{
+		{budgetRejects, whatRejects, res.Rejects(), opts.MaxRejects},
+		{budgetUnknown, whatUnknown, res.Unknowns(), opts.MaxUnknown},
+	} {
+		if err := job.Judge(c.name, c.what, c.limit, c.rows, res.Rows); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) == 1 {

@@ -62,8 +62,8 @@
 // SendOptions.MaxRejects bounds Result.Rejects (rejected or refused rows, in this run or
 // an earlier one) and MaxUnknown bounds Result.Unknowns (rows of unknown outcome), the
 // rows `--max-rejects` and `--max-unknown` count; over either, Send returns the whole
-// result with a *BudgetError. The zero Budget sets no bound, so that a program that sets
-// none judges the result itself.
+// result with a *job.BudgetError. The zero job.Budget allows none, as the CLI's default 0
+// does; a program that judges the result itself passes job.Unlimited().
 //
 // Duplicates are found before a row's values are checked: a row rejected for an empty
 // value still holds its address, and a later row of it is "duplicate of line N" in Send,

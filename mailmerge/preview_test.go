@@ -130,7 +130,7 @@ func TestContinueFrom(t *testing.T) {
 	})
 	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
+	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	require.NoError(t, err)
 	res.Close()
 	require.Len(t, fake.Messages(), 3)
@@ -139,13 +139,13 @@ func TestContinueFrom(t *testing.T) {
 
 	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
+	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	var jerr *mailmerge.JournalError
 	require.ErrorAs(t, err, &jerr)
 	require.True(t, jerr.MessageChanged)
 
 	for run := range 2 { // the second run is a resume of the continuation
-		res, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{Journal: next, ContinueFrom: old})
+		res, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: next, ContinueFrom: old})
 		require.NoError(t, err)
 		assert.Equal(t, 7, res.Rows)
 		assert.Equal(t, 3, res.SkippedContinued, "run %d", run)
@@ -170,9 +170,9 @@ func TestContinueFrom(t *testing.T) {
 
 	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
 	require.NoError(t, err)
-	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
+	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
 	require.ErrorAs(t, err, &jerr)
 	assert.Contains(t, err.Error(), "is bound to no shard, not shard index 0 of 2")
-	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{ContinueFrom: old})
+	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, ContinueFrom: old})
 	require.Error(t, err)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -191,6 +192,10 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
 				}
+				// The flag set, not a comparison with each default, says what was given:
+				// --preview-rows 5 given without --recipients is as misplaced as 6.
+				l.given = map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { l.given[f.Name] = true })
 				return runSend(ctx, a, o)
 			}
 		},
@@ -291,14 +296,18 @@ func readBody(flagName, path string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
+// recipientsOnlyFlags are the send flags that mean something only with --recipients FILE.
+var recipientsOnlyFlags = []string{
+	"journal", "rate", "shard", "dry-run", "resend-unknown", "resend-refused", "var", "column",
+	"encoding", "delimiter", "max-rejects", "max-unknown", "annotations", "default", "allow-empty",
+	"allow-tag", "keep-escaping", "no-unsubscribe", "continue-from", "preview", "preview-rows", "test-to", "test-rows", "test-as-is",
+}
+
 func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	if o.list.recipients != "" {
 		return runSendList(ctx, a, o)
 	}
-	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
-		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto ||
-		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || len(l.keepEscaping) > 0 || l.noUnsubscribe || l.continueFrom != "" ||
-		l.previewDir != "" || l.previewRows != 5 || l.testTo != "" || l.testRows != 3 || l.testAsIs {
+	if slices.ContainsFunc(recipientsOnlyFlags, func(name string) bool { return o.list.given[name] }) {
 		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)

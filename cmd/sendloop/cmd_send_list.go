@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -37,6 +38,8 @@ type listOptions struct {
 	testTo                     string
 	testRows                   int
 	testAsIs                   bool
+	// given names the flags given on the command line (flag.FlagSet.Visit).
+	given map[string]bool
 }
 
 // sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
@@ -243,6 +246,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
+	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
+	// read the same text by the same rule.
+	maxRejects, _ := sljob.ParseBudget(l.maxRejects)
+	maxUnknown, _ := sljob.ParseBudget(l.maxUnknown)
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -313,13 +320,9 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
-	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
-	// read the same text by the same rule.
-	maxRejects, _ := mailmerge.ParseBudget(l.maxRejects)
-	maxUnknown, _ := mailmerge.ParseBudget(l.maxUnknown)
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
-		OnRow: rep.annotate, OnProgress: func(int) { prog.add(1) }})
+		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }})
 	endProgress()
 	var jerr *mailmerge.JournalError
 	switch {
@@ -330,7 +333,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	defer res.Close()
 	rep.Result = res
-	var over *mailmerge.BudgetError
+	var over *sljob.BudgetError
 	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -75,13 +76,13 @@ func (rep *listReport) annotate(r mailmerge.RowResult) {
 	}
 	why := cliText(r.Reason)
 	switch {
-	case r.Fate == mailmerge.FateRefused:
+	case r.Fate == sljob.Refused:
 		rep.gh.warn(r.Line, "refused", r.Address, refusal(r.Err, why))
-	case r.Fate == mailmerge.FateUnknown, r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipUnknown:
+	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == smtp.SkipUnknown:
 		rep.gh.warn(r.Line, "outcome unknown for", r.Address, why)
-	case r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipRefused:
+	case r.Fate == sljob.Skipped && r.Skip == smtp.SkipRefused:
 		rep.gh.warn(r.Line, "refused", r.Address, why)
-	case r.Fate == mailmerge.FateRejected:
+	case r.Fate == sljob.Rejected:
 		rep.gh.warn(r.Line, "rejected", r.Address, why)
 	}
 }

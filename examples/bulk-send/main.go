@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -71,7 +72,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{{FIRST}}}",
+	merge, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{{FIRST}}}",
 		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off.",
 		// A bulk send needs a one-click unsubscription naming its recipient.
 		ListUnsubscribe: []string{"https://example.com/unsubscribe?e={{email}}"}, ListUnsubscribeOneClick: true},
@@ -79,8 +80,11 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err // a tag naming nothing: nothing was sent
 	}
-	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, OnRow: func(r mailmerge.RowResult) {
-		if r.Fate != mailmerge.FateSent {
+	// The zero budgets allow no rejected row and no row of unknown outcome, as the CLI's
+	// --max-rejects 0 and --max-unknown 0: this run lists every such row and lets a third of
+	// the rows be rejected before it fails.
+	res, err := merge.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, MaxRejects: job.Percent(34), OnRow: func(r mailmerge.RowResult) {
+		if r.Fate != job.Done {
 			fmt.Fprintf(w, "line %d %s: %s %s\n", r.Line, r.Address, r.Fate, r.Reason)
 		}
 	}})
