@@ -128,7 +128,13 @@ type CheckResult struct {
 	// Empty counts the rows rejected for an empty value, by tag and place
 	// ("{{FIRST}} (subject)").
 	Empty map[string]int
+	// FirstRejected are the first rejected rows (at most MaxFirstRejected), with the
+	// reasons Send gives them.
+	FirstRejected []RowResult
 }
+
+// MaxFirstRejected is how many rejected rows CheckResult.FirstRejected holds.
+const MaxFirstRejected = 10
 
 // Check reads the whole source once and counts what Send would do with its rows before
 // the relay: rejected (no address, a duplicate, an empty value) or sendable. It sends
@@ -154,6 +160,9 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 			res.Sendable++
 		default:
 			res.Rejected++
+			if len(res.FirstRejected) < MaxFirstRejected {
+				res.FirstRejected = append(res.FirstRejected, fate)
+			}
 			if strings.HasPrefix(fate.Reason, "duplicate of") {
 				res.Duplicates++
 			} else if tag, ok := strings.CutPrefix(fate.Reason, emptyPrefix); ok {

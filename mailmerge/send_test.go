@@ -246,6 +246,8 @@ func TestSendDuplicateWithoutLines(t *testing.T) {
 	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, got)
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
+	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, rejectReasons(check.FirstRejected), "the reasons Send gives")
+	check.FirstRejected = nil
 	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 2, Rejected: 1, Duplicates: 1, Empty: map[string]int{}}, *check)
 }
 
@@ -277,6 +279,9 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
+	assert.Equal(t, []string{"ann@example.net: empty value for {{FIRST}} (subject)", "Ann@example.net: duplicate of line 2", "BOB@example.net: duplicate of line 4"},
+		rejectReasons(check.FirstRejected), "the reasons Send gives")
+	check.FirstRejected = nil
 	assert.Equal(t, mailmerge.CheckResult{Rows: 4, Sendable: 1, Rejected: 3, Duplicates: 2,
 		Empty: map[string]int{"{{FIRST}} (subject)": 1}}, *check)
 }
@@ -340,4 +345,13 @@ func unjoin(err error) []error {
 		return nil
 	}
 	return []error{err}
+}
+
+// rejectReasons are the rows as "ADDRESS: REASON".
+func rejectReasons(rows []mailmerge.RowResult) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.Address+": "+r.Reason)
+	}
+	return out
 }

@@ -410,6 +410,7 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
 	for _, t := range job.EmptyTags() {
 		fmt.Fprintf(&b, "Rows with an empty value for %s would be rejected: %d (--default NAME=VALUE or --allow-empty NAME sends them)\n", t, check.Empty[t])
 	}
+	writeDryRunCounts(&b, check)
 	fmt.Fprintf(&b, "Dry run: %s shown, nothing sent.\n", plural(len(msgs), "message"))
 	_, err = io.WriteString(a.stdout, b.String())
 	return err

@@ -40,3 +40,24 @@ func unsubscribeRefusal(err error) error {
 	}
 	return inputf("a send to more than one recipient needs a one-click unsubscription that names its recipient (Gmail and Yahoo require it of bulk senders, RFC 8058): add --list-unsubscribe 'https://example.com/u?e={{email}}' (a URL of yours holding a column) and --one-click; for transactional mail, which needs none, --no-unsubscribe\nnothing was sent")
 }
+
+// writeDryRunCounts says what the run would do with the rows, before the relay: how many it
+// would send (or a journal skip) and reject, and the first rejected lines with the reasons
+// the real run prints.
+func writeDryRunCounts(b *strings.Builder, check *mailmerge.CheckResult) {
+	fmt.Fprintf(b, "%s read: %d would be sent (or skipped by the journal), %d rejected", plural(check.Rows, "row"), check.Sendable, check.Rejected)
+	if check.OtherShards > 0 {
+		fmt.Fprintf(b, ", %d of other shards", check.OtherShards)
+	}
+	b.WriteString("\n")
+	for _, r := range check.FirstRejected {
+		if r.Line > 0 {
+			fmt.Fprintf(b, "  line %d %s: %s\n", r.Line, r.Address, r.Reason)
+		} else {
+			fmt.Fprintf(b, "  %s: %s\n", r.Address, r.Reason)
+		}
+	}
+	if n := check.Rejected - len(check.FirstRejected); n > 0 {
+		fmt.Fprintf(b, "  and %s more\n", plural(n, "row"))
+	}
+}

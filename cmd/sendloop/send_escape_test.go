@@ -93,3 +93,19 @@ func TestSendRecipientsNeedsOneClickUnsubscribe(t *testing.T) {
 		})
 	}
 }
+
+// TestSendRecipientsDryRunListsRejects: the dry run counts the rows it would send and
+// reject, and lists the rejected lines with the reasons the real run prints.
+func TestSendRecipientsDryRunListsRejects(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	relay, env := relayEnv(t, f)
+	dir := t.TempDir()
+	csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\nnot an address,X\nANN@example.net,Ann\nbob@example.net,Bob\n")
+	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "Hi {{{FIRST}}}", "--text", writeFile(t, dir, "b.txt", "Hello"),
+		"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "j"), "--dry-run"}, env: env}.run(t)
+	expect(t, r, exitOK, []string{
+		"4 rows read: 2 would be sent (or skipped by the journal), 2 rejected\n  line 3 not an address: invalid email address\n  line 4 ANN@example.net: duplicate of line 2\n",
+		"Dry run: 2 messages shown, nothing sent."}, nil)
+	assert.Empty(t, relay.Messages())
+}
