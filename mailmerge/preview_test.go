@@ -149,9 +149,9 @@ func TestContinueFrom(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 7, res.Rows)
 		assert.Equal(t, 3, res.SkippedContinued, "run %d", run)
-		assert.Equal(t, 1, res.Rejected)
+		assert.Equal(t, 1, res.Tally.Rejected)
 		if run == 0 {
-			assert.Equal(t, 3, res.Sent)
+			assert.Equal(t, 3, res.Tally.Done)
 		} else {
 			assert.Equal(t, 3, res.SkippedSent)
 		}

@@ -38,9 +38,9 @@ type RowResult struct {
 type Result struct {
 	// Rows is the source's rows.
 	Rows int
-	// Sent, Refused, Unknown, Deferred, Rejected and NotAttempted count the rows of each
-	// fate in this run (see Fate).
-	Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
+	// Tally counts the rows by fate in this run (Tally.Done: messages the relay
+	// accepted); its Total is Rows, and Tally.Skipped is the sum of the Skipped… counts.
+	Tally job.Tally
 	// The rows skipped: already sent by an earlier run, refused or of unknown outcome in
 	// an earlier run (not sent again without ResendRefused or ResendUnknown), of another
 	// shard, or (ContinueFrom) recorded by the earlier journal.
@@ -57,10 +57,10 @@ func (r *Result) Skipped() int {
 
 // Rejects returns the rows not sent for a reason of theirs: rejected, or refused in this
 // run or an earlier one. Unknown rows are not among them.
-func (r *Result) Rejects() int { return r.Rejected + r.Refused + r.SkippedRefused }
+func (r *Result) Rejects() int { return r.Tally.Rejected + r.Tally.Refused + r.SkippedRefused }
 
 // Unknowns returns the rows of unknown outcome, in this run or an earlier one.
-func (r *Result) Unknowns() int { return r.Unknown + r.SkippedUnknown }
+func (r *Result) Unknowns() int { return r.Tally.Unknown + r.SkippedUnknown }
 
 // Close removes the temporary file of the listed rows, if any.
 func (r *Result) Close() error {

@@ -192,7 +192,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if run.stop != nil {
 		return run.res, run.stop
 	}
-	if ctx.Err() != nil && run.res.NotAttempted > 0 {
+	if ctx.Err() != nil && run.res.Tally.NotAttempted > 0 {
 		return run.res, ctx.Err()
 	}
 	return run.res, checkBudgets(run.res, opts)
@@ -386,23 +386,16 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 // report counts a row's fate, lists it, and tells OnRow and OnProgress.
 func (run *sendRun) report(r RowResult) {
 	res := run.res
+	res.Tally.Add(r.Fate, 1)
 	switch r.Fate {
-	case job.Done:
-		res.Sent++
 	case job.Refused:
-		res.Refused++
 		res.RefusedRows.add(r)
 	case job.Unknown:
-		res.Unknown++
 		res.UnknownRows.add(r)
 	case job.Deferred:
-		res.Deferred++
 		res.DeferredRows.add(r)
 	case job.Rejected:
-		res.Rejected++
 		res.RejectedRows.add(r)
-	case job.NotAttempted:
-		res.NotAttempted++
 	case job.Skipped:
 		switch {
 		case r.Continued:

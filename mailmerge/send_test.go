@@ -100,8 +100,8 @@ func TestJournalOf030Resumes(t *testing.T) {
 			defer res.Close()
 			assert.Equal(t, 6, res.Rows)
 			assert.Equal(t, c.skipped, res.SkippedSent)
-			assert.Equal(t, res.Rows, res.Sent+res.Skipped(), "%+v", res)
-			assert.Len(t, fake.Messages(), res.Sent)
+			assert.Equal(t, res.Rows, res.Tally.Done+res.Skipped(), "%+v", res)
+			assert.Len(t, fake.Messages(), res.Tally.Done)
 			for _, m := range fake.Messages() {
 				assert.NotContains(t, []string{"ann@example.net", "bob@example.net"}, m.EnvelopeTo[0])
 			}
@@ -149,8 +149,9 @@ func TestSendFates(t *testing.T) {
 		assert.Equal(t, i+1, p.Done, "one call a row")
 		assert.Equal(t, p.Done, p.Tally.Total(), "the tally adds up to the rows handled")
 	}
-	assert.Equal(t, mailmerge.Result{Rows: 6, Sent: 2, Refused: 1, Rejected: 3}, mailmerge.Result{Rows: res.Rows, Sent: res.Sent,
-		Refused: res.Refused, Rejected: res.Rejected, Unknown: res.Unknown, Deferred: res.Deferred, NotAttempted: res.NotAttempted})
+	assert.Equal(t, 6, res.Rows)
+	assert.Equal(t, job.Tally{Done: 2, Refused: 1, Rejected: 3}, res.Tally)
+	assert.Equal(t, res.Rows, res.Tally.Total(), "the tally adds up to the rows")
 	assert.Equal(t, 4, res.Rejects())
 	var rejected []string
 	require.NoError(t, res.RejectedRows.Each(func(r mailmerge.RowResult) error {
@@ -172,7 +173,7 @@ func TestSendFates(t *testing.T) {
 	res2, err := merge.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j")})
 	require.NoError(t, err)
 	defer res2.Close()
-	assert.Equal(t, []int{6, 2, 1, 3}, []int{res2.Rows, res2.SkippedSent, res2.SkippedRefused, res2.Rejected})
+	assert.Equal(t, []int{6, 2, 1, 3}, []int{res2.Rows, res2.SkippedSent, res2.SkippedRefused, res2.Tally.Rejected})
 	assert.Equal(t, 2, len(fake.Messages()))
 }
 
@@ -187,7 +188,7 @@ func TestSendUnknownIsNotAReject(t *testing.T) {
 	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: journal})
 	require.NoError(t, err)
 	defer res.Close()
-	assert.Equal(t, 1, res.Unknown)
+	assert.Equal(t, 1, res.Tally.Unknown)
 	assert.Equal(t, 0, res.Rejects())
 	assert.Equal(t, 1, res.Unknowns())
 	res2, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: journal})
@@ -320,7 +321,7 @@ func TestSendBudgets(t *testing.T) {
 			res, err := mm.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: tt.maxRejects, MaxUnknown: tt.maxUnkn})
 			require.NotNil(t, res, "the result is whole, over a budget or not")
 			defer res.Close()
-			assert.Equal(t, []int{4, 1, 1, 1, 1}, []int{res.Rows, res.Sent, res.Rejected, res.Refused, res.Unknown})
+			assert.Equal(t, []int{4, 1, 1, 1, 1}, []int{res.Rows, res.Tally.Done, res.Tally.Rejected, res.Tally.Refused, res.Tally.Unknown})
 			var got []string
 			for _, e := range unjoin(err) {
 				var be *job.BudgetError

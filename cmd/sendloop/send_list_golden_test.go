@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/stretchr/testify/assert"
@@ -126,14 +127,14 @@ func TestSendListExitCode(t *testing.T) {
 		wantErr         string // "" for success
 		note            string
 	}{
-		{"nothing failed", mailmerge.Result{Rows: 2, Sent: 2}, "0", "0", "", ""},
-		{"a reject over the default", mailmerge.Result{Rows: 2, Sent: 1, Rejected: 1}, "0", "0", "1 row not sent (refused or rejected", ""},
-		{"rejects within the budget", mailmerge.Result{Rows: 4, Sent: 1, Rejected: 1, Refused: 1, Unknown: 1}, "2", "1", "", "within --max-rejects 2"},
-		{"unknown is not a reject", mailmerge.Result{Rows: 2, Sent: 1, Unknown: 1}, "5", "0", "1 row of unknown outcome", ""},
-		{"earlier failures count", mailmerge.Result{Rows: 4, Sent: 2, SkippedRefused: 1, SkippedUnknown: 1}, "0", "0",
+		{"nothing failed", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 2}}, "0", "0", "", ""},
+		{"a reject over the default", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, Rejected: 1}}, "0", "0", "1 row not sent (refused or rejected", ""},
+		{"rejects within the budget", mailmerge.Result{Rows: 4, Tally: sljob.Tally{Done: 1, Rejected: 1, Refused: 1, Unknown: 1}}, "2", "1", "", "within --max-rejects 2"},
+		{"unknown is not a reject", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, Unknown: 1}}, "5", "0", "1 row of unknown outcome", ""},
+		{"earlier failures count", mailmerge.Result{Rows: 4, SkippedRefused: 1, SkippedUnknown: 1, Tally: sljob.Tally{Done: 2}}, "0", "0",
 			"1 row not sent (refused or rejected, in this run or an earlier one); 1 row of unknown outcome (in this run or an earlier one)", ""},
-		{"deferred fails within the budget", mailmerge.Result{Rows: 3, Sent: 1, Rejected: 1, Deferred: 1}, "100%", "0", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
-		{"not attempted fails", mailmerge.Result{Rows: 2, Sent: 1, NotAttempted: 1}, "5", "0", "1 row not sent (deferred or not attempted)", ""},
+		{"deferred fails within the budget", mailmerge.Result{Rows: 3, Tally: sljob.Tally{Done: 1, Rejected: 1, Deferred: 1}}, "100%", "0", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
+		{"not attempted fails", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, NotAttempted: 1}}, "5", "0", "1 row not sent (deferred or not attempted)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -243,7 +243,7 @@ func TestSendRecipientsKilledThenFinishedByTheLibrary(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Close()
 	assert.Equal(t, rows, res.Rows)
-	assert.Equal(t, rows, res.Sent+res.SkippedSent+res.SkippedUnknown, "%+v", res)
+	assert.Equal(t, rows, res.Tally.Done+res.SkippedSent+res.SkippedUnknown, "%+v", res)
 	unknown := map[string]bool{}
 	require.NoError(t, res.UnknownRows.Each(func(r mailmerge.RowResult) error {
 		unknown[r.Address] = true
@@ -257,7 +257,7 @@ func TestSendRecipientsKilledThenFinishedByTheLibrary(t *testing.T) {
 		assert.Equal(t, 1, n, "%s got %d messages", addr, n)
 	}
 	assert.Equal(t, rows, len(got)+countMissing(got, unknown), "every row has its message or is named unknown")
-	t.Logf("killed after %d of %d; the library sent %d, %d unknown", rows-res.Sent-res.SkippedUnknown, rows, res.Sent, res.SkippedUnknown)
+	t.Logf("killed after %d of %d; the library sent %d, %d unknown", rows-res.Tally.Done-res.SkippedUnknown, rows, res.Tally.Done, res.SkippedUnknown)
 }
 
 // countMissing counts the unknown rows that got no message.

@@ -93,7 +93,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	}
 	defer res.Close()
 	fmt.Fprintf(w, "%d rows: %d sent, %d skipped, %d refused, %d unknown, %d deferred, %d rejected, %d not attempted\n",
-		res.Rows, res.Sent, res.Skipped(), res.Refused, res.Unknown, res.Deferred, res.Rejected, res.NotAttempted)
+		res.Rows, res.Tally.Done, res.Skipped(), res.Tally.Refused, res.Tally.Unknown, res.Tally.Deferred, res.Tally.Rejected, res.Tally.NotAttempted)
 	if fake != nil {
 		fmt.Fprintf(w, "the fake relay received %d messages\n", len(fake.Messages()))
 	}
