@@ -119,7 +119,7 @@ import (
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge"
 )
 
 var (

@@ -98,7 +98,8 @@ func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJo
 	if err := binding.Shard.validate(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	// 0600: a journal names every recipient, personal data like the sync state.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("sendloop/smtp: opening the journal: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,11 +94,21 @@ is each --var NAME=VALUE. Rename a column whose name has spaces with --column
 Every tag is checked before the first message: each {{NAME}}, {{{NAME}}}, section and
 %NAME% in the subject, bodies, headers and List-Unsubscribe must name a column or a --var,
 or the run is refused (exit code 2) with the tag, where it stands and the nearest name;
---allow-tag NAME keeps a tag meant to stay as written. A %...% inside a URL, a
-percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
+--allow-tag NAME keeps a tag meant to stay as written. {{NAME}} is HTML-escaped (as
+Mustache says), which only the HTML part wants: in the subject and the text part write
+{{{NAME}}} or %NAME%. A {{NAME}} there whose value in any row holds & < > " or ' refuses
+the run (exit code 2) with the tag, the rows and the fix, unless --keep-escaping NAME
+keeps the escaping (headers and List-Unsubscribe are never HTML-escaped). A send to more
+than one row needs a one-click unsubscription naming its recipient, as Gmail and Yahoo
+require of bulk senders: --list-unsubscribe with an https URL holding a column
+('https://example.com/u?e={{email}}') and --one-click, or the run is refused (exit code 2);
+a row whose URL renders into no absolute https URL is rejected. --no-unsubscribe is for
+transactional mail only (receipts, password resets), which needs none. A %...% inside
+a URL, a percent-encoding or one starting with a digit is not a tag (a note says so). A row whose
 value is empty for a tag it would show is rejected, unless --default NAME=VALUE gives a
 fallback or --allow-empty NAME sends it empty (as sendloop 0.3.0 did). --dry-run prints the
-first messages, the notes, and how many rows an empty value would reject; --preview DIR
+first messages, the notes, how many rows an empty value would reject, how many rows
+it would send and reject, and the first rejected lines with their reasons; --preview DIR
 writes the first --preview-rows N (5) messages as DIR/<line>.eml, rendered; --test-to ADDR
 sends the first --test-rows N (3) messages to ADDR only ([test] subject, tracking off,
 List-Unsubscribe a mailto: to ADDR, unless --test-as-is for the first two). None of the
@@ -128,7 +139,7 @@ $GITHUB_STEP_SUMMARY names.`,
 echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@example.net --subject Hi --html - --merge-vars '{"NAME":"Ann"}' --tags orders,receipts --track-opens
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
 sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
-sendloop send --from news@example.com --subject 'News for {{FIRST}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
+sendloop send --from news@example.com --subject 'News for {{{FIRST}}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
 sendloop send --from news@example.com --subject News --html news.html --recipients list.csv --journal news-1.journal --shard 1/3 --max-rejects 1% --annotations github`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
@@ -169,6 +180,8 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 			annotationsFlag(fs, &l.annotations)
 			fs.Var(&l.defaults, "default", "with --recipients: `NAME=VALUE` fills the column NAME where a row's value is empty (repeatable)")
 			fs.Var(&l.allowEmpty, "allow-empty", "with --recipients: send the rows whose column `NAME` is empty, the tag rendered empty, instead of rejecting them (repeatable)")
+			fs.BoolVar(&l.noUnsubscribe, "no-unsubscribe", false, "with --recipients: this mail needs no unsubscription, being transactional (receipts, password resets), not marketing or news: send to many rows without --list-unsubscribe and --one-click")
+			fs.Var(&l.keepEscaping, "keep-escaping", "with --recipients: keep the HTML-escaping of {{`NAME`}} in the subject and text part, which the run otherwise refuses for a value holding & < > \" or ' (repeatable)")
 			fs.Var(&l.allowTags, "allow-tag", "with --recipients: keep the tag `NAME` as written, naming no column (repeatable)")
 			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read")
 			fs.StringVar(&l.previewDir, "preview", "", "with --recipients: write the first rows' messages to `DIR` as DIR/<line>.eml, rendered, and send nothing")
@@ -180,6 +193,10 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
 				}
+				// The flag set, not a comparison with each default, says what was given:
+				// --preview-rows 5 given without --recipients is as misplaced as 6.
+				l.given = map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { l.given[f.Name] = true })
 				return runSend(ctx, a, o)
 			}
 		},
@@ -280,15 +297,19 @@ func readBody(flagName, path string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
+// recipientsOnlyFlags are the send flags that mean something only with --recipients FILE.
+var recipientsOnlyFlags = []string{
+	"journal", "rate", "shard", "dry-run", "resend-unknown", "resend-refused", "var", "column",
+	"encoding", "delimiter", "max-rejects", "max-unknown", "annotations", "default", "allow-empty",
+	"allow-tag", "keep-escaping", "no-unsubscribe", "continue-from", "preview", "preview-rows", "test-to", "test-rows", "test-as-is",
+}
+
 func runSend(ctx context.Context, a *app, o *sendOptions) error {
 	if o.list.recipients != "" {
 		return runSendList(ctx, a, o)
 	}
-	if l := o.list; l.journal != "" || l.rate != 0 || l.shard != "" || l.dryRun || l.resendUnknown || l.resendRefused ||
-		len(l.vars) > 0 || len(l.columns) > 0 || l.encoding != "" || l.delimiter != "" || l.maxRejects != "0" || l.annotations != annotationsAuto ||
-		l.maxUnknown != "0" || len(l.defaults) > 0 || len(l.allowEmpty) > 0 || len(l.allowTags) > 0 || l.continueFrom != "" ||
-		l.previewDir != "" || l.previewRows != 5 || l.testTo != "" || l.testRows != 3 || l.testAsIs {
-		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
+	if slices.ContainsFunc(recipientsOnlyFlags, func(name string) bool { return o.list.given[name] }) {
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

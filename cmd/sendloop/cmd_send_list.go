@@ -11,8 +11,9 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	sljob "github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // listOptions are the flags of `send --recipients`.
@@ -26,6 +27,8 @@ type listOptions struct {
 	vars, columns              repeatedFlag
 	defaults, allowEmpty       repeatedFlag
 	allowTags                  repeatedFlag
+	keepEscaping               repeatedFlag
+	noUnsubscribe              bool
 	encoding, delimiter        string
 	maxRejects, annotations    string
 	maxUnknown                 string
@@ -35,6 +38,8 @@ type listOptions struct {
 	testTo                     string
 	testRows                   int
 	testAsIs                   bool
+	// given names the flags given on the command line (flag.FlagSet.Visit).
+	given map[string]bool
 }
 
 // sendListGCPercent is the garbage collector's GOGC while send --recipients runs: its live
@@ -134,7 +139,7 @@ func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*ma
 		return nil, err
 	}
 	job, err := mailmerge.New(src, tmpl, mailmerge.Options{Vars: vars, Defaults: defaults,
-		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, Shard: shard})
+		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, KeepEscaping: l.keepEscaping, NoUnsubscribe: l.noUnsubscribe, Shard: shard})
 	var cerr *mailmerge.CheckError
 	switch {
 	case errors.As(err, &cerr):
@@ -241,6 +246,10 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
+	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
+	// read the same text by the same rule.
+	maxRejects, _ := sljob.ParseBudget(l.maxRejects)
+	maxUnknown, _ := sljob.ParseBudget(l.maxUnknown)
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -264,6 +273,14 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	job, err := l.listJob(a, o, shard)
 	if err != nil {
 		return err
+	}
+	if err := escapeRefusal(job.CheckEscaping(ctx)); err != nil {
+		return err
+	}
+	if l.testTo == "" {
+		if err := unsubscribeRefusal(job.CheckUnsubscribe(ctx)); err != nil {
+			return err
+		}
 	}
 	if !l.dryRun {
 		for _, n := range job.Notes() {
@@ -303,13 +320,9 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
-	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
-	// read the same text by the same rule.
-	maxRejects, _ := mailmerge.ParseBudget(l.maxRejects)
-	maxUnknown, _ := mailmerge.ParseBudget(l.maxUnknown)
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
-		OnRow: rep.annotate, OnProgress: func(int) { prog.add(1) }})
+		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }})
 	endProgress()
 	var jerr *mailmerge.JournalError
 	switch {
@@ -320,7 +333,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	defer res.Close()
 	rep.Result = res
-	var over *mailmerge.BudgetError
+	var over *sljob.BudgetError
 	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}
@@ -397,6 +410,7 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
 	for _, t := range job.EmptyTags() {
 		fmt.Fprintf(&b, "Rows with an empty value for %s would be rejected: %d (--default NAME=VALUE or --allow-empty NAME sends them)\n", t, check.Empty[t])
 	}
+	writeDryRunCounts(&b, check)
 	fmt.Fprintf(&b, "Dry run: %s shown, nothing sent.\n", plural(len(msgs), "message"))
 	_, err = io.WriteString(a.stdout, b.String())
 	return err

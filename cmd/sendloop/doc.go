@@ -303,7 +303,7 @@
 //     (go install …@v1.2.3); for a build from a checkout, the version the go command took
 //     from a tag or else the SDK's Version constant, and the VCS revision when the build
 //     recorded it, with ", modified" for a dirty tree.
-//   - send --recipients is a shell over package smtp/mailmerge, which holds the job: the
+//   - send --recipients is a shell over package mailmerge, which holds the job: the
 //     recipient file to messages (the row's address, a Name column giving the display
 //     name, every other column a merge variable for both %COL% and {{COL}}; a header that
 //     cannot be a tag's name is refused with a hint to rename it with --column

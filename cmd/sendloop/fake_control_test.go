@@ -27,7 +27,7 @@ func sendPersonalised(t *testing.T, p *fakeProcess, subject, html string, rows .
 	}
 	file := filepath.Join(t.TempDir(), "recipients.csv")
 	require.NoError(t, os.WriteFile(file, []byte(csv), 0o600))
-	args := []string{"send", "--from", "shop@example.com", "--recipients", file, "--journal", filepath.Join(t.TempDir(), "journal"), "--subject", subject, "--text", "-"}
+	args := []string{"send", "--from", "shop@example.com", "--no-unsubscribe", "--recipients", file, "--journal", filepath.Join(t.TempDir(), "journal"), "--subject", subject, "--text", "-"}
 	if html != "" {
 		hf := filepath.Join(t.TempDir(), "body.html")
 		require.NoError(t, os.WriteFile(hf, []byte(html), 0o600))

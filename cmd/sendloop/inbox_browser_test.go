@@ -158,7 +158,7 @@ func TestInboxInARealBrowser(t *testing.T) {
 	require.NoError(t, os.WriteFile(csv, []byte("EmailAddress,FIRST\nann@example.com,Ann\nbob@example.com,Bob\nzoe@example.com,Zoë\n"), 0o600))
 	html := filepath.Join(dir, "body.html")
 	require.NoError(t, os.WriteFile(html, []byte(hostileBody(outside.URL, "message")+hintsBody(watch.URL)), 0o600))
-	r := invocation{args: []string{"send", "--from", "shop@example.com", "--recipients", csv, "--journal", filepath.Join(dir, "journal"),
+	r := invocation{args: []string{"send", "--from", "shop@example.com", "--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "journal"),
 		"--subject", "Grüße, {{FIRST}} ✓", "--text", "-", "--html", html}, env: p.env, stdin: "Hello {{FIRST}}"}.run(t)
 	expect(t, r, exitOK, nil, nil)
 

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	sljob "github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -93,7 +94,7 @@ func TestSendListGolden(t *testing.T) {
 			}
 			text := writeFile(t, dir, "body.txt", body)
 			args := append(slices.Clone(tt.global), "send", "--from", "news@example.com", "--subject", "News", "--text", text,
-				"--recipients", csvPath, "--journal", filepath.Join(dir, "journal"), "--concurrency", "1")
+				"--no-unsubscribe", "--recipients", csvPath, "--journal", filepath.Join(dir, "journal"), "--concurrency", "1")
 			args = append(args, tt.args...)
 			var ciEnv []string
 			for _, kv := range tt.ciEnv {
@@ -126,14 +127,14 @@ func TestSendListExitCode(t *testing.T) {
 		wantErr         string // "" for success
 		note            string
 	}{
-		{"nothing failed", mailmerge.Result{Rows: 2, Sent: 2}, "0", "0", "", ""},
-		{"a reject over the default", mailmerge.Result{Rows: 2, Sent: 1, Rejected: 1}, "0", "0", "1 row not sent (refused or rejected", ""},
-		{"rejects within the budget", mailmerge.Result{Rows: 4, Sent: 1, Rejected: 1, Refused: 1, Unknown: 1}, "2", "1", "", "within --max-rejects 2"},
-		{"unknown is not a reject", mailmerge.Result{Rows: 2, Sent: 1, Unknown: 1}, "5", "0", "1 row of unknown outcome", ""},
-		{"earlier failures count", mailmerge.Result{Rows: 4, Sent: 2, SkippedRefused: 1, SkippedUnknown: 1}, "0", "0",
+		{"nothing failed", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 2}}, "0", "0", "", ""},
+		{"a reject over the default", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, Rejected: 1}}, "0", "0", "1 row not sent (refused or rejected", ""},
+		{"rejects within the budget", mailmerge.Result{Rows: 4, Tally: sljob.Tally{Done: 1, Rejected: 1, Refused: 1, Unknown: 1}}, "2", "1", "", "within --max-rejects 2"},
+		{"unknown is not a reject", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, Unknown: 1}}, "5", "0", "1 row of unknown outcome", ""},
+		{"earlier failures count", mailmerge.Result{Rows: 4, SkippedRefused: 1, SkippedUnknown: 1, Tally: sljob.Tally{Done: 2}}, "0", "0",
 			"1 row not sent (refused or rejected, in this run or an earlier one); 1 row of unknown outcome (in this run or an earlier one)", ""},
-		{"deferred fails within the budget", mailmerge.Result{Rows: 3, Sent: 1, Rejected: 1, Deferred: 1}, "100%", "0", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
-		{"not attempted fails", mailmerge.Result{Rows: 2, Sent: 1, NotAttempted: 1}, "5", "0", "1 row not sent (deferred or not attempted)", ""},
+		{"deferred fails within the budget", mailmerge.Result{Rows: 3, Tally: sljob.Tally{Done: 1, Rejected: 1, Deferred: 1}}, "100%", "0", "1 row not sent (deferred or not attempted)", "within --max-rejects 100%"},
+		{"not attempted fails", mailmerge.Result{Rows: 2, Tally: sljob.Tally{Done: 1, NotAttempted: 1}}, "5", "0", "1 row not sent (deferred or not attempted)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

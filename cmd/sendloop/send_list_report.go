@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	sljob "github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 // listReport prints what a --recipients run did with each row of the file, from the
@@ -75,13 +76,13 @@ func (rep *listReport) annotate(r mailmerge.RowResult) {
 	}
 	why := cliText(r.Reason)
 	switch {
-	case r.Fate == mailmerge.FateRefused:
+	case r.Fate == sljob.Refused:
 		rep.gh.warn(r.Line, "refused", r.Address, refusal(r.Err, why))
-	case r.Fate == mailmerge.FateUnknown, r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipUnknown:
+	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == smtp.SkipUnknown:
 		rep.gh.warn(r.Line, "outcome unknown for", r.Address, why)
-	case r.Fate == mailmerge.FateSkipped && r.Skip == smtp.SkipRefused:
+	case r.Fate == sljob.Skipped && r.Skip == smtp.SkipRefused:
 		rep.gh.warn(r.Line, "refused", r.Address, why)
-	case r.Fate == mailmerge.FateRejected:
+	case r.Fate == sljob.Rejected:
 		rep.gh.warn(r.Line, "rejected", r.Address, why)
 	}
 }
@@ -116,8 +117,8 @@ func (rep *listReport) write(a *app, relay, journal string, outcome, unknown bud
 		skipped := orderedObject{{"already_sent", res.SkippedSent}, {"refused", res.SkippedRefused},
 			{"unknown", res.SkippedUnknown}, {"shard", res.SkippedShard}, {"continued", res.SkippedContinued}}
 		head := orderedObject{{"relay", relay}, {"journal", journal}, {"rows", res.Rows},
-			{"sent", res.Sent}, {"skipped", skipped}, {"refused", res.Refused}, {"unknown", res.Unknown},
-			{"deferred", res.Deferred}, {"rejected", res.Rejected}, {"not_attempted", res.NotAttempted}}
+			{"sent", res.Tally.Done}, {"skipped", skipped}, {"refused", res.Tally.Refused}, {"unknown", res.Tally.Unknown},
+			{"deferred", res.Tally.Deferred}, {"rejected", res.Tally.Rejected}, {"not_attempted", res.Tally.NotAttempted}}
 		w.WriteString("{")
 		for i, m := range head {
 			if i > 0 {
@@ -145,12 +146,12 @@ func (rep *listReport) write(a *app, relay, journal string, outcome, unknown bud
 		return w.Flush()
 	}
 	fmt.Fprintf(w, "%s read: %d sent, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards",
-		plural(res.Rows, "row"), res.Sent, res.Skipped(), res.SkippedSent, res.SkippedRefused, res.SkippedUnknown, res.SkippedShard)
+		plural(res.Rows, "row"), res.Tally.Done, res.Skipped(), res.SkippedSent, res.SkippedRefused, res.SkippedUnknown, res.SkippedShard)
 	if res.SkippedContinued > 0 {
 		fmt.Fprintf(w, ", %d in the journal continued from", res.SkippedContinued)
 	}
 	fmt.Fprintf(w, "), %d refused, %d unknown, %d deferred, %d rejected, %d not attempted.\n",
-		res.Refused, res.Unknown, res.Deferred, res.Rejected, res.NotAttempted)
+		res.Tally.Refused, res.Tally.Unknown, res.Tally.Deferred, res.Tally.Rejected, res.Tally.NotAttempted)
 	for _, l := range lists {
 		if l.rows.Len() == 0 {
 			continue
@@ -175,28 +176,31 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 		return rep.stop
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %s not attempted; run again to send them", plural(rep.NotAttempted, "row"))
+		return fmt.Errorf("interrupted: %s not attempted; run again to send them", plural(rep.Tally.NotAttempted, "row"))
 	}
 	var msgs []string
 	for _, b := range []struct {
-		o   budgetOutcome
-		msg string
-	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)"},
-		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent, and are never sent again without --resend-unknown"}} {
+		o    budgetOutcome
+		msg  string
+		held string // what a note of rows within the budget adds
+		next string // the ways forward, said when the run fails for them
+	}{{outcome, "not sent (refused or rejected, in this run or an earlier one)", "", ""},
+		{unknown, "of unknown outcome (in this run or an earlier one): they may have been sent", ", and are never sent again without --resend-unknown",
+			"; accept the listed rows with --max-unknown N, or send them again with --resend-unknown (each may get two messages)"}} {
 		if b.o.Rejects == 0 {
 			continue
 		}
 		msg := plural(b.o.Rejects, "row") + " " + b.msg
 		switch {
 		case b.o.Held:
-			a.note("%s, %s", msg, b.o.describe())
+			a.note("%s%s, %s", msg, b.held, b.o.describe())
 		case b.o.given():
-			msgs = append(msgs, msg+", "+b.o.describe())
+			msgs = append(msgs, msg+", "+b.o.describe()+b.next)
 		default:
-			msgs = append(msgs, msg)
+			msgs = append(msgs, msg+b.next)
 		}
 	}
-	if n := rep.Deferred + rep.NotAttempted; n > 0 {
+	if n := rep.Tally.Deferred + rep.Tally.NotAttempted; n > 0 {
 		msgs = append(msgs, fmt.Sprintf("%s not sent (deferred or not attempted): run again to send them", plural(n, "row")))
 	}
 	if len(msgs) > 0 {
@@ -226,9 +230,9 @@ func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unkno
 	for _, r := range []struct {
 		name string
 		n    int
-	}{{"sent", res.Sent}, {"already sent", res.SkippedSent}, {"refused before", res.SkippedRefused},
-		{"unknown before", res.SkippedUnknown}, {"of other shards", res.SkippedShard}, {"refused", res.Refused},
-		{"unknown", res.Unknown}, {"deferred", res.Deferred}, {"rejected", res.Rejected}, {"not attempted", res.NotAttempted}} {
+	}{{"sent", res.Tally.Done}, {"already sent", res.SkippedSent}, {"refused before", res.SkippedRefused},
+		{"unknown before", res.SkippedUnknown}, {"of other shards", res.SkippedShard}, {"refused", res.Tally.Refused},
+		{"unknown", res.Tally.Unknown}, {"deferred", res.Tally.Deferred}, {"rejected", res.Tally.Rejected}, {"not attempted", res.Tally.NotAttempted}} {
 		s.table = append(s.table, []string{r.name, strconv.Itoa(r.n)})
 	}
 	if res.SkippedContinued > 0 {

@@ -27,7 +27,7 @@ func TestSendRecipientsJournalBoundToMergeVarsAndCustomArgs(t *testing.T) {
 			csv := writeFile(t, dir, "list.csv", "email\nann@example.net\n")
 			text := writeFile(t, dir, "body.txt", tt.text)
 			args := []string{"--json", "send", "--from", "news@example.com", "--subject", "News", "--text", text,
-				"--recipients", csv, "--journal", filepath.Join(dir, "journal")}
+				"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "journal")}
 			r := invocation{args: append(append([]string(nil), args...), tt.first...), env: env}.run(t)
 			expect(t, r, exitOK, nil, nil)
 			r = invocation{args: append(append([]string(nil), args...), tt.next...), env: env}.run(t)
@@ -48,7 +48,7 @@ func TestSendRecipientsRateNotANumber(t *testing.T) {
 	text := writeFile(t, dir, "body.txt", "Hi")
 	for _, rate := range []string{"NaN", "-Inf", "+Inf"} {
 		r := invocation{args: []string{"--fake", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-			"--recipients", csv, "--journal", filepath.Join(dir, "j"+rate), "--rate", rate}, env: []string{}}.run(t)
+			"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "j"+rate), "--rate", rate}, env: []string{}}.run(t)
 		expect(t, r, exitUsage, nil, []string{"--rate"})
 	}
 }

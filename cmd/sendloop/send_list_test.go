@@ -72,7 +72,7 @@ func TestSendRecipients(t *testing.T) {
 	logo := writeFile(t, dir, "logo.png", "\x89PNGlogo")
 	journal := filepath.Join(dir, "journal")
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "News for {{FIRST}}", "--text", text,
-		"--html", "-", "--inline", logo, "--recipients", csv, "--journal", journal, "--column", "First name=FIRST",
+		"--html", "-", "--inline", logo, "--no-unsubscribe", "--recipients", csv, "--journal", journal, "--column", "First name=FIRST",
 		"--var", "SEASON=spring", "--list-unsubscribe", "https://example.com/u?c={{Code}}&n={{FIRST}}",
 		"--header", "X-Code: {{Code}}", "--header", "X-To: {{E-mail}}"}
 	html := `<p>Hi {{FIRST}}</p><img src="cid:logo.png">`
@@ -110,7 +110,7 @@ func TestSendRecipients(t *testing.T) {
 
 	// The rerun, with a row added: only it is sent; the refused row is skipped until asked.
 	csv2 := writeFile(t, dir, "list.csv", strings.Replace(readFileT(t, csv), "cat@", "dan@example.net;;Dan;D5\ncat@", 1))
-	args2 := append(append([]string(nil), args...), "--recipients", csv2)
+	args2 := append(append([]string(nil), args...), "--no-unsubscribe", "--recipients", csv2)
 	r = invocation{args: args2, env: env, stdin: html}.run(t)
 	expect(t, r, exitFailure, nil, nil)
 	rep = decodeListReport(t, r.stdout)
@@ -154,7 +154,7 @@ func TestSendRecipientsShards(t *testing.T) {
 	sent := 0
 	for k := 1; k <= 3; k++ {
 		r := invocation{args: []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-			"--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)},
+			"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, fmt.Sprintf("j%d", k)), "--shard", fmt.Sprintf("%d/3", k)},
 			env: env}.run(t) // several relay connections at once
 		expect(t, r, exitOK, nil, nil)
 		rep := decodeListReport(t, r.stdout)
@@ -172,7 +172,7 @@ func TestSendRecipientsShards(t *testing.T) {
 	}
 	// A journal of shard 1 used for shard 2 is refused.
 	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "S", "--text", text,
-		"--recipients", csv, "--journal", filepath.Join(dir, "j1"), "--shard", "2/3"}, env: env}.run(t)
+		"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "j1"), "--shard", "2/3"}, env: env}.run(t)
 	expect(t, r, exitUsage, nil, []string{"shard"})
 }
 
@@ -181,7 +181,7 @@ func TestSendRecipientsUsage(t *testing.T) {
 	dir := t.TempDir()
 	csv := writeFile(t, dir, "list.csv", "email,First name\nann@example.net,Ann\n")
 	text := writeFile(t, dir, "body.txt", "Hi")
-	base := []string{"--fake", "send", "--from", "news@example.com", "--subject", "S", "--text", text, "--recipients", csv}
+	base := []string{"--fake", "send", "--from", "news@example.com", "--subject", "S", "--text", text, "--no-unsubscribe", "--recipients", csv}
 	tests := []struct {
 		name string
 		args []string
@@ -213,7 +213,7 @@ func TestSendRecipientsDryRun(t *testing.T) {
 	dir := t.TempDir()
 	csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\nbob@example.net,Bob\n")
 	text := writeFile(t, dir, "body.txt", "Hi {{FIRST}}")
-	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "For %FIRST%", "--text", text, "--recipients", csv, "--dry-run"}, env: []string{}}.run(t)
+	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "For %FIRST%", "--text", text, "--no-unsubscribe", "--recipients", csv, "--dry-run"}, env: []string{}}.run(t)
 	expect(t, r, exitOK, []string{"To: ann@example.net\nSubject: For Ann\n\nHi Ann", "To: bob@example.net", "2 messages shown, nothing sent"}, nil)
 }
 
@@ -240,7 +240,7 @@ func TestSendRecipientsKilled(t *testing.T) {
 	text := writeFile(t, dir, "body.txt", "Hi")
 	journal := filepath.Join(dir, "journal")
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-		"--recipients", csv, "--journal", journal, "--concurrency", "2"}
+		"--no-unsubscribe", "--recipients", csv, "--journal", journal, "--concurrency", "2"}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 26))
 	for run := range 20 {
 		cmd := exec.Command(binary, args...)
@@ -325,7 +325,7 @@ func TestSendRecipientsInterrupted(t *testing.T) {
 	text := writeFile(t, dir, "body.txt", "Hi")
 	journal := filepath.Join(dir, "journal")
 	args := []string{"--json", "send", "--from", "news@example.com", "--subject", "S", "--text", text,
-		"--recipients", csv, "--journal", journal, "--concurrency", "1"}
+		"--no-unsubscribe", "--recipients", csv, "--journal", journal, "--concurrency", "1"}
 	cmd := exec.Command(binary, args...)
 	cmd.Env = childEnv(env)
 	var stdout, stderr strings.Builder

@@ -17,9 +17,10 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 )
 
 //go:embed list.csv
@@ -71,14 +72,19 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	job, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{FIRST}}",
-		Text: "Hi %FIRST%,{{#City}} greetings to {{City}}!{{/City}}\nSpring sale: 50% off."},
+	merge, err := mailmerge.New(src, &smtp.Message{From: "News <news@example.com>", Subject: "Hello {{{FIRST}}}",
+		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off.",
+		// A bulk send needs a one-click unsubscription naming its recipient.
+		ListUnsubscribe: []string{"https://example.com/unsubscribe?e={{email}}"}, ListUnsubscribeOneClick: true},
 		mailmerge.Options{})
 	if err != nil {
 		return err // a tag naming nothing: nothing was sent
 	}
-	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, OnRow: func(r mailmerge.RowResult) {
-		if r.Fate != mailmerge.FateSent {
+	// The zero budgets allow no rejected row and no row of unknown outcome, as the CLI's
+	// --max-rejects 0 and --max-unknown 0: this run lists every such row and lets a third of
+	// the rows be rejected before it fails.
+	res, err := merge.Send(ctx, relay, mailmerge.SendOptions{Journal: journal, MaxRejects: job.Percent(34), OnRow: func(r mailmerge.RowResult) {
+		if r.Fate != job.Done {
 			fmt.Fprintf(w, "line %d %s: %s %s\n", r.Line, r.Address, r.Fate, r.Reason)
 		}
 	}})
@@ -87,7 +93,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	}
 	defer res.Close()
 	fmt.Fprintf(w, "%d rows: %d sent, %d skipped, %d refused, %d unknown, %d deferred, %d rejected, %d not attempted\n",
-		res.Rows, res.Sent, res.Skipped(), res.Refused, res.Unknown, res.Deferred, res.Rejected, res.NotAttempted)
+		res.Rows, res.Tally.Done, res.Skipped(), res.Tally.Refused, res.Tally.Unknown, res.Tally.Deferred, res.Tally.Rejected, res.Tally.NotAttempted)
 	if fake != nil {
 		fmt.Fprintf(w, "the fake relay received %d messages\n", len(fake.Messages()))
 	}

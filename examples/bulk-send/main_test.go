@@ -16,7 +16,7 @@ func TestRun(t *testing.T) {
 	t.Setenv(smtp.EnvHost, "")
 	var out strings.Builder
 	require.NoError(t, run(context.Background(), &out, nil))
-	assert.Equal(t, `line 4 carol@example.com: rejected empty value for {{FIRST}} (subject)
+	assert.Equal(t, `line 4 carol@example.com: rejected empty value for {{{FIRST}}} (subject)
 line 5 not an address: rejected invalid email address
 line 6 ANN@example.com: rejected duplicate of line 2
 6 rows: 3 sent, 0 skipped, 0 refused, 0 unknown, 0 deferred, 3 rejected, 0 not attempted

@@ -70,7 +70,7 @@ var ErrClaimed = errors.New("pgjournal: the key is claimed by another run")
 // ClaimedError refuses the in-flight record of a key that another run has claimed, sent or
 // settled since this run looked it up. Record is that run's record.
 type ClaimedError struct {
-	Record smtp.JournalRecord
+	Record smtp.JournalRecord // the other run's record of the key
 }
 
 // Error says which key and what the other run recorded.

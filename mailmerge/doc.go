@@ -5,7 +5,7 @@
 //
 //	src, err := mailmerge.File("list.csv", mailmerge.FileOptions{})
 //	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com",
-//		Subject: "Hi {{FIRST}}", HTML: html}, mailmerge.Options{})
+//		Subject: "Hi {{{FIRST}}}", HTML: html}, mailmerge.Options{})
 //	// job.Notes() lists the %…% that are not tags (percent-encodings, %…% inside URLs).
 //	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: "news.journal"})
 //
@@ -32,6 +32,14 @@
 // where only {{NAME}}, {{{NAME}}}, {{& NAME}} and %NAME% are tags: values go in as written
 // (URL-encoded in List-Unsubscribe), and a section there is refused by the check.
 //
+// Escaping is checked like spelling. The relay HTML-escapes a {{NAME}} value, as Mustache
+// says, which only the HTML part wants: in the subject and the text part the reader would
+// see "O&#39;Brien &amp; Sons". Before the first message Send reads the source once more
+// (Job.CheckEscaping) and fails with an *EscapeError for a {{NAME}} there whose value in
+// any row holds & < > " or ', naming the tag, the part, the rows and the fix ({{{NAME}}}
+// or %NAME%); Options.KeepEscaping keeps the escaping of a tag that wants it, and does not
+// enter the binding.
+//
 // A column named Name (any case) gives each row's To its display name.
 //
 // The journal's binding (Job.Binding) is composed here, once: smtp.TemplateFingerprint of
@@ -54,8 +62,8 @@
 // SendOptions.MaxRejects bounds Result.Rejects (rejected or refused rows, in this run or
 // an earlier one) and MaxUnknown bounds Result.Unknowns (rows of unknown outcome), the
 // rows `--max-rejects` and `--max-unknown` count; over either, Send returns the whole
-// result with a *BudgetError. The zero Budget sets no bound, so that a program that sets
-// none judges the result itself.
+// result with a *job.BudgetError. The zero job.Budget allows none, as the CLI's default 0
+// does; a program that judges the result itself passes job.Unlimited().
 //
 // Duplicates are found before a row's values are checked: a row rejected for an empty
 // value still holds its address, and a later row of it is "duplicate of line N" in Send,

@@ -23,6 +23,15 @@ type Options struct {
 	AllowEmpty []string
 	// AllowTags names the tags meant to stay as written: the check does not look them up.
 	AllowTags []string
+	// KeepEscaping names the tags whose {{NAME}} in the subject or text part is meant to
+	// be HTML-escaped: the escaping check (Job.CheckEscaping) passes them. It does not
+	// enter the binding.
+	KeepEscaping []string
+	// NoUnsubscribe says the mail needs no unsubscription: a transactional notice (a
+	// receipt, a password reset), not marketing or a newsletter. Without it Send refuses a
+	// send to more than one row whose template lacks a List-Unsubscribe https URL holding a
+	// tag and ListUnsubscribeOneClick (*UnsubscribeError). It does not enter the binding.
+	NoUnsubscribe bool
 	// Shard sends only the rows of one shard (smtp.Shard of the lower-cased address); it
 	// enters the binding.
 	Shard smtp.ShardSpec
@@ -37,7 +46,11 @@ type Job struct {
 	defaults   map[string]string
 	allowEmpty map[string]bool
 	allowTag   map[string]bool
-	shard      smtp.ShardSpec
+	// keepEscaping are the tags the escaping check passes.
+	keepEscaping map[string]bool
+	// noUnsubscribe: Options.NoUnsubscribe.
+	noUnsubscribe bool
+	shard         smtp.ShardSpec
 
 	names    []string // columns and variables, sorted
 	columns  []string // the source's
@@ -68,7 +81,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	}
 	m := *tmpl
 	j := &Job{src: src, tmpl: &m, vars: map[string]string{}, defaults: map[string]string{},
-		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
+		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), keepEscaping: set(opts.KeepEscaping), noUnsubscribe: opts.NoUnsubscribe, shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
 	for k, v := range opts.Vars {
 		if !ValidName(k) {
 			return nil, fmt.Errorf("mailmerge: variable %q: a name is made of letters, digits, _ . or -", k)
@@ -219,6 +232,9 @@ func (j *Job) message(row Row) (msg *smtp.Message, reject string) {
 				ui++
 			}
 			m.ListUnsubscribe[ui] = p.render(values)
+			if why := badUnsubscribeURL(m.ListUnsubscribe[ui]); why != "" {
+				return nil, why
+			}
 			ui++
 		}
 	}

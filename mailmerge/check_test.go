@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,9 +29,9 @@ func TestCheck(t *testing.T) {
 		{name: "merge tag naming nothing", msg: smtp.Message{Subject: "s", Text: "Hi,\nYour code: %CODE%\n"},
 			want: []string{"%CODE% (text line 2): no column or variable of that name"}},
 		{name: "a variable names it", msg: smtp.Message{Subject: "s", Text: "Your code: %CODE% {{CODE}}"},
-			opts: mailmerge.Options{Vars: map[string]string{"CODE": "X1"}}},
+			opts: mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CODE": "X1"}}},
 		{name: "allowed", msg: smtp.Message{Subject: "s %KEEP%", Text: "{{KEEP}}"},
-			opts: mailmerge.Options{AllowTags: []string{"KEEP"}}},
+			opts: mailmerge.Options{NoUnsubscribe: true, AllowTags: []string{"KEEP"}}},
 		{name: "links and percentages pass", msg: smtp.Message{Subject: "50% off for {{FIRST}}, 100% sure",
 			Text: "See https://example.com/?utm_source=news&x=%E2%80%99%ABC%20y today",
 			HTML: `<a href="https://example.com/?utm_campaign=%SPRING%&q=%20a">50% off</a> <img src='https://x/%LOGO%.png'>`},
@@ -107,11 +107,11 @@ func TestNewRefuses(t *testing.T) {
 		opts mailmerge.Options
 		want string
 	}{
-		{"recipients", smtp.Message{To: []string{"a@example.com"}}, mailmerge.Options{}, "recipients"},
-		{"message id", smtp.Message{MessageID: "a@b"}, mailmerge.Options{}, "Message-ID"},
-		{"bad variable", smtp.Message{}, mailmerge.Options{Vars: map[string]string{"a b": ""}}, `variable "a b"`},
-		{"default of nothing", smtp.Message{}, mailmerge.Options{Defaults: map[string]string{"NOPE": ""}}, `default for "NOPE"`},
-		{"shard", smtp.Message{}, mailmerge.Options{Shard: smtp.ShardSpec{Index: 2, Count: 2}}, "shard index 2 of 2"},
+		{"recipients", smtp.Message{To: []string{"a@example.com"}}, mailmerge.Options{NoUnsubscribe: true}, "recipients"},
+		{"message id", smtp.Message{MessageID: "a@b"}, mailmerge.Options{NoUnsubscribe: true}, "Message-ID"},
+		{"bad variable", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"a b": ""}}, `variable "a b"`},
+		{"default of nothing", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Defaults: map[string]string{"NOPE": ""}}, `default for "NOPE"`},
+		{"shard", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 2, Count: 2}}, "shard index 2 of 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -126,11 +126,11 @@ func TestEmptyTags(t *testing.T) {
 	t.Parallel()
 	job, err := mailmerge.New(people, &smtp.Message{Subject: "Hi {{FIRST}}", Text: "{{#CITY}}{{CITY}}{{/CITY}} %FIRST% {{X}}",
 		ExtraHeaders: []smtp.Field{{Name: "X-C", Value: "{{CITY}}"}}},
-		mailmerge.Options{Vars: map[string]string{"X": ""}, AllowEmpty: []string{"CITY"}})
+		mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"X": ""}, AllowEmpty: []string{"CITY"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"{{FIRST}} (subject)"}, job.EmptyTags())
 
-	job, err = mailmerge.New(people, &smtp.Message{Subject: "Hi {{FIRST}}"}, mailmerge.Options{AllowTags: []string{"FIRST"}})
+	job, err = mailmerge.New(people, &smtp.Message{Subject: "Hi {{FIRST}}"}, mailmerge.Options{NoUnsubscribe: true, AllowTags: []string{"FIRST"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"{{FIRST}} (subject)"}, job.EmptyTags(), "allowing a tag that names a column changes nothing")
 }

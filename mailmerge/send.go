@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -28,14 +29,18 @@ type SendOptions struct {
 	ResendRefused bool
 	// MaxRejects bounds the rows rejected or refused (Result.Rejects) and MaxUnknown the
 	// rows of unknown outcome (Result.Unknowns) a run may end with: over either, Send
-	// returns its whole result and a *BudgetError. They only judge the run, never stop it
-	// midway, and do not enter the journal's binding. The zero Budget sets no bound.
-	MaxRejects, MaxUnknown Budget
+	// returns its whole result and a *job.BudgetError (Budget "MaxRejects" or "MaxUnknown").
+	// They only judge the run, never stop it midway, and do not enter the journal's
+	// binding. The zero job.Budget allows none, as 0 does on the command line (the CLI's
+	// default); job.Unlimited() sets no bound.
+	MaxRejects, MaxUnknown job.Budget
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)
-	// OnProgress, when set, is called after each row with the rows done so far.
-	OnProgress func(done int)
+	// OnProgress, when set, is called after each row with the rows handled so far and
+	// their fates: Kind is ProgressKind, Total is -1 (a source is read once, as it is
+	// sent, so its rows are not known before the end).
+	OnProgress func(job.Progress)
 }
 
 // JournalError reports a journal that cannot be used for the job: bound to another message
@@ -94,9 +99,13 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 
 // Send sends the message of every row of the source through relay (its rate and
 // connections are the relay's options) and returns the fate of every row. It reads the
-// source once.
+// source once to send, and once before when CheckEscaping has tags to check.
 //
-// Before sending it fails for a journal that cannot be used (*JournalError). A failure
+// Before sending it fails for a value the subject or text part would show HTML-escaped
+// (*EscapeError, from a pass over the source: see CheckEscaping), for a send to more than
+// one row without a one-click unsubscription (*UnsubscribeError, see CheckUnsubscribe) and
+// for a journal that
+// cannot be used (*JournalError). A failure
 // that stops the run (a read error of the source, a session failure of the relay, a
 // journal that cannot take a record) is returned with the result, the rows left counted
 // not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
@@ -104,6 +113,12 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
 	if opts.ContinueFrom != "" && opts.Journal == "" {
 		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
+	}
+	if err := j.CheckEscaping(ctx); err != nil {
+		return nil, err
+	}
+	if err := j.CheckUnsubscribe(ctx); err != nil {
+		return nil, err
 	}
 	var journal *smtp.FileJournal
 	if opts.Journal != "" {
@@ -177,7 +192,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if run.stop != nil {
 		return run.res, run.stop
 	}
-	if ctx.Err() != nil && run.res.NotAttempted > 0 {
+	if ctx.Err() != nil && run.res.Tally.NotAttempted > 0 {
 		return run.res, ctx.Err()
 	}
 	return run.res, checkBudgets(run.res, opts)
@@ -194,7 +209,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	}
 	fate := RowResult{Line: row.Line, Index: index, Address: raw}
 	if row.Reject != "" {
-		fate.Fate, fate.Reason = FateRejected, row.Reject
+		fate.Fate, fate.Reason = job.Rejected, row.Reject
 		return fate, nil, ""
 	}
 	key := strings.ToLower(strings.TrimSpace(row.Address))
@@ -209,18 +224,18 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 		}
 		if first, dup := seen.add(key, pos); dup {
 			fate.Address = raw
-			fate.Fate, fate.Reason = FateRejected, duplicateOf(first)
+			fate.Fate, fate.Reason = job.Rejected, duplicateOf(first)
 			return fate, nil, ""
 		}
 	}
 	if earlier != nil && earlier.has(key) {
-		fate.Fate, fate.Skip, fate.Continued = FateSkipped, smtp.SkipAlreadySent, true
+		fate.Fate, fate.Skip, fate.Continued = job.Skipped, smtp.SkipAlreadySent, true
 		return fate, nil, key
 	}
 	msg, why := j.message(row)
 	if why != "" {
 		fate.Address = raw
-		fate.Fate, fate.Reason = FateRejected, why
+		fate.Fate, fate.Reason = job.Rejected, why
 		return fate, nil, key
 	}
 	return fate, msg, key
@@ -276,6 +291,7 @@ type sendRun struct {
 	queue     []pending // rows read and not yet reported, in the source's order
 	next      int       // the index SendKeyed gives the next row yielded to it
 	done      int
+	tally     job.Tally // the fates of the done rows, for OnProgress
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
@@ -323,7 +339,7 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	r := p.row
 	var dup *smtp.DuplicateKeyError
 	if kr.State == smtp.KeyInvalid && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
-		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: FateRejected, Reason: duplicateOf(run.positions[dup.First])}
+		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: job.Rejected, Reason: duplicateOf(run.positions[dup.First])}
 		run.report(r)
 		return
 	}
@@ -337,15 +353,15 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	}
 	switch kr.State {
 	case smtp.KeySent:
-		r.Fate = FateSent
+		r.Fate = job.Done
 	case smtp.KeyRefused:
-		r.Fate = FateRefused
+		r.Fate = job.Refused
 	case smtp.KeyUnknown:
-		r.Fate = FateUnknown
+		r.Fate = job.Unknown
 	case smtp.KeyDeferred:
-		r.Fate = FateDeferred
+		r.Fate = job.Deferred
 	case smtp.KeySkipped:
-		r.Fate = FateSkipped
+		r.Fate = job.Skipped
 		switch kr.Skip {
 		case smtp.SkipUnknown:
 			r.Reason = "unknown in the journal: not sent again without resending unknown rows"
@@ -357,9 +373,9 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 			r.Reason += ": not sent again without resending refused rows"
 		}
 	case smtp.KeyInvalid:
-		r.Fate = FateRejected
+		r.Fate = job.Rejected
 	case smtp.KeyNotAttempted:
-		r.Fate = FateNotAttempted
+		r.Fate = job.NotAttempted
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
 			run.stop = kr.Err
 		}
@@ -370,24 +386,17 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 // report counts a row's fate, lists it, and tells OnRow and OnProgress.
 func (run *sendRun) report(r RowResult) {
 	res := run.res
+	res.Tally.Add(r.Fate, 1)
 	switch r.Fate {
-	case FateSent:
-		res.Sent++
-	case FateRefused:
-		res.Refused++
+	case job.Refused:
 		res.RefusedRows.add(r)
-	case FateUnknown:
-		res.Unknown++
+	case job.Unknown:
 		res.UnknownRows.add(r)
-	case FateDeferred:
-		res.Deferred++
+	case job.Deferred:
 		res.DeferredRows.add(r)
-	case FateRejected:
-		res.Rejected++
+	case job.Rejected:
 		res.RejectedRows.add(r)
-	case FateNotAttempted:
-		res.NotAttempted++
-	case FateSkipped:
+	case job.Skipped:
 		switch {
 		case r.Continued:
 			res.SkippedContinued++
@@ -407,8 +416,9 @@ func (run *sendRun) report(r RowResult) {
 		run.opts.OnRow(r)
 	}
 	run.done++
+	run.tally.Add(r.Fate, 1)
 	if run.opts.OnProgress != nil {
-		run.opts.OnProgress(run.done)
+		run.opts.OnProgress(job.Progress{Kind: ProgressKind, Done: run.done, Total: -1, Tally: run.tally})
 	}
 }
 

@@ -62,7 +62,8 @@ func (j *Job) WritePreview(ctx context.Context, dir string, n int) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// 0700 and 0600: a preview holds the first rows' addresses and merged data.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -72,7 +73,7 @@ func (j *Job) WritePreview(ctx context.Context, dir string, n int) ([]string, er
 			return paths, fmt.Errorf("line %d: %w", msgs[i].Line, err)
 		}
 		path := filepath.Join(dir, msgs[i].Name())
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -127,7 +128,13 @@ type CheckResult struct {
 	// Empty counts the rows rejected for an empty value, by tag and place
 	// ("{{FIRST}} (subject)").
 	Empty map[string]int
+	// FirstRejected are the first rejected rows (at most MaxFirstRejected), with the
+	// reasons Send gives them.
+	FirstRejected []RowResult
 }
+
+// MaxFirstRejected is how many rejected rows CheckResult.FirstRejected holds.
+const MaxFirstRejected = 10
 
 // Check reads the whole source once and counts what Send would do with its rows before
 // the relay: rejected (no address, a duplicate, an empty value) or sendable. It sends
@@ -153,6 +160,9 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 			res.Sendable++
 		default:
 			res.Rejected++
+			if len(res.FirstRejected) < MaxFirstRejected {
+				res.FirstRejected = append(res.FirstRejected, fate)
+			}
 			if strings.HasPrefix(fate.Reason, "duplicate of") {
 				res.Duplicates++
 			} else if tag, ok := strings.CutPrefix(fate.Reason, emptyPrefix); ok {

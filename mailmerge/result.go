@@ -5,53 +5,9 @@ import (
 	"fmt"
 
 	"github.com/go-sendloop/sendloop/internal/spool"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/smtp"
 )
-
-// Fate is what became of a row.
-type Fate uint8
-
-// The fates of a row. Their counts in Result add up to the source's rows.
-const (
-	// FateSent: the relay accepted the message.
-	FateSent Fate = iota + 1
-	// FateRefused: the relay refused the message for good (a 5xx reply).
-	FateRefused
-	// FateUnknown: the connection died after the final dot; the message may have been
-	// sent. It is not sent again without ResendUnknown.
-	FateUnknown
-	// FateDeferred: the relay kept answering 4xx; a rerun sends it.
-	FateDeferred
-	// FateSkipped: not sent, for RowResult.Skip.
-	FateSkipped
-	// FateRejected: not sent, for RowResult.Reason (no address, an empty value, a
-	// duplicate).
-	FateRejected
-	// FateNotAttempted: the run stopped before it; a rerun sends it.
-	FateNotAttempted
-)
-
-// String returns the fate's name: "sent", "refused", "unknown", "deferred", "skipped",
-// "rejected" or "not attempted".
-func (f Fate) String() string {
-	switch f {
-	case FateSent:
-		return "sent"
-	case FateRefused:
-		return "refused"
-	case FateUnknown:
-		return "unknown"
-	case FateDeferred:
-		return "deferred"
-	case FateSkipped:
-		return "skipped"
-	case FateRejected:
-		return "rejected"
-	case FateNotAttempted:
-		return "not attempted"
-	}
-	return "unknown fate"
-}
 
 // RowResult is the fate of one row.
 type RowResult struct {
@@ -61,30 +17,30 @@ type RowResult struct {
 	// Address is the key the row was sent under (the address, lower-cased), or the
 	// address as written for a rejected row.
 	Address string
-	// Fate is what became of the row.
-	Fate Fate
+	// Fate is what became of the row: job.Done for a message the relay accepted.
+	Fate job.Fate
 	// Skip says why it was skipped.
 	Skip smtp.SkipReason
 	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.
-	Continued bool `json:",omitempty"`
+	Continued bool
 	// MessageID is the message's Message-ID, when one was sent or journaled.
 	MessageID string
 	// Reason says why a row was refused, rejected, deferred, or listed as unknown.
 	Reason string
 	// Err is the error behind the fate, if any (a *smtp.ReplyError for a refusal); not
 	// kept in Result's lists.
-	Err error `json:"-"`
+	Err error
 	// Previous is the journal's record from an earlier run, for a skipped row.
-	Previous *smtp.JournalRecord `json:"-"`
+	Previous *smtp.JournalRecord
 }
 
 // Result counts the fates of a send's rows: Rows is the sum of the others.
 type Result struct {
 	// Rows is the source's rows.
 	Rows int
-	// Sent, Refused, Unknown, Deferred, Rejected and NotAttempted count the rows of each
-	// fate in this run (see Fate).
-	Sent, Refused, Unknown, Deferred, Rejected, NotAttempted int
+	// Tally counts the rows by fate in this run (Tally.Done: messages the relay
+	// accepted); its Total is Rows, and Tally.Skipped is the sum of the Skipped… counts.
+	Tally job.Tally
 	// The rows skipped: already sent by an earlier run, refused or of unknown outcome in
 	// an earlier run (not sent again without ResendRefused or ResendUnknown), of another
 	// shard, or (ContinueFrom) recorded by the earlier journal.
@@ -101,10 +57,10 @@ func (r *Result) Skipped() int {
 
 // Rejects returns the rows not sent for a reason of theirs: rejected, or refused in this
 // run or an earlier one. Unknown rows are not among them.
-func (r *Result) Rejects() int { return r.Rejected + r.Refused + r.SkippedRefused }
+func (r *Result) Rejects() int { return r.Tally.Rejected + r.Tally.Refused + r.SkippedRefused }
 
 // Unknowns returns the rows of unknown outcome, in this run or an earlier one.
-func (r *Result) Unknowns() int { return r.Unknown + r.SkippedUnknown }
+func (r *Result) Unknowns() int { return r.Tally.Unknown + r.SkippedUnknown }
 
 // Close removes the temporary file of the listed rows, if any.
 func (r *Result) Close() error {
@@ -140,8 +96,23 @@ func (l *RowList) add(r RowResult) {
 	if l.spill == nil {
 		l.spill = spool.New("", "sendloop-rows-*")
 	}
-	b, _ := json.Marshal(r)
+	b, _ := json.Marshal(spooledRow{Line: r.Line, Index: r.Index, Address: r.Address, Fate: r.Fate, Skip: r.Skip,
+		Continued: r.Continued, MessageID: r.MessageID, Reason: r.Reason})
 	_ = l.spill.Append(b) // an error is Each's to report
+}
+
+// spooledRow is a RowResult as a RowList spills it to its temporary file: the encoding is
+// the list's own, so that RowResult carries no JSON tags and a program's output of it is
+// the program's. Err and Previous are not kept.
+type spooledRow struct {
+	Line      int             `json:"l"`
+	Index     int             `json:"i"`
+	Address   string          `json:"a"`
+	Fate      job.Fate        `json:"f"`
+	Skip      smtp.SkipReason `json:"s,omitempty"`
+	Continued bool            `json:"c,omitempty"`
+	MessageID string          `json:"m,omitempty"`
+	Reason    string          `json:"r,omitempty"`
 }
 
 // Each calls fn with every row, in order, and stops at fn's first error; Err and Previous
@@ -157,11 +128,12 @@ func (l *RowList) Each(fn func(RowResult) error) error {
 		return nil
 	}
 	err := l.spill.Each(func(b []byte) error {
-		var r RowResult
+		var r spooledRow
 		if err := json.Unmarshal(b, &r); err != nil {
 			return err
 		}
-		return fn(r)
+		return fn(RowResult{Line: r.Line, Index: r.Index, Address: r.Address, Fate: r.Fate, Skip: r.Skip,
+			Continued: r.Continued, MessageID: r.MessageID, Reason: r.Reason})
 	})
 	if err != nil {
 		return fmt.Errorf("the rows beyond the first %d: %w", maxRowsInMemory, err)

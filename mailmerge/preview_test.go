@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +40,7 @@ func TestWritePreview(t *testing.T) {
 	dir, src := listFile(t, 8)
 	tmpl := newsTemplate
 	tmpl.Headers.TrackOpens = true
-	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{})
+	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	out := filepath.Join(dir, "preview")
 	paths, err := job.WritePreview(testContext(t), out, 5)
@@ -67,7 +67,7 @@ func TestWritePreview(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, msgs, 8)
 	mem, err := mailmerge.New(mailmerge.Rows([]string{"FIRST", "email"}, []mailmerge.Row{{Address: "a@example.net",
-		Values: map[string]string{"FIRST": "A", "email": "a@example.net"}}}), &tmpl, mailmerge.Options{})
+		Values: map[string]string{"FIRST": "A", "email": "a@example.net"}}}), &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	msgs, err = mem.Preview(testContext(t), 1)
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func TestTestSend(t *testing.T) {
 	tmpl := newsTemplate
 	tmpl.Headers.TrackOpens, tmpl.Headers.TrackClicks = true, true
 	tmpl.ListUnsubscribeOneClick = true
-	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{})
+	job, err := mailmerge.New(src, &tmpl, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	for _, asIs := range []bool{false, true} {
 		fake, relay := startRelay(t)
@@ -128,30 +128,30 @@ func TestContinueFrom(t *testing.T) {
 			}
 		}
 	})
-	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{})
+	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
+	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	require.NoError(t, err)
 	res.Close()
 	require.Len(t, fake.Messages(), 3)
 	before, err := os.ReadFile(old)
 	require.NoError(t, err)
 
-	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{})
+	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{Journal: old})
+	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	var jerr *mailmerge.JournalError
 	require.ErrorAs(t, err, &jerr)
 	require.True(t, jerr.MessageChanged)
 
 	for run := range 2 { // the second run is a resume of the continuation
-		res, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{Journal: next, ContinueFrom: old})
+		res, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: next, ContinueFrom: old})
 		require.NoError(t, err)
 		assert.Equal(t, 7, res.Rows)
 		assert.Equal(t, 3, res.SkippedContinued, "run %d", run)
-		assert.Equal(t, 1, res.Rejected)
+		assert.Equal(t, 1, res.Tally.Rejected)
 		if run == 0 {
-			assert.Equal(t, 3, res.Sent)
+			assert.Equal(t, 3, res.Tally.Done)
 		} else {
 			assert.Equal(t, 3, res.SkippedSent)
 		}
@@ -168,11 +168,11 @@ func TestContinueFrom(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the journal continued from is only read")
 
-	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{Shard: smtp.ShardSpec{Index: 0, Count: 2}})
+	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
 	require.NoError(t, err)
-	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
+	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
 	require.ErrorAs(t, err, &jerr)
 	assert.Contains(t, err.Error(), "is bound to no shard, not shard index 0 of 2")
-	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{ContinueFrom: old})
+	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, ContinueFrom: old})
 	require.Error(t, err)
 }

@@ -12,14 +12,19 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop/csvfile"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
-	"github.com/go-sendloop/sendloop/smtp/mailmerge"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // startRelay starts a fake relay and a client of it.
+// anyRows is the budget of the tests that judge a run's rows themselves: the zero
+// job.Budget allows none.
+var anyRows = job.Unlimited()
+
 func startRelay(t *testing.T, opts ...smtp.Option) (*sendlooptest.Relay, *smtp.Relay) {
 	t.Helper()
 	fake, err := sendlooptest.StartRelay(t, "u", "p")
@@ -51,7 +56,7 @@ func template030(t *testing.T) (*smtp.Message, mailmerge.Options) {
 	m.Headers.CustomArgs = map[string]any{"camp": json.Number("7")}
 	m.Headers.Tags = []string{"news"}
 	m.Headers.TrackOpens = true
-	return m, mailmerge.Options{Vars: map[string]string{"CODE": "XYZ", "ALPHA": "1"}}
+	return m, mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CODE": "XYZ", "ALPHA": "1"}}
 }
 
 func journalHeader(t *testing.T, path string) smtp.JournalBinding {
@@ -90,13 +95,13 @@ func TestJournalOf030Resumes(t *testing.T) {
 			assert.Equal(t, journalHeader(t, journal), job.Binding(), "the binding of 0.3.0's journal")
 
 			fake, relay := startRelay(t)
-			res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{Journal: journal})
+			res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: journal})
 			require.NoError(t, err)
 			defer res.Close()
 			assert.Equal(t, 6, res.Rows)
 			assert.Equal(t, c.skipped, res.SkippedSent)
-			assert.Equal(t, res.Rows, res.Sent+res.Skipped(), "%+v", res)
-			assert.Len(t, fake.Messages(), res.Sent)
+			assert.Equal(t, res.Rows, res.Tally.Done+res.Skipped(), "%+v", res)
+			assert.Len(t, fake.Messages(), res.Tally.Done)
 			for _, m := range fake.Messages() {
 				assert.NotContains(t, []string{"ann@example.net", "bob@example.net"}, m.EnvelopeTo[0])
 			}
@@ -117,29 +122,36 @@ func TestSendFates(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "list.csv"), []byte(csv), 0o644))
 	src, err := mailmerge.File(filepath.Join(dir, "list.csv"), mailmerge.FileOptions{})
 	require.NoError(t, err)
-	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "Hi {{FIRST}}",
+	merge, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "Hi {{FIRST}}",
 		Text: "From {{CITY}}: %CODE%", ListUnsubscribe: []string{"https://example.com/u?e={{email}}&c={{CITY}}"},
 		ExtraHeaders: []smtp.Field{{Name: "X-City", Value: "{{{CITY}}} %FIRST% %NOPE%"}}},
-		mailmerge.Options{Vars: map[string]string{"CODE": "C1"}, AllowEmpty: []string{"CITY"}, AllowTags: []string{"NOPE"}})
+		mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CODE": "C1"}, AllowEmpty: []string{"CITY"}, AllowTags: []string{"NOPE"}})
 	require.NoError(t, err)
 	fake, relay := startRelay(t)
 	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})
 	var fates []string
-	done := 0
-	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "j"),
+	var progress []job.Progress
+	res, err := merge.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j"),
 		OnRow:      func(r mailmerge.RowResult) { fates = append(fates, r.Fate.String()+" "+r.Reason) },
-		OnProgress: func(n int) { done = n }})
+		OnProgress: func(p job.Progress) { progress = append(progress, p) }})
 	require.NoError(t, err)
 	defer res.Close()
 	require.Len(t, fates, 6)
-	assert.Equal(t, "sent ", fates[0])
+	assert.Equal(t, "done ", fates[0], "a message sent is job.Done")
 	assert.True(t, strings.HasPrefix(fates[1], "rejected "), fates[1])
 	assert.Equal(t, "rejected empty value for {{FIRST}} (subject)", fates[2])
 	assert.True(t, strings.HasPrefix(fates[3], "refused "), fates[3])
 	assert.Equal(t, "rejected duplicate of line 2", fates[4])
-	assert.Equal(t, 6, done)
-	assert.Equal(t, mailmerge.Result{Rows: 6, Sent: 2, Refused: 1, Rejected: 3}, mailmerge.Result{Rows: res.Rows, Sent: res.Sent,
-		Refused: res.Refused, Rejected: res.Rejected, Unknown: res.Unknown, Deferred: res.Deferred, NotAttempted: res.NotAttempted})
+	require.Len(t, progress, 6)
+	last := progress[len(progress)-1]
+	assert.Equal(t, job.Progress{Kind: "send", Done: 6, Total: -1, Tally: job.Tally{Done: 2, Refused: 1, Rejected: 3}}, last)
+	for i, p := range progress {
+		assert.Equal(t, i+1, p.Done, "one call a row")
+		assert.Equal(t, p.Done, p.Tally.Total(), "the tally adds up to the rows handled")
+	}
+	assert.Equal(t, 6, res.Rows)
+	assert.Equal(t, job.Tally{Done: 2, Refused: 1, Rejected: 3}, res.Tally)
+	assert.Equal(t, res.Rows, res.Tally.Total(), "the tally adds up to the rows")
 	assert.Equal(t, 4, res.Rejects())
 	var rejected []string
 	require.NoError(t, res.RejectedRows.Each(func(r mailmerge.RowResult) error {
@@ -158,28 +170,28 @@ func TestSendFates(t *testing.T) {
 	assert.Equal(t, "<https://example.com/u?e=dan%40example.net&c=Kyiv>", msgs[1].Header.Get("List-Unsubscribe"))
 
 	// A rerun: the journal skips what was sent and refused.
-	res2, err := job.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "j")})
+	res2, err := merge.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "j")})
 	require.NoError(t, err)
 	defer res2.Close()
-	assert.Equal(t, []int{6, 2, 1, 3}, []int{res2.Rows, res2.SkippedSent, res2.SkippedRefused, res2.Rejected})
+	assert.Equal(t, []int{6, 2, 1, 3}, []int{res2.Rows, res2.SkippedSent, res2.SkippedRefused, res2.Tally.Rejected})
 	assert.Equal(t, 2, len(fake.Messages()))
 }
 
 func TestSendUnknownIsNotAReject(t *testing.T) {
 	t.Parallel()
 	src := mailmerge.Rows([]string{"email"}, []mailmerge.Row{{Address: "ann@example.net"}, {Address: "bob@example.net"}})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	fake, relay := startRelay(t, smtp.WithMaxConnections(1))
 	fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
 	journal := filepath.Join(t.TempDir(), "j")
-	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{Journal: journal})
+	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: journal})
 	require.NoError(t, err)
 	defer res.Close()
-	assert.Equal(t, 1, res.Unknown)
+	assert.Equal(t, 1, res.Tally.Unknown)
 	assert.Equal(t, 0, res.Rejects())
 	assert.Equal(t, 1, res.Unknowns())
-	res2, err := job.Send(testContext(t), relay, mailmerge.SendOptions{Journal: journal})
+	res2, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: journal})
 	require.NoError(t, err)
 	defer res2.Close()
 	assert.Equal(t, []int{1, 1, 1}, []int{res2.SkippedUnknown, res2.SkippedSent, res2.Unknowns()})
@@ -193,24 +205,24 @@ func TestJournalErrors(t *testing.T) {
 		return &smtp.Message{From: "a@example.com", Subject: subject, Text: "t"}
 	}
 	_, relay := startRelay(t)
-	first, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{})
+	first, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	res, err := first.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "old")})
+	res, err := first.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	require.NoError(t, err)
 	res.Close()
 
-	fixed, err := mailmerge.New(src, msg("Hello {{FIRST}}"), mailmerge.Options{})
+	fixed, err := mailmerge.New(src, msg("Hello {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
-	_, err = fixed.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "old")})
+	_, err = fixed.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	var jerr *mailmerge.JournalError
 	require.ErrorAs(t, err, &jerr)
 	assert.True(t, jerr.MessageChanged)
 	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
 	assert.Contains(t, err.Error(), "was written for another message")
 
-	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{Shard: smtp.ShardSpec{Index: 1, Count: 2}})
+	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 1, Count: 2}})
 	require.NoError(t, err)
-	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{Journal: filepath.Join(dir, "old")})
+	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	require.ErrorAs(t, err, &jerr)
 	assert.False(t, jerr.MessageChanged)
 	assert.Equal(t, smtp.ShardSpec{}, jerr.Journal)
@@ -221,10 +233,10 @@ func TestJournalErrors(t *testing.T) {
 func TestSendDuplicateWithoutLines(t *testing.T) {
 	t.Parallel()
 	src := mailmerge.Rows([]string{"email"}, []mailmerge.Row{{Address: "ann@example.net"}, {Address: "bob@example.net"}, {Address: " ANN@example.net", Raw: " ANN@example.net"}})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	_, relay := startRelay(t)
-	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{})
+	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows})
 	require.NoError(t, err)
 	defer res.Close()
 	var got []string
@@ -235,6 +247,8 @@ func TestSendDuplicateWithoutLines(t *testing.T) {
 	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, got)
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
+	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, rejectReasons(check.FirstRejected), "the reasons Send gives")
+	check.FirstRejected = nil
 	assert.Equal(t, mailmerge.CheckResult{Rows: 3, Sendable: 2, Rejected: 1, Duplicates: 1, Empty: map[string]int{}}, *check)
 }
 
@@ -248,10 +262,10 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 		{Line: 4, Address: "bob@example.net", Values: map[string]string{"FIRST": "Bob"}},
 		{Line: 5, Address: "BOB@example.net", Raw: "BOB@example.net"}, // empty too, but a duplicate first
 	})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
 	require.NoError(t, err)
 	fake, relay := startRelay(t)
-	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{})
+	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows})
 	require.NoError(t, err)
 	defer res.Close()
 	var got []string
@@ -266,6 +280,9 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 
 	check, err := job.Check(testContext(t))
 	require.NoError(t, err)
+	assert.Equal(t, []string{"ann@example.net: empty value for {{FIRST}} (subject)", "Ann@example.net: duplicate of line 2", "BOB@example.net: duplicate of line 4"},
+		rejectReasons(check.FirstRejected), "the reasons Send gives")
+	check.FirstRejected = nil
 	assert.Equal(t, mailmerge.CheckResult{Rows: 4, Sendable: 1, Rejected: 3, Duplicates: 2,
 		Empty: map[string]int{"{{FIRST}} (subject)": 1}}, *check)
 }
@@ -281,39 +298,39 @@ func TestSendBudgets(t *testing.T) {
 	}
 	tests := []struct {
 		name                string
-		maxRejects, maxUnkn mailmerge.Budget
+		maxRejects, maxUnkn job.Budget
 		want                []string // the budget errors: "rejects 2 > 1" or "unknown 1 > 0"
 	}{
-		{"no budgets", mailmerge.Budget{}, mailmerge.Budget{}, nil},
-		{"within both", mailmerge.MaxRows(2), mailmerge.MaxRows(1), nil},
-		{"rejects over", mailmerge.MaxRows(1), mailmerge.MaxRows(1), []string{"rejects 2 > 1"}},
-		{"unknown over", mailmerge.MaxPercent(50), mailmerge.MaxRows(0), []string{"unknown 1 > 0"}},
-		{"both over", mailmerge.MaxPercent(25), mailmerge.MaxPercent(0), []string{"rejects 2 > 1", "unknown 1 > 0"}},
-		{"any", mailmerge.MaxPercent(100), mailmerge.MaxPercent(100), nil},
+		{"zero budgets allow none", job.Budget{}, job.Budget{}, []string{"rejects 2 > 0", "unknown 1 > 0"}},
+		{"unlimited", job.Unlimited(), job.Unlimited(), nil},
+		{"within both", job.Rows(2), job.Rows(1), nil},
+		{"rejects over", job.Rows(1), job.Rows(1), []string{"rejects 2 > 1"}},
+		{"unknown over", job.Percent(50), job.Rows(0), []string{"unknown 1 > 0"}},
+		{"both over", job.Percent(25), job.Percent(0), []string{"rejects 2 > 1", "unknown 1 > 0"}},
+		{"any", job.Percent(100), job.Percent(100), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			job, err := mailmerge.New(mailmerge.Rows([]string{"email", "FIRST"}, rows),
-				&smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{})
+			mm, err := mailmerge.New(mailmerge.Rows([]string{"email", "FIRST"}, rows),
+				&smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
 			require.NoError(t, err)
 			fake, relay := startRelay(t, smtp.WithMaxConnections(1))
 			fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "bob@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})
 			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true, Times: 1}) // cat@: one connection sends in order
-			res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: tt.maxRejects, MaxUnknown: tt.maxUnkn})
+			res, err := mm.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: tt.maxRejects, MaxUnknown: tt.maxUnkn})
 			require.NotNil(t, res, "the result is whole, over a budget or not")
 			defer res.Close()
-			assert.Equal(t, []int{4, 1, 1, 1, 1}, []int{res.Rows, res.Sent, res.Rejected, res.Refused, res.Unknown})
+			assert.Equal(t, []int{4, 1, 1, 1, 1}, []int{res.Rows, res.Tally.Done, res.Tally.Rejected, res.Tally.Refused, res.Tally.Unknown})
 			var got []string
 			for _, e := range unjoin(err) {
-				var be *mailmerge.BudgetError
+				var be *job.BudgetError
 				require.ErrorAs(t, e, &be)
-				kind := "rejects"
-				if be.Unknown {
-					kind = "unknown"
-				}
+				kind := map[string]string{"MaxRejects": "rejects", "MaxUnknown": "unknown"}[be.Budget]
+				require.NotEmpty(t, kind, be.Budget)
 				got = append(got, fmt.Sprintf("%s %d > %d", kind, be.Rows, be.Allowed))
-				assert.Contains(t, be.Error(), be.Budget.String())
+				assert.Equal(t, 4, be.Total, "the share is of the source's rows")
+				assert.Contains(t, be.Error(), be.Limit.String())
 			}
 			assert.Equal(t, tt.want, got)
 		})
@@ -331,35 +348,11 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-func TestBudgetParseAndText(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		rows int
-		want int
-		err  string
-	}{
-		{"0", 100, 0, ""},
-		{"5", 100, 5, ""},
-		{"10%", 95, 10, ""},
-		{"100%", 7, -1, ""},
-		{"5%%", 0, 0, `budget "5%%": want N or N% (0% to 100%)`},
-		{"-1", 0, 0, `budget "-1": want N or N% (0% to 100%)`},
+// rejectReasons are the rows as "ADDRESS: REASON".
+func rejectReasons(rows []mailmerge.RowResult) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.Address+": "+r.Reason)
 	}
-	for _, tt := range tests {
-		b, err := mailmerge.ParseBudget(tt.in)
-		if tt.err != "" {
-			assert.EqualError(t, err, tt.err)
-			continue
-		}
-		require.NoError(t, err)
-		assert.Equal(t, tt.want, b.Of(tt.rows), tt.in)
-		assert.Equal(t, strings.TrimSpace(tt.in), b.String())
-	}
-	assert.Equal(t, -1, mailmerge.Budget{}.Of(10))
-	assert.Equal(t, "none", mailmerge.Budget{}.String())
-	e := &mailmerge.BudgetError{Rows: 12, Allowed: 5, Budget: mailmerge.MaxPercent(5)}
-	assert.Equal(t, "mailmerge: 12 rows rejected or refused, over the MaxRejects budget of 5%, which allows 5", e.Error())
-	e = &mailmerge.BudgetError{Unknown: true, Rows: 2, Allowed: 1, Budget: mailmerge.MaxRows(1)}
-	assert.Equal(t, "mailmerge: 2 rows of unknown outcome, over the MaxUnknown budget of 1", e.Error())
+	return out
 }

@@ -1,0 +1,39 @@
+//go:build unix
+
+package smtp_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestJournalIsPrivateUnderAnOpenUmask: a journal names every recipient, so it is created
+// 0600 even when the umask would let anyone read it. Not parallel: the umask is the
+// process's, and no parallel test runs while a sequential top-level test does.
+func TestJournalIsPrivateUnderAnOpenUmask(t *testing.T) {
+	old := syscall.Umask(0)
+	t.Cleanup(func() { syscall.Umask(old) })
+	for _, tc := range []struct {
+		name    string
+		binding smtp.JournalBinding
+	}{
+		{"plain", testBinding},
+		{"sharded", smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.name+".journal")
+			j, err := smtp.OpenJournal(path, tc.binding)
+			require.NoError(t, err)
+			require.NoError(t, j.Close())
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+		})
+	}
+}
