@@ -54,7 +54,7 @@ func (m *multiFlag) Set(v string) error {
 func sendCommand() *command {
 	return &command{
 		name:    "send",
-		args:    "--from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-] [flags]",
+		args:    "--from ADDR (--to ADDR | --recipients FILE) --subject TEXT [--text FILE|-] [--html FILE|-] [flags]",
 		summary: "send a message through the SMTP relay",
 		help: `
 Sends one message through the Sendloop SMTP relay, with the relay's X-SL-* options: merge
@@ -144,7 +144,7 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
-			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required)")
+			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required unless --recipients)")
 			fs.Var(&o.cc, "cc", "a copy recipient `ADDR`; repeat the flag or separate with commas")
 			fs.Var(&o.bcc, "bcc", "a blind copy recipient `ADDR`, never shown in the message")
 			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")

@@ -395,8 +395,11 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
 		for _, f := range m.ExtraHeaders {
 			fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
 		}
-		if p.Text != "" {
+		switch {
+		case p.Text != "":
 			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(p.Text, "\n"))
+		case p.HTML != "":
+			fmt.Fprintf(&b, "\n(the text the HTML part shows; --preview DIR writes the whole message)\n%s\n", htmlText(p.HTML))
 		}
 		b.WriteString("\n")
 	}

@@ -35,7 +35,7 @@
 //	        keep a list in step with a CSV file
 //	export  --list ID [--segment ID] [--format csv|json] [--excel] [--concurrency N]
 //	        stream a list's (or a segment's) subscribers to stdout
-//	send    --from ADDR --to ADDR --subject TEXT [--text FILE|-] [--html FILE|-]
+//	send    --from ADDR (--to ADDR | --recipients FILE) --subject TEXT [--text FILE|-] [--html FILE|-]
 //	        [--cc ADDR]... [--bcc ADDR]... [--inline CID=FILE]... [--attach FILE]...
 //	        [--header 'Name: value']... [--list-unsubscribe URL|mailto] [--one-click]
 //	        [--message-id ID] [--merge-vars JSON] [--custom-args JSON] [--tags a,b]

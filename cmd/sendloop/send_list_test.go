@@ -217,6 +217,17 @@ func TestSendRecipientsDryRun(t *testing.T) {
 	expect(t, r, exitOK, []string{"To: ann@example.net\nSubject: For Ann\n\nHi Ann", "To: bob@example.net", "2 messages shown, nothing sent"}, nil)
 }
 
+// TestSendRecipientsDryRunOfHTMLOnly: a message with no text part shows the text its HTML
+// renders to, with the row's values, and says where the whole message is written.
+func TestSendRecipientsDryRunOfHTMLOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	csv := writeFile(t, dir, "list.csv", "email,FIRST\nann@example.net,Ann\n")
+	body := writeFile(t, dir, "body.html", "<html><head><style>p{color:red}</style></head><body><p>Hi <b>{{FIRST}}</b>,</p><p>news &amp; more</p></body></html>")
+	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "News", "--html", body, "--recipients", csv, "--dry-run"}, env: []string{}}.run(t)
+	expect(t, r, exitOK, []string{"Subject: News\n\n(the text the HTML part shows; --preview DIR writes the whole message)\nHi Ann,\nnews & more\n"}, nil)
+}
+
 func readFileT(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
