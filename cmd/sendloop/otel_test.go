@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,6 +95,7 @@ func runTraced(t *testing.T, c *otlpCollector, vars map[string]string, args ...s
 func TestOTLPExport(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t-collector-key"
+	csvPath := writeFile(t, t.TempDir(), "members.csv", "EmailAddress\nann@example.com\ndan@example.com\n")
 	tests := []struct {
 		name    string
 		status  int // the collector's answer
@@ -103,7 +105,8 @@ func TestOTLPExport(t *testing.T) {
 		exports int      // requests the collector gets
 		stderr  []string // in stderr
 		service string
-		auth    string // the Authorization header the collector gets
+		auth    string   // the Authorization header the collector gets
+		spans   []string // among the spans exported; nil: the lists command's
 	}{
 		{
 			name:   "the endpoint variable turns it on",
@@ -121,6 +124,14 @@ func TestOTLPExport(t *testing.T) {
 					envOTLPProtocol: "http/protobuf", envServiceName: "nightly-sync"}
 			},
 			args: []string{"lists", "--fake", "--otel"}, code: exitOK, exports: 1, service: "nightly-sync",
+		},
+		{
+			name:   "a sync's dry run",
+			status: http.StatusOK,
+			env:    func(u string) map[string]string { return map[string]string{envOTLPEndpoint: u + "/"} },
+			args:   []string{"--fake", "--quiet", "sync", "--list", "1", "--csv", csvPath, "--dry-run"},
+			code:   exitOK, exports: 1, service: "sendloop",
+			spans: []string{"sendloop sync", "sendloop list.get", "sendloop subscriber.browse"},
 		},
 		{
 			name:   "OTEL_TRACES_EXPORTER=none turns it off",
@@ -184,13 +195,35 @@ func TestOTLPExport(t *testing.T) {
 			assert.Equal(t, "/v1/traces", e.path)
 			assert.Equal(t, tt.auth, e.auth, "the headers variable's credentials are sent")
 			assert.Contains(t, e.service, tt.service)
-			assert.Contains(t, e.spans, "sendloop lists", "the CLI command's span")
-			assert.Contains(t, e.spans, "sendloop list.getlist", "the API call's span")
+			want := tt.spans
+			if want == nil {
+				want = []string{"sendloop lists", "sendloop list.getlist"} // the command's and its call's
+			}
+			for _, name := range want {
+				assert.Contains(t, e.spans, name)
+			}
 			for _, name := range e.spans {
 				assert.NotContains(t, name, secret)
 			}
 		})
 	}
+}
+
+// TestOTLPCollectorDown: a collector nobody listens at costs a note, within the flush's
+// bound, and the command's own exit status stands.
+func TestOTLPCollectorDown(t *testing.T) {
+	t.Parallel()
+	c := newOTLPCollector(t, http.StatusOK)
+	down := c.srv.URL
+	c.srv.Close() // its port now refuses connections
+	start := time.Now()
+	r := runTraced(t, c, map[string]string{envOTLPEndpoint: down}, "--fake", "lists")
+	assert.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	assert.Less(t, time.Since(start), tracingFlushTimeout+2*time.Second, "the flush is bounded")
+	assert.True(t, strings.HasPrefix(r.stderr, "sendloop: traces not exported: "), "stderr: %s", r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %s", r.stderr)
+	assert.NotContains(t, r.stderr, down)
+	assert.NotEmpty(t, r.stdout, "the lists are printed")
 }
 
 func TestOTLPHeaders(t *testing.T) {
