@@ -55,6 +55,9 @@ type env struct {
 	// otlpClient sends the OTLP exports; nil for the exporter's own. Tests set their
 	// server's.
 	otlpClient *http.Client
+	// otlpFlush bounds the flush of the traces at exit; zero for tracingFlushTimeout. Tests
+	// of a collector that never answers set less.
+	otlpFlush time.Duration
 }
 
 // app is one invocation: the environment and the global flags.

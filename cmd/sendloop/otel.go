@@ -101,7 +101,7 @@ func (a *app) startTracing(ctx context.Context) (*tracing, error) {
 	opts := []otlptracehttp.Option{
 		otlptracehttp.WithEndpointURL(tracesURL),
 		otlptracehttp.WithHeaders(headers),
-		otlptracehttp.WithTimeout(tracingFlushTimeout),
+		otlptracehttp.WithTimeout(a.flushTimeout()),
 		// A short retry: the flush at exit is bounded anyway, and a CLI run is short.
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 250 * time.Millisecond,
 			MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second}),
@@ -201,7 +201,7 @@ func (a *app) endTracing(ctx context.Context, t *tracing, span trace.Span, code 
 	}
 	span.SetAttributes(attribute.Int("sendloop.exit_code", code))
 	span.End()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tracingFlushTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.flushTimeout())
 	defer cancel()
 	err := t.provider.Shutdown(ctx)
 	if exportErr := t.exporter.failure(); exportErr != nil {
@@ -209,11 +209,19 @@ func (a *app) endTracing(ctx context.Context, t *tracing, span trace.Span, code 
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, context.DeadlineExceeded):
-		a.note("traces not exported: the OTLP endpoint did not answer within %s", tracingFlushTimeout)
+	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+		a.note("traces not exported: the OTLP endpoint did not answer within %s", a.flushTimeout())
 	default:
 		a.note("traces not exported: %s", t.redact(exportReason(err)))
 	}
+}
+
+// flushTimeout is how long the tool waits for the collector at exit.
+func (a *app) flushTimeout() time.Duration {
+	if a.otlpFlush > 0 {
+		return a.otlpFlush
+	}
+	return tracingFlushTimeout
 }
 
 // exportReason is an export error without the URL a *url.Error carries.

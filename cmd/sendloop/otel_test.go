@@ -226,6 +226,38 @@ func TestOTLPCollectorDown(t *testing.T) {
 	assert.NotEmpty(t, r.stdout, "the lists are printed")
 }
 
+// TestOTLPCollectorHangs: a collector that takes the request and never answers holds the
+// tool up for the flush's bound only.
+func TestOTLPCollectorHangs(t *testing.T) {
+	t.Parallel()
+	got := make(chan struct{}, 1)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the handler returns, Close does not wait
+	var stdout, stderr bytes.Buffer
+	code := run(testContext(t), []string{"--fake", "lists"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return map[string]string{envOTLPEndpoint: srv.URL}[k] }, otlpClient: srv.Client(),
+		otlpFlush: 100 * time.Millisecond})
+	assert.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	assert.Equal(t, "sendloop: traces not exported: the OTLP endpoint did not answer within 100ms\n", stderr.String())
+	assert.NotEmpty(t, stdout.String(), "the lists are printed")
+	select {
+	case <-got:
+	default:
+		t.Error("the collector got no export")
+	}
+}
+
 func TestOTLPHeaders(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
