@@ -95,7 +95,9 @@ func runTraced(t *testing.T, c *otlpCollector, vars map[string]string, args ...s
 func TestOTLPExport(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t-collector-key"
-	csvPath := writeFile(t, t.TempDir(), "members.csv", "EmailAddress\nann@example.com\ndan@example.com\n")
+	dir := t.TempDir()
+	csvPath := writeFile(t, dir, "members.csv", "EmailAddress\nann@example.com\ndan@example.com\n")
+	textPath := writeFile(t, dir, "body.txt", "Hello.\n")
 	tests := []struct {
 		name    string
 		status  int // the collector's answer
@@ -132,6 +134,15 @@ func TestOTLPExport(t *testing.T) {
 			args:   []string{"--fake", "--quiet", "sync", "--list", "1", "--csv", csvPath, "--dry-run"},
 			code:   exitOK, exports: 1, service: "sendloop",
 			spans: []string{"sendloop sync", "sendloop list.get", "sendloop subscriber.browse"},
+		},
+		{
+			name:   "a relay message",
+			status: http.StatusOK,
+			env:    func(u string) map[string]string { return map[string]string{envOTLPEndpoint: u} },
+			args: []string{"--fake", "send", "--from", "shop@example.com", "--to", "ann@example.net",
+				"--subject", "Receipt", "--text", textPath},
+			code: exitOK, exports: 1, service: "sendloop",
+			spans: []string{"sendloop send", "sendloop smtp.send"},
 		},
 		{
 			name:   "OTEL_TRACES_EXPORTER=none turns it off",
