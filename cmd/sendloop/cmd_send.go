@@ -367,6 +367,9 @@ func runSend(ctx context.Context, a *app, o *sendOptions) error {
 // sendRelay makes the relay sender: to the in-process fake with --fake (returned too), else
 // from the environment.
 func (a *app) sendRelay(ctx context.Context, opts []smtp.Option) (*smtp.Relay, *sendlooptest.Relay, error) {
+	if a.tracing != nil {
+		opts = append(opts, smtp.WithMessageObserver(a.tracing.observer))
+	}
 	if !a.fake {
 		relay, err := a.relayFromEnv(opts)
 		return relay, nil, err

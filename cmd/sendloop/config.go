@@ -56,7 +56,7 @@ func (a *app) apiKey(ctx context.Context) string {
 // sendloop.NewClientFromEnv builds it, from the tool's environment. The SDK checks the key
 // and the base URL; the tool adds what to do about a refusal.
 func (a *app) client(ctx context.Context) (*sendloop.Client, error) {
-	opts := []sendloop.Option{sendloop.WithUserAgent(userAgent)}
+	opts := append([]sendloop.Option{sendloop.WithUserAgent(userAgent)}, a.tracing.clientOptions()...)
 	if a.verbose {
 		opts = append(opts, sendloop.WithLogger(a.logger()))
 	}

@@ -23,6 +23,8 @@
 //	--verbose      log every API request (command, attempt, status, duration; never a body
 //	               or a key) and SMTP step to stderr
 //	--timeout DUR  give up after DUR (e.g. 30s, 10m); default: no limit
+//	--otel         export the command's traces over OTLP/HTTP (see Tracing); default
+//	               endpoint http://localhost:4318
 //	--version      print the version and exit
 //
 // # Commands
@@ -82,6 +84,21 @@
 //	SENDLOOP_SMTP_PASSWORD  and password
 //	SENDLOOP_SMTP_CA_FILE   optional: a PEM file of certificates to trust for the relay's
 //	                        STARTTLS, besides the system's (sendloop fake writes one)
+//
+// # Tracing
+//
+// With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the URL as it
+// is) set, or with --otel, a command sends its traces over OTLP/HTTP (http/protobuf) to
+// that collector: a span "sendloop <command>" (e.g. "sendloop sync"), the parent of a span
+// per API call ("sendloop subscriber.import") and per relay message ("sendloop smtp.send"),
+// as package otel records them, under the resource service.name "sendloop"
+// (OTEL_SERVICE_NAME overrides it). OTEL_EXPORTER_OTLP_HEADERS (and …_TRACES_HEADERS)
+// give the headers of each export, e.g. a backend's API key; OTEL_TRACES_EXPORTER=none
+// turns the export off unless --otel is given. OTEL_EXPORTER_OTLP_PROTOCOL (or
+// …_TRACES_PROTOCOL), when set, must be http/protobuf: any other protocol is refused
+// (exit 2). The spans are flushed when the command ends, for at most 5 seconds; a
+// collector that is down or refuses costs a one-line note on stderr, never the command's
+// exit status. The endpoint and the headers' values are never printed.
 //
 // # Exit status
 //

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -51,6 +52,12 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	stderrTTY      bool
+	// otlpClient sends the OTLP exports; nil for the exporter's own. Tests set their
+	// server's.
+	otlpClient *http.Client
+	// otlpFlush bounds the flush of the traces at exit; zero for tracingFlushTimeout. Tests
+	// of a collector that never answers set less.
+	otlpFlush time.Duration
 }
 
 // app is one invocation: the environment and the global flags.
@@ -61,6 +68,11 @@ type app struct {
 	quiet   bool
 	verbose bool
 	timeout time.Duration
+	otel    bool
+
+	// tracing exports the invocation's traces over OTLP (--otel or the OTEL_ variables);
+	// nil when not asked.
+	tracing *tracing
 
 	fakeSrv *fakeService // started on first use with --fake
 
@@ -136,6 +148,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	global.BoolVar(&a.quiet, "quiet", false, "")
 	global.BoolVar(&a.verbose, "verbose", false, "")
 	global.DurationVar(&a.timeout, "timeout", 0, "")
+	global.BoolVar(&a.otel, "otel", false, "")
 	version := global.Bool("version", false, "")
 
 	name, at := commandName(args, global)
@@ -183,8 +196,21 @@ func run(ctx context.Context, args []string, e *env) int {
 		ctx, cancel = context.WithTimeout(ctx, a.timeout)
 		defer cancel()
 	}
+	tr, err := a.startTracing(ctx)
+	if err != nil {
+		return a.fail(err)
+	}
+	a.tracing = tr
+	ctx, span := tr.start(ctx, name)
+	code := a.runCommand(ctx, runner, positional)
+	a.endTracing(ctx, tr, span, code)
+	return code
+}
+
+// runCommand runs the command and prints its failure, before the traces are flushed.
+func (a *app) runCommand(ctx context.Context, runner func(context.Context, *app, []string) error, args []string) int {
 	defer a.closeFake()
-	return a.fail(runner(ctx, a, positional))
+	return a.fail(runner(ctx, a, args))
 }
 
 // wantsJSON reports a --json flag among the arguments, so that even an error in the other
@@ -488,6 +514,8 @@ Global flags:
   --quiet           no progress and no notes on stderr (errors are still printed)
   --verbose         log every API request (command, attempt, status, duration) to stderr
   --timeout DUR     give up after DUR (e.g. 30s, 10m); default: no limit
+  --otel            export traces over OTLP/HTTP (default endpoint http://localhost:4318);
+                    OTEL_EXPORTER_OTLP_ENDPOINT turns it on too (see Environment)
   --version         print the version and exit
 
 Environment:
@@ -501,6 +529,13 @@ Environment:
   SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY
                            a running fake's control API, for 'sendloop fake messages' and
                            its other subcommands (see 'sendloop help fake')
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+                           a collector: each command sends its spans there over OTLP/HTTP
+                           (a span for the command, one per API call and relay message);
+                           OTEL_EXPORTER_OTLP_HEADERS for its credentials,
+                           OTEL_TRACES_EXPORTER=none to turn it off, OTEL_SERVICE_NAME
+                           (default sendloop); OTEL_EXPORTER_OTLP_PROTOCOL, if set, must be
+                           http/protobuf
 
 Progress is drawn on stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
