@@ -86,3 +86,17 @@ func (s *rowSpool) Close() {
 	}
 	s.f = nil
 }
+
+// createPrivate creates (or truncates) the report file path, mode 0600 whatever the umask:
+// a rejects file or a plan names the list's addresses, which are personal data.
+func createPrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil && !errors.Is(err, errors.ErrUnsupported) { // a file made before, by another umask
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

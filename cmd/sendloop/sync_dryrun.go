@@ -152,7 +152,7 @@ func (s *syncOutput) openPlan(path string, csvInfo os.FileInfo) error {
 		if info, err := os.Stat(path); err == nil && os.SameFile(info, csvInfo) {
 			return usagef("sync", "--plan names the CSV file itself")
 		}
-		f, err := os.Create(path)
+		f, err := createPrivate(path)
 		if err != nil {
 			return usagef("sync", "--plan: %v", err)
 		}

@@ -45,7 +45,7 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 		s.abort()
 		return nil, usagef("sync", "--rejects names the CSV file itself")
 	}
-	f, err := os.Create(path)
+	f, err := createPrivate(path)
 	if err != nil {
 		s.abort()
 		return nil, usagef("sync", "--rejects: %v", err)
