@@ -140,10 +140,7 @@ func (f *File) Columns() []string {
 func (f *File) Layout() (email int, fields []string, cols []int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.layout == nil {
-		return -1, nil, nil
-	}
-	return f.layout.Email, append([]string(nil), f.layout.Fields...), append([]int(nil), f.layout.Columns...)
+	return f.layout.Parts()
 }
 
 // Lines returns the number of rows (non-blank lines) Source found, and how many of them

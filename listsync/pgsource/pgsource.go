@@ -141,10 +141,7 @@ func (q *Query) Columns() []string {
 func (q *Query) Layout() (email int, fields []string, cols []int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.layout == nil {
-		return -1, nil, nil
-	}
-	return q.layout.Email, append([]string(nil), q.layout.Fields...), append([]int(nil), q.layout.Columns...)
+	return q.layout.Parts()
 }
 
 // Rows returns how many rows the query returned, once a reading has gone through them all

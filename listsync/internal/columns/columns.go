@@ -92,3 +92,12 @@ func Map(names []string, opts listsync.HeaderOptions) (*Layout, error) {
 	}
 	return l, nil
 }
+
+// Parts returns copies of the layout's address index, field names and field columns, or
+// -1 and nils for a nil layout (a source not mapped yet).
+func (l *Layout) Parts() (email int, fields []string, cols []int) {
+	if l == nil {
+		return -1, nil, nil
+	}
+	return l.Email, append([]string(nil), l.Fields...), append([]int(nil), l.Columns...)
+}
