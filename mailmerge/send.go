@@ -18,6 +18,11 @@ type SendOptions struct {
 	// with its outcome after, so that a run killed at any moment can be run again and
 	// sends no row twice. Empty sends without one.
 	Journal string
+	// JournalStore, when set, is the journal instead of a file at Journal (which then only
+	// names it in messages): a journal in a database, such as package mailmerge/pgjournal's,
+	// that every run and shard of the send shares, so that a rerun on another machine sends
+	// no row twice. It must be opened for Job.Binding's fingerprint; Send does not close it.
+	JournalStore smtp.Journal
 	// ContinueFrom is an earlier journal of the same shard, possibly bound to another
 	// message (a typo fixed after a partial send): the rows it records (sent, refused,
 	// unknown or in flight) are skipped. It is only read. It needs Journal.
@@ -111,7 +116,7 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 // not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
 // returns the result and ctx's error.
 func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
-	if opts.ContinueFrom != "" && opts.Journal == "" {
+	if opts.ContinueFrom != "" && opts.Journal == "" && opts.JournalStore == nil {
 		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
 	}
 	if err := j.CheckEscaping(ctx); err != nil {
@@ -121,7 +126,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		return nil, err
 	}
 	var journal *smtp.FileJournal
-	if opts.Journal != "" {
+	if opts.Journal != "" && opts.JournalStore == nil {
 		var err error
 		if journal, err = j.openJournal(opts.Journal); err != nil {
 			return nil, err
@@ -171,7 +176,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			}
 		}
 	}
-	var jr smtp.Journal
+	var jr smtp.Journal = opts.JournalStore
 	if journal != nil {
 		jr = journal
 	}

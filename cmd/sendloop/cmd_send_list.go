@@ -318,9 +318,14 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 		summarize = false
 		return testSendList(ctx, a, job, relay, l)
 	}
+	store, closeStore, err := openJournalStore(ctx, a, job, l)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
-	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, ContinueFrom: l.continueFrom,
+	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
 		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }})
 	endProgress()

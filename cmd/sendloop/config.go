@@ -28,6 +28,9 @@ const (
 	// e.g. a `sendloop fake --listen-any` reached by its CI service name. The SDK's
 	// equivalent is the WithInsecureHTTP option, which NewClientFromEnv sets from it too.
 	envInsecureHTTP = sendloop.EnvInsecureHTTP
+	// envJournalURL names the database of send journals: when it is set, --journal NAME
+	// names a journal in it (package mailmerge/pgjournal), shared by every runner.
+	envJournalURL = "SENDLOOP_JOURNAL_URL"
 )
 
 // userAgent names the tool before the SDK's own User-Agent token.

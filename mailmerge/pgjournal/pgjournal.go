@@ -57,6 +57,25 @@ CREATE TABLE sendloop_journal_keys (
 	PRIMARY KEY (journal, key)
 );`}}}
 
+// Connect returns a pool for the database at databaseURL (a postgres:// URL or a key=value
+// connection string, TLS as its sslmode says). It makes no connection yet. Its error, and
+// every error of this package on the pool, never holds the URL's password.
+func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
+	db, err := pgxpool.New(ctx, databaseURL)
+	if err != nil {
+		return nil, pgschema.Scrub(fmt.Errorf("pgjournal: the database URL %s: %w", pgschema.Redact(databaseURL), err), pgschema.Password(databaseURL))
+	}
+	return db, nil
+}
+
+// scrub removes db's password from err.
+func scrub(err error, db *pgxpool.Pool) error {
+	if err == nil {
+		return nil
+	}
+	return pgschema.Scrub(err, db.Config().ConnConfig.Password)
+}
+
 // Migrate creates or upgrades the journal's tables; Open calls it. A schema newer than this
 // release knows is refused with an error saying so.
 func Migrate(ctx context.Context, db *pgxpool.Pool) error {
@@ -123,6 +142,11 @@ type Options struct {
 // journal's records once, and holds one connection of db until Close, whose advisory lock
 // tells other runs that this one is alive; db stays the caller's to close.
 func Open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.JournalBinding, opts Options) (*Journal, error) {
+	j, err := open(ctx, db, name, binding, opts)
+	return j, scrub(err, db)
+}
+
+func open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.JournalBinding, opts Options) (*Journal, error) {
 	if name == "" {
 		return nil, errors.New("pgjournal: a journal needs a name")
 	}
@@ -232,6 +256,10 @@ func (j *Journal) records(ctx context.Context) iter.Seq2[smtp.JournalRecord, err
 // Append records rec as the last record of rec.Key, committed when it returns. An
 // in-flight record is a claim: see the package documentation and ClaimedError.
 func (j *Journal) Append(rec smtp.JournalRecord) error {
+	return scrub(j.append(rec), j.db)
+}
+
+func (j *Journal) append(rec smtp.JournalRecord) error {
 	if rec.Time.IsZero() {
 		rec.Time = time.Now()
 	}
