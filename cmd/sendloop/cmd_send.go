@@ -120,7 +120,12 @@ since are sent, and rows whose outcome is unknown are listed, never sent again w
 --resend-unknown. A journal written for another message is refused: after fixing a mistake
 in a partly sent message, --continue-from OLD --journal NEW sends the corrected message to
 the rows OLD does not record. --shard K/N splits a file across N jobs (a stable hash of the
-address), each with its own journal. --rate N paces the relay (4xx replies slow it down),
+address), each with its own journal file. A journal file lives on one machine: where a
+rerun may land on another (a CI runner, a rescheduled pod), set SENDLOOP_JOURNAL_URL to a
+PostgreSQL database (postgres://…, from the environment only; its password is never
+printed) and --journal NAME names a journal in it, shared by every runner and every
+--shard of the send: a key is claimed as its message goes out, so two runs never send it
+both, and a dead run's keys are unknown. --rate N paces the relay (4xx replies slow it down),
 --concurrency N its connections. The report (--json: one object whose counts add up to the
 file's rows, reject_budget and unknown_budget) lists the rows refused, unknown (in this run
 or an earlier one), deferred and rejected, each with the line it starts on. The exit code
