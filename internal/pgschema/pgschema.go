@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -154,29 +155,64 @@ func Redact(dsn string) string {
 	return strings.Join(fields, " ")
 }
 
-// Password returns the password a database URL or connection string carries, or "".
-func Password(dsn string) string {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		if u, uerr := url.Parse(dsn); uerr == nil {
-			p, _ := u.User.Password()
-			return p
+// keywordPassword finds password=… in a key=value connection string.
+var keywordPassword = regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+
+// Secrets returns the spellings of the password a database URL or key=value connection
+// string holds, as written, URL-decoded and URL-encoded; also for an address url.Parse
+// refuses, which still shows user:password@ to a reader. It returns none for none.
+func Secrets(dsn string) []string {
+	var secrets []string
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			secrets = append(secrets, pw, url.QueryEscape(pw), url.PathEscape(pw))
 		}
-		return ""
 	}
-	return cfg.Password
+	if u, err := url.Parse(dsn); err == nil {
+		if pw := u.Query().Get("password"); pw != "" {
+			secrets = append(secrets, pw, url.QueryEscape(pw))
+		}
+	}
+	for _, m := range keywordPassword.FindAllStringSubmatch(dsn, -1) {
+		if pw := strings.Trim(m[1], "'"); pw != "" {
+			secrets = append(secrets, pw, m[1])
+		}
+	}
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		rest := dsn[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if colon := strings.Index(rest[:at], ":"); colon >= 0 && colon+1 < at {
+				secrets = append(secrets, rest[colon+1:at])
+			}
+		}
+	}
+	return secrets
 }
 
-// Scrub returns err with every spelling of secret in its text replaced, keeping its chain
-// for errors.Is and errors.As. A nil err or an empty secret returns err as it is.
-func Scrub(err error, secret string) error {
-	if err == nil || secret == "" {
+// RedactText returns text without any spelling of dsn's password, nor any password=….
+func RedactText(text, dsn string) string {
+	for _, s := range Secrets(dsn) {
+		text = strings.ReplaceAll(text, s, "xxxxx")
+	}
+	return keywordPassword.ReplaceAllString(text, "password=xxxxx")
+}
+
+// Scrub returns err with every spelling of the secrets (as given, URL-encoded) in its
+// text replaced, keeping its chain for errors.Is and errors.As. A nil err, or no secret in
+// its text, returns err as it is.
+func Scrub(err error, secrets ...string) error {
+	if err == nil {
 		return err
 	}
 	text := err.Error()
 	clean := text
-	for _, s := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
-		clean = strings.ReplaceAll(clean, s, "xxxxx")
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		for _, s := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+			clean = strings.ReplaceAll(clean, s, "xxxxx")
+		}
 	}
 	if clean == text {
 		return err

@@ -44,8 +44,11 @@ func TestScrub(t *testing.T) {
 	assert.ErrorIs(t, err, base)
 	assert.Nil(t, pgschema.Scrub(nil, "x"))
 	assert.Same(t, base, pgschema.Scrub(base, ""))
-	assert.Equal(t, "p@ss", pgschema.Password("postgres://u:p%40ss@db/x"))
-	assert.Equal(t, "k", pgschema.Password("host=db password=k"))
+	assert.Contains(t, pgschema.Secrets("postgres://u:p%40ss@db/x"), "p@ss")
+	assert.Contains(t, pgschema.Secrets("host=db password='k k'"), "k k")
+	assert.Contains(t, pgschema.Secrets("postgres://u:s3cret@[::1"), "s3cret", "an address url.Parse refuses")
+	assert.Empty(t, pgschema.Secrets("postgres://u@db/x"))
+	assert.Equal(t, "dial: xxxxx refused, password=xxxxx", pgschema.RedactText("dial: p@ss refused, password=p@ss", "postgres://u:p%40ss@db/x"))
 }
 
 func component(n int) pgschema.Component {

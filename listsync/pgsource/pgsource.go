@@ -41,14 +41,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/go-sendloop/sendloop/internal/pgschema"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/listsync/internal/columns"
 )
@@ -468,43 +467,9 @@ func (q *Query) wrap(doing string, err error) error {
 	return e
 }
 
-// keywordPassword finds password=… in a key=value connection string.
-var keywordPassword = regexp.MustCompile(`password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
-
 // Redact removes from text the password of the database address databaseURL, in each form
 // it may take there (as written, URL-decoded, URL-encoded), and any password=… it holds.
-func Redact(text, databaseURL string) string {
-	var secrets []string
-	if u, err := url.Parse(databaseURL); err == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			secrets = append(secrets, pw, url.QueryEscape(pw), url.PathEscape(pw))
-		}
-		if pw := u.Query().Get("password"); pw != "" {
-			secrets = append(secrets, pw, url.QueryEscape(pw))
-		}
-	}
-	for _, m := range keywordPassword.FindAllStringSubmatch(databaseURL, -1) {
-		pw := strings.Trim(m[1], "'")
-		if pw != "" {
-			secrets = append(secrets, pw, m[1])
-		}
-	}
-	if i := strings.Index(databaseURL, "://"); i >= 0 {
-		// An address url.Parse refuses still shows user:password@ to a reader.
-		rest := databaseURL[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if colon := strings.Index(rest[:at], ":"); colon >= 0 && colon+1 < at {
-				secrets = append(secrets, rest[colon+1:at])
-			}
-		}
-	}
-	for _, s := range secrets {
-		if len(s) >= 1 {
-			text = strings.ReplaceAll(text, s, "xxxxx")
-		}
-	}
-	return keywordPassword.ReplaceAllString(text, "password=xxxxx")
-}
+func Redact(text, databaseURL string) string { return pgschema.RedactText(text, databaseURL) }
 
 // textFormat asks the server for every column in its text form.
 const textFormat int16 = 0

@@ -63,7 +63,7 @@ CREATE TABLE sendloop_journal_keys (
 func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	db, err := pgxpool.New(ctx, databaseURL)
 	if err != nil {
-		return nil, pgschema.Scrub(fmt.Errorf("pgjournal: the database URL %s: %w", pgschema.Redact(databaseURL), err), pgschema.Password(databaseURL))
+		return nil, pgschema.Scrub(fmt.Errorf("pgjournal: the database URL %s: %w", pgschema.Redact(databaseURL), err), pgschema.Secrets(databaseURL)...)
 	}
 	return db, nil
 }
