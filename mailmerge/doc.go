@@ -68,4 +68,29 @@
 // Duplicates are found before a row's values are checked: a row rejected for an empty
 // value still holds its address, and a later row of it is "duplicate of line N" in Send,
 // Check and the preview alike.
+//
+// # Who may be mailed
+//
+// A send reaches only the people who may be mailed, decided before the first message as
+// the tags are. Send and Check read, once per run, the account's global suppression list
+// (one suppression.list.getlist) and, with Options.ListID, the list's own suppression
+// entries and its members' status. A suppressed row gets the fate job.Suppressed; with a
+// list, a row whose address is not a Subscribed member (not in the list, unsubscribed,
+// hard-bounced, confirmation pending) gets job.NotSubscribed; each with its reason, never
+// sent, listed apart in Result and not counted against MaxRejects. Addresses compare as
+// the service compares them: without regard to case. No option sends to a suppressed
+// address; Options.IncludeNotSubscribed, for mail that is not marketing, sends to a list's
+// other members.
+//
+// A file sent with a list is checked against the list at a cost that follows the
+// smaller side: Send reads the file's addresses once (kept as 128-bit hashes, so memory
+// grows with the file, not the list), then looks up each address (subscriber.get) when
+// there are at most 200 of them and the list has more pages of 100 members than that, and
+// walks the list's members otherwise. OpenList sends to a list's members themselves, page
+// by page, keyed by subscriber ID in the journal.
+//
+// A send to more than one recipient needs the API (Options.API): without it Send and
+// Check fail with ErrNoAPI before the first message, for a bulk send that cannot read the
+// suppression list must not guess. A rerun reads the lists again, so an address
+// suppressed between two runs is not sent.
 package mailmerge

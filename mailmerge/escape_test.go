@@ -128,7 +128,7 @@ func TestPreviewRejectsABadUnsubscribeURL(t *testing.T) {
 	})
 	job, err := mailmerge.New(src, &smtp.Message{From: "f@example.com", Subject: "s", Text: "x",
 		ListUnsubscribe: []string{"https://{{{HOST}}}/u?e={{email}}"}, ListUnsubscribeOneClick: true},
-		mailmerge.Options{AllowEmpty: []string{"HOST"}})
+		mailmerge.Options{API: testAPI(t), AllowEmpty: []string{"HOST"}})
 	require.NoError(t, err)
 	check, err := job.Check(context.Background())
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/personalize"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -35,6 +36,22 @@ type Options struct {
 	// Shard sends only the rows of one shard (smtp.Shard of the lower-cased address); it
 	// enters the binding.
 	Shard smtp.ShardSpec
+	// API is the client Send and Check read who may be mailed through, before the first
+	// message: the account's global suppression list (one suppression.list.getlist) and,
+	// with ListID, the list's suppression entries and its members' status. A send to more
+	// than one recipient needs it (ErrNoAPI). A suppressed address is never sent.
+	API *sendloop.Client
+	// ListID names the list the send is for (a source from OpenList names its own): its
+	// suppression entries apply, and a row whose address is not a Subscribed member of it
+	// (not in the list, unsubscribed, hard-bounced, confirmation pending) gets the fate
+	// job.NotSubscribed with the reason, and is not sent. It needs API. It does not enter
+	// the binding.
+	ListID int
+	// IncludeNotSubscribed sends to the rows ListID would leave out as not subscribed. It
+	// is only for mail that is not marketing and that every member must get whatever
+	// their status (a change of terms, a security notice): unsubscribed and bounced people
+	// get it too. Suppressed addresses are still never sent. It does not enter the binding.
+	IncludeNotSubscribed bool
 }
 
 // Job is a recipient source and a message template, checked: every tag of the template
@@ -51,6 +68,12 @@ type Job struct {
 	// noUnsubscribe: Options.NoUnsubscribe.
 	noUnsubscribe bool
 	shard         smtp.ShardSpec
+	// api, listID and includeNotSubscribed are Options'; fromList says the source reads
+	// listID itself, its rows carrying their state.
+	api                  *sendloop.Client
+	listID               int
+	includeNotSubscribed bool
+	fromList             bool
 
 	names    []string // columns and variables, sorted
 	columns  []string // the source's
@@ -76,12 +99,26 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 		return nil, fmt.Errorf("mailmerge: the template has recipients: each row is its own")
 	case tmpl.MessageID != "":
 		return nil, fmt.Errorf("mailmerge: the template has a Message-ID: each message gets its own")
+	case opts.ListID < 0:
+		return nil, fmt.Errorf("mailmerge: list ID %d: want a list's ID", opts.ListID)
+	case opts.ListID != 0 && opts.API == nil:
+		return nil, fmt.Errorf("mailmerge: a send for list %d reads the list's members and suppressions through the API: Options.API is not set", opts.ListID)
 	case opts.Shard.Count < 0 || opts.Shard.Count > 0 && (opts.Shard.Index < 0 || opts.Shard.Index >= opts.Shard.Count):
 		return nil, fmt.Errorf("mailmerge: shard index %d of %d: want an index from 0 to %d", opts.Shard.Index, opts.Shard.Count, max(opts.Shard.Count-1, 0))
 	}
 	m := *tmpl
 	j := &Job{src: src, tmpl: &m, vars: map[string]string{}, defaults: map[string]string{},
-		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), keepEscaping: set(opts.KeepEscaping), noUnsubscribe: opts.NoUnsubscribe, shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{}}
+		allowEmpty: set(opts.AllowEmpty), allowTag: set(opts.AllowTags), keepEscaping: set(opts.KeepEscaping), noUnsubscribe: opts.NoUnsubscribe, shard: opts.Shard, nameSet: map[string]bool{}, constant: map[string]bool{},
+		api: opts.API, listID: opts.ListID, includeNotSubscribed: opts.IncludeNotSubscribed}
+	if ls, ok := src.(*listSource); ok {
+		if opts.ListID != 0 && opts.ListID != ls.listID {
+			return nil, fmt.Errorf("mailmerge: Options.ListID %d is not the source's list %d", opts.ListID, ls.listID)
+		}
+		j.listID, j.fromList = ls.listID, true
+		if j.api == nil {
+			j.api = ls.api
+		}
+	}
 	for k, v := range opts.Vars {
 		if !ValidName(k) {
 			return nil, fmt.Errorf("mailmerge: variable %q: a name is made of letters, digits, _ . or -", k)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/personalize"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -96,7 +97,7 @@ func (j *Job) firstMessages(ctx context.Context, n int, fn func(PreviewMessage))
 			return err
 		}
 		index++
-		fate, msg, key := j.decide(index, row, seen, nil)
+		fate, msg, key := j.decide(index, row, seen, nil, nil)
 		if msg == nil || j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 			continue
 		}
@@ -131,15 +132,25 @@ type CheckResult struct {
 	// FirstRejected are the first rejected rows (at most MaxFirstRejected), with the
 	// reasons Send gives them.
 	FirstRejected []RowResult
+	// Suppressed and NotSubscribed count the rows Send would not send for who they are
+	// (see Options.API and Options.ListID); FirstSuppressed are the first of either (at
+	// most MaxFirstRejected), with their fates and reasons.
+	Suppressed, NotSubscribed int
+	FirstSuppressed           []RowResult
 }
 
 // MaxFirstRejected is how many rejected rows CheckResult.FirstRejected holds.
 const MaxFirstRejected = 10
 
 // Check reads the whole source once and counts what Send would do with its rows before
-// the relay: rejected (no address, a duplicate, an empty value) or sendable. It sends
-// nothing.
+// the relay: rejected (no address, a duplicate, an empty value), suppressed, not
+// subscribed, or sendable. It reads who may be mailed as Send does (ErrNoAPI without
+// Options.API for more than one row) and sends nothing.
 func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
+	aud, err := j.readAudience(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res := &CheckResult{Empty: map[string]int{}}
 	seen := newKeyLines()
 	index := -1
@@ -152,12 +163,22 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 			return res, err
 		}
 		res.Rows++
-		fate, msg, key := j.decide(index, row, seen, nil)
+		fate, msg, key := j.decide(index, row, seen, nil, aud)
 		switch {
 		case msg != nil && j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index:
 			res.OtherShards++
 		case msg != nil:
 			res.Sendable++
+		case fate.Fate == job.Suppressed:
+			res.Suppressed++
+			if len(res.FirstSuppressed) < MaxFirstRejected {
+				res.FirstSuppressed = append(res.FirstSuppressed, fate)
+			}
+		case fate.Fate == job.NotSubscribed:
+			res.NotSubscribed++
+			if len(res.FirstSuppressed) < MaxFirstRejected {
+				res.FirstSuppressed = append(res.FirstSuppressed, fate)
+			}
 		default:
 			res.Rejected++
 			if len(res.FirstRejected) < MaxFirstRejected {

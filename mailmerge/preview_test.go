@@ -128,7 +128,7 @@ func TestContinueFrom(t *testing.T) {
 			}
 		}
 	})
-	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{NoUnsubscribe: true})
+	partial, err := mailmerge.New(firstRows, &typo, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	res, err := partial.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestContinueFrom(t *testing.T) {
 	before, err := os.ReadFile(old)
 	require.NoError(t, err)
 
-	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true})
+	corrected, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	_, err = corrected.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: old})
 	var jerr *mailmerge.JournalError
@@ -168,7 +168,7 @@ func TestContinueFrom(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the journal continued from is only read")
 
-	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
+	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
 	require.NoError(t, err)
 	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
 	require.ErrorAs(t, err, &jerr)

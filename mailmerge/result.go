@@ -48,6 +48,10 @@ type Result struct {
 	// The rows listed: refused (in this run or an earlier one), of unknown outcome (in
 	// this run or an earlier one), deferred, and rejected, each in the source's order.
 	RefusedRows, UnknownRows, DeferredRows, RejectedRows RowList
+	// The rows not sent for who they are, with their reasons: suppressed (job.Suppressed),
+	// and members of the send's list who are not Subscribed (job.NotSubscribed). They are
+	// not rejects.
+	SuppressedRows, NotSubscribedRows RowList
 }
 
 // Skipped returns the number of rows skipped, for any reason.
@@ -65,7 +69,7 @@ func (r *Result) Unknowns() int { return r.Tally.Unknown + r.SkippedUnknown }
 // Close removes the temporary file of the listed rows, if any.
 func (r *Result) Close() error {
 	var first error
-	for _, l := range []*RowList{&r.RefusedRows, &r.UnknownRows, &r.DeferredRows, &r.RejectedRows} {
+	for _, l := range []*RowList{&r.RefusedRows, &r.UnknownRows, &r.DeferredRows, &r.RejectedRows, &r.SuppressedRows, &r.NotSubscribedRows} {
 		if err := l.close(); err != nil && first == nil {
 			first = err
 		}

@@ -125,6 +125,10 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if err := j.CheckUnsubscribe(ctx); err != nil {
 		return nil, err
 	}
+	aud, err := j.readAudience(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var journal *smtp.FileJournal
 	if opts.Journal != "" && opts.JournalStore == nil {
 		var err error
@@ -151,7 +155,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			run.res.Rows++
 			i := index
 			index++
-			fate, msg, key := j.decide(i, row, nil, earlier)
+			fate, msg, key := j.decide(i, row, nil, earlier, aud)
 			if key == "" {
 				run.early(fate)
 				continue
@@ -205,9 +209,10 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 
 // decide answers a row before the relay: rejected by the source (no key), of another shard
 // (left to SendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
-// Send leaves duplicates to SendKeyed), skipped for ContinueFrom, or rejected for an empty
-// value (with the key and no message); else it returns the row's message and key.
-func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
+// Send leaves duplicates to SendKeyed), skipped for ContinueFrom, suppressed or not
+// subscribed (by aud), or rejected for an empty value (with the key and no message); else
+// it returns the row's message and key.
+func (j *Job) decide(index int, row Row, seen, earlier *keyLines, aud *audience) (RowResult, *smtp.Message, string) {
 	raw := row.Raw
 	if raw == "" {
 		raw = row.Address
@@ -217,8 +222,12 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 		fate.Fate, fate.Reason = job.Rejected, row.Reject
 		return fate, nil, ""
 	}
-	key := strings.ToLower(strings.TrimSpace(row.Address))
-	fate.Address = key
+	addr := strings.ToLower(strings.TrimSpace(row.Address))
+	key := addr
+	if row.Key != "" {
+		key = row.Key
+	}
+	fate.Address = addr
 	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
 		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
 	}
@@ -235,6 +244,13 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	}
 	if earlier != nil && earlier.has(key) {
 		fate.Fate, fate.Skip, fate.Continued = job.Skipped, smtp.SkipAlreadySent, true
+		return fate, nil, key
+	}
+	if why, notSubscribed := aud.judge(addressKey(row.Address), row); why != "" || notSubscribed != "" {
+		fate.Fate, fate.Reason = job.Suppressed, why
+		if why == "" {
+			fate.Fate, fate.Reason = job.NotSubscribed, notSubscribed
+		}
 		return fate, nil, key
 	}
 	msg, why := j.message(row)
@@ -352,7 +368,8 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 		run.report(r)
 		return
 	}
-	r.Address, r.MessageID, r.Err, r.Previous, r.Skip = kr.Key, kr.MessageID, kr.Err, kr.Previous, kr.Skip
+	// r.Address is the row's address already: a list's rows are keyed by subscriber.
+	r.MessageID, r.Err, r.Previous, r.Skip = kr.MessageID, kr.Err, kr.Previous, kr.Skip
 	if kr.Err != nil {
 		r.Reason = kr.Err.Error()
 	}
@@ -401,6 +418,10 @@ func (run *sendRun) report(r RowResult) {
 		res.DeferredRows.add(r)
 	case job.Rejected:
 		res.RejectedRows.add(r)
+	case job.Suppressed:
+		res.SuppressedRows.add(r)
+	case job.NotSubscribed:
+		res.NotSubscribedRows.add(r)
 	case job.Skipped:
 		switch {
 		case r.Continued:

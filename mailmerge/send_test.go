@@ -56,7 +56,7 @@ func template030(t *testing.T) (*smtp.Message, mailmerge.Options) {
 	m.Headers.CustomArgs = map[string]any{"camp": json.Number("7")}
 	m.Headers.Tags = []string{"news"}
 	m.Headers.TrackOpens = true
-	return m, mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CODE": "XYZ", "ALPHA": "1"}}
+	return m, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Vars: map[string]string{"CODE": "XYZ", "ALPHA": "1"}}
 }
 
 func journalHeader(t *testing.T, path string) smtp.JournalBinding {
@@ -125,7 +125,7 @@ func TestSendFates(t *testing.T) {
 	merge, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "Hi {{FIRST}}",
 		Text: "From {{CITY}}: %CODE%", ListUnsubscribe: []string{"https://example.com/u?e={{email}}&c={{CITY}}"},
 		ExtraHeaders: []smtp.Field{{Name: "X-City", Value: "{{{CITY}}} %FIRST% %NOPE%"}}},
-		mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"CODE": "C1"}, AllowEmpty: []string{"CITY"}, AllowTags: []string{"NOPE"}})
+		mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Vars: map[string]string{"CODE": "C1"}, AllowEmpty: []string{"CITY"}, AllowTags: []string{"NOPE"}})
 	require.NoError(t, err)
 	fake, relay := startRelay(t)
 	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "cat@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})
@@ -180,7 +180,7 @@ func TestSendFates(t *testing.T) {
 func TestSendUnknownIsNotAReject(t *testing.T) {
 	t.Parallel()
 	src := mailmerge.Rows([]string{"email"}, []mailmerge.Row{{Address: "ann@example.net"}, {Address: "bob@example.net"}})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	fake, relay := startRelay(t, smtp.WithMaxConnections(1))
 	fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
@@ -205,13 +205,13 @@ func TestJournalErrors(t *testing.T) {
 		return &smtp.Message{From: "a@example.com", Subject: subject, Text: "t"}
 	}
 	_, relay := startRelay(t)
-	first, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true})
+	first, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	res, err := first.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	require.NoError(t, err)
 	res.Close()
 
-	fixed, err := mailmerge.New(src, msg("Hello {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true})
+	fixed, err := mailmerge.New(src, msg("Hello {{FIRST}}"), mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	_, err = fixed.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	var jerr *mailmerge.JournalError
@@ -220,7 +220,7 @@ func TestJournalErrors(t *testing.T) {
 	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
 	assert.Contains(t, err.Error(), "was written for another message")
 
-	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 1, Count: 2}})
+	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 1, Count: 2}})
 	require.NoError(t, err)
 	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	require.ErrorAs(t, err, &jerr)
@@ -233,7 +233,7 @@ func TestJournalErrors(t *testing.T) {
 func TestSendDuplicateWithoutLines(t *testing.T) {
 	t.Parallel()
 	src := mailmerge.Rows([]string{"email"}, []mailmerge.Row{{Address: "ann@example.net"}, {Address: "bob@example.net"}, {Address: " ANN@example.net", Raw: " ANN@example.net"}})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	_, relay := startRelay(t)
 	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows})
@@ -262,7 +262,7 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 		{Line: 4, Address: "bob@example.net", Values: map[string]string{"FIRST": "Bob"}},
 		{Line: 5, Address: "BOB@example.net", Raw: "BOB@example.net"}, // empty too, but a duplicate first
 	})
-	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
+	job, err := mailmerge.New(src, &smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 	require.NoError(t, err)
 	fake, relay := startRelay(t)
 	res, err := job.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows})
@@ -313,7 +313,7 @@ func TestSendBudgets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			mm, err := mailmerge.New(mailmerge.Rows([]string{"email", "FIRST"}, rows),
-				&smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{NoUnsubscribe: true})
+				&smtp.Message{From: "a@example.com", Subject: "Hi {{FIRST}}", Text: "t"}, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
 			require.NoError(t, err)
 			fake, relay := startRelay(t, smtp.WithMaxConnections(1))
 			fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: "bob@example.net", Code: 550, Message: "5.1.1 no such user", Times: 10})

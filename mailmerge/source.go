@@ -21,6 +21,14 @@ type Row struct {
 	// Reject, when not empty, says why the source cannot use the row (malformed, no
 	// address): the row is rejected with this reason.
 	Reject string
+	// Key, when not empty, is the row's key in the journal instead of its lower-cased
+	// address: OpenList's rows are keyed by subscriber ID, so that a member whose address
+	// changes between two runs is not sent twice. Duplicates and shards go by the key.
+	Key string
+	// NotSubscribed, when not empty, says why the row's recipient is a member of the
+	// send's list who is not Subscribed ("unsubscribed from list 7"): OpenList's rows carry
+	// it. The row gets the fate job.NotSubscribed unless Options.IncludeNotSubscribed.
+	NotSubscribed string
 }
 
 // Source is where the recipients come from: File, RowFunc or Rows.

@@ -1,9 +1,11 @@
 // Command bulk-send sends one message per row of a CSV file through the Sendloop relay, with
 // a journal, as `sendloop send --recipients` does: every tag is checked before the first
-// message, a row with an empty FIRST is rejected, a rerun sends no row twice, and Ctrl-C
-// stops it cleanly (run it again to finish). With SENDLOOP_SMTP_HOST unset it sends
-// list.csv through an embedded fake relay and prints what it received; with it set (and
-// SENDLOOP_SMTP_PORT, _USER, _PASSWORD), it sends the file given as argument.
+// message, an address on the account's suppression list is never sent, a row with an empty
+// FIRST is rejected, a rerun sends no row twice, and Ctrl-C stops it cleanly (run it again
+// to finish). With SENDLOOP_SMTP_HOST unset it sends list.csv through an embedded fake of
+// the service (its API and its relay, where erin@example.com is suppressed) and prints what
+// the relay received; with it set (and SENDLOOP_SMTP_PORT, _USER, _PASSWORD, and the API's
+// SENDLOOP_API_KEY and SENDLOOP_BASE_URL), it sends the file given as argument.
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -36,15 +39,28 @@ func main() {
 
 func run(ctx context.Context, w io.Writer, args []string) error {
 	var relay *smtp.Relay
+	var api *sendloop.Client
 	var fake *sendlooptest.Relay
 	file, journal := "", "bulk-send.journal"
 	if os.Getenv(smtp.EnvHost) == "" {
-		var err error
-		if fake, err = sendlooptest.StartRelay(nil, "demo", "demo-password"); err != nil {
+		srv, err := sendlooptest.Start()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		// The service's own suppression (a complaint), which the send must honour.
+		if _, err := srv.Suppress(sendloop.GlobalSuppression, "erin@example.com", "FBL Report"); err != nil {
+			return err
+		}
+		if api, err = sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL)); err != nil {
+			return err
+		}
+		if fake, err = srv.StartRelay(nil); err != nil {
 			return err
 		}
 		defer fake.Close()
-		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: "demo", Password: "demo-password"},
+		user, password := srv.RelayCredentials()
+		if relay, err = smtp.NewRelay(fake.Addr(), smtp.Auth{Username: user, Password: password},
 			smtp.WithTLSConfig(fake.ClientTLSConfig())); err != nil {
 			return err
 		}
@@ -64,6 +80,9 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		if relay, err = smtp.NewRelayFromEnv(smtp.WithRate(20, 5)); err != nil {
 			return err
 		}
+		if api, err = sendloop.NewClientFromEnv(); err != nil {
+			return err // a bulk send reads the suppression list through the API
+		}
 		file = args[0]
 	}
 	defer relay.Close()
@@ -76,7 +95,7 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		Text: "Hi %FIRST%,{{#City}} greetings to {{{City}}}!{{/City}}\nSpring sale: 50% off.",
 		// A bulk send needs a one-click unsubscription naming its recipient.
 		ListUnsubscribe: []string{"https://example.com/unsubscribe?e={{email}}"}, ListUnsubscribeOneClick: true},
-		mailmerge.Options{})
+		mailmerge.Options{API: api})
 	if err != nil {
 		return err // a tag naming nothing: nothing was sent
 	}
@@ -92,8 +111,8 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 		return err
 	}
 	defer res.Close()
-	fmt.Fprintf(w, "%d rows: %d sent, %d skipped, %d refused, %d unknown, %d deferred, %d rejected, %d not attempted\n",
-		res.Rows, res.Tally.Done, res.Skipped(), res.Tally.Refused, res.Tally.Unknown, res.Tally.Deferred, res.Tally.Rejected, res.Tally.NotAttempted)
+	fmt.Fprintf(w, "%d rows: %d sent, %d suppressed, %d skipped, %d refused, %d unknown, %d deferred, %d rejected, %d not attempted\n",
+		res.Rows, res.Tally.Done, res.Tally.Suppressed, res.Skipped(), res.Tally.Refused, res.Tally.Unknown, res.Tally.Deferred, res.Tally.Rejected, res.Tally.NotAttempted)
 	if fake != nil {
 		fmt.Fprintf(w, "the fake relay received %d messages\n", len(fake.Messages()))
 	}
