@@ -97,7 +97,7 @@ func (s *listSource) Rows(ctx context.Context) iter.Seq2[Row, error] {
 				values[f.name] = sub.CustomFields[f.id]
 			}
 			row := Row{Address: strings.TrimSpace(sub.EmailAddress), Values: values,
-				Key: fmt.Sprintf("list %d subscriber %d", s.listID, sub.SubscriberID),
+				Key:           fmt.Sprintf("list %d subscriber %d", s.listID, sub.SubscriberID),
 				NotSubscribed: memberReason(stateOf(sub.SubscriptionStatus, sub.BounceType), sub.SubscriptionStatus, s.listID)}
 			if row.Address == "" {
 				row.Reject = fmt.Sprintf("subscriber %d has no address", sub.SubscriberID)
