@@ -337,3 +337,30 @@ feed:
 	}
 	return ctx.Err()
 }
+
+// Suppressed returns, for each of addrs that the account suppresses everywhere (an entry
+// of the global suppression list), the reason it may not be mailed, read with one
+// suppression.list.get per address: the check of a single message (`sendloop send --to`)
+// that a bulk send makes of every row. An address not suppressed is not in the map.
+func Suppressed(ctx context.Context, c *sendloop.Client, addrs ...string) (map[string]string, error) {
+	if c == nil {
+		return nil, errors.New("mailmerge: Suppressed needs a client")
+	}
+	out := map[string]string{}
+	for _, addr := range addrs {
+		entries, err := c.Suppression.Get(ctx, sendloop.NormalizeAddress(addr))
+		switch {
+		case errors.Is(err, sendloop.ErrNotFound):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading the suppression of %s: %w", addr, err)
+		}
+		for _, e := range entries {
+			if e.ListID == sendloop.GlobalSuppression {
+				out[addr] = suppressionReason(sendloop.GlobalSuppression, e.Type)
+				break
+			}
+		}
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package mailmerge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,6 +138,10 @@ type CheckResult struct {
 	// most MaxFirstRejected), with their fates and reasons.
 	Suppressed, NotSubscribed int
 	FirstSuppressed           []RowResult
+	// AudienceUnread reports a check of more than one row without Options.API: who may be
+	// mailed was not read, Suppressed and NotSubscribed are 0, and Send would fail with
+	// ErrNoAPI.
+	AudienceUnread bool
 }
 
 // MaxFirstRejected is how many rejected rows CheckResult.FirstRejected holds.
@@ -144,14 +149,17 @@ const MaxFirstRejected = 10
 
 // Check reads the whole source once and counts what Send would do with its rows before
 // the relay: rejected (no address, a duplicate, an empty value), suppressed, not
-// subscribed, or sendable. It reads who may be mailed as Send does (ErrNoAPI without
-// Options.API for more than one row) and sends nothing.
+// subscribed, or sendable. It reads who may be mailed as Send does and sends nothing;
+// without Options.API it counts no row suppressed and says so (CheckResult.AudienceUnread).
 func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
+	res := &CheckResult{Empty: map[string]int{}}
 	aud, err := j.readAudience(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNoAPI):
+		res.AudienceUnread = true
+	case err != nil:
 		return nil, err
 	}
-	res := &CheckResult{Empty: map[string]int{}}
 	seen := newKeyLines()
 	index := -1
 	for row, err := range j.src.Rows(ctx) {

@@ -8,12 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -54,7 +56,7 @@ func (m *multiFlag) Set(v string) error {
 func sendCommand() *command {
 	return &command{
 		name:    "send",
-		args:    "--from ADDR (--to ADDR | --recipients FILE) --subject TEXT [--text FILE|-] [--html FILE|-] [flags]",
+		args:    "--from ADDR (--to ADDR | --recipients FILE | --list ID) --subject TEXT [--text FILE|-] [--html FILE|-] [flags]",
 		summary: "send a message through the SMTP relay",
 		help: `
 Sends one message through the Sendloop SMTP relay, with the relay's X-SL-* options: merge
@@ -90,6 +92,23 @@ Name column gives the display name; the file is read as sync reads it: --encodin
 --delimiter, --column), every other column a merge variable for both %COL% and {{COL}}, as
 is each --var NAME=VALUE. Rename a column whose name has spaces with --column
 'First name=FIRST'. --header and --list-unsubscribe values may hold {{COL}} and %COL%.
+
+--list ID sends one message to each Subscribed member of the list instead, read page by
+page, its merge variables EmailAddress, SubscriberID, ListID and each custom field by its
+name (spaces become _: {{{First_Name}}}); the journal keys its rows by subscriber ID.
+With --recipients FILE, --list ID sends only to the file's rows that are Subscribed members
+of the list.
+
+Who may be mailed is read before the first message, through the API (SENDLOOP_API_KEY and
+SENDLOOP_BASE_URL, required for --recipients and --list; exit code 2 without them): an
+address on the account's global suppression list, or with --list on the list's own, is
+never sent (no flag sends it), and with --list a row whose address is not a Subscribed
+member (not in the list, unsubscribed, hard-bounced, confirmation pending) is not sent
+either, unless --include-not-subscribed, which is only for mail that is not marketing and
+that every member must get (a change of terms, a security notice). Those rows are listed
+apart with their reasons (suppressed, not subscribed), never counted as rejects. A single
+--to message is checked against the global suppression list when the API is configured,
+and a note says so when it is not.
 
 Every tag is checked before the first message: each {{NAME}}, {{{NAME}}}, section and
 %NAME% in the subject, bodies, headers and List-Unsubscribe must name a column or a --var,
@@ -145,11 +164,12 @@ echo '<p>Hi {{NAME}}</p>' | sendloop send --from shop@example.com --to ann@examp
 sendloop send --from news@example.com --to ann@example.net --subject News --html news.html --inline logo@example.com=logo.png --list-unsubscribe https://example.com/u/ann --one-click --header 'X-Campaign: spring'
 sendloop --fake send --from a@example.com --to b@example.net --subject Test --text - <<< 'Hello'
 sendloop send --from news@example.com --subject 'News for {{{FIRST}}}' --html news.html --inline logo.png --recipients list.csv --journal news.journal --rate 50 --list-unsubscribe 'https://example.com/u?e={{email}}'
-sendloop send --from news@example.com --subject News --html news.html --recipients list.csv --journal news-1.journal --shard 1/3 --max-rejects 1% --annotations github`,
+sendloop send --from news@example.com --subject News --html news.html --recipients list.csv --journal news-1.journal --shard 1/3 --max-rejects 1% --annotations github
+sendloop send --from news@example.com --subject 'Hi {{{First_Name}}}' --html news.html --list 7 --journal news.journal --list-unsubscribe 'https://example.com/u/{{SubscriberID}}' --one-click`,
 		setup: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			o := &sendOptions{}
 			fs.StringVar(&o.from, "from", "", "the sender `ADDR` (required)")
-			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required unless --recipients)")
+			fs.Var(&o.to, "to", "a recipient `ADDR`; repeat the flag or separate with commas (required unless --recipients or --list)")
 			fs.Var(&o.cc, "cc", "a copy recipient `ADDR`; repeat the flag or separate with commas")
 			fs.Var(&o.bcc, "bcc", "a blind copy recipient `ADDR`, never shown in the message")
 			fs.StringVar(&o.subject, "subject", "", "the subject `TEXT` (required)")
@@ -169,6 +189,8 @@ sendloop send --from news@example.com --subject News --html news.html --recipien
 			fs.BoolVar(&o.trackGA, "track-ga", false, "track with Google Analytics (X-SL-Track-GA)")
 			l := &o.list
 			fs.StringVar(&l.recipients, "recipients", "", "send one message per row of the CSV `FILE` (its address column; the other columns are merge variables)")
+			fs.IntVar(&l.listID, "list", 0, "send one message to each Subscribed member of the list `ID` (its fields as merge variables); with --recipients, only to the file's rows that are")
+			fs.BoolVar(&l.includeNotSubscribed, "include-not-subscribed", false, "with --list: also send to the members who are not Subscribed (unsubscribed, hard-bounced, unconfirmed). Only for mail that is not marketing and that every member must get (a change of terms, a security notice); suppressed addresses are never sent")
 			fs.StringVar(&l.journal, "journal", "", "record each row's fate in `FILE` (required with --recipients): a rerun sends no row twice")
 			fs.Float64Var(&l.rate, "rate", 0, "send at most `N` messages a second (default: no limit); 4xx replies slow it down")
 			fs.IntVar(&l.concurrency, "concurrency", smtp.DefaultMaxConnections, "keep up to `N` relay connections open")
@@ -213,8 +235,8 @@ func (o *sendOptions) message(stdin io.Reader) (*smtp.Message, error) {
 	switch {
 	case strings.TrimSpace(o.from) == "":
 		return nil, usagef("send", "--from is required")
-	case len(o.to) == 0 && o.list.recipients == "":
-		return nil, usagef("send", "--to is required (or --recipients FILE)")
+	case len(o.to) == 0 && o.list.recipients == "" && o.list.listID == 0:
+		return nil, usagef("send", "--to is required (or --recipients FILE, or --list ID)")
 	case o.subject == "":
 		return nil, usagef("send", "--subject is required")
 	case o.text == "" && o.html == "":
@@ -306,18 +328,21 @@ func readBody(flagName, path string, stdin io.Reader) (string, error) {
 var recipientsOnlyFlags = []string{
 	"journal", "rate", "shard", "dry-run", "resend-unknown", "resend-refused", "var", "column",
 	"encoding", "delimiter", "max-rejects", "max-unknown", "annotations", "default", "allow-empty",
-	"allow-tag", "keep-escaping", "no-unsubscribe", "continue-from", "preview", "preview-rows", "test-to", "test-rows", "test-as-is",
+	"allow-tag", "keep-escaping", "no-unsubscribe", "include-not-subscribed", "continue-from", "preview", "preview-rows", "test-to", "test-rows", "test-as-is",
 }
 
 func runSend(ctx context.Context, a *app, o *sendOptions) error {
-	if o.list.recipients != "" {
+	if o.list.recipients != "" || o.list.listID != 0 {
 		return runSendList(ctx, a, o)
 	}
 	if slices.ContainsFunc(recipientsOnlyFlags, func(name string) bool { return o.list.given[name] }) {
-		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE")
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --include-not-subscribed, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE or --list ID")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {
+		return err
+	}
+	if err := a.refuseSuppressed(ctx, msg); err != nil {
 		return err
 	}
 	var opts []smtp.Option
@@ -514,4 +539,42 @@ func nonNilMap[V any](m map[string]V) map[string]V {
 		return map[string]V{}
 	}
 	return m
+}
+
+// refuseSuppressed refuses a message to an address the account suppresses everywhere, as a
+// bulk send never sends one: read through the API when it is configured (or --fake), and
+// said to be unchecked when it is not.
+func (a *app) refuseSuppressed(ctx context.Context, msg *smtp.Message) error {
+	if !a.fake && a.apiKey(ctx) == "" {
+		a.note("the suppression list was not checked: %s is not set", envAPIKey)
+		return nil
+	}
+	c, err := a.client(ctx)
+	if err != nil {
+		return err
+	}
+	var addrs []string
+	for _, list := range [][]string{msg.To, msg.Cc, msg.Bcc} {
+		for _, v := range list {
+			if addr, err := mail.ParseAddress(v); err == nil {
+				addrs = append(addrs, addr.Address)
+			} else {
+				addrs = append(addrs, v) // the relay's check names what is wrong with it
+			}
+		}
+	}
+	suppressed, err := mailmerge.Suppressed(ctx, c, addrs...)
+	if err != nil {
+		return fmt.Errorf("checking the suppression list: %w", err)
+	}
+	var why []string
+	for _, addr := range addrs {
+		if r, ok := suppressed[addr]; ok {
+			why = append(why, addr+" is "+r)
+		}
+	}
+	if len(why) > 0 {
+		return fmt.Errorf("not sent: %s; the message goes to nobody while an address is suppressed", strings.Join(why, "; "))
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/csvfile"
 	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
@@ -38,6 +39,10 @@ type listOptions struct {
 	testTo                     string
 	testRows                   int
 	testAsIs                   bool
+	// listID is --list: the list whose Subscribed members are sent to (alone, or the
+	// file's rows that are members of it, with --recipients).
+	listID               int
+	includeNotSubscribed bool
 	// given names the flags given on the command line (flag.FlagSet.Visit).
 	given map[string]bool
 }
@@ -87,9 +92,13 @@ func nameValues(flagName string, given []string) (map[string]string, error) {
 func (l *listOptions) checkLimits(o *sendOptions) error {
 	switch {
 	case len(o.to) > 0 || len(o.cc) > 0:
-		return usagef("send", "--recipients sends to the file's addresses: drop --to and --cc")
+		return usagef("send", "%s sends to its own addresses: drop --to and --cc", l.sourceFlag())
+	case l.listID < 0:
+		return usagef("send", "--list wants a list's ID, e.g. --list 7")
+	case l.includeNotSubscribed && l.listID == 0:
+		return usagef("send", "--include-not-subscribed goes with --list ID")
 	case l.journal == "" && !l.dryRun && l.previewDir == "" && l.testTo == "":
-		return usagef("send", "--recipients needs --journal FILE: it records each row sent, so that a rerun sends no row twice")
+		return usagef("send", "%s needs --journal FILE: it records each row sent, so that a rerun sends no row twice", l.sourceFlag())
 	case l.concurrency < 1:
 		return usagef("send", "--concurrency must be at least 1")
 	case l.rate < 0 || math.IsNaN(l.rate) || math.IsInf(l.rate, 0):
@@ -112,6 +121,22 @@ func (l *listOptions) checkLimits(o *sendOptions) error {
 	return nil
 }
 
+// sourceFlag names the recipients' flag given: --recipients FILE or --list ID.
+func (l *listOptions) sourceFlag() string {
+	if l.recipients == "" {
+		return "--list"
+	}
+	return "--recipients"
+}
+
+// sourceName names the recipients in messages and the step summary: the file, or the list.
+func (l *listOptions) sourceName() string {
+	if l.recipients == "" {
+		return fmt.Sprintf("list %d", l.listID)
+	}
+	return l.recipients
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -121,7 +146,7 @@ func btoi(b bool) int {
 
 // listJob reads the flags of send --recipients into the library's job: the file, the
 // template, the variables, defaults and shard, every tag checked.
-func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*mailmerge.Job, error) {
+func (l *listOptions) listJob(ctx context.Context, a *app, o *sendOptions, shard smtp.ShardSpec, api *sendloop.Client) (*mailmerge.Job, error) {
 	vars, err := nameValues("--var", l.vars)
 	if err != nil {
 		return nil, err
@@ -134,12 +159,17 @@ func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*ma
 	if err != nil {
 		return nil, err
 	}
-	src, err := l.source()
+	src, err := l.source(ctx, api)
 	if err != nil {
 		return nil, err
 	}
-	job, err := mailmerge.New(src, tmpl, mailmerge.Options{Vars: vars, Defaults: defaults,
-		AllowEmpty: l.allowEmpty, AllowTags: l.allowTags, KeepEscaping: l.keepEscaping, NoUnsubscribe: l.noUnsubscribe, Shard: shard})
+	opts := mailmerge.Options{Vars: vars, Defaults: defaults, AllowEmpty: l.allowEmpty, AllowTags: l.allowTags,
+		KeepEscaping: l.keepEscaping, NoUnsubscribe: l.noUnsubscribe, Shard: shard,
+		API: api, IncludeNotSubscribed: l.includeNotSubscribed}
+	if l.recipients != "" {
+		opts.ListID = l.listID // a list's own source names it
+	}
+	job, err := mailmerge.New(src, tmpl, opts)
 	var cerr *mailmerge.CheckError
 	switch {
 	case errors.As(err, &cerr):
@@ -179,7 +209,7 @@ func (l *listOptions) checkRefusal(cerr *mailmerge.CheckError, vars map[string]s
 			vs = append(vs, n)
 		}
 	}
-	fmt.Fprintf(&b, "\nthe columns of %s: %s", l.recipients, orNone(cerr.Columns))
+	fmt.Fprintf(&b, "\nthe columns of %s: %s", l.sourceName(), orNone(cerr.Columns))
 	if len(vs) > 0 {
 		fmt.Fprintf(&b, "; --var: %s", strings.Join(vs, ", "))
 	}
@@ -194,9 +224,19 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// source opens --recipients as the library reads it: the reader's options and the column
-// renames.
-func (l *listOptions) source() (mailmerge.Source, error) {
+// source opens --recipients as the library reads it (the reader's options and the column
+// renames), or the members of --list ID.
+func (l *listOptions) source(ctx context.Context, api *sendloop.Client) (mailmerge.Source, error) {
+	if l.recipients == "" {
+		src, err := mailmerge.OpenList(ctx, api, l.listID)
+		switch {
+		case errors.Is(err, sendloop.ErrListNotFound):
+			return nil, inputf("--list %d: no list of that ID in the account", l.listID)
+		case err != nil:
+			return nil, fmt.Errorf("--list: %s", cliMessage(err))
+		}
+		return src, nil
+	}
 	read := csvfile.ReadOptions{}
 	var err error
 	if read.Encoding, err = csvfile.ParseEncoding(l.encoding); err != nil {
@@ -266,11 +306,30 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 		if !summarize {
 			return
 		}
-		if err := gh.finish(rep.summary(gh.path(), shard, outcome, unknownOutcome, runErr)); err != nil {
+		path := gh.path()
+		if l.recipients == "" {
+			path = l.sourceName()
+		}
+		if err := gh.finish(rep.summary(path, shard, outcome, unknownOutcome, runErr)); err != nil {
 			a.note("%v", err)
 		}
 	}()
-	job, err := l.listJob(a, o, shard)
+	// Who may be mailed is read through the API: a bulk send without it is refused, as
+	// the library refuses it (mailmerge.ErrNoAPI). A preview and a test send reach nobody
+	// on the file and go without, unless the recipients are a list; a dry run reads it
+	// when the API is configured and says so when it is not.
+	var api *sendloop.Client
+	if l.dryRun && l.listID == 0 && a.apiKey(ctx) != "" {
+		if api, err = a.client(ctx); err != nil {
+			return err
+		}
+	}
+	if l.listID != 0 || (l.previewDir == "" && l.testTo == "" && !l.dryRun) {
+		if api, err = a.client(ctx); err != nil {
+			return fmt.Errorf("%s reads the account's suppression list (and a list's members) through the API, before the first message: %w", l.sourceFlag(), err)
+		}
+	}
+	job, err := l.listJob(ctx, a, o, shard, api)
 	if err != nil {
 		return err
 	}
@@ -290,7 +349,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	switch {
 	case l.dryRun:
 		summarize = false
-		return dryRunList(ctx, a, job)
+		return dryRunList(ctx, a, job, l)
 	case l.previewDir != "":
 		summarize = false
 		paths, err := job.WritePreview(ctx, l.previewDir, l.previewRows)
@@ -384,11 +443,11 @@ func testSendList(ctx context.Context, a *app, job *mailmerge.Job, relay *smtp.R
 
 // dryRunList prints the first rows' messages of this shard, the notes and the rows the
 // check would reject, and sends nothing.
-func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
+func dryRunList(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions) error {
 	const show = 3
 	msgs, err := job.Preview(ctx, show)
 	if err != nil {
-		return inputf("--recipients: %v", cliMessage(err))
+		return inputf("%s: %v", l.sourceFlag(), cliMessage(err))
 	}
 	var b strings.Builder
 	for _, p := range msgs {
@@ -410,7 +469,7 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job) error {
 	}
 	check, err := job.Check(ctx)
 	if err != nil {
-		return inputf("--recipients: %v", cliMessage(err))
+		return inputf("%s: %v", l.sourceFlag(), cliMessage(err))
 	}
 	for _, n := range job.Notes() {
 		fmt.Fprintf(&b, "Note: %s\n", n)

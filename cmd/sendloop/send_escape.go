@@ -45,11 +45,25 @@ func unsubscribeRefusal(err error) error {
 // would send (or a journal skip) and reject, and the first rejected lines with the reasons
 // the real run prints.
 func writeDryRunCounts(b *strings.Builder, check *mailmerge.CheckResult) {
-	fmt.Fprintf(b, "%s read: %d would be sent (or skipped by the journal), %d rejected", plural(check.Rows, "row"), check.Sendable, check.Rejected)
+	fmt.Fprintf(b, "%s read: %d would be sent (or skipped by the journal), %d rejected, %d suppressed, %d not subscribed",
+		plural(check.Rows, "row"), check.Sendable, check.Rejected, check.Suppressed, check.NotSubscribed)
 	if check.OtherShards > 0 {
 		fmt.Fprintf(b, ", %d of other shards", check.OtherShards)
 	}
 	b.WriteString("\n")
+	for _, r := range check.FirstSuppressed {
+		if r.Line > 0 {
+			fmt.Fprintf(b, "  line %d %s: %s: %s\n", r.Line, r.Address, r.Fate, r.Reason)
+		} else {
+			fmt.Fprintf(b, "  %s: %s: %s\n", r.Address, r.Fate, r.Reason)
+		}
+	}
+	if n := check.Suppressed + check.NotSubscribed - len(check.FirstSuppressed); n > 0 {
+		fmt.Fprintf(b, "  and %s more not sent for who they are\n", plural(n, "row"))
+	}
+	if check.AudienceUnread {
+		fmt.Fprintf(b, "The suppression list was not read: %s is not set, and the real run needs it.\n", envAPIKey)
+	}
 	for _, r := range check.FirstRejected {
 		if r.Line > 0 {
 			fmt.Fprintf(b, "  line %d %s: %s\n", r.Line, r.Address, r.Reason)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/mail"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -230,7 +233,9 @@ func TestSendRecipientsKilledThenFinishedByTheLibrary(t *testing.T) {
 
 	src, err := mailmerge.File(csv, mailmerge.FileOptions{})
 	require.NoError(t, err)
-	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "S", Text: "Hi {{email}}"}, mailmerge.Options{NoUnsubscribe: true})
+	api, err := sendloop.NewClient(f.srv.APIKey, sendloop.WithBaseURL(f.srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: testkit.Transport()}))
+	require.NoError(t, err)
+	job, err := mailmerge.New(src, &smtp.Message{From: "news@example.com", Subject: "S", Text: "Hi {{email}}"}, mailmerge.Options{API: api, NoUnsubscribe: true})
 	require.NoError(t, err)
 	user, password := f.srv.RelayCredentials()
 	lib, err := smtp.NewRelay(relay.Addr(), smtp.Auth{Username: user, Password: password}, smtp.WithTLSConfig(relay.ClientTLSConfig()))

@@ -84,6 +84,10 @@ func (rep *listReport) annotate(r mailmerge.RowResult) {
 		rep.gh.warn(r.Line, "refused", r.Address, why)
 	case r.Fate == sljob.Rejected:
 		rep.gh.warn(r.Line, "rejected", r.Address, why)
+	case r.Fate == sljob.Suppressed:
+		rep.gh.warn(r.Line, "suppressed, not sent:", r.Address, why)
+	case r.Fate == sljob.NotSubscribed:
+		rep.gh.warn(r.Line, "not subscribed, not sent:", r.Address, why)
 	}
 }
 
@@ -111,14 +115,17 @@ func (rep *listReport) write(a *app, relay, journal string, outcome, unknown bud
 		rows       *mailmerge.RowList
 	}{{"refused_rows", "Refused", &res.RefusedRows},
 		{"unknown_rows", "Outcome unknown (never sent again without --resend-unknown)", &res.UnknownRows},
-		{"deferred_rows", "Deferred (sent by a rerun)", &res.DeferredRows}, {"rejected_rows", "Rejected", &res.RejectedRows}}
+		{"deferred_rows", "Deferred (sent by a rerun)", &res.DeferredRows}, {"rejected_rows", "Rejected", &res.RejectedRows},
+		{"suppressed_rows", "Suppressed (never sent)", &res.SuppressedRows},
+		{"not_subscribed_rows", "Not subscribed to the list (not sent)", &res.NotSubscribedRows}}
 	w := bufio.NewWriter(a.stdout)
 	if a.json {
 		skipped := orderedObject{{"already_sent", res.SkippedSent}, {"refused", res.SkippedRefused},
 			{"unknown", res.SkippedUnknown}, {"shard", res.SkippedShard}, {"continued", res.SkippedContinued}}
 		head := orderedObject{{"relay", relay}, {"journal", journal}, {"rows", res.Rows},
 			{"sent", res.Tally.Done}, {"skipped", skipped}, {"refused", res.Tally.Refused}, {"unknown", res.Tally.Unknown},
-			{"deferred", res.Tally.Deferred}, {"rejected", res.Tally.Rejected}, {"not_attempted", res.Tally.NotAttempted}}
+			{"deferred", res.Tally.Deferred}, {"rejected", res.Tally.Rejected}, {"suppressed", res.Tally.Suppressed},
+			{"not_subscribed", res.Tally.NotSubscribed}, {"not_attempted", res.Tally.NotAttempted}}
 		w.WriteString("{")
 		for i, m := range head {
 			if i > 0 {
@@ -145,8 +152,8 @@ func (rep *listReport) write(a *app, relay, journal string, outcome, unknown bud
 		fmt.Fprintf(w, ",\n  \"unknown_budget\": %s\n}\n", indentJSON(unknown.json(), "  "))
 		return w.Flush()
 	}
-	fmt.Fprintf(w, "%s read: %d sent, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards",
-		plural(res.Rows, "row"), res.Tally.Done, res.Skipped(), res.SkippedSent, res.SkippedRefused, res.SkippedUnknown, res.SkippedShard)
+	fmt.Fprintf(w, "%s read: %d sent, %d suppressed, %d not subscribed, %d skipped (%d already sent, %d refused before, %d unknown before, %d of other shards",
+		plural(res.Rows, "row"), res.Tally.Done, res.Tally.Suppressed, res.Tally.NotSubscribed, res.Skipped(), res.SkippedSent, res.SkippedRefused, res.SkippedUnknown, res.SkippedShard)
 	if res.SkippedContinued > 0 {
 		fmt.Fprintf(w, ", %d in the journal continued from", res.SkippedContinued)
 	}
@@ -230,7 +237,7 @@ func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unkno
 	for _, r := range []struct {
 		name string
 		n    int
-	}{{"sent", res.Tally.Done}, {"already sent", res.SkippedSent}, {"refused before", res.SkippedRefused},
+	}{{"sent", res.Tally.Done}, {"suppressed", res.Tally.Suppressed}, {"not subscribed", res.Tally.NotSubscribed}, {"already sent", res.SkippedSent}, {"refused before", res.SkippedRefused},
 		{"unknown before", res.SkippedUnknown}, {"of other shards", res.SkippedShard}, {"refused", res.Tally.Refused},
 		{"unknown", res.Tally.Unknown}, {"deferred", res.Tally.Deferred}, {"rejected", res.Tally.Rejected}, {"not attempted", res.Tally.NotAttempted}} {
 		s.table = append(s.table, []string{r.name, strconv.Itoa(r.n)})

@@ -19,15 +19,19 @@ import (
 
 // listReportJSON is the --json report of send --recipients.
 type listReportJSON struct {
-	Rows         int            `json:"rows"`
-	Sent         int            `json:"sent"`
-	Skipped      map[string]int `json:"skipped"`
-	Refused      int            `json:"refused"`
-	Unknown      int            `json:"unknown"`
-	Deferred     int            `json:"deferred"`
-	Rejected     int            `json:"rejected"`
-	NotAttempted int            `json:"not_attempted"`
-	RefusedRows  []struct {
+	Rows          int            `json:"rows"`
+	Sent          int            `json:"sent"`
+	Skipped       map[string]int `json:"skipped"`
+	Refused       int            `json:"refused"`
+	Unknown       int            `json:"unknown"`
+	Deferred      int            `json:"deferred"`
+	Rejected      int            `json:"rejected"`
+	NotAttempted  int            `json:"not_attempted"`
+	Suppressed    int            `json:"suppressed"`
+	NotSubscribed int            `json:"not_subscribed"`
+	NotSent       []listRowJSON  `json:"suppressed_rows"`
+	NotMembers    []listRowJSON  `json:"not_subscribed_rows"`
+	RefusedRows   []struct {
 		Line   int    `json:"line"`
 		Email  string `json:"email"`
 		Reason string `json:"reason"`
@@ -37,8 +41,15 @@ type listReportJSON struct {
 	} `json:"unknown_rows"`
 }
 
+// listRowJSON is a row a --json report lists.
+type listRowJSON struct {
+	Line   int    `json:"line"`
+	Email  string `json:"email"`
+	Reason string `json:"reason"`
+}
+
 func (r listReportJSON) total() int {
-	n := r.Sent + r.Refused + r.Unknown + r.Deferred + r.Rejected + r.NotAttempted
+	n := r.Sent + r.Refused + r.Unknown + r.Deferred + r.Rejected + r.NotAttempted + r.Suppressed + r.NotSubscribed
 	for _, c := range r.Skipped {
 		n += c
 	}

@@ -53,8 +53,9 @@ func relayEnv(t *testing.T, f *fake) (*sendlooptest.Relay, []string) {
 	}
 	caFile := writeFile(t, t.TempDir(), "ca.pem", string(ca))
 	user, password := f.srv.RelayCredentials()
-	return relay, []string{envSMTPHost + "=" + relay.Host(), envSMTPPort + "=" + strconv.Itoa(relay.Port()),
-		envSMTPUser + "=" + user, envSMTPPassword + "=" + password, envSMTPCAFile + "=" + caFile}
+	// The fake's API too: a bulk send reads the suppression list through it.
+	return relay, append([]string{envSMTPHost + "=" + relay.Host(), envSMTPPort + "=" + strconv.Itoa(relay.Port()),
+		envSMTPUser + "=" + user, envSMTPPassword + "=" + password, envSMTPCAFile + "=" + caFile}, f.env...)
 }
 
 func TestSendRelay(t *testing.T) {
