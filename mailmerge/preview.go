@@ -134,10 +134,11 @@ type CheckResult struct {
 	// reasons Send gives them.
 	FirstRejected []RowResult
 	// Suppressed and NotSubscribed count the rows Send would not send for who they are
-	// (see Options.API and Options.ListID); FirstSuppressed are the first of either (at
-	// most MaxFirstRejected), with their fates and reasons.
+	// (see Options.API and Options.ListID).
 	Suppressed, NotSubscribed int
-	FirstSuppressed           []RowResult
+	// FirstSuppressed are the first rows of either (at most MaxFirstRejected), with their
+	// fates and reasons.
+	FirstSuppressed []RowResult
 	// AudienceUnread reports a check of more than one row without Options.API: who may be
 	// mailed was not read, Suppressed and NotSubscribed are 0, and Send would fail with
 	// ErrNoAPI.
