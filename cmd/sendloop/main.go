@@ -124,7 +124,7 @@ type command struct {
 
 func commands() []*command {
 	return []*command{syncCommand(), exportCommand(), sendCommand(), callCommand(), listsCommand(),
-		reportCommand(), fakeCommand()}
+		reportCommand(), journalCommand(), fakeCommand()}
 }
 
 func findCommand(name string) *command {
