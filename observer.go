@@ -56,6 +56,7 @@ type CallStart = transport.CallStart
 //		Failure    string // "" when an answer came, else FailureTransport, FailureCanceled, FailureDeadline
 //		Retry      bool   // the call will be sent again
 //		RequestSize, ResponseSize int
+//		Window     int    // the congestion window's bound: attempts allowed in flight at once
 //		Start, End time.Time
 //	}
 type AttemptEnd = transport.AttemptEnd

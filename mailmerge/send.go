@@ -46,7 +46,17 @@ type SendOptions struct {
 	// their fates: Kind is ProgressKind, Total is -1 (a source is read once, as it is
 	// sent, so its rows are not known before the end).
 	OnProgress func(job.Progress)
+	// Observer, when set, is told of the send as one phase (job.Phase{Job: "send", Name:
+	// "send"}): its start, the fates of every batch of rows done, and its end; the relay's
+	// messages run under the context PhaseStarted returns (package otel's spans nest so).
+	Observer job.Observer
 }
+
+// sendPhase is the phase a send reports to SendOptions.Observer.
+var sendPhase = job.Phase{Job: "send", Name: "send"}
+
+// observeEvery is how many rows a send reports to its Observer at once.
+const observeEvery = 256
 
 // JournalError reports a journal that cannot be used for the job: bound to another message
 // or shard, unreadable, or corrupt.
@@ -115,25 +125,44 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 // journal that cannot take a record) is returned with the result, the rows left counted
 // not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
 // returns the result and ctx's error.
-func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
+func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (res *Result, err error) {
+	if opts.Observer == nil {
+		res, _, err = j.send(ctx, relay, opts)
+		return res, err
+	}
+	ctx = opts.Observer.PhaseStarted(ctx, sendPhase)
+	res, run, err := j.send(ctx, relay, opts)
+	var all job.Tally
+	if res != nil {
+		all = res.Tally
+	}
+	if run != nil && run.observed != (job.Tally{}) {
+		opts.Observer.RowsDone(ctx, sendPhase, run.observed)
+	}
+	opts.Observer.PhaseEnded(ctx, sendPhase, all, err)
+	return res, err
+}
+
+// send is Send; it returns the run too, whose last rows an observed Send reports.
+func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, *sendRun, error) {
 	if opts.ContinueFrom != "" && opts.Journal == "" && opts.JournalStore == nil {
-		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
+		return nil, nil, errors.New("mailmerge: ContinueFrom needs a Journal")
 	}
 	if err := j.CheckEscaping(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := j.CheckUnsubscribe(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	aud, err := j.readAudience(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var journal *smtp.FileJournal
 	if opts.Journal != "" && opts.JournalStore == nil {
 		var err error
 		if journal, err = j.openJournal(opts.Journal); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer journal.Close()
 	}
@@ -141,10 +170,10 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if opts.ContinueFrom != "" {
 		var err error
 		if earlier, err = j.readEarlier(opts.ContinueFrom); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	run := &sendRun{opts: opts, res: &Result{}}
+	run := &sendRun{opts: opts, res: &Result{}, ctx: ctx}
 	rows := func(yield func(string, *smtp.Message) bool) {
 		index := 0
 		for row, err := range j.src.Rows(ctx) {
@@ -187,7 +216,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: jr, Shard: j.shard,
 		ResendUnknown: opts.ResendUnknown, ResendRefused: opts.ResendRefused})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for kr := range results {
 		run.add(kr)
@@ -199,12 +228,12 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		}
 	}
 	if run.stop != nil {
-		return run.res, run.stop
+		return run.res, run, run.stop
 	}
 	if ctx.Err() != nil && run.res.Tally.NotAttempted > 0 {
-		return run.res, ctx.Err()
+		return run.res, run, ctx.Err()
 	}
-	return run.res, checkBudgets(run.res, opts)
+	return run.res, run, checkBudgets(run.res, opts)
 }
 
 // decide answers a row before the relay: rejected by the source (no key), of another shard
@@ -313,6 +342,8 @@ type sendRun struct {
 	next      int       // the index SendKeyed gives the next row yielded to it
 	done      int
 	tally     job.Tally // the fates of the done rows, for OnProgress
+	ctx       context.Context
+	observed  job.Tally // the fates of the rows not yet told to the Observer
 }
 
 // pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
@@ -445,6 +476,13 @@ func (run *sendRun) report(r RowResult) {
 	run.tally.Add(r.Fate, 1)
 	if run.opts.OnProgress != nil {
 		run.opts.OnProgress(job.Progress{Kind: ProgressKind, Done: run.done, Total: -1, Tally: run.tally})
+	}
+	if run.opts.Observer != nil {
+		run.observed.Add(r.Fate, 1)
+		if run.observed.Total() >= observeEvery {
+			run.opts.Observer.RowsDone(run.ctx, sendPhase, run.observed)
+			run.observed = job.Tally{}
+		}
 	}
 }
 

@@ -6,7 +6,12 @@
 // Spans: one per command call, named "sendloop <command>" (e.g. "sendloop
 // subscriber.import"), a child of the span in the caller's context; when a call took more
 // than one attempt, one child span per attempt ("sendloop <command> attempt"). One span per
-// relay message, "sendloop smtp.send". Attributes: http.request.method, server.address,
+// relay message, "sendloop smtp.send". One per phase of a bulk job (Observer is a
+// job.Observer: give it to mailmerge.SendOptions.Observer and listsync's Observer options):
+// "sendloop send" for a send, "sendloop sync plan" and "sendloop sync apply" for a sync,
+// with sendloop.job, sendloop.phase, sendloop.rows and one sendloop.rows.<fate> count per
+// fate (sendloop.rows.done, sendloop.rows.rejected, …); the phase's calls and messages are
+// its children. Attributes: http.request.method, server.address,
 // http.response.status_code, error.type, sendloop.command, sendloop.retry_class,
 // sendloop.error_code, sendloop.outcome_unknown, sendloop.attempts (and, on a relay span,
 // sendloop.smtp.recipients, sendloop.smtp.size, sendloop.smtp.reply_code,
@@ -24,11 +29,20 @@
 //	| sendloop.call.duration              | histogram | s         | sendloop.command, sendloop.retry_class       |
 //	| sendloop.outcome_unknown            | counter   | {call}    | sendloop.command, sendloop.retry_class       |
 //	| sendloop.smtp.messages              | counter   | {message} | sendloop.smtp.outcome                        |
+//	| sendloop.job.rows                   | counter   | {row}     | sendloop.job, sendloop.phase, sendloop.fate  |
+//	| sendloop.window                     | gauge     | {attempt} | sendloop.package                             |
+//
+// sendloop.window is the client's congestion window as each attempt ends: how many attempts
+// it lets be in flight at once, halved by each 429 or 503 the service answers and grown back
+// by its answers, so a dashboard shows when and how hard the service pushed back.
 package otel
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +52,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -54,6 +69,8 @@ type Observer struct {
 	duration metric.Float64Histogram
 	unknown  metric.Int64Counter
 	messages metric.Int64Counter
+	jobRows  metric.Int64Counter
+	window   metric.Int64Gauge
 }
 
 // New returns an Observer that records with tp and mp (nil for OpenTelemetry's global
@@ -80,12 +97,19 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) (*Observer, error) {
 	if o.messages, err = m.Int64Counter("sendloop.smtp.messages", metric.WithUnit("{message}"), metric.WithDescription("Relay messages by outcome.")); err != nil {
 		return nil, err
 	}
+	if o.jobRows, err = m.Int64Counter("sendloop.job.rows", metric.WithUnit("{row}"), metric.WithDescription("Rows of bulk jobs done, by fate.")); err != nil {
+		return nil, err
+	}
+	if o.window, err = m.Int64Gauge("sendloop.window", metric.WithUnit("{attempt}"), metric.WithDescription("Attempts the client lets be in flight at once (its congestion window).")); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
 var (
 	_ sendloop.Observer    = (*Observer)(nil)
 	_ smtp.MessageObserver = (*Observer)(nil)
+	_ job.Observer         = (*Observer)(nil)
 )
 
 type spanKey struct{}
@@ -111,6 +135,9 @@ func (o *Observer) CallStarted(ctx context.Context, c sendloop.CallStart) contex
 
 // AttemptEnded keeps the attempt, for the child spans of a call with more than one.
 func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
+	if a.Window > 0 {
+		o.window.Record(ctx, int64(a.Window))
+	}
 	if st, ok := ctx.Value(spanKey{}).(*callState); ok {
 		st.mu.Lock()
 		st.attempts = append(st.attempts, a)
@@ -210,4 +237,67 @@ func nonZero(t time.Time) time.Time {
 		return time.Now()
 	}
 	return t
+}
+
+type phaseKey struct{}
+
+// PhaseStarted starts the span of a job's phase, a child of ctx's.
+func (o *Observer) PhaseStarted(ctx context.Context, p job.Phase) context.Context {
+	ctx, span := o.tracer.Start(ctx, phaseName(p), trace.WithAttributes(
+		attribute.String("sendloop.job", p.Job), attribute.String("sendloop.phase", p.Name)))
+	return context.WithValue(ctx, phaseKey{}, span)
+}
+
+// RowsDone counts the rows done by fate.
+func (o *Observer) RowsDone(ctx context.Context, p job.Phase, done job.Tally) {
+	for _, f := range job.Fates() {
+		if n := done.Of(f); n > 0 {
+			o.jobRows.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
+				attribute.String("sendloop.job", p.Job), attribute.String("sendloop.phase", p.Name),
+				attribute.String("sendloop.fate", f.String()))))
+		}
+	}
+}
+
+// PhaseEnded ends the phase's span, with its rows by fate.
+func (o *Observer) PhaseEnded(ctx context.Context, p job.Phase, rows job.Tally, err error) {
+	span, ok := ctx.Value(phaseKey{}).(trace.Span)
+	if !ok {
+		return
+	}
+	attrs := []attribute.KeyValue{attribute.Int("sendloop.rows", rows.Total())}
+	for _, f := range job.Fates() {
+		attrs = append(attrs, attribute.Int("sendloop.rows."+strings.ReplaceAll(f.String(), " ", "_"), rows.Of(f)))
+	}
+	span.SetAttributes(attrs...)
+	if err != nil {
+		// The kind of failure only: an error's text may quote an address.
+		span.SetAttributes(attribute.String("error.type", errorType(err)))
+		span.SetStatus(codes.Error, errorType(err))
+	}
+	span.End()
+}
+
+// phaseName is a phase's span name: "sendloop send", "sendloop sync plan".
+func phaseName(p job.Phase) string {
+	if p.Name == p.Job || p.Name == "" {
+		return "sendloop " + p.Job
+	}
+	return "sendloop " + p.Job + " " + p.Name
+}
+
+// errorType names an error by its type, as OpenTelemetry's error.type wants when there is
+// no code: "*job.BudgetError", "context.Canceled".
+func errorType(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "context.Canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "context.DeadlineExceeded"
+	}
+	var be *job.BudgetError
+	if errors.As(err, &be) {
+		return "*job.BudgetError"
+	}
+	return fmt.Sprintf("%T", err)
 }

@@ -386,7 +386,7 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
-		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }})
+		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }, Observer: a.tracing.jobObserver()})
 	endProgress()
 	var jerr *mailmerge.JournalError
 	switch {

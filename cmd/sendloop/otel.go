@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-sendloop/sendloop"
+	sljob "github.com/go-sendloop/sendloop/job"
 	slotel "github.com/go-sendloop/sendloop/otel"
 )
 
@@ -178,6 +179,14 @@ func (t *tracing) clientOptions() []sendloop.Option {
 		return nil
 	}
 	return []sendloop.Option{sendloop.WithObserver(t.observer)}
+}
+
+// jobObserver is what a job reports its phases to, nil when not tracing.
+func (t *tracing) jobObserver() sljob.Observer {
+	if t == nil {
+		return nil
+	}
+	return t.observer
 }
 
 // start starts the span of the CLI command, the parent of its calls' spans.

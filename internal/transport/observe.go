@@ -61,6 +61,10 @@ type AttemptEnd struct {
 	Retry bool
 	// RequestSize and ResponseSize are the bodies' sizes in bytes (0 when none came).
 	RequestSize, ResponseSize int
+	// Window is the congestion window's bound as the attempt ended: how many attempts the
+	// client lets be in flight at once, halved by each 429 or 503 and grown back by
+	// answers (MaxInFlight when the service never pushed back).
+	Window int
 	// Start and End bound the attempt.
 	Start, End time.Time
 }
@@ -110,6 +114,7 @@ type observation struct {
 	start  CallStart
 	st     *call
 	ended  bool
+	window *window // the client's, whose bound each attempt reports
 	// status and size of the final attempt
 	status, respSize int
 }
@@ -121,7 +126,7 @@ func (c *Client) startObservation(ctx context.Context, r *Request, st *call) con
 	if out := c.observer.CallStarted(ctx, start); out != nil {
 		ctx = out
 	}
-	st.obs = &observation{obs: c.observer, ctx: ctx, codeOf: c.codeOf, start: start, st: st}
+	st.obs = &observation{obs: c.observer, ctx: ctx, codeOf: c.codeOf, start: start, st: st, window: c.window}
 	return ctx
 }
 
@@ -138,6 +143,9 @@ func (o *observation) attemptEnded(resp *http.Response, err error, retry bool) {
 		if errors.As(err, &be) {
 			a.StatusCode = be.status
 		}
+	}
+	if o.window != nil {
+		_, a.Window = o.window.state()
 	}
 	o.status, o.respSize = a.StatusCode, a.ResponseSize
 	o.obs.AttemptEnded(o.ctx, a)

@@ -149,6 +149,7 @@ type Client struct {
 	maxBody   int64  // bounds what is read of a response
 	observer  Observer
 	codeOf    func(error) int
+	window    *window // the calls in flight: an observer is told its bound
 }
 
 // New returns a Client for cfg. It works on a copy of cfg.HTTPClient, whose Transport it
@@ -190,6 +191,7 @@ func New(cfg Config) *Client {
 		maxBody:   maxBody,
 		observer:  cfg.Observer,
 		codeOf:    cfg.CodeOf,
+		window:    window,
 	}
 	c.redactor = NewRedactor(cfg.Secrets...)
 	c.rc = &retryablehttp.Client{
