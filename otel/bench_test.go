@@ -1,6 +1,7 @@
 package otel_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -8,7 +9,6 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/go-sendloop/sendloop"
@@ -16,15 +16,25 @@ import (
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
+// discardExporter exports spans nowhere.
+type discardExporter struct{}
+
+func (discardExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardExporter) Shutdown(context.Context) error                             { return nil }
+
 // BenchmarkAccountGet measures Account.Get against sendlooptest with no observer, with the
-// observer on no-op providers, and with the SDK recording every span (in memory) and
-// metric (a manual reader).
+// observer on no-op providers, and with the SDK recording every span (batched to an
+// exporter) and metric (a manual reader).
 func BenchmarkAccountGet(b *testing.B) {
 	noop, err := sendloopotel.New(tracenoop.NewTracerProvider(), metricnoop.NewMeterProvider())
 	require.NoError(b, err)
-	recording, err := sendloopotel.New(
-		sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tracetest.NewSpanRecorder())),
-		sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())))
+	// Every span recorded and exported, as in production: a batch processor in front of an
+	// exporter (here one that drops what it gets). A SpanRecorder would keep every span of
+	// the run in memory, and the benchmark would measure its growth.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithBatcher(discardExporter{}))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	recording, err := sendloopotel.New(tp, sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())))
 	require.NoError(b, err)
 	for _, bench := range []struct {
 		name string
