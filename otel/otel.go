@@ -71,6 +71,7 @@ type Observer struct {
 	messages metric.Int64Counter
 	jobRows  metric.Int64Counter
 	window   metric.Int64Gauge
+	sets     sync.Map // commandKey → metric.MeasurementOption
 }
 
 // New returns an Observer that records with tp and mp (nil for OpenTelemetry's global
@@ -114,6 +115,26 @@ var (
 
 type spanKey struct{}
 
+// commandKey names the attribute set of a command's metrics.
+type commandKey struct {
+	command string
+	class   sendloop.RetryClass
+}
+
+// commandSet returns the metric option of a command's attributes, made once per command
+// and class: building an attribute set sorts and allocates, and a client calls few
+// commands many times.
+func (o *Observer) commandSet(command string, class sendloop.RetryClass) metric.MeasurementOption {
+	k := commandKey{command, class}
+	if v, ok := o.sets.Load(k); ok {
+		return v.(metric.MeasurementOption)
+	}
+	v, _ := o.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("sendloop.command", command),
+		attribute.String("sendloop.retry_class", class.String()))))
+	return v.(metric.MeasurementOption)
+}
+
 // callState is what a call's span keeps between its events.
 type callState struct {
 	span     trace.Span
@@ -147,9 +168,7 @@ func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
 
 // CallEnded ends the call's span and records its metrics.
 func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
-	set := metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("sendloop.command", e.Command),
-		attribute.String("sendloop.retry_class", e.Class.String())))
+	set := o.commandSet(e.Command, e.Class)
 	o.calls.Add(ctx, 1, set)
 	o.attempts.Add(ctx, int64(e.Attempts), set)
 	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), set)
