@@ -42,7 +42,7 @@
 //
 // A column named Name (any case) gives each row's To its display name.
 //
-// The journal's binding (Job.Binding) is composed here, once: smtp.TemplateFingerprint of
+// The journal's binding (Job.Binding) is composed here, once: TemplateFingerprint of
 // the template with X-Merge-Vars, X-Custom-Args, the sorted X-Var-NAME constants and, when
 // given, the sorted X-Default-NAME fallbacks as pseudo-headers, and the shard. Without
 // defaults it is byte for byte the binding of sendloop 0.3.0's `send --recipients`, whose

@@ -34,7 +34,7 @@ type Options struct {
 	NoUnsubscribe bool
 	// Shard sends only the rows of one shard (smtp.Shard of the lower-cased address); it
 	// enters the binding.
-	Shard smtp.ShardSpec
+	Shard ShardSpec
 }
 
 // Job is a recipient source and a message template, checked: every tag of the template
@@ -50,7 +50,7 @@ type Job struct {
 	keepEscaping map[string]bool
 	// noUnsubscribe: Options.NoUnsubscribe.
 	noUnsubscribe bool
-	shard         smtp.ShardSpec
+	shard         ShardSpec
 
 	names    []string // columns and variables, sorted
 	columns  []string // the source's
@@ -60,7 +60,7 @@ type Job struct {
 	parts    []*part
 	interps  []interp
 	notes    []Note
-	binding  smtp.JournalBinding
+	binding  JournalBinding
 }
 
 // New checks tmpl against the columns of src and opts and returns the job. It reads no
@@ -117,7 +117,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	if err := j.check(); err != nil {
 		return nil, err
 	}
-	j.binding = smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(j.fingerprinted()), Shard: opts.Shard}
+	j.binding = JournalBinding{Fingerprint: TemplateFingerprint(j.fingerprinted()), Shard: opts.Shard}
 	return j, nil
 }
 
@@ -156,7 +156,7 @@ func (j *Job) fingerprinted() *smtp.Message {
 }
 
 // Binding returns the journal binding of the job's messages and shard.
-func (j *Job) Binding() smtp.JournalBinding { return j.binding }
+func (j *Job) Binding() JournalBinding { return j.binding }
 
 // Notes returns the %…% candidates the check left as written, in the template's order.
 func (j *Job) Notes() []Note { return append([]Note(nil), j.notes...) }

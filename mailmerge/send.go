@@ -22,7 +22,7 @@ type SendOptions struct {
 	// names it in messages): a journal in a database, such as package mailmerge/pgjournal's,
 	// that every run and shard of the send shares, so that a rerun on another machine sends
 	// no row twice. It must be opened for Job.Binding's fingerprint; Send does not close it.
-	JournalStore smtp.Journal
+	JournalStore JournalStore
 	// ContinueFrom is an earlier journal of the same shard, possibly bound to another
 	// message (a typo fixed after a partial send): the rows it records (sent, refused,
 	// unknown or in flight) are skipped. It is only read. It needs Journal.
@@ -58,7 +58,7 @@ type JournalError struct {
 	// record with a new journal and ContinueFrom.
 	MessageChanged bool
 	// Journal and Want are the shards of the journal and of the job, when they differ.
-	Journal, Want smtp.ShardSpec
+	Journal, Want ShardSpec
 	// Err is the underlying error.
 	Err error
 }
@@ -77,7 +77,7 @@ func (e *JournalError) Error() string {
 // Unwrap returns the underlying error.
 func (e *JournalError) Unwrap() error { return e.Err }
 
-func shardText(s smtp.ShardSpec) string {
+func shardText(s ShardSpec) string {
 	if s.Count <= 1 {
 		return "no shard"
 	}
@@ -86,9 +86,9 @@ func shardText(s smtp.ShardSpec) string {
 
 // openJournal opens the job's journal at path, telling a changed message from a changed
 // shard.
-func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
-	jr, err := smtp.OpenJournal(path, j.binding)
-	var mm *smtp.JournalMismatchError
+func (j *Job) openJournal(path string) (*FileJournal, error) {
+	jr, err := OpenJournal(path, j.binding)
+	var mm *JournalMismatchError
 	switch {
 	case errors.As(err, &mm):
 		e := &JournalError{Path: path, Err: err, Journal: mm.Journal.Shard, Want: j.binding.Shard}
@@ -125,7 +125,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if err := j.CheckUnsubscribe(ctx); err != nil {
 		return nil, err
 	}
-	var journal *smtp.FileJournal
+	var journal *FileJournal
 	if opts.Journal != "" && opts.JournalStore == nil {
 		var err error
 		if journal, err = j.openJournal(opts.Journal); err != nil {
@@ -176,12 +176,12 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			}
 		}
 	}
-	var jr smtp.Journal = opts.JournalStore
+	var jr JournalStore = opts.JournalStore
 	if journal != nil {
 		jr = journal
 	}
-	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: jr, Shard: j.shard,
-		ResendUnknown: opts.ResendUnknown, ResendRefused: opts.ResendRefused})
+	results, err := sendKeyed(ctx, relay, rows, keyedOptions{journal: jr, shard: j.shard,
+		resendUnknown: opts.ResendUnknown, resendRefused: opts.ResendRefused})
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	}
 	key := strings.ToLower(strings.TrimSpace(row.Address))
 	fate.Address = key
-	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
+	if j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index {
 		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
 	}
 	if seen != nil {
@@ -234,7 +234,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 		}
 	}
 	if earlier != nil && earlier.has(key) {
-		fate.Fate, fate.Skip, fate.Continued = job.Skipped, smtp.SkipAlreadySent, true
+		fate.Fate, fate.Skip, fate.Continued = job.Skipped, SkipAlreadySent, true
 		return fate, nil, key
 	}
 	msg, why := j.message(row)
@@ -339,11 +339,11 @@ func (run *sendRun) flush(index int) (pending, bool) {
 }
 
 // add counts the result of a row given to SendKeyed.
-func (run *sendRun) add(kr smtp.KeyedResult) {
+func (run *sendRun) add(kr keyedResult) {
 	p, _ := run.flush(kr.Index)
 	r := p.row
-	var dup *smtp.DuplicateKeyError
-	if kr.State == smtp.KeyInvalid && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
+	var dup *duplicateKeyError
+	if kr.Fate == job.Rejected && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
 		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: job.Rejected, Reason: duplicateOf(run.positions[dup.First])}
 		run.report(r)
 		return
@@ -356,31 +356,20 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	if kr.Err != nil {
 		r.Reason = kr.Err.Error()
 	}
-	switch kr.State {
-	case smtp.KeySent:
-		r.Fate = job.Done
-	case smtp.KeyRefused:
-		r.Fate = job.Refused
-	case smtp.KeyUnknown:
-		r.Fate = job.Unknown
-	case smtp.KeyDeferred:
-		r.Fate = job.Deferred
-	case smtp.KeySkipped:
-		r.Fate = job.Skipped
+	r.Fate = kr.Fate
+	switch kr.Fate {
+	case job.Skipped:
 		switch kr.Skip {
-		case smtp.SkipUnknown:
+		case SkipUnknown:
 			r.Reason = "unknown in the journal: not sent again without resending unknown rows"
-		case smtp.SkipRefused:
+		case SkipRefused:
 			r.Reason = "refused in an earlier run"
 			if kr.Previous != nil && kr.Previous.Reply != "" {
 				r.Reason += " (" + kr.Previous.Reply + ")"
 			}
 			r.Reason += ": not sent again without resending refused rows"
 		}
-	case smtp.KeyInvalid:
-		r.Fate = job.Rejected
-	case smtp.KeyNotAttempted:
-		r.Fate = job.NotAttempted
+	case job.NotAttempted:
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
 			run.stop = kr.Err
 		}
@@ -405,15 +394,15 @@ func (run *sendRun) report(r RowResult) {
 		switch {
 		case r.Continued:
 			res.SkippedContinued++
-		case r.Skip == smtp.SkipAlreadySent:
+		case r.Skip == SkipAlreadySent:
 			res.SkippedSent++
-		case r.Skip == smtp.SkipRefused:
+		case r.Skip == SkipRefused:
 			res.SkippedRefused++
 			res.RefusedRows.add(r)
-		case r.Skip == smtp.SkipUnknown:
+		case r.Skip == SkipUnknown:
 			res.SkippedUnknown++
 			res.UnknownRows.add(r)
-		case r.Skip == smtp.SkipShard:
+		case r.Skip == SkipShard:
 			res.SkippedShard++
 		}
 	}
@@ -431,12 +420,12 @@ func (run *sendRun) report(r RowResult) {
 // bound to another message.
 func (j *Job) readEarlier(path string) (*keyLines, error) {
 	keys := newKeyLines()
-	b, err := smtp.ReadJournal(path, func(r smtp.JournalRecord) { keys.add(r.Key, 0) })
+	b, err := ReadJournal(path, func(r JournalRecord) { keys.add(r.Key, 0) })
 	if err != nil {
 		return nil, &JournalError{Path: path, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
 	}
 	if b.Shard != j.binding.Shard {
-		return nil, &JournalError{Path: path, Err: smtp.ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard}
+		return nil, &JournalError{Path: path, Err: ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard}
 	}
 	return keys, nil
 }

@@ -49,21 +49,21 @@ type listOptions struct {
 const sendListGCPercent = 25
 
 // parseShard reads --shard K/N: K from 1 to N.
-func parseShard(s string) (smtp.ShardSpec, error) {
+func parseShard(s string) (mailmerge.ShardSpec, error) {
 	if s == "" {
-		return smtp.ShardSpec{}, nil
+		return mailmerge.ShardSpec{}, nil
 	}
 	k, n, ok := strings.Cut(s, "/")
 	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
 	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 1 || ki > ni {
-		return smtp.ShardSpec{}, usagef("send", "--shard %q: want K/N with K from 1 to N, e.g. 1/3", s)
+		return mailmerge.ShardSpec{}, usagef("send", "--shard %q: want K/N with K from 1 to N, e.g. 1/3", s)
 	}
-	return smtp.ShardSpec{Index: ki - 1, Count: ni}, nil
+	return mailmerge.ShardSpec{Index: ki - 1, Count: ni}, nil
 }
 
 // shardFlag names a shard as --shard does: "2/2".
-func shardFlag(s smtp.ShardSpec) string {
+func shardFlag(s mailmerge.ShardSpec) string {
 	if s.Count <= 1 {
 		return "no --shard"
 	}
@@ -121,7 +121,7 @@ func btoi(b bool) int {
 
 // listJob reads the flags of send --recipients into the library's job: the file, the
 // template, the variables, defaults and shard, every tag checked.
-func (l *listOptions) listJob(a *app, o *sendOptions, shard smtp.ShardSpec) (*mailmerge.Job, error) {
+func (l *listOptions) listJob(a *app, o *sendOptions, shard mailmerge.ShardSpec) (*mailmerge.Job, error) {
 	vars, err := nameValues("--var", l.vars)
 	if err != nil {
 		return nil, err

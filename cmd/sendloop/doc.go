@@ -330,7 +330,7 @@
 //     (percent-encoded in the URL), the journal's binding (0.3.0's for the same flags), the
 //     preview and the test send, and each row's fate. The CLI parses flags, prints, writes
 //     annotations and decides the exit code; .ci/run fails if it imports personalize,
-//     calls smtp.TemplateFingerprint or compiles a regular expression over "{{". A journal
+//     calls mailmerge.TemplateFingerprint or compiles a regular expression over "{{". A journal
 //     written for another message is refused with the way on (--continue-from OLD
 //     --journal NEW); one of another shard names both as --shard does. Exit code 1 when
 //     any row is deferred or not attempted (a rerun sends it), when more rows than

@@ -78,9 +78,9 @@ func (rep *listReport) annotate(r mailmerge.RowResult) {
 	switch {
 	case r.Fate == sljob.Refused:
 		rep.gh.warn(r.Line, "refused", r.Address, refusal(r.Err, why))
-	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == smtp.SkipUnknown:
+	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == mailmerge.SkipUnknown:
 		rep.gh.warn(r.Line, "outcome unknown for", r.Address, why)
-	case r.Fate == sljob.Skipped && r.Skip == smtp.SkipRefused:
+	case r.Fate == sljob.Skipped && r.Skip == mailmerge.SkipRefused:
 		rep.gh.warn(r.Line, "refused", r.Address, why)
 	case r.Fate == sljob.Rejected:
 		rep.gh.warn(r.Line, "rejected", r.Address, why)
@@ -210,7 +210,7 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 }
 
 // summary is the GitHub step summary of the run.
-func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
+func (rep *listReport) summary(path string, shard mailmerge.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
 	res := rep.Result
 	s := githubSummary{title: "sendloop send: " + path}
 	if res != nil {

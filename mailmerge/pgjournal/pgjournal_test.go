@@ -13,11 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
-	"github.com/go-sendloop/sendloop/smtp"
 )
 
-var binding = smtp.JournalBinding{Fingerprint: "sha256:template-one"}
+var binding = mailmerge.JournalBinding{Fingerprint: "sha256:template-one"}
 
 func pool(t *testing.T) *pgxpool.Pool {
 	t.Helper()
@@ -30,25 +31,25 @@ func pool(t *testing.T) *pgxpool.Pool {
 // store opens a journal of either kind; reopen opens it again, as a rerun does.
 type store struct {
 	name   string
-	open   func(t *testing.T) smtp.Journal
-	closer func(j smtp.Journal)
+	open   func(t *testing.T) mailmerge.JournalStore
+	closer func(j mailmerge.JournalStore)
 }
 
 func stores(t *testing.T) []store {
 	dir := t.TempDir()
 	db := pool(t)
 	return []store{
-		{name: "file", open: func(t *testing.T) smtp.Journal {
-			j, err := smtp.OpenJournal(filepath.Join(dir, "send.journal"), binding)
+		{name: "file", open: func(t *testing.T) mailmerge.JournalStore {
+			j, err := mailmerge.OpenJournal(filepath.Join(dir, "send.journal"), binding)
 			require.NoError(t, err)
 			return j
-		}, closer: func(j smtp.Journal) { _ = j.(*smtp.FileJournal).Close() }},
-		{name: "postgres", open: func(t *testing.T) smtp.Journal {
+		}, closer: func(j mailmerge.JournalStore) { _ = j.(*mailmerge.FileJournal).Close() }},
+		{name: "postgres", open: func(t *testing.T) mailmerge.JournalStore {
 			j, err := pgjournal.Open(context.Background(), db, "send", binding, pgjournal.Options{})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = j.Close() })
 			return j
-		}, closer: func(j smtp.Journal) { _ = j.(*pgjournal.Journal).Close() }},
+		}, closer: func(j mailmerge.JournalStore) { _ = j.(*pgjournal.Journal).Close() }},
 	}
 }
 
@@ -61,19 +62,23 @@ func TestStoresKeepTheSameRecords(t *testing.T) {
 			t.Parallel()
 			j := st.open(t)
 			at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-			steps := []smtp.JournalRecord{
-				{Key: "ann@example.com", State: smtp.JournalInFlight, MessageID: "<1@x>", Time: at},
-				{Key: "ann@example.com", State: smtp.JournalSent, MessageID: "<1@x>", Reply: "250 2.0.0 queued", Time: at},
-				{Key: "bob@example.com", State: smtp.JournalInFlight, MessageID: "<2@x>", Time: at},
-				{Key: "cy@example.com", State: smtp.JournalInFlight, MessageID: "<3@x>", Time: at},
-				{Key: "cy@example.com", State: smtp.JournalRefused, MessageID: "<3@x>", Reply: "550 5.1.1 no such user", Time: at},
-				{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<4@x>", Time: at},
-				{Key: "dee@example.com", State: smtp.JournalDeferred, MessageID: "<4@x>", Reply: "451 later", Time: at},
-				{Key: "eve@example.com", State: smtp.JournalInFlight, MessageID: "<5@x>", Time: at},
-				{Key: "eve@example.com", State: smtp.JournalUnknown, MessageID: "<5@x>", Time: at},
+			steps := []mailmerge.JournalRecord{
+				{Key: "ann@example.com", MessageID: "<1@x>", Time: at},
+				{Key: "ann@example.com", Fate: job.Done, MessageID: "<1@x>", Reply: "250 2.0.0 queued", Time: at},
+				{Key: "bob@example.com", MessageID: "<2@x>", Time: at},
+				{Key: "cy@example.com", MessageID: "<3@x>", Time: at},
+				{Key: "cy@example.com", Fate: job.Refused, MessageID: "<3@x>", Reply: "550 5.1.1 no such user", Time: at},
+				{Key: "dee@example.com", MessageID: "<4@x>", Time: at},
+				{Key: "dee@example.com", Fate: job.Deferred, MessageID: "<4@x>", Reply: "451 later", Time: at},
+				{Key: "eve@example.com", MessageID: "<5@x>", Time: at},
+				{Key: "eve@example.com", Fate: job.Unknown, MessageID: "<5@x>", Time: at},
 			}
 			for _, rec := range steps {
-				require.NoError(t, j.Append(rec))
+				if rec.Fate == 0 { // a claim
+					require.NoError(t, j.Claim(rec.Key, rec.MessageID))
+					continue
+				}
+				require.NoError(t, j.Record(rec))
 			}
 			assert.Equal(t, binding.Fingerprint, j.Binding().Fingerprint)
 			st.closer(j)
@@ -82,25 +87,25 @@ func TestStoresKeepTheSameRecords(t *testing.T) {
 			defer st.closer(again)
 			for _, tc := range []struct {
 				key   string
-				state smtp.JournalState
+				state job.Fate
 				reply string
 			}{
-				{"ann@example.com", smtp.JournalSent, "250 2.0.0 queued"},
-				{"bob@example.com", smtp.JournalInFlight, ""},
-				{"cy@example.com", smtp.JournalRefused, "550 5.1.1 no such user"},
-				{"dee@example.com", smtp.JournalDeferred, "451 later"},
-				{"eve@example.com", smtp.JournalUnknown, ""},
+				{"ann@example.com", job.Done, "250 2.0.0 queued"},
+				{"bob@example.com", job.Unknown, ""}, // in flight when its run ended
+				{"cy@example.com", job.Refused, "550 5.1.1 no such user"},
+				{"dee@example.com", job.Deferred, "451 later"},
+				{"eve@example.com", job.Unknown, ""},
 			} {
 				rec, ok := again.Lookup(tc.key)
 				require.True(t, ok, tc.key)
-				assert.Equal(t, tc.state, rec.State, tc.key)
+				assert.Equal(t, tc.state, rec.Fate, tc.key)
 				assert.Equal(t, tc.reply, rec.Reply, tc.key)
 				assert.NotEmpty(t, rec.MessageID, tc.key)
 			}
 			_, ok := again.Lookup("zed@example.com")
 			assert.False(t, ok)
 			// A deferred key may be sent again.
-			require.NoError(t, again.Append(smtp.JournalRecord{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<6@x>"}))
+			require.NoError(t, again.Claim("dee@example.com", "<6@x>"))
 		})
 	}
 }
@@ -112,10 +117,10 @@ func TestOpenRefusesAnotherTemplate(t *testing.T) {
 	j, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
-	_, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: "sha256:other"}, pgjournal.Options{})
-	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
+	_, err = pgjournal.Open(ctx, db, "send", mailmerge.JournalBinding{Fingerprint: "sha256:other"}, pgjournal.Options{})
+	assert.ErrorIs(t, err, mailmerge.ErrJournalMismatch)
 	// Every shard of a send shares one journal.
-	j, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: binding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 3}}, pgjournal.Options{})
+	j, err = pgjournal.Open(ctx, db, "send", mailmerge.JournalBinding{Fingerprint: binding.Fingerprint, Shard: mailmerge.ShardSpec{Index: 1, Count: 3}}, pgjournal.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 3, j.Binding().Shard.Count)
 	require.NoError(t, j.Close())
@@ -141,9 +146,9 @@ func TestClaimsAcrossRuns(t *testing.T) {
 	for i := range keys {
 		for r, j := range []*pgjournal.Journal{a, b} {
 			wg.Go(func() {
-				err := j.Append(smtp.JournalRecord{Key: fmt.Sprintf("k%03d@example.com", i), State: smtp.JournalInFlight})
+				err := j.Claim(fmt.Sprintf("k%03d@example.com", i), "")
 				if err != nil {
-					assert.ErrorIs(t, err, pgjournal.ErrClaimed)
+					assert.ErrorIs(t, err, mailmerge.ErrKeyClaimed)
 					return
 				}
 				won[i][r] = true
@@ -157,13 +162,13 @@ func TestClaimsAcrossRuns(t *testing.T) {
 
 	// b may not take a's claims while a is alive, even with ResendUnknown.
 	const mine = "a-only@example.com"
-	require.NoError(t, a.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}))
-	err = b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight})
-	var claimed *pgjournal.ClaimedError
+	require.NoError(t, a.Claim(mine, ""))
+	err = b.Claim(mine, "")
+	var claimed *mailmerge.ClaimedError
 	require.ErrorAs(t, err, &claimed)
-	assert.Equal(t, smtp.JournalInFlight, claimed.Record.State)
+	assert.Equal(t, job.Unknown, claimed.Record.Fate, "in flight in the other run")
 	rec, _ := b.Lookup(mine)
-	assert.Equal(t, smtp.JournalInFlight, rec.State, "the refusal teaches the run what the other holds")
+	assert.Equal(t, job.Unknown, rec.Fate, "the refusal teaches the run what the other holds")
 
 	// a dies (its connection closes): its claims are unknown to a plain rerun, and taken by
 	// one that resends unknown keys.
@@ -171,9 +176,9 @@ func TestClaimsAcrossRuns(t *testing.T) {
 	plain, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = plain.Close() })
-	assert.ErrorIs(t, plain.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
-	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}))
+	assert.ErrorIs(t, plain.Claim(mine, ""), mailmerge.ErrKeyClaimed)
+	require.NoError(t, b.Claim(mine, ""))
 	// A sent key is never claimed again.
-	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalSent, Reply: "250 ok"}))
-	assert.ErrorIs(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
+	require.NoError(t, b.Record(mailmerge.JournalRecord{Key: mine, Fate: job.Done, Reply: "250 ok"}))
+	assert.ErrorIs(t, b.Claim(mine, ""), mailmerge.ErrKeyClaimed)
 }

@@ -1,9 +1,10 @@
-package smtp
+package mailmerge
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 	"reflect"
 	"strings"
 	"testing"
@@ -32,8 +33,8 @@ func FuzzParseJournal(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var recs []JournalRecord
-		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r JournalRecord, _ int64) { recs = append(recs, r) })
+		var recs []record
+		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r record, _ int64) { recs = append(recs, r) })
 		if good < 0 || good > int64(len(data)) || (good > 0 && data[good-1] != '\n') {
 			t.Fatalf("good = %d of %d bytes", good, len(data))
 		}
@@ -54,13 +55,13 @@ func FuzzParseJournal(f *testing.F) {
 		var buf strings.Builder
 		buf.WriteString(string(data[:strings.IndexByte(string(data), '\n')+1]))
 		for _, r := range recs {
-			if r.Key == "" || r.State < JournalInFlight || r.State > JournalDeferred {
+			if r.Key == "" || r.Kind < journalkind.InFlight || r.Kind > journalkind.Deferred {
 				t.Fatalf("bad record %+v", r)
 			}
 			buf.Write(encodeJournalRecord(r))
 		}
-		var again []JournalRecord
-		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r JournalRecord, _ int64) { again = append(again, r) })
+		var again []record
+		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r record, _ int64) { again = append(again, r) })
 		if err != nil || b2 != binding || good2 != int64(buf.Len()) || len(again) != len(recs) {
 			t.Fatalf("reread: %v, %d records of %d", err, len(again), len(recs))
 		}

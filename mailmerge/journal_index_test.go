@@ -1,7 +1,8 @@
-package smtp
+package mailmerge
 
 import (
 	"fmt"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 	"path/filepath"
 	"testing"
 )
@@ -34,22 +35,22 @@ func TestJournalIndexCollisions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]JournalState{}
+			want := map[string]journalkind.Kind{}
 			for i := range 60 {
 				key := fmt.Sprintf("k%d@example.net", i)
-				states := []JournalState{JournalInFlight, JournalSent}
+				states := []journalkind.Kind{journalkind.InFlight, journalkind.Sent}
 				switch i % 5 {
 				case 1:
-					states = []JournalState{JournalInFlight, JournalRefused}
+					states = []journalkind.Kind{journalkind.InFlight, journalkind.Refused}
 				case 2:
-					states = []JournalState{JournalInFlight} // the process died
+					states = []journalkind.Kind{journalkind.InFlight} // the process died
 				case 3:
-					states = []JournalState{JournalInFlight, JournalDeferred, JournalInFlight, JournalUnknown}
+					states = []journalkind.Kind{journalkind.InFlight, journalkind.Deferred, journalkind.InFlight, journalkind.Unknown}
 				case 4:
 					continue // never journaled
 				}
 				for _, s := range states {
-					if err := j.Append(JournalRecord{Key: key, State: s, MessageID: "<" + key + ">"}); err != nil {
+					if err := j.append(record{Key: key, Kind: s, MessageID: "<" + key + ">"}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -59,20 +60,20 @@ func TestJournalIndexCollisions(t *testing.T) {
 				t.Helper()
 				for i := range 60 {
 					key := fmt.Sprintf("k%d@example.net", i)
-					rec, ok := j.Lookup(key)
+					rec, ok := j.lookup(key)
 					w, journaled := want[key]
 					switch {
 					case ok != journaled:
 						t.Errorf("%s: Lookup(%s) found %v, want %v", when, key, ok, journaled)
-					case ok && (rec.Key != key || rec.State != w || rec.MessageID != "<"+key+">"):
+					case ok && (rec.Key != key || rec.Kind != w || rec.MessageID != "<"+key+">"):
 						t.Errorf("%s: Lookup(%s) = %+v, want state %v", when, key, rec, w)
 					}
 				}
 				n := 0
 				for rec := range j.All() {
 					n++
-					if want[rec.Key] != rec.State {
-						t.Errorf("%s: All yields %s %v, want %v", when, rec.Key, rec.State, want[rec.Key])
+					if want[rec.Key].Fate() != rec.Fate {
+						t.Errorf("%s: All yields %s %v, want %v", when, rec.Key, rec.Fate, want[rec.Key])
 					}
 				}
 				if n != len(want) {
