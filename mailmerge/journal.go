@@ -24,7 +24,7 @@ import (
 //     that a run that dies from then on leaves the key unknown (Lookup's Fate job.Unknown),
 //     never free to send again;
 //   - Record is durable when it returns: Send calls it with a message's outcome before it
-//     reports the row;
+//     reports the row; so is Decide, with a row decided without sending;
 //   - a key that another live run has claimed, or has settled since this run looked it up,
 //     is refused by Claim with an error matching ErrKeyClaimed that carries the other
 //     run's record (a *ClaimedError), so that two runs never send one key;
@@ -42,6 +42,10 @@ type JournalStore interface {
 	// job.Refused, job.Unknown (no reply to the final dot) or job.Deferred (a 4xx reply
 	// to it), with rec.MessageID and rec.Reply.
 	Record(rec JournalRecord) error
+	// Decide records a row decided without sending: fate is job.Suppressed or
+	// job.NotSubscribed, and reason says why (Lookup returns it as the record's Reply). A
+	// rerun reports the row with that fate and sends it nothing.
+	Decide(key string, fate job.Fate, reason string) error
 }
 
 // JournalRecord is what a journal says of one key: its last record.
@@ -49,12 +53,13 @@ type JournalRecord struct {
 	// Key identifies the row: its lower-cased address.
 	Key string
 	// Fate is what became of the row: job.Done (sent), job.Refused, job.Unknown (of
-	// unknown outcome, or in flight when its run ended) or job.Deferred.
+	// unknown outcome, or in flight when its run ended), job.Deferred, or, for a row
+	// decided without sending, job.Suppressed or job.NotSubscribed.
 	Fate job.Fate
 	// MessageID is the Message-ID of the message, with angle brackets.
 	MessageID string
 	// Reply is the server's reply to the final dot (sent, deferred) or its refusal, on
-	// one line.
+	// one line; for a row decided without sending, the reason.
 	Reply string
 	// Time is when the record was written.
 	Time time.Time

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 )
 
@@ -296,6 +297,24 @@ func (j *FileJournal) Record(rec JournalRecord) error {
 		return fmt.Errorf("mailmerge: journal record of %q: %v is not the outcome of a message", rec.Key, rec.Fate)
 	}
 	return j.append(record{Key: rec.Key, Kind: kind, MessageID: rec.MessageID, Reply: rec.Reply, Time: rec.Time})
+}
+
+// Decide records a row decided without sending (fate job.Suppressed or
+// job.NotSubscribed), with its reason: a kind of record sendloop 0.4.0 never wrote.
+func (j *FileJournal) Decide(key string, fate job.Fate, reason string) error {
+	kind, err := decidedKind(key, fate)
+	if err != nil {
+		return err
+	}
+	return j.append(record{Key: key, Kind: kind, Reply: reason})
+}
+
+// decidedKind is the kind of record of a row decided without sending.
+func decidedKind(key string, fate job.Fate) (journalkind.Kind, error) {
+	if kind, ok := journalkind.Outcome(fate); ok && (kind == journalkind.Suppressed || kind == journalkind.NotSubscribed) {
+		return kind, nil
+	}
+	return 0, fmt.Errorf("mailmerge: journal record of %q: %v is not a fate decided without sending", key, fate)
 }
 
 // append writes rec with one write to the file (setting Time when zero),

@@ -96,7 +96,8 @@ type keyedResult struct {
 // With a journal, each message is claimed in flight, durably, before its final dot, then
 // recorded sent, refused or unknown before its result is yielded; a rerun with the same
 // journal skips the keys recorded sent or refused, and reports the keys recorded unknown or
-// left in flight as skipped (SkipUnknown) without sending them, unless resendUnknown.
+// left in flight as skipped (SkipUnknown) without sending them, unless resendUnknown; a key
+// recorded suppressed or not subscribed keeps that fate and is not sent.
 //
 // Only a verdict about one message is final: a 5xx reply to RCPT for every recipient, or
 // to DATA. A failure of the session (refused credentials, a TLS failure, a 5xx greeting or
@@ -221,6 +222,10 @@ func (run *keyedRun) decide(ctx context.Context, i int, j *keyedJob) (keyedResul
 				if !run.opts.resendUnknown {
 					skip = SkipUnknown
 				}
+			case job.Suppressed, job.NotSubscribed:
+				// Decided without sending by an earlier run: the row keeps its fate.
+				res.Fate, res.MessageID = prev.Fate, ""
+				return res, true
 			}
 			if skip != SkipNone {
 				res.Fate, res.Skip = job.Skipped, skip

@@ -369,6 +369,10 @@ func (run *sendRun) add(kr keyedResult) {
 			}
 			r.Reason += ": not sent again without resending refused rows"
 		}
+	case job.Suppressed, job.NotSubscribed: // decided by an earlier run, with its reason
+		if kr.Previous != nil {
+			r.Reason = kr.Previous.Reply
+		}
 	case job.NotAttempted:
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
 			run.stop = kr.Err

@@ -38,6 +38,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/go-sendloop/sendloop/internal/pgschema"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 )
@@ -278,6 +279,17 @@ func (j *Journal) Record(rec mailmerge.JournalRecord) error {
 		return fmt.Errorf("pgjournal: journal record of %q: %v is not the outcome of a message", rec.Key, rec.Fate)
 	}
 	return scrub(j.append(record{Key: rec.Key, Kind: kind, MessageID: rec.MessageID, Reply: rec.Reply, Time: rec.Time}), j.db)
+}
+
+// Decide records a row decided without sending (fate job.Suppressed or job.NotSubscribed)
+// with its reason, committed when it returns: the state column holds "suppressed" or
+// "not_subscribed", the reply column the reason.
+func (j *Journal) Decide(key string, fate job.Fate, reason string) error {
+	kind, ok := journalkind.Outcome(fate)
+	if !ok || (kind != journalkind.Suppressed && kind != journalkind.NotSubscribed) {
+		return fmt.Errorf("pgjournal: journal record of %q: %v is not a fate decided without sending", key, fate)
+	}
+	return scrub(j.append(record{Key: key, Kind: kind, Reply: reason}), j.db)
 }
 
 func (j *Journal) append(rec record) error {

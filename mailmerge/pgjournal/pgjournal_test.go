@@ -3,10 +3,8 @@ package pgjournal_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
@@ -15,6 +13,7 @@ import (
 	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge/journaltest"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
 )
 
@@ -28,86 +27,21 @@ func pool(t *testing.T) *pgxpool.Pool {
 	return p
 }
 
-// store opens a journal of either kind; reopen opens it again, as a rerun does.
-type store struct {
-	name   string
-	open   func(t *testing.T) mailmerge.JournalStore
-	closer func(j mailmerge.JournalStore)
-}
-
-func stores(t *testing.T) []store {
-	dir := t.TempDir()
-	db := pool(t)
-	return []store{
-		{name: "file", open: func(t *testing.T) mailmerge.JournalStore {
-			j, err := mailmerge.OpenJournal(filepath.Join(dir, "send.journal"), binding)
-			require.NoError(t, err)
-			return j
-		}, closer: func(j mailmerge.JournalStore) { _ = j.(*mailmerge.FileJournal).Close() }},
-		{name: "postgres", open: func(t *testing.T) mailmerge.JournalStore {
-			j, err := pgjournal.Open(context.Background(), db, "send", binding, pgjournal.Options{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = j.Close() })
-			return j
-		}, closer: func(j mailmerge.JournalStore) { _ = j.(*pgjournal.Journal).Close() }},
-	}
-}
-
-// TestStoresKeepTheSameRecords runs one suite against the file journal and the database
-// journal: what a rerun finds is the same in both.
-func TestStoresKeepTheSameRecords(t *testing.T) {
+// TestConformance runs the journal stores' suite against the database journal: the same
+// records as the file's, and claims across live runs.
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	for _, st := range stores(t) {
-		t.Run(st.name, func(t *testing.T) {
-			t.Parallel()
-			j := st.open(t)
-			at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-			steps := []mailmerge.JournalRecord{
-				{Key: "ann@example.com", MessageID: "<1@x>", Time: at},
-				{Key: "ann@example.com", Fate: job.Done, MessageID: "<1@x>", Reply: "250 2.0.0 queued", Time: at},
-				{Key: "bob@example.com", MessageID: "<2@x>", Time: at},
-				{Key: "cy@example.com", MessageID: "<3@x>", Time: at},
-				{Key: "cy@example.com", Fate: job.Refused, MessageID: "<3@x>", Reply: "550 5.1.1 no such user", Time: at},
-				{Key: "dee@example.com", MessageID: "<4@x>", Time: at},
-				{Key: "dee@example.com", Fate: job.Deferred, MessageID: "<4@x>", Reply: "451 later", Time: at},
-				{Key: "eve@example.com", MessageID: "<5@x>", Time: at},
-				{Key: "eve@example.com", Fate: job.Unknown, MessageID: "<5@x>", Time: at},
-			}
-			for _, rec := range steps {
-				if rec.Fate == 0 { // a claim
-					require.NoError(t, j.Claim(rec.Key, rec.MessageID))
-					continue
-				}
-				require.NoError(t, j.Record(rec))
-			}
-			assert.Equal(t, binding.Fingerprint, j.Binding().Fingerprint)
-			st.closer(j)
-
-			again := st.open(t) // a rerun
-			defer st.closer(again)
-			for _, tc := range []struct {
-				key   string
-				state job.Fate
-				reply string
-			}{
-				{"ann@example.com", job.Done, "250 2.0.0 queued"},
-				{"bob@example.com", job.Unknown, ""}, // in flight when its run ended
-				{"cy@example.com", job.Refused, "550 5.1.1 no such user"},
-				{"dee@example.com", job.Deferred, "451 later"},
-				{"eve@example.com", job.Unknown, ""},
-			} {
-				rec, ok := again.Lookup(tc.key)
-				require.True(t, ok, tc.key)
-				assert.Equal(t, tc.state, rec.Fate, tc.key)
-				assert.Equal(t, tc.reply, rec.Reply, tc.key)
-				assert.NotEmpty(t, rec.MessageID, tc.key)
-			}
-			_, ok := again.Lookup("zed@example.com")
-			assert.False(t, ok)
-			// A deferred key may be sent again.
-			require.NoError(t, again.Claim("dee@example.com", "<6@x>"))
-		})
-	}
+	db := pool(t)
+	journaltest.Run(t, journaltest.Store{
+		Open: func(t *testing.T, name string, b mailmerge.JournalBinding, resendUnknown bool) mailmerge.JournalStore {
+			j, err := pgjournal.Open(context.Background(), db, name, b, pgjournal.Options{ResendUnknown: resendUnknown})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = j.Close() }) // before the pool's cleanup, which waits for j's connection
+			return j
+		},
+		Close:  func(t *testing.T, j mailmerge.JournalStore) { require.NoError(t, j.(*pgjournal.Journal).Close()) },
+		Shared: true,
+	})
 }
 
 func TestOpenRefusesAnotherTemplate(t *testing.T) {
