@@ -68,6 +68,8 @@ type keyedOptions struct {
 	// shard sends only the keys of one shard and skips the others (SkipShard). The
 	// journal must be bound to the same shard.
 	shard ShardSpec
+	// stop is how the messages in flight end once ctx ends (which starts no new key).
+	stop job.Stop
 }
 
 // keyedResult is the outcome of the message of one key.
@@ -121,6 +123,9 @@ func sendKeyed(ctx context.Context, relay *smtp.Relay, msgs iter.Seq2[string, *s
 		}
 	}
 	return func(yield func(keyedResult) bool) {
+		// ctx's end starts no new key (decide); the messages in flight run under work.
+		work, cancelWork := opts.stop.InFlight(ctx)
+		defer cancelWork()
 		run := &keyedRun{opts: opts, seen: newKeySet()}
 		// Every key goes to the relay, a decided one as a nil message that holds its place
 		// (answered at once, without a goroutine): the relay's window then bounds the keys
@@ -129,7 +134,7 @@ func sendKeyed(ctx context.Context, relay *smtp.Relay, msgs iter.Seq2[string, *s
 		src := func(y func(*smtp.Message, *smtp.Hook) bool) {
 			i := 0
 			for k, m := range msgs {
-				kj := &keyedJob{ctx: ctx, run: run, key: k, msg: m}
+				kj := &keyedJob{ctx: work, run: run, key: k, msg: m}
 				kj.res, kj.decided = run.decide(ctx, i, kj)
 				i++
 				queue = append(queue, kj)
@@ -144,7 +149,7 @@ func sendKeyed(ctx context.Context, relay *smtp.Relay, msgs iter.Seq2[string, *s
 				}
 			}
 		}
-		for sr := range relay.SendAllHooked(ctx, src) {
+		for sr := range relay.SendAllHooked(work, src) {
 			kj := queue[0]
 			queue[0] = nil
 			queue = queue[1:]
@@ -178,7 +183,7 @@ func (run *keyedRun) stopped() error {
 // keyedJob is a key and its message on its way: decide sets prev, the journal's record of
 // the key, and the hook's Done the classified outcome.
 type keyedJob struct {
-	ctx     context.Context
+	ctx     context.Context // the work in flight's
 	run     *keyedRun
 	key     string
 	msg     *smtp.Message

@@ -39,6 +39,11 @@ type SendOptions struct {
 	// binding. The zero job.Budget allows none, as 0 does on the command line (the CLI's
 	// default); job.Unlimited() sets no bound.
 	MaxRejects, MaxUnknown job.Budget
+	// Stop is how the messages in flight end once Send's context ends, which starts no new
+	// row (the rows left are not attempted): they run for Stop.Grace more, and end at once
+	// when Stop.Work ends. The zero Stop ends them with the context: a message cut off
+	// after its final dot is then of unknown outcome.
+	Stop job.Stop
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)
@@ -113,8 +118,9 @@ func (j *Job) openJournal(path string) (*FileJournal, error) {
 // cannot be used (*JournalError). A failure
 // that stops the run (a read error of the source, a session failure of the relay, a
 // journal that cannot take a record) is returned with the result, the rows left counted
-// not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
-// returns the result and ctx's error.
+// not attempted. An interrupted ctx starts no new row (SendOptions.Stop says how the
+// messages in flight end) and leaves the rows after it not attempted, and Send returns the
+// result and ctx's error.
 func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, error) {
 	if opts.ContinueFrom != "" && opts.Journal == "" && opts.JournalStore == nil {
 		return nil, errors.New("mailmerge: ContinueFrom needs a Journal")
@@ -181,7 +187,7 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		jr = journal
 	}
 	results, err := sendKeyed(ctx, relay, rows, keyedOptions{journal: jr, shard: j.shard,
-		resendUnknown: opts.ResendUnknown, resendRefused: opts.ResendRefused})
+		resendUnknown: opts.ResendUnknown, resendRefused: opts.ResendRefused, stop: opts.Stop})
 	if err != nil {
 		return nil, err
 	}

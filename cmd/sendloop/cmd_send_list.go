@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sendloop/sendloop/csvfile"
 	sljob "github.com/go-sendloop/sendloop/job"
@@ -325,8 +326,13 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	defer closeStore()
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
+	// ctx ends at the first signal: no new row starts. The messages in flight get sendGrace
+	// to finish, or end at a second signal.
+	work, cancelWork := secondSignal(ctx)
+	defer cancelWork()
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
+		Stop:  sljob.Stop{Grace: sendGrace, Work: work},
 		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }})
 	endProgress()
 	var jerr *mailmerge.JournalError
@@ -350,6 +356,11 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	}
 	return rep.err(ctx, a, o2, u2)
 }
+
+// sendGrace is how long the messages in flight of send --recipients may finish after a
+// first SIGINT or SIGTERM: a message cut off after its final dot is of unknown outcome,
+// which the rerun lists instead of sending.
+const sendGrace = 10 * time.Second
 
 // journalRefusal says why a journal cannot be used, and what to do.
 func journalRefusal(e *mailmerge.JournalError, l *listOptions) error {
