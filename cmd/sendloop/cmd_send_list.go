@@ -247,10 +247,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
-	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
-	// read the same text by the same rule.
-	maxRejects, _ := sljob.ParseBudget(l.maxRejects)
-	maxUnknown, _ := sljob.ParseBudget(l.maxUnknown)
+	// The library judges the budgets; the command renders its verdict.
+	maxRejects, maxUnknown := budget.limit, unknownBudget.limit
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -348,8 +346,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}
-	o2 := budget.check(res.Rejects(), res.Rows)
-	u2 := unknownBudget.check(res.Unknowns(), res.Rows)
+	o2 := sendBudgetOutcome(budget, res.Rejects(), res.Rows, err)
+	u2 := sendBudgetOutcome(unknownBudget, res.Unknowns(), res.Rows, err)
 	outcome, unknownOutcome = &o2, &u2
 	if werr := rep.write(a, relay.Addr(), l.journal, o2, u2); werr != nil {
 		return werr

@@ -102,6 +102,50 @@ func refusal(err error, reason string) string {
 	return strings.Join(strings.Fields(fmt.Sprintf("%s %d %s %s", serr.Command, serr.Code, serr.EnhancedCode, serr.Message)), " ")
 }
 
+// The names mailmerge gives its budgets in a *job.BudgetError (SendOptions.MaxRejects and
+// MaxUnknown).
+var sendBudgetNames = map[string]string{flagMaxRejects: "MaxRejects", flagMaxUnknown: "MaxUnknown"}
+
+// sendBudgetOutcome renders the verdict mailmerge.Job.Send gave on budget b: over when its
+// error holds the *job.BudgetError of that budget, else held. rows is the rows the budget
+// counts, total the rows of the file.
+func sendBudgetOutcome(b rejectBudget, rows, total int, sendErr error) budgetOutcome {
+	flag := b.flag
+	if flag == flagMaxRejects {
+		flag = ""
+	}
+	o := budgetOutcome{Max: b.limit.String(), Allowed: b.limit.Allowed(total), Rejects: rows, Held: true, flag: flag}
+	for _, e := range budgetErrors(sendErr) {
+		if e.Budget == sendBudgetNames[b.flag] {
+			o.Allowed, o.Rejects, o.Held = e.Allowed, e.Rows, false
+		}
+	}
+	return o
+}
+
+// budgetErrors returns the *job.BudgetError values err holds, joined or not.
+func budgetErrors(err error) []*sljob.BudgetError {
+	var out []*sljob.BudgetError
+	var be *sljob.BudgetError
+	switch {
+	case err == nil:
+	case errors.As(err, &be) && !isJoined(err):
+		out = append(out, be)
+	default:
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				out = append(out, budgetErrors(e)...)
+			}
+		}
+	}
+	return out
+}
+
+func isJoined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
+}
+
 // write prints the report: a summary, or with --json one object whose counts add up to the
 // file's rows, and the budgets.
 func (rep *listReport) write(a *app, relay, journal string, outcome, unknown budgetOutcome) error {
