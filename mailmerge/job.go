@@ -238,7 +238,7 @@ func (j *Job) message(row Row) (msg *smtp.Message, reject string) {
 			ui++
 		}
 	}
-	// An address or a rendered header the message cannot hold is refused by SendKeyed,
+	// An address or a rendered header the message cannot hold is refused by sendKeyed,
 	// before sending, as an invalid key: a rejected row.
 	return &m, ""
 }

@@ -163,9 +163,9 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 				continue
 			}
 			// A row decided here (rejected for an empty value, skipped for ContinueFrom)
-			// goes to SendKeyed without a message: its one set of keys then holds the
+			// goes to sendKeyed without a message: its one set of keys then holds the
 			// address, so that a later row of it is a duplicate, as Check and the
-			// preview say, and SendKeyed answers it invalid without sending anything.
+			// preview say, and sendKeyed answers it invalid without sending anything.
 			raw := row.Raw
 			if raw == "" {
 				raw = row.Address
@@ -210,8 +210,8 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 }
 
 // decide answers a row before the relay: rejected by the source (no key), of another shard
-// (left to SendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
-// Send leaves duplicates to SendKeyed), skipped for ContinueFrom, or rejected for an empty
+// (left to sendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
+// Send leaves duplicates to sendKeyed), skipped for ContinueFrom, or rejected for an empty
 // value (with the key and no message); else it returns the row's message and key.
 func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *smtp.Message, string) {
 	raw := row.Raw
@@ -226,7 +226,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines) (RowResult, *s
 	key := strings.ToLower(strings.TrimSpace(row.Address))
 	fate.Address = key
 	if j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index {
-		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
+		return fate, &smtp.Message{}, key // sendKeyed skips it (SkipShard)
 	}
 	if seen != nil {
 		pos := int32(min(row.Line, math.MaxInt32))
@@ -297,21 +297,21 @@ func (k *keyLines) has(key string) bool {
 type sendRun struct {
 	opts      SendOptions
 	res       *Result
-	positions []int32 // of each row given to SendKeyed, by its index: a line, or -(position+1)
+	positions []int32 // of each row given to sendKeyed, by its index: a line, or -(position+1)
 	stop      error
 	queue     []pending // rows read and not yet reported, in the source's order
-	next      int       // the index SendKeyed gives the next row yielded to it
+	next      int       // the index sendKeyed gives the next row yielded to it
 	done      int
 	tally     job.Tally // the fates of the done rows, for OnProgress
 }
 
-// pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
+// pending is a row waiting for its report: one yielded to sendKeyed (index ≥ 0), or one
 // decided before (index -1), reported after the rows before it.
 type pending struct {
 	index   int
 	row     RowResult
 	raw     string // the address as written, for a duplicate
-	decided bool   // row is its fate, unless SendKeyed finds a duplicate
+	decided bool   // row is its fate, unless sendKeyed finds a duplicate
 }
 
 // maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
@@ -344,7 +344,7 @@ func (run *sendRun) flush(index int) (pending, bool) {
 	return pending{}, false
 }
 
-// add counts the result of a row given to SendKeyed.
+// add counts the result of a row given to sendKeyed.
 func (run *sendRun) add(kr keyedResult) {
 	p, _ := run.flush(kr.Index)
 	r := p.row
