@@ -3,6 +3,7 @@ package mailmerge
 import (
 	"fmt"
 	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"path/filepath"
 	"testing"
 )
@@ -32,9 +33,7 @@ func TestJournalIndexCollisions(t *testing.T) {
 			binding := JournalBinding{Fingerprint: "sha256:test"}
 			path := filepath.Join(t.TempDir(), "journal")
 			j, err := openJournal(path, binding, collidingIndex(buckets))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := map[string]journalkind.Kind{}
 			for i := range 60 {
 				key := fmt.Sprintf("k%d@example.net", i)
@@ -81,14 +80,10 @@ func TestJournalIndexCollisions(t *testing.T) {
 				}
 			}
 			check(j, "written")
-			if err := j.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, j.Close())
 			check(j, "closed")
 			j2, err := openJournal(path, binding, collidingIndex(buckets))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer j2.Close()
 			check(j2, "reopened")
 			if buckets == 1 && len(j2.idx.collided) != len(want)-1 {

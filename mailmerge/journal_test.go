@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,9 +97,7 @@ func TestOpenJournalRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "journal")
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
 			j, err := OpenJournal(path, testBinding)
 			if err == nil {
 				j.Close()
@@ -139,9 +138,7 @@ func TestJournalTornEnds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "journal")
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
 			j := mustOpenJournal(t, path, testBinding)
 			if err := j.append(record{Key: "c@example.net", Kind: journalkind.Sent}); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,9 +128,7 @@ func TestSendKeyedConcurrentJournal(t *testing.T) {
 		}
 	}
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	states := make(map[string]string)
 	sc := bufio.NewScanner(f)
@@ -193,9 +192,7 @@ func TestSendKeyedCancel(t *testing.T) {
 	defer cancel()
 	j := mustOpenJournal(t, path, testBinding)
 	seq, err := sendKeyed(ctx, client, keyed(keys...), keyedOptions{journal: j})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n := 0
 	for res := range seq {
 		n++

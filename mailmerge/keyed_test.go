@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/go-sendloop/sendloop/job"
+	"github.com/stretchr/testify/require"
 	"iter"
 	"net"
 	"path/filepath"
@@ -37,9 +38,7 @@ func keyed(addrs ...string) iter.Seq2[string, *smtp.Message] {
 func mustOpenJournal(t *testing.T, path string, binding JournalBinding) *FileJournal {
 	t.Helper()
 	j, err := OpenJournal(path, binding)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { j.Close() })
 	return j
 }
@@ -47,9 +46,7 @@ func mustOpenJournal(t *testing.T, path string, binding JournalBinding) *FileJou
 func sendAllKeyed(t *testing.T, client *smtp.Relay, msgs iter.Seq2[string, *smtp.Message], opts keyedOptions) map[string]keyedResult {
 	t.Helper()
 	seq, err := sendKeyed(testContext(t), client, msgs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := make(map[string]keyedResult)
 	next := 0
 	for res := range seq {
@@ -148,9 +145,7 @@ func TestSendKeyedStates(t *testing.T) {
 		fake := startRelay(t)
 		client := newClient(t, fake, testPassword, nil)
 		seq, err := sendKeyed(testContext(t), client, keyed(a, b, a), keyedOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var states []string
 		for res := range seq {
 			states = append(states, res.Fate.String())
@@ -180,17 +175,13 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 	}{
 		{"wrong password (535)", func(t *testing.T) *smtp.Relay {
 			fake, err := sendlooptest.StartRelay(t, testUser, "the-right-one")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			return newClient(t, fake, testPassword, nil, retrying)
 		}},
 		{"untrusted certificate", func(t *testing.T) *smtp.Relay {
 			fake := startRelay(t)
 			client, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: testPassword}, retrying)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { client.Close() })
 			return client
 		}},
@@ -211,15 +202,11 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 		}},
 		{"relay down", func(t *testing.T) *smtp.Relay {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			addr := l.Addr().String()
 			l.Close()
 			client, err := smtp.NewRelay(addr, smtp.Auth{Username: testUser, Password: testPassword}, retrying)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { client.Close() })
 			return client
 		}},

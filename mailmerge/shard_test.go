@@ -2,6 +2,7 @@ package mailmerge
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/assert"
 	"math"
 	"testing"
 	"time"
@@ -25,9 +26,7 @@ func TestShard(t *testing.T) {
 		{"\ufeff\u200bann@example.com\u00a0", 8, Shard("ann@example.com", 8)},
 	}
 	for _, tt := range tests {
-		if got := Shard(tt.address, tt.n); got != tt.want {
-			t.Errorf("Shard(%q, %d) = %d, want %d", tt.address, tt.n, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Shard(tt.address, tt.n), "Shard(%q, %d)", tt.address, tt.n)
 	}
 	golden := map[string][3]int{ // shards for n = 2, 3, 8
 		"ann@example.com": {1, 1, 5},
@@ -36,9 +35,9 @@ func TestShard(t *testing.T) {
 	}
 	for addr, want := range golden {
 		for i, n := range []int{2, 3, 8} {
-			if got := Shard(addr, n); got != want[i] || got != smtpShardGolden(addr, n) {
-				t.Errorf("Shard(%q, %d) = %d, want %d", addr, n, got, want[i])
-			}
+			got := Shard(addr, n)
+			assert.Equal(t, want[i], got, "Shard(%q, %d)", addr, n)
+			assert.Equal(t, smtpShardGolden(addr, n), got, "Shard(%q, %d), as sendloop 0.4.0's smtp.Shard", addr, n)
 		}
 	}
 	// Every address in exactly one shard, and the shards about even.
@@ -57,12 +56,7 @@ func TestShard(t *testing.T) {
 			}
 		}
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Shard(_, 0) did not panic")
-		}
-	}()
-	Shard("a@example.com", 0)
+	assert.Panics(t, func() { Shard("ann@example.com", 0) }, "Shard(_, 0)")
 }
 
 // smtpShardGolden is FNV-1a 64 of the lower-cased address modulo n,
@@ -113,15 +107,11 @@ func TestTemplateFingerprint(t *testing.T) {
 	for i, edit := range same {
 		m := base()
 		edit(m)
-		if got := TemplateFingerprint(m); got != want {
-			t.Errorf("same %d: fingerprint changed", i)
-		}
+		assert.Equal(t, want, TemplateFingerprint(m), "same %d: fingerprint changed", i)
 	}
 	for i, edit := range differ {
 		m := base()
 		edit(m)
-		if got := TemplateFingerprint(m); got == want {
-			t.Errorf("differ %d: same fingerprint", i)
-		}
+		assert.NotEqual(t, want, TemplateFingerprint(m), "differ %d: same fingerprint", i)
 	}
 }
