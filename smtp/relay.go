@@ -186,7 +186,7 @@ func (r Reply) String() string {
 // SendResult is the outcome of sending one message.
 type SendResult struct {
 	// Index is the position of the message in the sequence given to
-	// SendAll (0 for Send).
+	// SendAll or SendAllHooked (0 for Send).
 	Index int
 	// MessageID is the Message-ID header of the message as sent, with angle
 	// brackets: the one given or the one generated. It is set as soon as the
@@ -207,7 +207,8 @@ type SendResult struct {
 	// Err is nil when the message was accepted for every recipient. A
 	// *RecipientsError matching ErrSomeRecipientsRefused means it was
 	// delivered to Accepted only; ErrOutcomeUnknown that it may or may not
-	// have been; ErrNotAttempted that SendAll never tried it.
+	// have been; ErrNotAttempted that SendAll never tried it; ErrRunStopped
+	// that SendAllHooked's run stopped before it.
 	Err error
 }
 
