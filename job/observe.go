@@ -5,7 +5,10 @@ import "context"
 // Phase names a phase of a job, for an Observer: Job is the job ("send", "sync") and Name
 // the phase ("send"; "plan", "apply"). Neither ever holds data of the rows.
 type Phase struct {
-	Job, Name string
+	// Job is the job: "send", "sync".
+	Job string
+	// Name is the phase: "send"; "plan", "apply".
+	Name string
 }
 
 // Observer watches the phases of a job, for tracing, metrics or logs (package otel's

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/testkit"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -301,4 +302,42 @@ func TestAudienceReadFailsBeforeTheFirstMessage(t *testing.T) {
 	var httpErr *sendloop.HTTPError
 	assert.True(t, errors.As(err, &httpErr), "the service's failure, as it came: %v", err)
 	assert.Empty(t, fake.Messages())
+}
+
+// TestSuppressedRowsAreDecidedInTheJournal: a row suppressed in one run is recorded as
+// decided, so that a rerun keeps its fate even when the account no longer suppresses it;
+// an address suppressed after it was sent stays "already sent".
+func TestSuppressedRowsAreDecidedInTheJournal(t *testing.T) {
+	t.Parallel()
+	c, srv, fake := audienceWorld(t, 2)
+	relay := worldRelay(t, srv, fake)
+	journal := t.TempDir() + "/news.journal"
+	rows := []mailmerge.Row{{Address: "global@example.com"}, {Address: "m0000@example.com"}, {Address: "m0001@example.com"}}
+	tmpl := &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}
+	first, err := mailmerge.New(mailmerge.Rows(nil, rows), tmpl, mailmerge.Options{API: c, NoUnsubscribe: true})
+	require.NoError(t, err)
+	res, err := first.Send(testContext(t), relay, mailmerge.SendOptions{Journal: journal})
+	require.NoError(t, err)
+	defer res.Close()
+	require.Equal(t, 1, res.Tally.Suppressed)
+	require.Equal(t, 2, res.Tally.Done)
+
+	// The rerun reads another account, which suppresses m0000@ (sent already) and not
+	// global@ (decided already).
+	other, otherSrv := fakeAPI(t)
+	_, err = otherSrv.Suppress(0, "m0000@example.com", "Manual")
+	require.NoError(t, err)
+	again, err := mailmerge.New(mailmerge.Rows(nil, rows), tmpl, mailmerge.Options{API: other, NoUnsubscribe: true})
+	require.NoError(t, err)
+	got := map[string]mailmerge.RowResult{}
+	res2, err := again.Send(testContext(t), relay, mailmerge.SendOptions{Journal: journal,
+		OnRow: func(r mailmerge.RowResult) { got[r.Address] = r }})
+	require.NoError(t, err)
+	defer res2.Close()
+	assert.Len(t, fake.Messages(), 2, "the rerun sends nothing")
+	assert.Equal(t, job.Suppressed, got["global@example.com"].Fate)
+	assert.Equal(t, "on the account's global suppression list (FBL Report)", got["global@example.com"].Reason, "the first run's reason")
+	assert.Equal(t, job.Skipped, got["m0000@example.com"].Fate)
+	assert.Equal(t, mailmerge.SkipAlreadySent, got["m0000@example.com"].Skip)
+	assert.Equal(t, job.Skipped, got["m0001@example.com"].Fate)
 }

@@ -111,7 +111,7 @@ func TestNewRefuses(t *testing.T) {
 		{"message id", smtp.Message{MessageID: "a@b"}, mailmerge.Options{NoUnsubscribe: true}, "Message-ID"},
 		{"bad variable", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Vars: map[string]string{"a b": ""}}, `variable "a b"`},
 		{"default of nothing", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Defaults: map[string]string{"NOPE": ""}}, `default for "NOPE"`},
-		{"shard", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 2, Count: 2}}, "shard index 2 of 2"},
+		{"shard", smtp.Message{}, mailmerge.Options{NoUnsubscribe: true, Shard: mailmerge.ShardSpec{Index: 2, Count: 2}}, "shard index 2 of 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -42,13 +42,27 @@
 //
 // A column named Name (any case) gives each row's To its display name.
 //
-// The journal's binding (Job.Binding) is composed here, once: smtp.TemplateFingerprint of
+// The journal's binding (Job.Binding) is composed here, once: TemplateFingerprint of
 // the template with X-Merge-Vars, X-Custom-Args, the sorted X-Var-NAME constants and, when
 // given, the sorted X-Default-NAME fallbacks as pseudo-headers, and the shard. Without
 // defaults it is byte for byte the binding of sendloop 0.3.0's `send --recipients`, whose
 // journals resume. What changes a message enters it; what only changes the run
 // (AllowEmpty, AllowTags, the relay's rate and connections, budgets) does not, so that
 // raising a budget never refuses a rerun.
+//
+// The journal is a JournalStore: the file (OpenJournal, SendOptions.Journal), whose format
+// is sendloop 0.4.0's, or any other store (SendOptions.JournalStore, such as package
+// mailmerge/pgjournal's PostgreSQL journal, which every runner of a send shares). Send
+// claims a row in the store, durably, before its message's final dot (through the relay's
+// per-message hook, smtp.SendAllHooked) and records its outcome before reporting it, so
+// that a run killed at any moment sends no row twice: a rerun skips the rows recorded sent
+// or refused and lists those of unknown outcome, or left in flight, without sending them.
+// A store records rows decided without sending too (JournalStore.Decide: suppressed, not
+// subscribed), which a rerun reports with the same fate. Package mailmerge/journaltest is
+// the suite every store passes. Shard(address, n) splits a list as the CLI's --shard does.
+//
+// The end of Send's context starts no new row; SendOptions.Stop (a job.Stop) says how the
+// messages in flight end: after its grace period, or at once when its Work context ends.
 //
 // A row's fate is one of sent, refused, unknown, deferred, skipped (and why), rejected (and
 // why) or not attempted, and Result's counts add up to the source's rows. Unknown is never

@@ -35,7 +35,7 @@ type Options struct {
 	NoUnsubscribe bool
 	// Shard sends only the rows of one shard (smtp.Shard of the lower-cased address); it
 	// enters the binding.
-	Shard smtp.ShardSpec
+	Shard ShardSpec
 	// API is the client Send and Check read who may be mailed through, before the first
 	// message: the account's global suppression list (one suppression.list.getlist) and,
 	// with ListID, the list's suppression entries and its members' status. A send to more
@@ -67,7 +67,7 @@ type Job struct {
 	keepEscaping map[string]bool
 	// noUnsubscribe: Options.NoUnsubscribe.
 	noUnsubscribe bool
-	shard         smtp.ShardSpec
+	shard         ShardSpec
 	// api, listID and includeNotSubscribed are Options'; fromList says the source reads
 	// listID itself, its rows carrying their state.
 	api                  *sendloop.Client
@@ -83,7 +83,7 @@ type Job struct {
 	parts    []*part
 	interps  []interp
 	notes    []Note
-	binding  smtp.JournalBinding
+	binding  JournalBinding
 }
 
 // New checks tmpl against the columns of src and opts and returns the job. It reads no
@@ -154,7 +154,7 @@ func New(src Source, tmpl *smtp.Message, opts Options) (*Job, error) {
 	if err := j.check(); err != nil {
 		return nil, err
 	}
-	j.binding = smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(j.fingerprinted()), Shard: opts.Shard}
+	j.binding = JournalBinding{Fingerprint: TemplateFingerprint(j.fingerprinted()), Shard: opts.Shard}
 	return j, nil
 }
 
@@ -193,7 +193,7 @@ func (j *Job) fingerprinted() *smtp.Message {
 }
 
 // Binding returns the journal binding of the job's messages and shard.
-func (j *Job) Binding() smtp.JournalBinding { return j.binding }
+func (j *Job) Binding() JournalBinding { return j.binding }
 
 // Notes returns the %…% candidates the check left as written, in the template's order.
 func (j *Job) Notes() []Note { return append([]Note(nil), j.notes...) }
@@ -275,7 +275,7 @@ func (j *Job) message(row Row) (msg *smtp.Message, reject string) {
 			ui++
 		}
 	}
-	// An address or a rendered header the message cannot hold is refused by SendKeyed,
+	// An address or a rendered header the message cannot hold is refused by sendKeyed,
 	// before sending, as an invalid key: a rejected row.
 	return &m, ""
 }

@@ -99,7 +99,7 @@ func (j *Job) firstMessages(ctx context.Context, n int, fn func(PreviewMessage))
 		}
 		index++
 		fate, msg, key := j.decide(index, row, seen, nil, nil)
-		if msg == nil || j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
+		if msg == nil || j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index {
 			continue
 		}
 		p := PreviewMessage{Line: fate.Line, Index: index, Address: key, Message: msg}
@@ -174,7 +174,7 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 		res.Rows++
 		fate, msg, key := j.decide(index, row, seen, nil, aud)
 		switch {
-		case msg != nil && j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index:
+		case msg != nil && j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index:
 			res.OtherShards++
 		case msg != nil:
 			res.Sendable++

@@ -168,7 +168,7 @@ func TestContinueFrom(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the journal continued from is only read")
 
-	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 0, Count: 2}})
+	sharded, err := mailmerge.New(src, &newsTemplate, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: mailmerge.ShardSpec{Index: 0, Count: 2}})
 	require.NoError(t, err)
 	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "s.journal"), ContinueFrom: old})
 	require.ErrorAs(t, err, &jerr)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-sendloop/sendloop/internal/spool"
 	"github.com/go-sendloop/sendloop/job"
-	"github.com/go-sendloop/sendloop/smtp"
 )
 
 // RowResult is the fate of one row.
@@ -20,7 +19,7 @@ type RowResult struct {
 	// Fate is what became of the row: job.Done for a message the relay accepted.
 	Fate job.Fate
 	// Skip says why it was skipped.
-	Skip smtp.SkipReason
+	Skip SkipReason
 	// Continued reports a row skipped for the journal of SendOptions.ContinueFrom.
 	Continued bool
 	// MessageID is the message's Message-ID, when one was sent or journaled.
@@ -31,7 +30,7 @@ type RowResult struct {
 	// kept in Result's lists.
 	Err error
 	// Previous is the journal's record from an earlier run, for a skipped row.
-	Previous *smtp.JournalRecord
+	Previous *JournalRecord
 }
 
 // Result counts the fates of a send's rows: Rows is the sum of the others.
@@ -109,14 +108,14 @@ func (l *RowList) add(r RowResult) {
 // the list's own, so that RowResult carries no JSON tags and a program's output of it is
 // the program's. Err and Previous are not kept.
 type spooledRow struct {
-	Line      int             `json:"l"`
-	Index     int             `json:"i"`
-	Address   string          `json:"a"`
-	Fate      job.Fate        `json:"f"`
-	Skip      smtp.SkipReason `json:"s,omitempty"`
-	Continued bool            `json:"c,omitempty"`
-	MessageID string          `json:"m,omitempty"`
-	Reason    string          `json:"r,omitempty"`
+	Line      int        `json:"l"`
+	Index     int        `json:"i"`
+	Address   string     `json:"a"`
+	Fate      job.Fate   `json:"f"`
+	Skip      SkipReason `json:"s,omitempty"`
+	Continued bool       `json:"c,omitempty"`
+	MessageID string     `json:"m,omitempty"`
+	Reason    string     `json:"r,omitempty"`
 }
 
 // Each calls fn with every row, in order, and stops at fn's first error; Err and Previous

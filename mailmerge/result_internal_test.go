@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/go-sendloop/sendloop/job"
-	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +23,7 @@ func TestRowListSpillsWholeRows(t *testing.T) {
 		}},
 		{"skipped, continued", func(i int) RowResult {
 			return RowResult{Line: i + 2, Index: i, Address: fmt.Sprintf("u%d@example.net", i), Fate: job.Skipped,
-				Skip: smtp.SkipUnknown, Continued: true, MessageID: fmt.Sprintf("<%d@example.com>", i)}
+				Skip: SkipUnknown, Continued: true, MessageID: fmt.Sprintf("<%d@example.com>", i)}
 		}},
 	}
 	for _, tt := range tests {
@@ -35,7 +34,7 @@ func TestRowListSpillsWholeRows(t *testing.T) {
 			const n = maxRowsInMemory + 3
 			for i := range n {
 				r := tt.row(i)
-				r.Err, r.Previous = errors.New("not kept"), &smtp.JournalRecord{}
+				r.Err, r.Previous = errors.New("not kept"), &JournalRecord{}
 				l.add(r)
 			}
 			var got []RowResult

@@ -22,7 +22,7 @@ type SendOptions struct {
 	// names it in messages): a journal in a database, such as package mailmerge/pgjournal's,
 	// that every run and shard of the send shares, so that a rerun on another machine sends
 	// no row twice. It must be opened for Job.Binding's fingerprint; Send does not close it.
-	JournalStore smtp.Journal
+	JournalStore JournalStore
 	// ContinueFrom is an earlier journal of the same shard, possibly bound to another
 	// message (a typo fixed after a partial send): the rows it records (sent, refused,
 	// unknown or in flight) are skipped. It is only read. It needs Journal.
@@ -39,6 +39,11 @@ type SendOptions struct {
 	// binding. The zero job.Budget allows none, as 0 does on the command line (the CLI's
 	// default); job.Unlimited() sets no bound.
 	MaxRejects, MaxUnknown job.Budget
+	// Stop is how the messages in flight end once Send's context ends, which starts no new
+	// row (the rows left are not attempted): they run for Stop.Grace more, and end at once
+	// when Stop.Work ends. The zero Stop ends them with the context: a message cut off
+	// after its final dot is then of unknown outcome.
+	Stop job.Stop
 	// OnRow, when set, is called with the fate of every row, in the source's order (a
 	// run of over a thousand rejected rows behind a row in flight may come early).
 	OnRow func(RowResult)
@@ -68,7 +73,7 @@ type JournalError struct {
 	// record with a new journal and ContinueFrom.
 	MessageChanged bool
 	// Journal and Want are the shards of the journal and of the job, when they differ.
-	Journal, Want smtp.ShardSpec
+	Journal, Want ShardSpec
 	// Err is the underlying error.
 	Err error
 }
@@ -87,7 +92,7 @@ func (e *JournalError) Error() string {
 // Unwrap returns the underlying error.
 func (e *JournalError) Unwrap() error { return e.Err }
 
-func shardText(s smtp.ShardSpec) string {
+func shardText(s ShardSpec) string {
 	if s.Count <= 1 {
 		return "no shard"
 	}
@@ -96,9 +101,9 @@ func shardText(s smtp.ShardSpec) string {
 
 // openJournal opens the job's journal at path, telling a changed message from a changed
 // shard.
-func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
-	jr, err := smtp.OpenJournal(path, j.binding)
-	var mm *smtp.JournalMismatchError
+func (j *Job) openJournal(path string) (*FileJournal, error) {
+	jr, err := OpenJournal(path, j.binding)
+	var mm *JournalMismatchError
 	switch {
 	case errors.As(err, &mm):
 		e := &JournalError{Path: path, Err: err, Journal: mm.Journal.Shard, Want: j.binding.Shard}
@@ -123,8 +128,9 @@ func (j *Job) openJournal(path string) (*smtp.FileJournal, error) {
 // cannot be used (*JournalError). A failure
 // that stops the run (a read error of the source, a session failure of the relay, a
 // journal that cannot take a record) is returned with the result, the rows left counted
-// not attempted. An interrupted ctx leaves the rows after it not attempted, and Send
-// returns the result and ctx's error.
+// not attempted. An interrupted ctx starts no new row (SendOptions.Stop says how the
+// messages in flight end) and leaves the rows after it not attempted, and Send returns the
+// result and ctx's error.
 func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (res *Result, err error) {
 	if opts.Observer == nil {
 		res, _, err = j.send(ctx, relay, opts)
@@ -158,7 +164,7 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 	if err != nil {
 		return nil, nil, err
 	}
-	var journal *smtp.FileJournal
+	var journal *FileJournal
 	if opts.Journal != "" && opts.JournalStore == nil {
 		var err error
 		if journal, err = j.openJournal(opts.Journal); err != nil {
@@ -173,7 +179,10 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			return nil, nil, err
 		}
 	}
-	run := &sendRun{opts: opts, res: &Result{}, ctx: ctx}
+	run := &sendRun{opts: opts, res: &Result{}, ctx: ctx, journal: opts.JournalStore}
+	if journal != nil {
+		run.journal = journal
+	}
 	rows := func(yield func(string, *smtp.Message) bool) {
 		index := 0
 		for row, err := range j.src.Rows(ctx) {
@@ -190,9 +199,9 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 				continue
 			}
 			// A row decided here (rejected for an empty value, skipped for ContinueFrom)
-			// goes to SendKeyed without a message: its one set of keys then holds the
+			// goes to sendKeyed without a message: its one set of keys then holds the
 			// address, so that a later row of it is a duplicate, as Check and the
-			// preview say, and SendKeyed answers it invalid without sending anything.
+			// preview say, and sendKeyed answers it invalid without sending anything.
 			raw := row.Raw
 			if raw == "" {
 				raw = row.Address
@@ -209,12 +218,12 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			}
 		}
 	}
-	var jr smtp.Journal = opts.JournalStore
+	var jr JournalStore = opts.JournalStore
 	if journal != nil {
 		jr = journal
 	}
-	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: jr, Shard: j.shard,
-		ResendUnknown: opts.ResendUnknown, ResendRefused: opts.ResendRefused})
+	results, err := sendKeyed(ctx, relay, rows, keyedOptions{journal: jr, shard: j.shard,
+		resendUnknown: opts.ResendUnknown, resendRefused: opts.ResendRefused, stop: opts.Stop})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,8 +246,8 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 }
 
 // decide answers a row before the relay: rejected by the source (no key), of another shard
-// (left to SendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
-// Send leaves duplicates to SendKeyed), skipped for ContinueFrom, suppressed or not
+// (left to sendKeyed to skip, as it always did), a duplicate of a row seen (with seen;
+// Send leaves duplicates to sendKeyed), skipped for ContinueFrom, suppressed or not
 // subscribed (by aud), or rejected for an empty value (with the key and no message); else
 // it returns the row's message and key.
 func (j *Job) decide(index int, row Row, seen, earlier *keyLines, aud *audience) (RowResult, *smtp.Message, string) {
@@ -257,8 +266,8 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines, aud *audience)
 		key = row.Key
 	}
 	fate.Address = addr
-	if j.shard.Count > 1 && smtp.Shard(key, j.shard.Count) != j.shard.Index {
-		return fate, &smtp.Message{}, key // SendKeyed skips it (SkipShard)
+	if j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index {
+		return fate, &smtp.Message{}, key // sendKeyed skips it (SkipShard)
 	}
 	if seen != nil {
 		pos := int32(min(row.Line, math.MaxInt32))
@@ -272,7 +281,7 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines, aud *audience)
 		}
 	}
 	if earlier != nil && earlier.has(key) {
-		fate.Fate, fate.Skip, fate.Continued = job.Skipped, smtp.SkipAlreadySent, true
+		fate.Fate, fate.Skip, fate.Continued = job.Skipped, SkipAlreadySent, true
 		return fate, nil, key
 	}
 	if why, notSubscribed := aud.judge(addressKey(row.Address), row); why != "" || notSubscribed != "" {
@@ -336,23 +345,24 @@ func (k *keyLines) has(key string) bool {
 type sendRun struct {
 	opts      SendOptions
 	res       *Result
-	positions []int32 // of each row given to SendKeyed, by its index: a line, or -(position+1)
+	positions []int32 // of each row given to sendKeyed, by its index: a line, or -(position+1)
 	stop      error
 	queue     []pending // rows read and not yet reported, in the source's order
-	next      int       // the index SendKeyed gives the next row yielded to it
+	next      int       // the index sendKeyed gives the next row yielded to it
 	done      int
 	tally     job.Tally // the fates of the done rows, for OnProgress
 	ctx       context.Context
-	observed  job.Tally // the fates of the rows not yet told to the Observer
+	observed  job.Tally    // the fates of the rows not yet told to the Observer
+	journal   JournalStore // where the rows decided without sending are recorded; may be nil
 }
 
-// pending is a row waiting for its report: one yielded to SendKeyed (index ≥ 0), or one
+// pending is a row waiting for its report: one yielded to sendKeyed (index ≥ 0), or one
 // decided before (index -1), reported after the rows before it.
 type pending struct {
 	index   int
 	row     RowResult
 	raw     string // the address as written, for a duplicate
-	decided bool   // row is its fate, unless SendKeyed finds a duplicate
+	decided bool   // row is its fate, unless sendKeyed finds a duplicate
 }
 
 // maxQueuedEarly bounds the rows decided early that wait behind rows in flight: beyond it
@@ -385,15 +395,28 @@ func (run *sendRun) flush(index int) (pending, bool) {
 	return pending{}, false
 }
 
-// add counts the result of a row given to SendKeyed.
-func (run *sendRun) add(kr smtp.KeyedResult) {
+// add counts the result of a row given to sendKeyed.
+func (run *sendRun) add(kr keyedResult) {
 	p, _ := run.flush(kr.Index)
 	r := p.row
-	var dup *smtp.DuplicateKeyError
-	if kr.State == smtp.KeyInvalid && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
+	var dup *duplicateKeyError
+	if kr.Fate == job.Rejected && errors.As(kr.Err, &dup) && dup.First < len(run.positions) {
 		r = RowResult{Line: r.Line, Index: r.Index, Address: p.raw, Fate: job.Rejected, Reason: duplicateOf(run.positions[dup.First])}
 		run.report(r)
 		return
+	}
+	if p.decided && (r.Fate == job.Suppressed || r.Fate == job.NotSubscribed) {
+		if kr.Previous != nil && kr.Fate != job.Rejected {
+			// The journal's record of an earlier run outweighs this run's reading: a row
+			// sent (or of unknown outcome) before its address was suppressed stays so,
+			// and a row decided before keeps that decision.
+			p.decided = false
+		} else if run.journal != nil {
+			// Recorded as decided, so that a rerun does not decide it again.
+			if err := run.journal.Decide(kr.Key, r.Fate, r.Reason); err != nil && run.stop == nil {
+				run.stop = fmt.Errorf("%w: %w", errJournalFailed, err)
+			}
+		}
 	}
 	if p.decided {
 		run.report(r)
@@ -404,31 +427,24 @@ func (run *sendRun) add(kr smtp.KeyedResult) {
 	if kr.Err != nil {
 		r.Reason = kr.Err.Error()
 	}
-	switch kr.State {
-	case smtp.KeySent:
-		r.Fate = job.Done
-	case smtp.KeyRefused:
-		r.Fate = job.Refused
-	case smtp.KeyUnknown:
-		r.Fate = job.Unknown
-	case smtp.KeyDeferred:
-		r.Fate = job.Deferred
-	case smtp.KeySkipped:
-		r.Fate = job.Skipped
+	r.Fate = kr.Fate
+	switch kr.Fate {
+	case job.Skipped:
 		switch kr.Skip {
-		case smtp.SkipUnknown:
+		case SkipUnknown:
 			r.Reason = "unknown in the journal: not sent again without resending unknown rows"
-		case smtp.SkipRefused:
+		case SkipRefused:
 			r.Reason = "refused in an earlier run"
 			if kr.Previous != nil && kr.Previous.Reply != "" {
 				r.Reason += " (" + kr.Previous.Reply + ")"
 			}
 			r.Reason += ": not sent again without resending refused rows"
 		}
-	case smtp.KeyInvalid:
-		r.Fate = job.Rejected
-	case smtp.KeyNotAttempted:
-		r.Fate = job.NotAttempted
+	case job.Suppressed, job.NotSubscribed: // decided by an earlier run, with its reason
+		if kr.Previous != nil {
+			r.Reason = kr.Previous.Reply
+		}
+	case job.NotAttempted:
 		if run.stop == nil && errors.Is(kr.Err, smtp.ErrRunStopped) {
 			run.stop = kr.Err
 		}
@@ -457,15 +473,15 @@ func (run *sendRun) report(r RowResult) {
 		switch {
 		case r.Continued:
 			res.SkippedContinued++
-		case r.Skip == smtp.SkipAlreadySent:
+		case r.Skip == SkipAlreadySent:
 			res.SkippedSent++
-		case r.Skip == smtp.SkipRefused:
+		case r.Skip == SkipRefused:
 			res.SkippedRefused++
 			res.RefusedRows.add(r)
-		case r.Skip == smtp.SkipUnknown:
+		case r.Skip == SkipUnknown:
 			res.SkippedUnknown++
 			res.UnknownRows.add(r)
-		case r.Skip == smtp.SkipShard:
+		case r.Skip == SkipShard:
 			res.SkippedShard++
 		}
 	}
@@ -490,12 +506,12 @@ func (run *sendRun) report(r RowResult) {
 // bound to another message.
 func (j *Job) readEarlier(path string) (*keyLines, error) {
 	keys := newKeyLines()
-	b, err := smtp.ReadJournal(path, func(r smtp.JournalRecord) { keys.add(r.Key, 0) })
+	b, err := ReadJournal(path, func(r JournalRecord) { keys.add(r.Key, 0) })
 	if err != nil {
 		return nil, &JournalError{Path: path, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
 	}
 	if b.Shard != j.binding.Shard {
-		return nil, &JournalError{Path: path, Err: smtp.ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard}
+		return nil, &JournalError{Path: path, Err: ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard}
 	}
 	return keys, nil
 }

@@ -59,9 +59,9 @@ func template030(t *testing.T) (*smtp.Message, mailmerge.Options) {
 	return m, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Vars: map[string]string{"CODE": "XYZ", "ALPHA": "1"}}
 }
 
-func journalHeader(t *testing.T, path string) smtp.JournalBinding {
+func journalHeader(t *testing.T, path string) mailmerge.JournalBinding {
 	t.Helper()
-	b, err := smtp.ReadJournal(path, func(smtp.JournalRecord) {})
+	b, err := mailmerge.ReadJournal(path, func(mailmerge.JournalRecord) {})
 	require.NoError(t, err)
 	return b
 }
@@ -70,9 +70,9 @@ func TestJournalOf030Resumes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		journal string
-		shard   smtp.ShardSpec
+		shard   mailmerge.ShardSpec
 		skipped int // already sent
-	}{{"plain.journal", smtp.ShardSpec{}, 3}, {"shard.journal", smtp.ShardSpec{Index: 1, Count: 2}, 2}} {
+	}{{"plain.journal", mailmerge.ShardSpec{}, 3}, {"shard.journal", mailmerge.ShardSpec{Index: 1, Count: 2}, 2}} {
 		t.Run(c.journal, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -217,16 +217,16 @@ func TestJournalErrors(t *testing.T) {
 	var jerr *mailmerge.JournalError
 	require.ErrorAs(t, err, &jerr)
 	assert.True(t, jerr.MessageChanged)
-	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
+	assert.ErrorIs(t, err, mailmerge.ErrJournalMismatch)
 	assert.Contains(t, err.Error(), "was written for another message")
 
-	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: smtp.ShardSpec{Index: 1, Count: 2}})
+	sharded, err := mailmerge.New(src, msg("Hi {{FIRST}}"), mailmerge.Options{API: testAPI(t), NoUnsubscribe: true, Shard: mailmerge.ShardSpec{Index: 1, Count: 2}})
 	require.NoError(t, err)
 	_, err = sharded.Send(testContext(t), relay, mailmerge.SendOptions{MaxRejects: anyRows, MaxUnknown: anyRows, Journal: filepath.Join(dir, "old")})
 	require.ErrorAs(t, err, &jerr)
 	assert.False(t, jerr.MessageChanged)
-	assert.Equal(t, smtp.ShardSpec{}, jerr.Journal)
-	assert.Equal(t, smtp.ShardSpec{Index: 1, Count: 2}, jerr.Want)
+	assert.Equal(t, mailmerge.ShardSpec{}, jerr.Journal)
+	assert.Equal(t, mailmerge.ShardSpec{Index: 1, Count: 2}, jerr.Want)
 	assert.Contains(t, err.Error(), "is bound to no shard, not shard index 1 of 2")
 }
 

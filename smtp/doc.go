@@ -28,65 +28,18 @@
 //
 // SendAll sends a sequence (iter.Seq[*Message]) and yields one SendResult per
 // message, in input order.
-
-// # Sending to a list that must never be mailed twice
 //
-// SendKeyed sends an iter.Seq2[string, *Message], a key per message (the
-// recipient address or a row ID), and yields a KeyedResult per key, in input
-// order, with its state: sent, refused, unknown, deferred, skipped,
-// invalid or not attempted. With a Journal it survives being killed at any
-// moment: the rerun sends only what was not sent and names what may have
-// been.
+// # Sending a list
 //
-//	tmpl := &smtp.Message{From: "news@example.com", Subject: "News for {{NAME}}", Text: "Hi {{NAME}}"}
-//	journal, err := smtp.OpenJournal("news.journal", smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(tmpl)})
-//	...
-//	defer journal.Close()
-//	results, err := relay.SendKeyed(ctx, rows, smtp.SendKeyedOptions{Journal: journal})
-//	...
-//	for res := range results {
-//		// res.Key, res.State (smtp.KeySent, ...), res.Skip, res.MessageID, res.Err
-//	}
+// SendAllHooked is SendAll with a Hook per message: a bulk job hears of each
+// message's final dot before it goes out and of its outcome before it is
+// yielded, and stops the whole run at a failure of the session (refused
+// credentials, a 5xx to MAIL FROM, a relay that stays unreachable), the
+// messages not sent matching ErrRunStopped. It is what package mailmerge
+// sends through: the durable record of each row, which lets a rerun after a
+// crash send no row twice, is mailmerge's.
 //
 // Decisions:
-//   - Journal: a key is recorded in flight, written and flushed, before the
-//     final dot of its DATA, then sent (Message-ID and reply), refused, or
-//     unknown (connection lost after the dot), before its result is yielded.
-//     A 4xx reply to the dot records it deferred: not delivered. A rerun
-//     skips the keys recorded sent or refused, and reports the keys recorded
-//     unknown, or left in flight by a crash, as skipped (SkipUnknown),
-//     without sending them unless ResendUnknown; ResendRefused sends refused
-//     keys again. Keys the journal does not know (rows added since) are
-//     sent.
-//   - Durability of FileJournal: one unbuffered write per record, so a
-//     record survives the death of the process (kill -9) once written; an
-//     fsync every JournalSyncEvery records or JournalSyncInterval, and at
-//     Close, bounds what a crash of the machine can lose. A torn last record
-//     is dropped (the file truncated to the last whole line) when the
-//     journal is opened; a malformed record before the last is
-//     *JournalCorruptError, and a file that is not a journal is never
-//     truncated. The format is JSON lines: a header with the binding, then
-//     one record a line.
-//   - Binding: a journal is bound to the message template
-//     (TemplateFingerprint: From, Subject, bodies, extra headers, tags,
-//     tracking and parts, before personalisation; not the recipients, merge
-//     variables or custom arguments) and to the shard. A journal written for
-//     another fingerprint or shard is refused (*JournalMismatchError): its
-//     records say nothing of the new message.
-//   - Refused: only a verdict about one message is final: a 5xx reply to
-//     RCPT for every recipient, or to DATA. A failure of the session stops
-//     the run (refused credentials, a TLS failure, a 5xx greeting or MAIL
-//     FROM, a relay still unreachable after the retries, a journal that
-//     cannot be written): the remaining keys are not attempted
-//     (ErrRunStopped), so that the corrected rerun sends them. A key that
-//     stays 4xx after the retries is deferred and sent by the rerun.
-//   - Keys: empty keys, keys that are not UTF-8, and a key given again in
-//     the same run are invalid (ErrInvalidKey, ErrDuplicateKey); so is a
-//     message that cannot be built. Nothing is journaled for them.
-//   - Shards: Shard(address, n) is the FNV-1a 64 hash of the address,
-//     trimmed and lower-cased as a whole, modulo n: stable, so that n jobs
-//     (SendKeyedOptions.Shard) send every key exactly once together. Each
-//     shard needs its own journal.
 //   - Rate: WithRate(perSecond, burst) is a token bucket over every try of
 //     every message of the Relay. A 4xx reply halves the rate (at most once
 //     a second, down to 1/32) as well as being retried; 5 seconds without

@@ -45,7 +45,7 @@ var (
 	ErrSomeRecipientsRefused = errors.New("some recipients were refused")
 
 	// ErrNotAttempted is matched by the result of every message SendAll or
-	// SendKeyed did not try to send because its context ended first.
+	// SendAllHooked did not try to send because its context ended first.
 	ErrNotAttempted = errors.New("sendloop/smtp: not attempted: the context ended first")
 
 	// ErrMessageTooLarge is matched by a *SizeError: the message is larger than

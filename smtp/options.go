@@ -87,7 +87,7 @@ func WithMaxMessageSize(n int) Option {
 // at most once a second and down to 1/32 of perSecond, as well as being
 // retried; after 5 seconds without one the rate doubles again, step by step,
 // back to perSecond. A perSecond of 0, the default, means no limit. The
-// limit is shared by everything the Relay sends: Send, SendAll and SendKeyed.
+// limit is shared by everything the Relay sends: Send, SendAll and SendAllHooked.
 func WithRate(perSecond float64, burst int) Option {
 	return func(r *Relay) {
 		r.rate, r.burst = perSecond, burst

@@ -186,7 +186,7 @@ func (r Reply) String() string {
 // SendResult is the outcome of sending one message.
 type SendResult struct {
 	// Index is the position of the message in the sequence given to
-	// SendAll (0 for Send).
+	// SendAll or SendAllHooked (0 for Send).
 	Index int
 	// MessageID is the Message-ID header of the message as sent, with angle
 	// brackets: the one given or the one generated. It is set as soon as the
@@ -207,7 +207,8 @@ type SendResult struct {
 	// Err is nil when the message was accepted for every recipient. A
 	// *RecipientsError matching ErrSomeRecipientsRefused means it was
 	// delivered to Accepted only; ErrOutcomeUnknown that it may or may not
-	// have been; ErrNotAttempted that SendAll never tried it.
+	// have been; ErrNotAttempted that SendAll never tried it; ErrRunStopped
+	// that SendAllHooked's run stopped before it.
 	Err error
 }
 
@@ -283,16 +284,16 @@ func (b *bulk) fail(err error) {
 	}
 }
 
-// sendOne builds and delivers msg; kt, for a keyed message, journals its
+// sendOne builds and delivers msg; hs, for a message of SendAllHooked, is told of its
 // final dot (nil otherwise).
-func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx) (res SendResult) {
+func (r *Relay) sendOne(ctx context.Context, index int, msg *Message, b *bulk, hs *hooked) (res SendResult) {
 	if r.observer != nil {
 		ev := MessageEvent{Start: time.Now()}
 		defer func() { r.observed(ctx, &ev, &res) }()
-		res = r.sendMessage(ctx, index, msg, b, kt, &ev)
+		res = r.sendMessage(ctx, index, msg, b, hs, &ev)
 		return res
 	}
-	return r.sendMessage(ctx, index, msg, b, kt, nil)
+	return r.sendMessage(ctx, index, msg, b, hs, nil)
 }
 
 // observed tells the observer of a message it has finished with.
@@ -315,10 +316,10 @@ func (r *Relay) observed(ctx context.Context, ev *MessageEvent, res *SendResult)
 }
 
 // sendMessage is sendOne; ev, when not nil, receives the envelope's counts and the size.
-func (r *Relay) sendMessage(ctx context.Context, index int, msg *Message, b *bulk, kt *keyTx, ev *MessageEvent) SendResult {
+func (r *Relay) sendMessage(ctx context.Context, index int, msg *Message, b *bulk, hs *hooked, ev *MessageEvent) SendResult {
 	res := SendResult{Index: index}
 	if msg == nil {
-		res.Err = errors.New("sendloop/smtp: nil message")
+		res.Err = errNilMessage
 		return res
 	}
 	env, err := msg.envelope()
@@ -343,10 +344,7 @@ func (r *Relay) sendMessage(ctx context.Context, index int, msg *Message, b *bul
 		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, err)
 		return res
 	}
-	if kt != nil {
-		kt.msgID, kt.built = msgID, true
-	}
-	r.deliver(ctx, env, data, &res, b, kt)
+	r.deliver(ctx, env, data, &res, b, hs)
 	if res.Attempts == 0 && ctx.Err() != nil && !errors.Is(res.Err, ErrNotAttempted) {
 		res.Err = fmt.Errorf("%w (%w)", ErrNotAttempted, ctx.Err())
 	}

@@ -24,7 +24,7 @@ const (
 )
 
 // deliver sends data, retrying temporary failures, and fills res.
-func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk, kt *keyTx) {
+func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *SendResult, b *bulk, hs *hooked) {
 	staleRetried := false
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -67,11 +67,11 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 			return
 		}
 		res.Attempts++
-		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries, kt)
+		kind, err := r.transact(ctx, s, env, data, res, attempt >= r.maxRetries, hs)
 		var smtpErr *ReplyError
-		if kt != nil && errors.As(err, &smtpErr) && smtpErr.Command == "MAIL" && smtpErr.Permanent() {
+		if hs != nil && errors.As(err, &smtpErr) && smtpErr.Command == "MAIL" && smtpErr.Permanent() {
 			// A 5xx to MAIL FROM is about the sender, not this message: the
-			// keyed run stops before the connection goes to the next one.
+			// hooked run stops before the connection goes to the next one.
 			b.fail(&runStopped{cause: r.redact(err)})
 		}
 		r.release(s)
@@ -79,10 +79,10 @@ func (r *Relay) deliver(ctx context.Context, env envelope, data []byte, res *Sen
 		if kind != stale {
 			r.slowDownOn(err) // not the 421 of a connection the server closed while idle
 		}
-		if kt != nil && kt.dotOut && kind == retry {
-			// A 4xx reply to the final dot: not delivered, and the key may be
-			// sent again, by this run or the next.
-			if jerr := kt.record(JournalDeferred, res); jerr != nil {
+		if hs != nil && hs.dotOut && kind == retry {
+			// A 4xx reply to the final dot: not delivered, and the message may
+			// be sent again, by this run or the next.
+			if jerr := hs.deferred(res); jerr != nil {
 				res.Err = jerr
 				return
 			}
@@ -127,18 +127,19 @@ func isTemporarySetup(err error) bool {
 
 // transact sends one message over s: MAIL, RCPT for each recipient, DATA.
 //
-// For a keyed message (kt not nil), the journal records the message in
-// flight after its content is written and before its final dot: a crash
-// from then on leaves the key unknown, never sent again by a rerun.
-func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []byte, res *SendResult, last bool, kt *keyTx) (kind outcomeKind, err error) {
+// For a message of SendAllHooked (hs not nil), the hook is called after the
+// content is written and before the final dot: a bulk send records the
+// message in flight there, so that a crash from then on leaves it unknown,
+// never sent again by a rerun.
+func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []byte, res *SendResult, last bool, hs *hooked) (kind outcomeKind, err error) {
 	release := s.conn.bind(ctx)
 	defer func() {
 		if !release() {
 			s.broken = true // ctx ended: the connection was closed under us
 		}
 	}()
-	if kt != nil {
-		kt.dotOut = false
+	if hs != nil {
+		hs.dotOut = false
 	}
 	reused := s.used > 0
 	s.used++
@@ -196,14 +197,14 @@ func (r *Relay) transact(ctx context.Context, s *session, env envelope, data []b
 		s.broken = true
 		return retry, r.ctxError(ctx, "DATA", err)
 	}
-	if kt != nil {
-		if err := kt.beforeDot(); err != nil {
+	if hs != nil {
+		if err := hs.beforeDot(res.MessageID); err != nil {
 			// The final dot is not out: closing the connection abandons the
 			// message, which is delivered to no one.
 			s.broken = true
 			return done, err
 		}
-		kt.dotOut = true
+		hs.dotOut = true
 	}
 	resp, err := w.CloseWithResponse()
 	var goErr *gosmtp.SMTPError

@@ -23,8 +23,9 @@ import (
 //   - opens its report with newGitHubReport (nil when not on Actions: every method of a nil
 //     *githubReport does nothing);
 //   - calls reject for every rejected or refused row, with the row's first physical line;
-//   - at the end, checks its rejects against the budget (rejectBudget.check) and calls
-//     finish with a summary of its plan and result.
+//   - at the end, checks its rejects against the budget (rejectBudget.check; send renders
+//     the verdict mailmerge's Send returned instead, sendBudgetOutcome) and calls finish
+//     with a summary of its plan and result.
 
 // maxAnnotations is how many warnings GitHub shows for a step: the rest are counted in one
 // notice.

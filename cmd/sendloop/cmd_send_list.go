@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/csvfile"
@@ -54,21 +55,21 @@ type listOptions struct {
 const sendListGCPercent = 25
 
 // parseShard reads --shard K/N: K from 1 to N.
-func parseShard(s string) (smtp.ShardSpec, error) {
+func parseShard(s string) (mailmerge.ShardSpec, error) {
 	if s == "" {
-		return smtp.ShardSpec{}, nil
+		return mailmerge.ShardSpec{}, nil
 	}
 	k, n, ok := strings.Cut(s, "/")
 	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
 	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 1 || ki > ni {
-		return smtp.ShardSpec{}, usagef("send", "--shard %q: want K/N with K from 1 to N, e.g. 1/3", s)
+		return mailmerge.ShardSpec{}, usagef("send", "--shard %q: want K/N with K from 1 to N, e.g. 1/3", s)
 	}
-	return smtp.ShardSpec{Index: ki - 1, Count: ni}, nil
+	return mailmerge.ShardSpec{Index: ki - 1, Count: ni}, nil
 }
 
 // shardFlag names a shard as --shard does: "2/2".
-func shardFlag(s smtp.ShardSpec) string {
+func shardFlag(s mailmerge.ShardSpec) string {
 	if s.Count <= 1 {
 		return "no --shard"
 	}
@@ -146,7 +147,7 @@ func btoi(b bool) int {
 
 // listJob reads the flags of send --recipients into the library's job: the file, the
 // template, the variables, defaults and shard, every tag checked.
-func (l *listOptions) listJob(ctx context.Context, a *app, o *sendOptions, shard smtp.ShardSpec, api *sendloop.Client) (*mailmerge.Job, error) {
+func (l *listOptions) listJob(ctx context.Context, a *app, o *sendOptions, shard mailmerge.ShardSpec, api *sendloop.Client) (*mailmerge.Job, error) {
 	vars, err := nameValues("--var", l.vars)
 	if err != nil {
 		return nil, err
@@ -286,10 +287,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil {
 		return err
 	}
-	// The library judges the budgets too: parseRejectBudget and parseUnknownBudget have
-	// read the same text by the same rule.
-	maxRejects, _ := sljob.ParseBudget(l.maxRejects)
-	maxUnknown, _ := sljob.ParseBudget(l.maxUnknown)
+	// The library judges the budgets; the command renders its verdict.
+	maxRejects, maxUnknown := budget.limit, unknownBudget.limit
 	gh, err := newGitHubReport("send", a.env, l.annotations, l.recipients)
 	if err != nil {
 		return err
@@ -384,8 +383,13 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	defer closeStore()
 	prog, endProgress := a.startProgress()
 	prog.start(0, func(done, _ int64) string { return fmt.Sprintf(" %s", plural(int(done), "row")) })
+	// ctx ends at the first signal: no new row starts. The messages in flight get sendGrace
+	// to finish, or end at a second signal.
+	work, cancelWork := secondSignal(ctx)
+	defer cancelWork()
 	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: l.continueFrom,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
+		Stop:  sljob.Stop{Grace: sendGrace, Work: work},
 		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }, Observer: a.tracing.jobObserver()})
 	endProgress()
 	var jerr *mailmerge.JournalError
@@ -401,14 +405,19 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	if err != nil && ctx.Err() == nil && !errors.As(err, &over) {
 		rep.stop = err
 	}
-	o2 := budget.check(res.Rejects(), res.Rows)
-	u2 := unknownBudget.check(res.Unknowns(), res.Rows)
+	o2 := sendBudgetOutcome(budget, res.Rejects(), res.Rows, err)
+	u2 := sendBudgetOutcome(unknownBudget, res.Unknowns(), res.Rows, err)
 	outcome, unknownOutcome = &o2, &u2
 	if werr := rep.write(a, relay.Addr(), l.journal, o2, u2); werr != nil {
 		return werr
 	}
 	return rep.err(ctx, a, o2, u2)
 }
+
+// sendGrace is how long the messages in flight of send --recipients may finish after a
+// first SIGINT or SIGTERM: a message cut off after its final dot is of unknown outcome,
+// which the rerun lists instead of sending.
+const sendGrace = 10 * time.Second
 
 // journalRefusal says why a journal cannot be used, and what to do.
 func journalRefusal(e *mailmerge.JournalError, l *listOptions) error {

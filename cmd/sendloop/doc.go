@@ -330,7 +330,7 @@
 //     (percent-encoded in the URL), the journal's binding (0.3.0's for the same flags), the
 //     preview and the test send, and each row's fate. The CLI parses flags, prints, writes
 //     annotations and decides the exit code; .ci/run fails if it imports personalize,
-//     calls smtp.TemplateFingerprint or compiles a regular expression over "{{". A journal
+//     calls mailmerge.TemplateFingerprint or compiles a regular expression over "{{". A journal
 //     written for another message is refused with the way on (--continue-from OLD
 //     --journal NEW); one of another shard names both as --shard does. Exit code 1 when
 //     any row is deferred or not attempted (a rerun sends it), when more rows than
@@ -348,7 +348,9 @@
 //     collector runs at GOGC 25, so that the peak RSS grows little with the file. A dry
 //     run applies no budget: it renders the first messages, lists the %…% left as written
 //     and counts the rows an empty value would reject.
-//   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0); the exit code is
+//   - SIGINT and SIGTERM cancel any command (fake: stop it, exit code 0; send --recipients
+//     starts no new row and gives the messages in flight 10s to finish, which a second
+//     signal cuts short; sync does the same with --grace); the exit code is
 //     then 130 after SIGINT and 143 after SIGTERM, as shells report a process the signal
 //     ended. Windows has no SIGTERM: Ctrl-C and Ctrl-Break count as SIGINT (exit 130),
 //     closing the console window, logging off or shutting down as SIGTERM (exit 143, if

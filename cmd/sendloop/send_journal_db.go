@@ -6,14 +6,13 @@ import (
 
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
-	"github.com/go-sendloop/sendloop/smtp"
 )
 
 // openJournalStore opens the send's journal in the database SENDLOOP_JOURNAL_URL names,
 // under the name --journal gives, or returns nil when the variable is unset (the journal is
 // then the file --journal names). The address comes from the environment only, and its
 // password never shows in what the command prints.
-func openJournalStore(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions) (smtp.Journal, func(), error) {
+func openJournalStore(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions) (mailmerge.JournalStore, func(), error) {
 	url, ok := a.lookupEnv(envJournalURL)
 	if !ok || strings.TrimSpace(url) == "" || l.journal == "" {
 		return nil, func() {}, nil

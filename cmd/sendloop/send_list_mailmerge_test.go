@@ -184,9 +184,9 @@ func TestSendRecipientsBindingIsTheLibrarys(t *testing.T) {
 			args = append(args, "--shard", shard.flag)
 		}
 		expect(t, invocation{args: args, env: env}.run(t), exitOK, nil, nil)
-		got, err := smtp.ReadJournal(journal, func(smtp.JournalRecord) {})
+		got, err := mailmerge.ReadJournal(journal, func(mailmerge.JournalRecord) {})
 		require.NoError(t, err)
-		want, err := smtp.ReadJournal(filepath.Join(data, shard.journal), func(smtp.JournalRecord) {})
+		want, err := mailmerge.ReadJournal(filepath.Join(data, shard.journal), func(mailmerge.JournalRecord) {})
 		require.NoError(t, err)
 		assert.Equal(t, want, got, shard.journal)
 	}

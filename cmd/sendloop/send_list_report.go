@@ -78,9 +78,9 @@ func (rep *listReport) annotate(r mailmerge.RowResult) {
 	switch {
 	case r.Fate == sljob.Refused:
 		rep.gh.warn(r.Line, "refused", r.Address, refusal(r.Err, why))
-	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == smtp.SkipUnknown:
+	case r.Fate == sljob.Unknown, r.Fate == sljob.Skipped && r.Skip == mailmerge.SkipUnknown:
 		rep.gh.warn(r.Line, "outcome unknown for", r.Address, why)
-	case r.Fate == sljob.Skipped && r.Skip == smtp.SkipRefused:
+	case r.Fate == sljob.Skipped && r.Skip == mailmerge.SkipRefused:
 		rep.gh.warn(r.Line, "refused", r.Address, why)
 	case r.Fate == sljob.Rejected:
 		rep.gh.warn(r.Line, "rejected", r.Address, why)
@@ -104,6 +104,50 @@ func refusal(err error, reason string) string {
 		return reason
 	}
 	return strings.Join(strings.Fields(fmt.Sprintf("%s %d %s %s", serr.Command, serr.Code, serr.EnhancedCode, serr.Message)), " ")
+}
+
+// The names mailmerge gives its budgets in a *job.BudgetError (SendOptions.MaxRejects and
+// MaxUnknown).
+var sendBudgetNames = map[string]string{flagMaxRejects: "MaxRejects", flagMaxUnknown: "MaxUnknown"}
+
+// sendBudgetOutcome renders the verdict mailmerge.Job.Send gave on budget b: over when its
+// error holds the *job.BudgetError of that budget, else held. rows is the rows the budget
+// counts, total the rows of the file.
+func sendBudgetOutcome(b rejectBudget, rows, total int, sendErr error) budgetOutcome {
+	flag := b.flag
+	if flag == flagMaxRejects {
+		flag = ""
+	}
+	o := budgetOutcome{Max: b.limit.String(), Allowed: b.limit.Allowed(total), Rejects: rows, Held: true, flag: flag}
+	for _, e := range budgetErrors(sendErr) {
+		if e.Budget == sendBudgetNames[b.flag] {
+			o.Allowed, o.Rejects, o.Held = e.Allowed, e.Rows, false
+		}
+	}
+	return o
+}
+
+// budgetErrors returns the *job.BudgetError values err holds, joined or not.
+func budgetErrors(err error) []*sljob.BudgetError {
+	var out []*sljob.BudgetError
+	var be *sljob.BudgetError
+	switch {
+	case err == nil:
+	case errors.As(err, &be) && !isJoined(err):
+		out = append(out, be)
+	default:
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				out = append(out, budgetErrors(e)...)
+			}
+		}
+	}
+	return out
+}
+
+func isJoined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
 }
 
 // write prints the report: a summary, or with --json one object whose counts add up to the
@@ -217,7 +261,7 @@ func (rep *listReport) err(ctx context.Context, a *app, outcome, unknown budgetO
 }
 
 // summary is the GitHub step summary of the run.
-func (rep *listReport) summary(path string, shard smtp.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
+func (rep *listReport) summary(path string, shard mailmerge.ShardSpec, outcome, unknown *budgetOutcome, runErr error) githubSummary {
 	res := rep.Result
 	s := githubSummary{title: "sendloop send: " + path}
 	if res != nil {

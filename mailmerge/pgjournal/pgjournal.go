@@ -8,15 +8,17 @@
 // rules are the file journal's, with one more that only a shared store needs: the record
 // "in flight", written before a message's final dot, is a claim. It is written only when
 // the key has no record yet, or only a deferred one; when another process holds the key
-// (or has sent or settled it since this run looked), Append returns a *ClaimedError and
-// the message is abandoned before its final dot, so nothing is delivered. A claim whose
+// (or has sent or settled it since this run looked), Claim returns a
+// *mailmerge.ClaimedError and the message is abandoned before its final dot, so nothing
+// is delivered. A claim whose
 // process died stays "in flight": it reads as unknown, never as free to send.
 //
 // Every shard of a send may use one journal: the binding holds the template, not the
 // shard, and keys belong to one shard each.
 //
-// Appends are group-committed: the records of the messages finishing together go to the
-// database in one round trip, and each Append returns once its record is committed. No
+// Records are group-committed: the records of the messages finishing together go to the
+// database in one round trip, and each Claim or Record returns once its record is
+// committed. No
 // goroutine runs between calls.
 //
 // The tables go into the first schema of the connection's search_path (see the package
@@ -36,7 +38,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/go-sendloop/sendloop/internal/pgschema"
-	"github.com/go-sendloop/sendloop/smtp"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 )
 
 // Schema is the journal's part of the database schema.
@@ -83,48 +87,49 @@ func Migrate(ctx context.Context, db *pgxpool.Pool) error {
 	return err
 }
 
-// ErrClaimed is matched by a *ClaimedError.
-var ErrClaimed = errors.New("pgjournal: the key is claimed by another run")
-
-// ClaimedError refuses the in-flight record of a key that another run has claimed, sent or
-// settled since this run looked it up. Record is that run's record.
-type ClaimedError struct {
-	Record smtp.JournalRecord // the other run's record of the key
+// record is a key's last record, with the kind the database holds.
+type record struct {
+	Key       string
+	Kind      journalkind.Kind
+	MessageID string
+	Reply     string
+	Time      time.Time
 }
 
-// Error says which key and what the other run recorded.
-func (e *ClaimedError) Error() string {
-	return fmt.Sprintf("pgjournal: key %q is %s in another run", e.Record.Key, e.Record.State)
+// public is the record as a send sees it: its fate.
+func (r record) public() mailmerge.JournalRecord {
+	return mailmerge.JournalRecord{Key: r.Key, Fate: r.Kind.Fate(), MessageID: r.MessageID, Reply: r.Reply, Time: r.Time}
 }
 
-// Is matches ErrClaimed and smtp.ErrKeyClaimed, by which a send skips the key.
-func (e *ClaimedError) Is(target error) bool {
-	return target == ErrClaimed || target == smtp.ErrKeyClaimed
-}
-
-// ClaimRecord returns the other run's record, which the send reports for the key.
-func (e *ClaimedError) ClaimRecord() smtp.JournalRecord { return e.Record }
-
-// Journal is a send's journal in PostgreSQL. It implements smtp.Journal and is safe for
-// concurrent use.
+// Journal is a send's journal in PostgreSQL. It implements mailmerge.JournalStore and is
+// safe for concurrent use.
 type Journal struct {
 	db      *pgxpool.Pool
 	name    string
-	binding smtp.JournalBinding
+	binding mailmerge.JournalBinding
 	opts    Options
 	owner   string        // this run's mark on its claims
 	alive   *pgxpool.Conn // holds the advisory lock that says this run is alive
 
 	mu      sync.Mutex
-	known   map[string]smtp.JournalRecord // the last record of each key, as read at Open and since written
+	known   map[string]record // the last record of each key, as read at Open and since written
 	queue   []*pending
-	flusher bool // an Append is writing the queue
+	flusher bool // a Claim or Record is writing the queue
 }
 
 type pending struct {
-	rec  smtp.JournalRecord
-	err  error
-	done chan struct{}
+	rec   record
+	err   error
+	other *record // the other run's record, when the claim was refused
+	done  chan struct{}
+}
+
+// claimedBy returns the other run's record of a refused claim.
+func (p *pending) claimedBy() (record, bool) {
+	if p.other == nil {
+		return record{}, false
+	}
+	return *p.other, true
 }
 
 // Options tunes Open.
@@ -138,15 +143,15 @@ type Options struct {
 }
 
 // Open opens, or creates, the journal name in db, bound to binding's fingerprint: a journal
-// of that name written for another template is a *smtp.JournalMismatchError. Open reads the
+// of that name written for another template is a *mailmerge.JournalMismatchError. Open reads the
 // journal's records once, and holds one connection of db until Close, whose advisory lock
 // tells other runs that this one is alive; db stays the caller's to close.
-func Open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.JournalBinding, opts Options) (*Journal, error) {
+func Open(ctx context.Context, db *pgxpool.Pool, name string, binding mailmerge.JournalBinding, opts Options) (*Journal, error) {
 	j, err := open(ctx, db, name, binding, opts)
 	return j, scrub(err, db)
 }
 
-func open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.JournalBinding, opts Options) (*Journal, error) {
+func open(ctx context.Context, db *pgxpool.Pool, name string, binding mailmerge.JournalBinding, opts Options) (*Journal, error) {
 	if name == "" {
 		return nil, errors.New("pgjournal: a journal needs a name")
 	}
@@ -163,7 +168,7 @@ func open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.Journ
 		return nil, fmt.Errorf("pgjournal: journal %q: %w", name, err)
 	}
 	if fingerprint != binding.Fingerprint {
-		return nil, &smtp.JournalMismatchError{Journal: smtp.JournalBinding{Fingerprint: fingerprint, Shard: binding.Shard}, Want: binding}
+		return nil, &mailmerge.JournalMismatchError{Journal: mailmerge.JournalBinding{Fingerprint: fingerprint, Shard: binding.Shard}, Want: binding}
 	}
 	var owner string
 	if err := db.QueryRow(ctx, `SELECT md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text)`).Scan(&owner); err != nil {
@@ -177,7 +182,7 @@ func open(ctx context.Context, db *pgxpool.Pool, name string, binding smtp.Journ
 		alive.Release()
 		return nil, fmt.Errorf("pgjournal: %w", err)
 	}
-	j := &Journal{db: db, name: name, binding: binding, opts: opts, owner: owner, alive: alive, known: map[string]smtp.JournalRecord{}}
+	j := &Journal{db: db, name: name, binding: binding, opts: opts, owner: owner, alive: alive, known: map[string]record{}}
 	for rec, err := range j.records(ctx) {
 		if err != nil {
 			j.Close()
@@ -210,56 +215,84 @@ func (j *Journal) Name() string { return j.name }
 
 // Binding returns the binding Open was given: the fingerprint the journal holds, and the
 // run's own shard.
-func (j *Journal) Binding() smtp.JournalBinding { return j.binding }
+func (j *Journal) Binding() mailmerge.JournalBinding { return j.binding }
 
 // Lookup returns the last record of key that this run knows: read at Open, or written
-// since. A record another run wrote since Open is found by Append's claim.
-func (j *Journal) Lookup(key string) (smtp.JournalRecord, bool) {
+// since. A record another run wrote since Open is found by Claim.
+func (j *Journal) Lookup(key string) (mailmerge.JournalRecord, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	rec, ok := j.known[key]
-	return rec, ok
+	return rec.public(), ok
 }
 
 // All returns every key's last record, as the database holds them now, in key order.
-func (j *Journal) All(ctx context.Context) iter.Seq2[smtp.JournalRecord, error] {
-	return j.records(ctx)
+func (j *Journal) All(ctx context.Context) iter.Seq2[mailmerge.JournalRecord, error] {
+	return func(yield func(mailmerge.JournalRecord, error) bool) {
+		for rec, err := range j.records(ctx) {
+			if !yield(rec.public(), err) {
+				return
+			}
+		}
+	}
 }
 
-func (j *Journal) records(ctx context.Context) iter.Seq2[smtp.JournalRecord, error] {
-	return func(yield func(smtp.JournalRecord, error) bool) {
+func (j *Journal) records(ctx context.Context) iter.Seq2[record, error] {
+	return func(yield func(record, error) bool) {
 		rows, err := j.db.Query(ctx, `SELECT key, state, message_id, reply, updated_at FROM sendloop_journal_keys
 			WHERE journal = $1 ORDER BY key`, j.name)
 		if err != nil {
-			yield(smtp.JournalRecord{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
+			yield(record{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var rec smtp.JournalRecord
+			var rec record
 			var state string
 			if err := rows.Scan(&rec.Key, &state, &rec.MessageID, &rec.Reply, &rec.Time); err != nil {
-				yield(smtp.JournalRecord{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
+				yield(record{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
 				return
 			}
-			rec.State = parseState(state)
+			rec.Kind = parseKind(state)
 			if !yield(rec, nil) {
 				return
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(smtp.JournalRecord{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
+			yield(record{}, fmt.Errorf("pgjournal: journal %q: %w", j.name, err))
 		}
 	}
 }
 
-// Append records rec as the last record of rec.Key, committed when it returns. An
-// in-flight record is a claim: see the package documentation and ClaimedError.
-func (j *Journal) Append(rec smtp.JournalRecord) error {
-	return scrub(j.append(rec), j.db)
+// Claim records key in flight, committed when it returns: a claim, refused with a
+// *mailmerge.ClaimedError when another run holds the key or has settled it since this run
+// looked (see the package documentation).
+func (j *Journal) Claim(key, messageID string) error {
+	return scrub(j.append(record{Key: key, Kind: journalkind.InFlight, MessageID: messageID}), j.db)
 }
 
-func (j *Journal) append(rec smtp.JournalRecord) error {
+// Record records the outcome of key's message (rec.Fate job.Done, job.Refused,
+// job.Unknown or job.Deferred), committed when it returns.
+func (j *Journal) Record(rec mailmerge.JournalRecord) error {
+	kind, ok := journalkind.Outcome(rec.Fate)
+	if !ok || kind == journalkind.Suppressed || kind == journalkind.NotSubscribed {
+		return fmt.Errorf("pgjournal: journal record of %q: %v is not the outcome of a message", rec.Key, rec.Fate)
+	}
+	return scrub(j.append(record{Key: rec.Key, Kind: kind, MessageID: rec.MessageID, Reply: rec.Reply, Time: rec.Time}), j.db)
+}
+
+// Decide records a row decided without sending (fate job.Suppressed or job.NotSubscribed)
+// with its reason, committed when it returns: the state column holds "suppressed" or
+// "not_subscribed", the reply column the reason.
+func (j *Journal) Decide(key string, fate job.Fate, reason string) error {
+	kind, ok := journalkind.Outcome(fate)
+	if !ok || (kind != journalkind.Suppressed && kind != journalkind.NotSubscribed) {
+		return fmt.Errorf("pgjournal: journal record of %q: %v is not a fate decided without sending", key, fate)
+	}
+	return scrub(j.append(record{Key: key, Kind: kind, Reply: reason}), j.db)
+}
+
+func (j *Journal) append(rec record) error {
 	if rec.Time.IsZero() {
 		rec.Time = time.Now()
 	}
@@ -281,8 +314,8 @@ func (j *Journal) append(rec smtp.JournalRecord) error {
 		for _, q := range group {
 			if q.err == nil {
 				j.known[q.rec.Key] = q.rec
-			} else if claimed, ok := errors.AsType[*ClaimedError](q.err); ok {
-				j.known[q.rec.Key] = claimed.Record
+			} else if claimed, ok := q.claimedBy(); ok {
+				j.known[q.rec.Key] = claimed
 			}
 			close(q.done)
 		}
@@ -311,7 +344,7 @@ func (j *Journal) commit(group []*pending) {
 	batch := &pgx.Batch{}
 	for _, q := range group {
 		r := q.rec
-		if r.State == smtp.JournalInFlight {
+		if r.Kind == journalkind.InFlight {
 			// A claim: over no record, a deferred one, one this run wrote, and what the
 			// options allow; an in-flight key only when its run is gone.
 			batch.Queue(`INSERT INTO sendloop_journal_keys AS k (journal, key, state, message_id, reply, owner, updated_at)
@@ -324,7 +357,7 @@ func (j *Journal) commit(group []*pending) {
 					OR $9 AND k.state = 'refused'
 					OR $8 AND k.state = 'in_flight' AND NOT EXISTS (SELECT 1 FROM pg_locks
 						WHERE locktype = 'advisory' AND classid = $10::oid AND objid = hashtext(k.owner)::oid AND objsubid = 2)
-				RETURNING true`, j.name, r.Key, r.State.String(), r.MessageID, r.Reply, j.owner, r.Time,
+				RETURNING true`, j.name, r.Key, r.Kind.String(), r.MessageID, r.Reply, j.owner, r.Time,
 				j.opts.ResendUnknown, j.opts.ResendRefused, int64(aliveClass))
 			continue
 		}
@@ -332,7 +365,7 @@ func (j *Journal) commit(group []*pending) {
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (journal, key) DO UPDATE SET state = EXCLUDED.state, message_id = EXCLUDED.message_id,
 				reply = EXCLUDED.reply, owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at
-			RETURNING true`, j.name, r.Key, r.State.String(), r.MessageID, r.Reply, j.owner, r.Time)
+			RETURNING true`, j.name, r.Key, r.Kind.String(), r.MessageID, r.Reply, j.owner, r.Time)
 	}
 	results := tx.SendBatch(ctx, batch)
 	var refused []*pending
@@ -353,7 +386,7 @@ func (j *Journal) commit(group []*pending) {
 		return
 	}
 	for _, q := range refused {
-		var other smtp.JournalRecord
+		var other record
 		var state string
 		err := tx.QueryRow(ctx, `SELECT key, state, message_id, reply, updated_at FROM sendloop_journal_keys
 			WHERE journal = $1 AND key = $2`, j.name, q.rec.Key).Scan(&other.Key, &state, &other.MessageID, &other.Reply, &other.Time)
@@ -361,21 +394,22 @@ func (j *Journal) commit(group []*pending) {
 			setErr(err)
 			return
 		}
-		other.State = parseState(state)
-		q.err = &ClaimedError{Record: other}
+		other.Kind = parseKind(state)
+		q.other = &other
+		q.err = &mailmerge.ClaimedError{Record: other.public()}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		setErr(err)
 	}
 }
 
-func parseState(s string) smtp.JournalState {
-	for st := smtp.JournalInFlight; st <= smtp.JournalDeferred; st++ {
-		if st.String() == s {
-			return st
-		}
+// parseKind reads a state column; a state this release does not know is no licence to
+// send: it reads as unknown.
+func parseKind(s string) journalkind.Kind {
+	if k, ok := journalkind.Parse(s); ok {
+		return k
 	}
-	return smtp.JournalUnknown // a state this release does not know is no licence to send
+	return journalkind.Unknown
 }
 
 // Delete removes the journal and its records.

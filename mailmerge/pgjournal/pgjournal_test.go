@@ -3,21 +3,21 @@ package pgjournal_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
+	"github.com/go-sendloop/sendloop/mailmerge/journaltest"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
-	"github.com/go-sendloop/sendloop/smtp"
 )
 
-var binding = smtp.JournalBinding{Fingerprint: "sha256:template-one"}
+var binding = mailmerge.JournalBinding{Fingerprint: "sha256:template-one"}
 
 func pool(t *testing.T) *pgxpool.Pool {
 	t.Helper()
@@ -27,82 +27,21 @@ func pool(t *testing.T) *pgxpool.Pool {
 	return p
 }
 
-// store opens a journal of either kind; reopen opens it again, as a rerun does.
-type store struct {
-	name   string
-	open   func(t *testing.T) smtp.Journal
-	closer func(j smtp.Journal)
-}
-
-func stores(t *testing.T) []store {
-	dir := t.TempDir()
-	db := pool(t)
-	return []store{
-		{name: "file", open: func(t *testing.T) smtp.Journal {
-			j, err := smtp.OpenJournal(filepath.Join(dir, "send.journal"), binding)
-			require.NoError(t, err)
-			return j
-		}, closer: func(j smtp.Journal) { _ = j.(*smtp.FileJournal).Close() }},
-		{name: "postgres", open: func(t *testing.T) smtp.Journal {
-			j, err := pgjournal.Open(context.Background(), db, "send", binding, pgjournal.Options{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = j.Close() })
-			return j
-		}, closer: func(j smtp.Journal) { _ = j.(*pgjournal.Journal).Close() }},
-	}
-}
-
-// TestStoresKeepTheSameRecords runs one suite against the file journal and the database
-// journal: what a rerun finds is the same in both.
-func TestStoresKeepTheSameRecords(t *testing.T) {
+// TestConformance runs the journal stores' suite against the database journal: the same
+// records as the file's, and claims across live runs.
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	for _, st := range stores(t) {
-		t.Run(st.name, func(t *testing.T) {
-			t.Parallel()
-			j := st.open(t)
-			at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-			steps := []smtp.JournalRecord{
-				{Key: "ann@example.com", State: smtp.JournalInFlight, MessageID: "<1@x>", Time: at},
-				{Key: "ann@example.com", State: smtp.JournalSent, MessageID: "<1@x>", Reply: "250 2.0.0 queued", Time: at},
-				{Key: "bob@example.com", State: smtp.JournalInFlight, MessageID: "<2@x>", Time: at},
-				{Key: "cy@example.com", State: smtp.JournalInFlight, MessageID: "<3@x>", Time: at},
-				{Key: "cy@example.com", State: smtp.JournalRefused, MessageID: "<3@x>", Reply: "550 5.1.1 no such user", Time: at},
-				{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<4@x>", Time: at},
-				{Key: "dee@example.com", State: smtp.JournalDeferred, MessageID: "<4@x>", Reply: "451 later", Time: at},
-				{Key: "eve@example.com", State: smtp.JournalInFlight, MessageID: "<5@x>", Time: at},
-				{Key: "eve@example.com", State: smtp.JournalUnknown, MessageID: "<5@x>", Time: at},
-			}
-			for _, rec := range steps {
-				require.NoError(t, j.Append(rec))
-			}
-			assert.Equal(t, binding.Fingerprint, j.Binding().Fingerprint)
-			st.closer(j)
-
-			again := st.open(t) // a rerun
-			defer st.closer(again)
-			for _, tc := range []struct {
-				key   string
-				state smtp.JournalState
-				reply string
-			}{
-				{"ann@example.com", smtp.JournalSent, "250 2.0.0 queued"},
-				{"bob@example.com", smtp.JournalInFlight, ""},
-				{"cy@example.com", smtp.JournalRefused, "550 5.1.1 no such user"},
-				{"dee@example.com", smtp.JournalDeferred, "451 later"},
-				{"eve@example.com", smtp.JournalUnknown, ""},
-			} {
-				rec, ok := again.Lookup(tc.key)
-				require.True(t, ok, tc.key)
-				assert.Equal(t, tc.state, rec.State, tc.key)
-				assert.Equal(t, tc.reply, rec.Reply, tc.key)
-				assert.NotEmpty(t, rec.MessageID, tc.key)
-			}
-			_, ok := again.Lookup("zed@example.com")
-			assert.False(t, ok)
-			// A deferred key may be sent again.
-			require.NoError(t, again.Append(smtp.JournalRecord{Key: "dee@example.com", State: smtp.JournalInFlight, MessageID: "<6@x>"}))
-		})
-	}
+	db := pool(t)
+	journaltest.Run(t, journaltest.Store{
+		Open: func(t *testing.T, name string, b mailmerge.JournalBinding, resendUnknown bool) mailmerge.JournalStore {
+			j, err := pgjournal.Open(context.Background(), db, name, b, pgjournal.Options{ResendUnknown: resendUnknown})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = j.Close() }) // before the pool's cleanup, which waits for j's connection
+			return j
+		},
+		Close:  func(t *testing.T, j mailmerge.JournalStore) { require.NoError(t, j.(*pgjournal.Journal).Close()) },
+		Shared: true,
+	})
 }
 
 func TestOpenRefusesAnotherTemplate(t *testing.T) {
@@ -112,10 +51,10 @@ func TestOpenRefusesAnotherTemplate(t *testing.T) {
 	j, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
-	_, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: "sha256:other"}, pgjournal.Options{})
-	assert.ErrorIs(t, err, smtp.ErrJournalMismatch)
+	_, err = pgjournal.Open(ctx, db, "send", mailmerge.JournalBinding{Fingerprint: "sha256:other"}, pgjournal.Options{})
+	assert.ErrorIs(t, err, mailmerge.ErrJournalMismatch)
 	// Every shard of a send shares one journal.
-	j, err = pgjournal.Open(ctx, db, "send", smtp.JournalBinding{Fingerprint: binding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 3}}, pgjournal.Options{})
+	j, err = pgjournal.Open(ctx, db, "send", mailmerge.JournalBinding{Fingerprint: binding.Fingerprint, Shard: mailmerge.ShardSpec{Index: 1, Count: 3}}, pgjournal.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 3, j.Binding().Shard.Count)
 	require.NoError(t, j.Close())
@@ -141,9 +80,9 @@ func TestClaimsAcrossRuns(t *testing.T) {
 	for i := range keys {
 		for r, j := range []*pgjournal.Journal{a, b} {
 			wg.Go(func() {
-				err := j.Append(smtp.JournalRecord{Key: fmt.Sprintf("k%03d@example.com", i), State: smtp.JournalInFlight})
+				err := j.Claim(fmt.Sprintf("k%03d@example.com", i), "")
 				if err != nil {
-					assert.ErrorIs(t, err, pgjournal.ErrClaimed)
+					assert.ErrorIs(t, err, mailmerge.ErrKeyClaimed)
 					return
 				}
 				won[i][r] = true
@@ -157,13 +96,13 @@ func TestClaimsAcrossRuns(t *testing.T) {
 
 	// b may not take a's claims while a is alive, even with ResendUnknown.
 	const mine = "a-only@example.com"
-	require.NoError(t, a.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}))
-	err = b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight})
-	var claimed *pgjournal.ClaimedError
+	require.NoError(t, a.Claim(mine, ""))
+	err = b.Claim(mine, "")
+	var claimed *mailmerge.ClaimedError
 	require.ErrorAs(t, err, &claimed)
-	assert.Equal(t, smtp.JournalInFlight, claimed.Record.State)
+	assert.Equal(t, job.Unknown, claimed.Record.Fate, "in flight in the other run")
 	rec, _ := b.Lookup(mine)
-	assert.Equal(t, smtp.JournalInFlight, rec.State, "the refusal teaches the run what the other holds")
+	assert.Equal(t, job.Unknown, rec.Fate, "the refusal teaches the run what the other holds")
 
 	// a dies (its connection closes): its claims are unknown to a plain rerun, and taken by
 	// one that resends unknown keys.
@@ -171,9 +110,9 @@ func TestClaimsAcrossRuns(t *testing.T) {
 	plain, err := pgjournal.Open(ctx, db, "send", binding, pgjournal.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = plain.Close() })
-	assert.ErrorIs(t, plain.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
-	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}))
+	assert.ErrorIs(t, plain.Claim(mine, ""), mailmerge.ErrKeyClaimed)
+	require.NoError(t, b.Claim(mine, ""))
 	// A sent key is never claimed again.
-	require.NoError(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalSent, Reply: "250 ok"}))
-	assert.ErrorIs(t, b.Append(smtp.JournalRecord{Key: mine, State: smtp.JournalInFlight}), pgjournal.ErrClaimed)
+	require.NoError(t, b.Record(mailmerge.JournalRecord{Key: mine, Fate: job.Done, Reply: "250 ok"}))
+	assert.ErrorIs(t, b.Claim(mine, ""), mailmerge.ErrKeyClaimed)
 }

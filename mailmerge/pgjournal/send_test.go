@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"iter"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -12,12 +12,27 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
 const relayUser, relayPassword = "relay-user", "relay-password-7f3k"
+
+// testAPI is a client of a fake with nothing suppressed: a bulk send reads the suppression
+// list through the API.
+func testAPI(t *testing.T) *sendloop.Client {
+	t.Helper()
+	srv := sendlooptest.NewServer(t)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: tr}))
+	require.NoError(t, err)
+	return c
+}
 
 func relay(t *testing.T) (*sendlooptest.Relay, func() *smtp.Relay) {
 	t.Helper()
@@ -34,16 +49,16 @@ func relay(t *testing.T) (*sendlooptest.Relay, func() *smtp.Relay) {
 
 var template = smtp.Message{From: "news@example.com", Subject: "News", Text: "Hello"}
 
-func messages(n int) iter.Seq2[string, *smtp.Message] {
-	return func(yield func(string, *smtp.Message) bool) {
-		for i := range n {
-			m := template
-			m.To = []string{fmt.Sprintf("r%04d@example.net", i)}
-			if !yield(m.To[0], &m) {
-				return
-			}
-		}
+// newsletter is the job of rows recipients, of one message each.
+func newsletter(t *testing.T, rows int) *mailmerge.Job {
+	t.Helper()
+	rs := make([]mailmerge.Row, rows)
+	for i := range rs {
+		rs[i] = mailmerge.Row{Address: fmt.Sprintf("r%04d@example.net", i)}
 	}
+	j, err := mailmerge.New(mailmerge.Rows(nil, rs), &template, mailmerge.Options{API: testAPI(t), NoUnsubscribe: true})
+	require.NoError(t, err)
+	return j
 }
 
 // TestTwoRunsAtOnceSendEveryKeyOnce: two runs started at the same moment on one database
@@ -54,26 +69,28 @@ func TestTwoRunsAtOnceSendEveryKeyOnce(t *testing.T) {
 	ctx := context.Background()
 	db := pool(t)
 	fake, client := relay(t)
-	b := smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(&template)}
 	const rows = 300
 	var wg sync.WaitGroup
-	results := make([]map[smtp.KeyState]int, 2)
+	results := make([]map[job.Fate]int, 2)
 	for r := range results {
-		results[r] = map[smtp.KeyState]int{}
-		j, err := pgjournal.Open(ctx, db, "newsletter", b, pgjournal.Options{})
+		results[r] = map[job.Fate]int{}
+		send := newsletter(t, rows)
+		j, err := pgjournal.Open(ctx, db, "newsletter", send.Binding(), pgjournal.Options{})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = j.Close() })
 		c := client()
+		var mu sync.Mutex
 		wg.Go(func() {
-			seq, err := c.SendKeyed(ctx, messages(rows), smtp.SendKeyedOptions{Journal: j})
-			if !assert.NoError(t, err) {
-				return
-			}
-			for res := range seq {
-				results[r][res.State]++
-				if res.State == smtp.KeySkipped {
-					assert.Contains(t, []smtp.SkipReason{smtp.SkipAlreadySent, smtp.SkipUnknown}, res.Skip)
+			res, err := send.Send(ctx, c, mailmerge.SendOptions{Journal: "newsletter", JournalStore: j, OnRow: func(row mailmerge.RowResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				results[r][row.Fate]++
+				if row.Fate == job.Skipped {
+					assert.Contains(t, []mailmerge.SkipReason{mailmerge.SkipAlreadySent, mailmerge.SkipUnknown}, row.Skip)
 				}
+			}, MaxUnknown: job.Unlimited()})
+			if assert.NoError(t, err) {
+				_ = res.Close()
 			}
 		})
 	}
@@ -88,6 +105,6 @@ func TestTwoRunsAtOnceSendEveryKeyOnce(t *testing.T) {
 	for to, n := range delivered {
 		assert.Equal(t, 1, n, "%s delivered %d times", to, n)
 	}
-	assert.Equal(t, rows, results[0][smtp.KeySent]+results[1][smtp.KeySent], "%v", results)
-	assert.Equal(t, rows, results[0][smtp.KeySent]+results[0][smtp.KeySkipped], "%v", results[0])
+	assert.Equal(t, rows, results[0][job.Done]+results[1][job.Done], "%v", results)
+	assert.Equal(t, rows, results[0][job.Done]+results[0][job.Skipped], "%v", results[0])
 }

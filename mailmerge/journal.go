@@ -1,4 +1,4 @@
-package smtp
+package mailmerge
 
 import (
 	"crypto/sha256"
@@ -9,87 +9,82 @@ import (
 	"hash"
 	"strconv"
 	"time"
+
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/smtp"
 )
 
-// Journal records, per message key, what SendKeyed did with the message, so
-// that a rerun after a crash sends no key twice. OpenJournal returns the
-// file-backed one; other implementations (a database table) must keep the
-// same rules: Append must be durable when it returns, at least against the
-// death of the process, and every method must be safe for concurrent use.
-type Journal interface {
-	// Binding returns the message template and the shard the journal is
-	// for. SendKeyed refuses a journal bound to another shard
-	// (*JournalMismatchError).
+// JournalStore keeps a send's journal: per row's key (the lower-cased address), the last
+// record of what a send did with it, so that a rerun after a crash, a kill or Ctrl-C sends
+// no row twice. The file (OpenJournal) is one store and package mailmerge/pgjournal's
+// PostgreSQL journal another; SendOptions.JournalStore takes any.
+//
+// A store must guarantee:
+//   - Claim is durable when it returns: Send calls it before a message's final dot, so
+//     that a run that dies from then on leaves the key unknown (Lookup's Fate job.Unknown),
+//     never free to send again;
+//   - Record is durable when it returns: Send calls it with a message's outcome before it
+//     reports the row; so is Decide, with a row decided without sending;
+//   - a key that another live run has claimed, or has settled since this run looked it up,
+//     is refused by Claim with an error matching ErrKeyClaimed that carries the other
+//     run's record (a *ClaimedError), so that two runs never send one key;
+//   - a claim whose run died is never taken as free: it reads as unknown;
+//   - every method is safe for concurrent use.
+type JournalStore interface {
+	// Binding returns the message template and the shard the journal is for: Send refuses
+	// a store bound to another shard than the job's (*JournalMismatchError).
 	Binding() JournalBinding
 	// Lookup returns the last record of key, if any.
 	Lookup(key string) (JournalRecord, bool)
-	// Append records rec as the last record of rec.Key.
-	Append(rec JournalRecord) error
+	// Claim records key in flight with its message's Message-ID, before the final dot.
+	Claim(key, messageID string) error
+	// Record records the outcome of key's message: rec.Fate is job.Done (sent),
+	// job.Refused, job.Unknown (no reply to the final dot) or job.Deferred (a 4xx reply
+	// to it), with rec.MessageID and rec.Reply.
+	Record(rec JournalRecord) error
+	// Decide records a row decided without sending: fate is job.Suppressed or
+	// job.NotSubscribed, and reason says why (Lookup returns it as the record's Reply). A
+	// rerun reports the row with that fate and sends it nothing.
+	Decide(key string, fate job.Fate, reason string) error
 }
 
-// JournalState is what a journal record says of a key.
-type JournalState int
-
-// The records of a key: JournalInFlight when its final dot is about to go
-// out, then one of the others.
-const (
-	// JournalInFlight is written, and flushed, before the final dot of the
-	// message's DATA. A key whose last record it is (the process died) is
-	// unknown.
-	JournalInFlight JournalState = iota + 1
-	// JournalSent: the server accepted the message (Message-ID and reply).
-	JournalSent
-	// JournalRefused: the server refused the message for good, a 5xx reply
-	// to its recipient or to its DATA.
-	JournalRefused
-	// JournalUnknown: the connection was lost after the final dot, before
-	// the reply; the message may or may not have been delivered.
-	JournalUnknown
-	// JournalDeferred: a 4xx reply to the final dot; nothing was delivered
-	// and the key may be sent again.
-	JournalDeferred
-)
-
-var journalStateNames = [...]string{
-	JournalInFlight: "in_flight",
-	JournalSent:     "sent",
-	JournalRefused:  "refused",
-	JournalUnknown:  "unknown",
-	JournalDeferred: "deferred",
-}
-
-// String returns the name used in the journal file: in_flight, sent,
-// refused, unknown or deferred.
-func (s JournalState) String() string {
-	if s > 0 && int(s) < len(journalStateNames) {
-		return journalStateNames[s]
-	}
-	return "JournalState(" + strconv.Itoa(int(s)) + ")"
-}
-
-func parseJournalState(name string) (JournalState, bool) {
-	for s, n := range journalStateNames {
-		if n != "" && n == name {
-			return JournalState(s), true
-		}
-	}
-	return 0, false
-}
-
-// JournalRecord is one event of one key.
+// JournalRecord is what a journal says of one key: its last record.
 type JournalRecord struct {
-	// Key identifies the message: the recipient address or a row ID.
+	// Key identifies the row: its lower-cased address.
 	Key string
-	// State is what happened.
-	State JournalState
+	// Fate is what became of the row: job.Done (sent), job.Refused, job.Unknown (of
+	// unknown outcome, or in flight when its run ended), job.Deferred, or, for a row
+	// decided without sending, job.Suppressed or job.NotSubscribed.
+	Fate job.Fate
 	// MessageID is the Message-ID of the message, with angle brackets.
 	MessageID string
-	// Reply is the server's reply to the final dot (JournalSent,
-	// JournalDeferred) or its refusal (JournalRefused), on one line.
+	// Reply is the server's reply to the final dot (sent, deferred) or its refusal, on
+	// one line; for a row decided without sending, the reason.
 	Reply string
 	// Time is when the record was written.
 	Time time.Time
 }
+
+// ErrKeyClaimed is matched by a store's refusal to claim a key that another run holds or
+// has settled since this run looked it up (a *ClaimedError). The message is abandoned
+// before its final dot (nothing is delivered) and the row reported skipped, with the other
+// run's record.
+var ErrKeyClaimed = errors.New("mailmerge: the key is claimed by another run")
+
+// ClaimedError is a store's refusal of a claim: Record is the other run's record of the
+// key. It matches ErrKeyClaimed.
+type ClaimedError struct {
+	// Record is the other run's record of the key.
+	Record JournalRecord
+}
+
+// Error says which key and what the other run recorded.
+func (e *ClaimedError) Error() string {
+	return fmt.Sprintf("mailmerge: key %q is %s in another run", e.Record.Key, e.Record.Fate)
+}
+
+// Is matches ErrKeyClaimed.
+func (e *ClaimedError) Is(target error) bool { return target == ErrKeyClaimed }
 
 // JournalBinding is what a journal is for: a journal written for another
 // message template or another shard is refused, so that a rerun cannot skip
@@ -103,12 +98,12 @@ type JournalBinding struct {
 }
 
 // ErrJournalMismatch is matched by a *JournalMismatchError.
-var ErrJournalMismatch = errors.New("sendloop/smtp: the journal was written for another message or shard")
+var ErrJournalMismatch = errors.New("mailmerge: the journal was written for another message or shard")
 
 // JournalMismatchError reports a journal bound to another message template
 // or shard than the run's. It matches ErrJournalMismatch.
 type JournalMismatchError struct {
-	// Path is the journal file; empty for a Journal that is not a file.
+	// Path is the journal file; empty for a store that is not a file.
 	Path string
 	// Journal is the binding recorded in the journal; Want the run's.
 	Journal, Want JournalBinding
@@ -121,16 +116,16 @@ func (e *JournalMismatchError) Error() string {
 		name = "journal " + strconv.Quote(e.Path)
 	}
 	if e.Journal.Fingerprint != e.Want.Fingerprint {
-		return fmt.Sprintf("sendloop/smtp: %s was written for another message (template %s, not %s): use a new journal for a new message", name, e.Journal.Fingerprint, e.Want.Fingerprint)
+		return fmt.Sprintf("mailmerge: %s was written for another message (template %s, not %s): use a new journal for a new message", name, e.Journal.Fingerprint, e.Want.Fingerprint)
 	}
-	return fmt.Sprintf("sendloop/smtp: %s was written for shard %q, not %q", name, e.Journal.Shard, e.Want.Shard)
+	return fmt.Sprintf("mailmerge: %s was written for shard %q, not %q", name, e.Journal.Shard, e.Want.Shard)
 }
 
 // Is matches ErrJournalMismatch.
 func (e *JournalMismatchError) Is(target error) bool { return target == ErrJournalMismatch }
 
 // ErrJournalCorrupt is matched by a *JournalCorruptError.
-var ErrJournalCorrupt = errors.New("sendloop/smtp: the journal is corrupt")
+var ErrJournalCorrupt = errors.New("mailmerge: the journal is corrupt")
 
 // JournalCorruptError reports a journal file that is not one, or with a
 // malformed record before its last one (a torn last record is tolerated).
@@ -146,7 +141,7 @@ type JournalCorruptError struct {
 
 // Error names the file, the line and the reason.
 func (e *JournalCorruptError) Error() string {
-	return fmt.Sprintf("sendloop/smtp: journal %q, line %d: %v", e.Path, e.Line, e.Err)
+	return fmt.Sprintf("mailmerge: journal %q, line %d: %v", e.Path, e.Line, e.Err)
 }
 
 // Unwrap returns the reason.
@@ -163,7 +158,7 @@ func (e *JournalCorruptError) Is(target error) bool { return target == ErrJourna
 // recipient to the next: To, Cc, Bcc, Date, MessageID, and the MergeVars
 // and CustomArgs of Headers. Give it the template before personalisation,
 // with its %TAG% and {{TAG}} placeholders, not a rendered message.
-func TemplateFingerprint(tmpl *Message) string {
+func TemplateFingerprint(tmpl *smtp.Message) string {
 	h := sha256.New()
 	str := func(s string) { writeLenPrefixed(h, []byte(s)) }
 	flag := func(b bool) {

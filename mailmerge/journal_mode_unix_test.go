@@ -1,6 +1,6 @@
 //go:build unix
 
-package smtp_test
+package mailmerge
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/go-sendloop/sendloop/smtp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,14 +20,14 @@ func TestJournalIsPrivateUnderAnOpenUmask(t *testing.T) {
 	t.Cleanup(func() { syscall.Umask(old) })
 	for _, tc := range []struct {
 		name    string
-		binding smtp.JournalBinding
+		binding JournalBinding
 	}{
 		{"plain", testBinding},
-		{"sharded", smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 2}}},
+		{"sharded", JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: ShardSpec{Index: 1, Count: 2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.name+".journal")
-			j, err := smtp.OpenJournal(path, tc.binding)
+			j, err := OpenJournal(path, tc.binding)
 			require.NoError(t, err)
 			require.NoError(t, j.Close())
 			info, err := os.Stat(path)

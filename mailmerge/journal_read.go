@@ -1,4 +1,4 @@
-package smtp
+package mailmerge
 
 import (
 	"bufio"
@@ -16,17 +16,17 @@ import (
 func ReadJournal(path string, each func(JournalRecord)) (JournalBinding, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return JournalBinding{}, fmt.Errorf("sendloop/smtp: reading the journal: %w", err)
+		return JournalBinding{}, fmt.Errorf("mailmerge: reading the journal: %w", err)
 	}
 	defer f.Close()
-	b, hasHeader, _, err := parseJournal(bufio.NewReader(f), func(rec JournalRecord, _ int64) { each(rec) })
+	b, hasHeader, _, err := parseJournal(bufio.NewReader(f), func(rec record, _ int64) { each(rec.public()) })
 	var corrupt *JournalCorruptError
 	switch {
 	case errors.As(err, &corrupt):
 		corrupt.Path = path
 		return JournalBinding{}, corrupt
 	case err != nil:
-		return JournalBinding{}, fmt.Errorf("sendloop/smtp: reading the journal %q: %w", path, err)
+		return JournalBinding{}, fmt.Errorf("mailmerge: reading the journal %q: %w", path, err)
 	case !hasHeader:
 		return JournalBinding{}, &JournalCorruptError{Path: path, Line: 1, Err: errors.New("not a sendloop journal: no header")}
 	}

@@ -1,4 +1,4 @@
-package smtp
+package mailmerge
 
 import (
 	"bufio"
@@ -13,24 +13,41 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 )
 
 // Durability of a FileJournal: besides at Close, an fsync of the file starts
-// after JournalSyncEvery records, or when a record comes JournalSyncInterval
+// after journalSyncEvery records, or when a record comes journalSyncInterval
 // or more after the last one started.
 const (
-	// JournalSyncEvery is the most records a FileJournal writes between the
+	// journalSyncEvery is the most records a FileJournal writes between the
 	// starts of two fsyncs, unless an fsync is still running.
-	JournalSyncEvery = 32
-	// JournalSyncInterval is the time after which the next record of a
+	journalSyncEvery = 32
+	// journalSyncInterval is the time after which the next record of a
 	// FileJournal is fsynced, however few came since the last fsync.
-	JournalSyncInterval = time.Second
+	journalSyncInterval = time.Second
 )
+
+// record is one line of a journal file: a key and the kind of its record.
+type record struct {
+	Key       string
+	Kind      journalkind.Kind
+	MessageID string
+	Reply     string
+	Time      time.Time
+}
+
+// public is the record as a program sees it: its fate.
+func (r record) public() JournalRecord {
+	return JournalRecord{Key: r.Key, Fate: r.Kind.Fate(), MessageID: r.MessageID, Reply: r.Reply, Time: r.Time}
+}
 
 // journalVersion is the format of the header line.
 const journalVersion = 1
 
-// FileJournal is a Journal in a file, one JSON object a line: a header line
+// FileJournal is a JournalStore in a file, one JSON object a line: a header line
 // with the binding, then one line per record, appended, never rewritten.
 //
 //	{"sendloop_journal":1,"fingerprint":"sha256:…","shard_index":0,"shard_count":3}
@@ -39,8 +56,8 @@ const journalVersion = 1
 //
 // Durability: each record is one unbuffered write to the file, so it
 // survives the death of the process (kill -9, a panic, an OOM kill) as soon
-// as Append returns. An fsync after every JournalSyncEvery records, or when
-// JournalSyncInterval passed since the last one, and at Close, bounds what
+// as Append returns. An fsync after every journalSyncEvery records, or when
+// journalSyncInterval passed since the last one, and at Close, bounds what
 // a crash of the machine can lose to the records of that group and those
 // written while it runs; lost in-flight records can then let a key be sent
 // again, which only the fsync of every record would prevent. The fsyncs run
@@ -93,7 +110,7 @@ func OpenJournal(path string, binding JournalBinding) (*FileJournal, error) {
 // hashes collide).
 func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJournal, error) {
 	if binding.Fingerprint == "" || !utf8.ValidString(binding.Fingerprint) {
-		return nil, errors.New("sendloop/smtp: OpenJournal: the binding needs a fingerprint (TemplateFingerprint)")
+		return nil, errors.New("mailmerge: OpenJournal: the binding needs a fingerprint (TemplateFingerprint)")
 	}
 	if err := binding.Shard.validate(); err != nil {
 		return nil, err
@@ -101,7 +118,7 @@ func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJo
 	// 0600: a journal names every recipient, personal data like the sync state.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("sendloop/smtp: opening the journal: %w", err)
+		return nil, fmt.Errorf("mailmerge: opening the journal: %w", err)
 	}
 	j := &FileJournal{path: path, binding: binding, f: f, idx: idx, synced: time.Now()}
 	j.idle, j.fsync = sync.NewCond(&j.mu), (*os.File).Sync
@@ -116,9 +133,9 @@ func openJournal(path string, binding JournalBinding, idx journalIndex) (*FileJo
 // new journal.
 func (j *FileJournal) load() error {
 	var idxErr error
-	got, hasHeader, good, err := parseJournal(bufio.NewReader(j.f), func(rec JournalRecord, off int64) {
+	got, hasHeader, good, err := parseJournal(bufio.NewReader(j.f), func(rec record, off int64) {
 		if idxErr == nil {
-			idxErr = j.idx.set(rec.Key, rec.State, off, j.readAt)
+			idxErr = j.idx.set(rec.Key, rec.Kind, off, j.readAt)
 		}
 	})
 	if err == nil && idxErr != nil {
@@ -130,20 +147,20 @@ func (j *FileJournal) load() error {
 		return corrupt
 	}
 	if err != nil {
-		return fmt.Errorf("sendloop/smtp: reading the journal %q: %w", j.path, err)
+		return fmt.Errorf("mailmerge: reading the journal %q: %w", j.path, err)
 	}
 	if hasHeader && got != j.binding {
 		return &JournalMismatchError{Path: j.path, Journal: got, Want: j.binding}
 	}
 	size, err := j.f.Seek(0, io.SeekEnd)
 	if err != nil {
-		return fmt.Errorf("sendloop/smtp: reading the journal %q: %w", j.path, err)
+		return fmt.Errorf("mailmerge: reading the journal %q: %w", j.path, err)
 	}
 	j.size = good
 	if size != good {
 		// A torn last record: drop it, so that the next one starts a line.
 		if err := j.f.Truncate(good); err != nil {
-			return fmt.Errorf("sendloop/smtp: truncating the torn end of the journal %q: %w", j.path, err)
+			return fmt.Errorf("mailmerge: truncating the torn end of the journal %q: %w", j.path, err)
 		}
 	}
 	if hasHeader {
@@ -153,10 +170,10 @@ func (j *FileJournal) load() error {
 		ShardIndex: j.binding.Shard.Index, ShardCount: j.binding.Shard.Count})
 	j.size = int64(len(line)) + 1
 	if _, err := j.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+		return fmt.Errorf("mailmerge: writing the journal %q: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+		return fmt.Errorf("mailmerge: writing the journal %q: %w", j.path, err)
 	}
 	// The new file's name must survive a machine crash too.
 	if dir, err := os.Open(filepath.Dir(j.path)); err == nil {
@@ -173,23 +190,28 @@ func (j *FileJournal) Path() string { return j.path }
 func (j *FileJournal) Binding() JournalBinding { return j.binding }
 
 // Lookup returns the last record of key, if any, read back from the file.
-// Should the file fail to read back, the key is reported with the state
-// the journal keeps in memory, or JournalUnknown when even that cannot be
-// told apart from another key's: never as absent, so that a key journaled
-// is never sent again by mistake.
+// Should the file fail to read back, the key is reported with the fate of
+// the record the journal keeps in memory, or job.Unknown when even that
+// cannot be told apart from another key's: never as absent, so that a key
+// journaled is never sent again by mistake.
 func (j *FileJournal) Lookup(key string) (JournalRecord, bool) {
+	rec, ok := j.lookup(key)
+	return rec.public(), ok
+}
+
+func (j *FileJournal) lookup(key string) (record, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	e, ok, err := j.idx.find(key, j.readAt)
 	if err != nil {
-		return JournalRecord{Key: key, State: JournalUnknown}, true
+		return record{Key: key, Kind: journalkind.Unknown}, true
 	}
 	if !ok {
-		return JournalRecord{}, false
+		return record{}, false
 	}
 	rec, err := j.readAt(e.offset())
 	if err != nil || rec.Key != key {
-		return JournalRecord{Key: key, State: e.state()}, true
+		return record{Key: key, Kind: e.state()}, true
 	}
 	return rec, true
 }
@@ -223,7 +245,7 @@ func (j *FileJournal) All() iter.Seq[JournalRecord] {
 			j.mu.Lock()
 			e, ok, ferr := j.idx.find(rec.Key, j.readAt)
 			j.mu.Unlock()
-			if ferr == nil && ok && e.offset() == at && !yield(rec) {
+			if ferr == nil && ok && e.offset() == at && !yield(rec.public()) {
 				return
 			}
 			if err != nil {
@@ -235,12 +257,12 @@ func (j *FileJournal) All() iter.Seq[JournalRecord] {
 
 // readAt reads the record whose line starts at off; j.mu is held (or the
 // journal is being opened).
-func (j *FileJournal) readAt(off int64) (JournalRecord, error) {
+func (j *FileJournal) readAt(off int64) (record, error) {
 	f := j.f
 	if f == nil { // closed: Lookup still answers
 		var err error
 		if f, err = os.Open(j.path); err != nil {
-			return JournalRecord{}, err
+			return record{}, err
 		}
 		defer f.Close()
 	}
@@ -256,21 +278,54 @@ func (j *FileJournal) readAt(off int64) (JournalRecord, error) {
 		}
 		line = append(line, j.buf[:n]...)
 		if err != nil {
-			return JournalRecord{}, fmt.Errorf("sendloop/smtp: reading back the journal %q at %d: %w", j.path, off, err)
+			return record{}, fmt.Errorf("mailmerge: reading back the journal %q at %d: %w", j.path, off, err)
 		}
 	}
 	return parseJournalRecord(line)
 }
 
-// Append writes rec with one write to the file (setting Time when zero),
+// Claim records key in flight, before its message's final dot.
+func (j *FileJournal) Claim(key, messageID string) error {
+	return j.append(record{Key: key, Kind: journalkind.InFlight, MessageID: messageID})
+}
+
+// Record records the outcome of key's message (rec.Fate job.Done, job.Refused,
+// job.Unknown or job.Deferred).
+func (j *FileJournal) Record(rec JournalRecord) error {
+	kind, ok := journalkind.Outcome(rec.Fate)
+	if !ok || kind == journalkind.Suppressed || kind == journalkind.NotSubscribed {
+		return fmt.Errorf("mailmerge: journal record of %q: %v is not the outcome of a message", rec.Key, rec.Fate)
+	}
+	return j.append(record{Key: rec.Key, Kind: kind, MessageID: rec.MessageID, Reply: rec.Reply, Time: rec.Time})
+}
+
+// Decide records a row decided without sending (fate job.Suppressed or
+// job.NotSubscribed), with its reason: a kind of record sendloop 0.4.0 never wrote.
+func (j *FileJournal) Decide(key string, fate job.Fate, reason string) error {
+	kind, err := decidedKind(key, fate)
+	if err != nil {
+		return err
+	}
+	return j.append(record{Key: key, Kind: kind, Reply: reason})
+}
+
+// decidedKind is the kind of record of a row decided without sending.
+func decidedKind(key string, fate job.Fate) (journalkind.Kind, error) {
+	if kind, ok := journalkind.Outcome(fate); ok && (kind == journalkind.Suppressed || kind == journalkind.NotSubscribed) {
+		return kind, nil
+	}
+	return 0, fmt.Errorf("mailmerge: journal record of %q: %v is not a fate decided without sending", key, fate)
+}
+
+// append writes rec with one write to the file (setting Time when zero),
 // and fsyncs it with the records before it when its group is complete. After
 // a failed write the journal takes no more records.
-func (j *FileJournal) Append(rec JournalRecord) error {
+func (j *FileJournal) append(rec record) error {
 	if rec.Key == "" || !utf8.ValidString(rec.Key) {
-		return fmt.Errorf("sendloop/smtp: journal key %q: want non-empty UTF-8", rec.Key)
+		return fmt.Errorf("mailmerge: journal key %q: want non-empty UTF-8", rec.Key)
 	}
-	if _, ok := parseJournalState(rec.State.String()); !ok {
-		return fmt.Errorf("sendloop/smtp: journal record of %q: invalid state %v", rec.Key, rec.State)
+	if !rec.Kind.Valid() {
+		return fmt.Errorf("mailmerge: journal record of %q: invalid kind %d", rec.Key, rec.Kind)
 	}
 	if rec.Time.IsZero() {
 		rec.Time = time.Now()
@@ -282,20 +337,20 @@ func (j *FileJournal) Append(rec JournalRecord) error {
 		return j.err
 	}
 	if j.f == nil {
-		return errors.New("sendloop/smtp: the journal is closed")
+		return errors.New("mailmerge: the journal is closed")
 	}
 	if _, err := j.f.Write(line); err != nil {
-		j.err = fmt.Errorf("sendloop/smtp: writing the journal %q: %w", j.path, err)
+		j.err = fmt.Errorf("mailmerge: writing the journal %q: %w", j.path, err)
 		return j.err
 	}
 	off := j.size
 	j.size += int64(len(line))
-	if err := j.idx.set(rec.Key, rec.State, off, j.readAt); err != nil {
+	if err := j.idx.set(rec.Key, rec.Kind, off, j.readAt); err != nil {
 		j.err = err
 		return j.err
 	}
 	j.unsynced++
-	if now := time.Now(); j.unsynced >= JournalSyncEvery || now.Sub(j.synced) >= JournalSyncInterval {
+	if now := time.Now(); j.unsynced >= journalSyncEvery || now.Sub(j.synced) >= journalSyncInterval {
 		return j.syncGroupLocked(now)
 	}
 	return nil
@@ -323,7 +378,7 @@ func (j *FileJournal) syncInBackground(f *os.File) {
 		err := j.fsync(f)
 		j.mu.Lock()
 		if err != nil && j.err == nil {
-			j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
+			j.err = fmt.Errorf("mailmerge: syncing the journal %q: %w", j.path, err)
 		}
 		if !j.resync || j.err != nil {
 			j.resync = false
@@ -342,7 +397,7 @@ func (j *FileJournal) syncLocked(now time.Time) error {
 		return nil
 	}
 	if err := j.fsync(j.f); err != nil {
-		j.err = fmt.Errorf("sendloop/smtp: syncing the journal %q: %w", j.path, err)
+		j.err = fmt.Errorf("mailmerge: syncing the journal %q: %w", j.path, err)
 		return j.err
 	}
 	j.unsynced, j.synced = 0, now
@@ -405,11 +460,11 @@ type journalLine struct {
 
 // encodeJournalRecord returns the line of rec, its end of line included; <, > and & are
 // written as they are, so that Message-IDs read as such.
-func encodeJournalRecord(rec JournalRecord) []byte {
+func encodeJournalRecord(rec record) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(journalLine{Key: rec.Key, State: rec.State.String(), MessageID: rec.MessageID,
+	_ = enc.Encode(journalLine{Key: rec.Key, State: rec.Kind.String(), MessageID: rec.MessageID,
 		Reply: rec.Reply, Time: rec.Time.UTC().Format(time.RFC3339Nano)})
 	return buf.Bytes()
 }
@@ -423,7 +478,7 @@ var headerPrefix = []byte(`{"sendloop_journal":`)
 // to which a torn end is truncated. Malformed lines at the end are a torn
 // end; one followed by a good record is a *JournalCorruptError (its Path
 // left empty).
-func parseJournal(r *bufio.Reader, each func(rec JournalRecord, offset int64)) (binding JournalBinding, hasHeader bool, good int64, err error) {
+func parseJournal(r *bufio.Reader, each func(rec record, offset int64)) (binding JournalBinding, hasHeader bool, good int64, err error) {
 	var offset int64
 	lineNo := 0
 	badLine := 0 // the first malformed line not yet followed by a good one
@@ -487,23 +542,23 @@ func parseJournalHeader(line []byte) (JournalBinding, error) {
 	return b, b.Shard.validate()
 }
 
-func parseJournalRecord(line []byte) (JournalRecord, error) {
+func parseJournalRecord(line []byte) (record, error) {
 	var l journalLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return JournalRecord{}, err
+		return record{}, err
 	}
-	state, ok := parseJournalState(l.State)
+	state, ok := journalkind.Parse(l.State)
 	switch {
 	case !ok:
-		return JournalRecord{}, fmt.Errorf("unknown state %q", l.State)
+		return record{}, fmt.Errorf("unknown state %q", l.State)
 	case l.Key == "":
-		return JournalRecord{}, errors.New("no key")
+		return record{}, errors.New("no key")
 	}
-	rec := JournalRecord{Key: l.Key, State: state, MessageID: l.MessageID, Reply: l.Reply}
+	rec := record{Key: l.Key, Kind: state, MessageID: l.MessageID, Reply: l.Reply}
 	if l.Time != "" {
 		t, err := time.Parse(time.RFC3339Nano, l.Time)
 		if err != nil {
-			return JournalRecord{}, fmt.Errorf("time: %w", err)
+			return record{}, fmt.Errorf("time: %w", err)
 		}
 		rec.Time = t
 	}

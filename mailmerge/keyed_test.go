@@ -1,8 +1,10 @@
-package smtp_test
+package mailmerge
 
 import (
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/stretchr/testify/require"
 	"iter"
 	"net"
 	"path/filepath"
@@ -17,7 +19,7 @@ import (
 // addressed to it.
 var template = smtp.Message{From: "news@example.com", Subject: "News for {{NAME}}", Text: "Hi {{NAME}}"}
 
-var testBinding = smtp.JournalBinding{Fingerprint: smtp.TemplateFingerprint(&template)}
+var testBinding = JournalBinding{Fingerprint: TemplateFingerprint(&template)}
 
 // keyed yields a message to each address, keyed by the address.
 func keyed(addrs ...string) iter.Seq2[string, *smtp.Message] {
@@ -33,23 +35,19 @@ func keyed(addrs ...string) iter.Seq2[string, *smtp.Message] {
 	}
 }
 
-func openJournal(t *testing.T, path string, binding smtp.JournalBinding) *smtp.FileJournal {
+func mustOpenJournal(t *testing.T, path string, binding JournalBinding) *FileJournal {
 	t.Helper()
-	j, err := smtp.OpenJournal(path, binding)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, err := OpenJournal(path, binding)
+	require.NoError(t, err)
 	t.Cleanup(func() { j.Close() })
 	return j
 }
 
-func sendKeyed(t *testing.T, client *smtp.Relay, msgs iter.Seq2[string, *smtp.Message], opts smtp.SendKeyedOptions) map[string]smtp.KeyedResult {
+func sendAllKeyed(t *testing.T, client *smtp.Relay, msgs iter.Seq2[string, *smtp.Message], opts keyedOptions) map[string]keyedResult {
 	t.Helper()
-	seq, err := client.SendKeyed(testContext(t), msgs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(map[string]smtp.KeyedResult)
+	seq, err := sendKeyed(testContext(t), client, msgs, opts)
+	require.NoError(t, err)
+	got := make(map[string]keyedResult)
 	next := 0
 	for res := range seq {
 		if res.Index != next {
@@ -78,8 +76,8 @@ func TestSendKeyedStates(t *testing.T) {
 	t.Parallel()
 	const a, b, c = "ann@example.net", "bob@example.net", "cat@example.net"
 	type want struct {
-		state   smtp.KeyState
-		journal smtp.JournalState // 0: no record
+		state   job.Fate
+		journal job.Fate // 0: no record
 		err     error
 	}
 	tests := []struct {
@@ -90,24 +88,24 @@ func TestSendKeyedStates(t *testing.T) {
 		want   map[string]want
 	}{
 		{"all sent", nil, nil, []string{a, b, c}, map[string]want{
-			a: {smtp.KeySent, smtp.JournalSent, nil}, b: {smtp.KeySent, smtp.JournalSent, nil}, c: {smtp.KeySent, smtp.JournalSent, nil}}},
+			a: {job.Done, job.Done, nil}, b: {job.Done, job.Done, nil}, c: {job.Done, job.Done, nil}}},
 		{"one recipient refused", []sendlooptest.RelayFault{{Command: "RCPT", Recipient: b, Code: 550, Message: "5.1.1 no such user"}}, nil,
 			[]string{a, b, c}, map[string]want{
-				a: {smtp.KeySent, smtp.JournalSent, nil}, b: {smtp.KeyRefused, smtp.JournalRefused, smtp.ErrPermanent}, c: {smtp.KeySent, smtp.JournalSent, nil}}},
+				a: {job.Done, job.Done, nil}, b: {job.Refused, job.Refused, smtp.ErrPermanent}, c: {job.Done, job.Done, nil}}},
 		{"data refused", []sendlooptest.RelayFault{{Command: "DATA", Code: 554, Message: "5.7.1 spam"}}, nil,
-			[]string{a}, map[string]want{a: {smtp.KeyRefused, smtp.JournalRefused, smtp.ErrPermanent}}},
+			[]string{a}, map[string]want{a: {job.Refused, job.Refused, smtp.ErrPermanent}}},
 		{"dropped after the final dot", []sendlooptest.RelayFault{{Command: "DATA", Drop: true}}, nil,
-			[]string{a}, map[string]want{a: {smtp.KeyUnknown, smtp.JournalUnknown, smtp.ErrOutcomeUnknown}}},
+			[]string{a}, map[string]want{a: {job.Unknown, job.Unknown, smtp.ErrOutcomeUnknown}}},
 		{"data 451, no retry left", []sendlooptest.RelayFault{{Command: "DATA", Code: 451}}, nil,
-			[]string{a}, map[string]want{a: {smtp.KeyDeferred, smtp.JournalDeferred, smtp.ErrTemporary}}},
+			[]string{a}, map[string]want{a: {job.Deferred, job.Deferred, smtp.ErrTemporary}}},
 		{"data 451, then sent on retry", []sendlooptest.RelayFault{{Command: "DATA", Code: 451}}, []smtp.Option{retrying},
-			[]string{a}, map[string]want{a: {smtp.KeySent, smtp.JournalSent, nil}}},
+			[]string{a}, map[string]want{a: {job.Done, job.Done, nil}}},
 		{"rcpt 452, no retry left", []sendlooptest.RelayFault{{Command: "RCPT", Code: 452}}, nil,
-			[]string{a}, map[string]want{a: {smtp.KeyDeferred, 0, smtp.ErrTemporary}}},
+			[]string{a}, map[string]want{a: {job.Deferred, 0, smtp.ErrTemporary}}},
 		{"421 to MAIL, sent on a new connection", []sendlooptest.RelayFault{{Command: "MAIL", Code: 421}}, []smtp.Option{retrying},
-			[]string{a}, map[string]want{a: {smtp.KeySent, smtp.JournalSent, nil}}},
+			[]string{a}, map[string]want{a: {job.Done, job.Done, nil}}},
 		{"invalid key, message and duplicate", nil, nil, []string{a, "not an address", "", a}, map[string]want{
-			a: {smtp.KeySent, smtp.JournalSent, nil}, "not an address": {smtp.KeyInvalid, 0, nil}, "": {smtp.KeyInvalid, 0, smtp.ErrInvalidKey}}},
+			a: {job.Done, job.Done, nil}, "not an address": {job.Rejected, 0, nil}, "": {job.Rejected, 0, errInvalidKey}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,21 +115,21 @@ func TestSendKeyedStates(t *testing.T) {
 				fake.InjectFault(f)
 			}
 			client := newClient(t, fake, testPassword, nil, tt.opts...)
-			j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
-			got := sendKeyed(t, client, keyed(tt.keys...), smtp.SendKeyedOptions{Journal: j})
+			j := mustOpenJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+			got := sendAllKeyed(t, client, keyed(tt.keys...), keyedOptions{journal: j})
 			for key, w := range tt.want {
 				res := got[key]
-				if res.State != w.state || (w.err != nil && !errors.Is(res.Err, w.err)) || (w.err == nil && w.state == smtp.KeySent && res.Err != nil) {
-					t.Errorf("%q: %v (%v), want %v (%v)", key, res.State, res.Err, w.state, w.err)
+				if res.Fate != w.state || (w.err != nil && !errors.Is(res.Err, w.err)) || (w.err == nil && w.state == job.Done && res.Err != nil) {
+					t.Errorf("%q: %v (%v), want %v (%v)", key, res.Fate, res.Err, w.state, w.err)
 				}
 				rec, ok := j.Lookup(key)
-				if (w.journal == 0) == ok || (ok && rec.State != w.journal) {
-					t.Errorf("%q: journal %v (%v), want %v", key, rec.State, ok, w.journal)
+				if (w.journal == 0) == ok || (ok && rec.Fate != w.journal) {
+					t.Errorf("%q: journal %v (%v), want %v", key, rec.Fate, ok, w.journal)
 				}
-				if ok && w.state != smtp.KeyNotAttempted && rec.MessageID != res.MessageID {
+				if ok && w.state != job.NotAttempted && rec.MessageID != res.MessageID {
 					t.Errorf("%q: journal Message-ID %q, result %q", key, rec.MessageID, res.MessageID)
 				}
-				if w.journal == smtp.JournalSent && rec.Reply != res.Reply.String() {
+				if w.journal == job.Done && rec.Reply != res.Reply.String() {
 					t.Errorf("%q: journal reply %q, result %q", key, rec.Reply, res.Reply)
 				}
 			}
@@ -146,22 +144,20 @@ func TestSendKeyedStates(t *testing.T) {
 		t.Parallel()
 		fake := startRelay(t)
 		client := newClient(t, fake, testPassword, nil)
-		seq, err := client.SendKeyed(testContext(t), keyed(a, b, a), smtp.SendKeyedOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		seq, err := sendKeyed(testContext(t), client, keyed(a, b, a), keyedOptions{})
+		require.NoError(t, err)
 		var states []string
 		for res := range seq {
-			states = append(states, res.State.String())
-			if res.Index == 2 && !errors.Is(res.Err, smtp.ErrDuplicateKey) {
+			states = append(states, res.Fate.String())
+			if res.Index == 2 && !errors.Is(res.Err, errDuplicateKey) {
 				t.Errorf("second %s: %v, want ErrDuplicateKey", a, res.Err)
 			}
-			var dup *smtp.DuplicateKeyError
+			var dup *duplicateKeyError
 			if res.Index == 2 && (!errors.As(res.Err, &dup) || dup.First != 0 || dup.Key != a) {
 				t.Errorf("second %s: %#v, want the first at index 0", a, res.Err)
 			}
 		}
-		if strings.Join(states, " ") != "sent sent invalid" || delivered(fake)[a] != 1 {
+		if strings.Join(states, " ") != "done done rejected" || delivered(fake)[a] != 1 {
 			t.Errorf("states %v, %s got %d messages", states, a, delivered(fake)[a])
 		}
 	})
@@ -179,17 +175,13 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 	}{
 		{"wrong password (535)", func(t *testing.T) *smtp.Relay {
 			fake, err := sendlooptest.StartRelay(t, testUser, "the-right-one")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			return newClient(t, fake, testPassword, nil, retrying)
 		}},
 		{"untrusted certificate", func(t *testing.T) *smtp.Relay {
 			fake := startRelay(t)
 			client, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: testUser, Password: testPassword}, retrying)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { client.Close() })
 			return client
 		}},
@@ -210,15 +202,11 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 		}},
 		{"relay down", func(t *testing.T) *smtp.Relay {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			addr := l.Addr().String()
 			l.Close()
 			client, err := smtp.NewRelay(addr, smtp.Auth{Username: testUser, Password: testPassword}, retrying)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { client.Close() })
 			return client
 		}},
@@ -226,15 +214,15 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
-			got := sendKeyed(t, tt.client(t), keyed(keys...), smtp.SendKeyedOptions{Journal: j})
+			j := mustOpenJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+			got := sendAllKeyed(t, tt.client(t), keyed(keys...), keyedOptions{journal: j})
 			for _, key := range keys {
 				res := got[key]
-				if res.State != smtp.KeyNotAttempted || !errors.Is(res.Err, smtp.ErrRunStopped) {
-					t.Errorf("%s: %v (%v), want not attempted, run stopped", key, res.State, res.Err)
+				if res.Fate != job.NotAttempted || !errors.Is(res.Err, smtp.ErrRunStopped) {
+					t.Errorf("%s: %v (%v), want not attempted, run stopped", key, res.Fate, res.Err)
 				}
 				if rec, ok := j.Lookup(key); ok {
-					t.Errorf("%s journaled %v: a rerun would not send it", key, rec.State)
+					t.Errorf("%s journaled %v: a rerun would not send it", key, rec.Fate)
 				}
 			}
 		})
@@ -253,31 +241,31 @@ func TestSendKeyedRerunNeverSendsTwice(t *testing.T) {
 	first := []string{sent, unknown, refused}
 
 	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Recipient: refused, Code: 550})
-	j := openJournal(t, path, testBinding)
+	j := mustOpenJournal(t, path, testBinding)
 	// One key at a time, so that the drop after the dot hits the second.
 	for _, key := range first {
 		if key == unknown {
 			fake.InjectFault(sendlooptest.RelayFault{Command: "DATA", Drop: true})
 		}
-		sendKeyed(t, client, keyed(key), smtp.SendKeyedOptions{Journal: j})
+		sendAllKeyed(t, client, keyed(key), keyedOptions{journal: j})
 	}
 	j.Close()
 
 	runs := []struct {
 		name string
-		opts smtp.SendKeyedOptions
+		opts keyedOptions
 		want map[string]string // state/skip
 	}{
-		{"rerun", smtp.SendKeyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "sent/"}},
-		{"again", smtp.SendKeyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "skipped/already_sent"}},
-		{"resend refused", smtp.SendKeyedOptions{ResendRefused: true}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "sent/", later: "skipped/already_sent"}},
+		{"rerun", keyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "done/"}},
+		{"again", keyedOptions{}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "skipped/refused", later: "skipped/already_sent"}},
+		{"resend refused", keyedOptions{resendRefused: true}, map[string]string{sent: "skipped/already_sent", unknown: "skipped/unknown", refused: "done/", later: "skipped/already_sent"}},
 	}
 	for _, run := range runs {
-		j := openJournal(t, path, testBinding)
-		run.opts.Journal = j
-		got := sendKeyed(t, client, keyed(sent, unknown, refused, later), run.opts)
+		j := mustOpenJournal(t, path, testBinding)
+		run.opts.journal = j
+		got := sendAllKeyed(t, client, keyed(sent, unknown, refused, later), run.opts)
 		for key, w := range run.want {
-			if s := got[key].State.String() + "/" + got[key].Skip.String(); s != w {
+			if s := got[key].Fate.String() + "/" + got[key].Skip.String(); s != w {
 				t.Errorf("%s: %s: %s, want %s", run.name, key, s, w)
 			}
 		}
@@ -292,10 +280,10 @@ func TestSendKeyedRerunNeverSendsTwice(t *testing.T) {
 		}
 	}
 	// Asked for, the unknown key is sent again: its recipient may get two.
-	j = openJournal(t, path, testBinding)
-	got := sendKeyed(t, client, keyed(sent, unknown), smtp.SendKeyedOptions{Journal: j, ResendUnknown: true})
-	if got[unknown].State != smtp.KeySent || got[sent].State != smtp.KeySkipped || delivered(fake)[unknown] != 2 {
-		t.Errorf("resend unknown: %v, %v", got[unknown].State, got[sent].State)
+	j = mustOpenJournal(t, path, testBinding)
+	got := sendAllKeyed(t, client, keyed(sent, unknown), keyedOptions{journal: j, resendUnknown: true})
+	if got[unknown].Fate != job.Done || got[sent].Fate != job.Skipped || delivered(fake)[unknown] != 2 {
+		t.Errorf("resend unknown: %v, %v", got[unknown].Fate, got[sent].Fate)
 	}
 }
 
@@ -310,13 +298,13 @@ func TestSendKeyedShards(t *testing.T) {
 	const n = 3
 	dir := t.TempDir()
 	for k := range n {
-		shard := smtp.ShardSpec{Index: k, Count: n}
-		j := openJournal(t, filepath.Join(dir, fmt.Sprint(k)), smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: shard})
-		got := sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: j, Shard: shard})
+		shard := ShardSpec{Index: k, Count: n}
+		j := mustOpenJournal(t, filepath.Join(dir, fmt.Sprint(k)), JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: shard})
+		got := sendAllKeyed(t, client, keyed(keys...), keyedOptions{journal: j, shard: shard})
 		for _, key := range keys {
-			mine := smtp.Shard(key, n) == k
-			if res := got[key]; mine != (res.State == smtp.KeySent) || !mine && res.Skip != smtp.SkipShard {
-				t.Errorf("shard %d: %s: %v/%v", k, key, res.State, res.Skip)
+			mine := Shard(key, n) == k
+			if res := got[key]; mine != (res.Fate == job.Done) || !mine && res.Skip != SkipShard {
+				t.Errorf("shard %d: %s: %v/%v", k, key, res.Fate, res.Skip)
 			}
 		}
 	}
@@ -327,13 +315,13 @@ func TestSendKeyedShards(t *testing.T) {
 		}
 	}
 	// A journal of another shard is refused before anything is sent.
-	j := openJournal(t, filepath.Join(dir, "0"), smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: smtp.ShardSpec{Index: 0, Count: n}})
-	_, err := client.SendKeyed(testContext(t), keyed(keys...), smtp.SendKeyedOptions{Journal: j, Shard: smtp.ShardSpec{Index: 1, Count: n}})
-	var mismatch *smtp.JournalMismatchError
-	if !errors.As(err, &mismatch) || !errors.Is(err, smtp.ErrJournalMismatch) {
+	j := mustOpenJournal(t, filepath.Join(dir, "0"), JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: ShardSpec{Index: 0, Count: n}})
+	_, err := sendKeyed(testContext(t), client, keyed(keys...), keyedOptions{journal: j, shard: ShardSpec{Index: 1, Count: n}})
+	var mismatch *JournalMismatchError
+	if !errors.As(err, &mismatch) || !errors.Is(err, ErrJournalMismatch) {
 		t.Errorf("err = %v, want *JournalMismatchError", err)
 	}
-	if _, err := client.SendKeyed(testContext(t), keyed(keys...), smtp.SendKeyedOptions{Shard: smtp.ShardSpec{Index: 3, Count: 3}}); err == nil {
+	if _, err := sendKeyed(testContext(t), client, keyed(keys...), keyedOptions{shard: ShardSpec{Index: 3, Count: 3}}); err == nil {
 		t.Error("shard 3 of 3 accepted")
 	}
 }

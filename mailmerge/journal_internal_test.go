@@ -1,8 +1,9 @@
-package smtp
+package mailmerge
 
 import (
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 	"os"
 	"path/filepath"
 	"sync"
@@ -32,7 +33,7 @@ func TestJournalCloseReportsAFailedWrite(t *testing.T) {
 	rw := j.f
 	j.f = ro
 	defer rw.Close()
-	werr := j.Append(JournalRecord{Key: "ann@example.net", State: JournalSent})
+	werr := j.append(record{Key: "ann@example.net", Kind: journalkind.Sent})
 	if werr == nil {
 		t.Fatal("Append through a read-only descriptor succeeded")
 	}
@@ -68,16 +69,16 @@ func TestJournalGroupFsyncLeavesTheLockFree(t *testing.T) {
 	group := make(chan error, 1)
 	go func() {
 		var err error
-		for i := range JournalSyncEvery { // the last one fsyncs the group
+		for i := range journalSyncEvery { // the last one fsyncs the group
 			if err == nil {
-				err = j.Append(JournalRecord{Key: fmt.Sprintf("u%d@example.net", i), State: JournalSent})
+				err = j.append(record{Key: fmt.Sprintf("u%d@example.net", i), Kind: journalkind.Sent})
 			}
 		}
 		group <- err
 	}()
 	<-started
 	// The fsync is held: a record from another connection goes through meanwhile.
-	require.NoError(t, j.Append(JournalRecord{Key: "other@example.net", State: JournalSent}))
+	require.NoError(t, j.append(record{Key: "other@example.net", Kind: journalkind.Sent}))
 	closed := make(chan error, 1)
 	go func() { closed <- j.Close() }()
 	close(release)
@@ -87,7 +88,7 @@ func TestJournalGroupFsyncLeavesTheLockFree(t *testing.T) {
 	n := 0
 	_, err = ReadJournal(path, func(JournalRecord) { n++ })
 	require.NoError(t, err)
-	assert.Equal(t, JournalSyncEvery+1, n)
+	assert.Equal(t, journalSyncEvery+1, n)
 }
 
 // TestJournalFailedBackgroundFsyncStopsIt: an fsync that fails in the background stops the
@@ -98,10 +99,10 @@ func TestJournalFailedBackgroundFsyncStopsIt(t *testing.T) {
 	require.NoError(t, err)
 	failed := errors.New("disk gone")
 	j.fsync = func(*os.File) error { return failed }
-	for i := range JournalSyncEvery {
-		require.NoError(t, j.Append(JournalRecord{Key: fmt.Sprintf("u%d@example.net", i), State: JournalSent}))
+	for i := range journalSyncEvery {
+		require.NoError(t, j.append(record{Key: fmt.Sprintf("u%d@example.net", i), Kind: journalkind.Sent}))
 	}
 	err = j.Close() // waits for the background fsync, then reports its failure
 	require.ErrorIs(t, err, failed)
-	assert.ErrorIs(t, j.Append(JournalRecord{Key: "late@example.net", State: JournalSent}), failed)
+	assert.ErrorIs(t, j.append(record{Key: "late@example.net", Kind: journalkind.Sent}), failed)
 }

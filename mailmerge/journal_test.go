@@ -1,19 +1,20 @@
-package smtp_test
+package mailmerge
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/go-sendloop/sendloop/smtp"
 )
 
-func journalHeader(b smtp.JournalBinding) string {
+func headerLine(b JournalBinding) string {
 	return fmt.Sprintf(`{"sendloop_journal":1,"fingerprint":%q,"shard_index":%d,"shard_count":%d}`+"\n", b.Fingerprint, b.Shard.Index, b.Shard.Count)
 }
 
@@ -24,18 +25,18 @@ func TestJournalAfterACrash(t *testing.T) {
 	t.Parallel()
 	const inFlight, sent, torn = "ann@example.net", "bob@example.net", "cat@example.net"
 	path := filepath.Join(t.TempDir(), "journal")
-	whole := journalHeader(testBinding) +
+	whole := headerLine(testBinding) +
 		`{"k":"ann@example.net","s":"in_flight","id":"<1@example.com>","t":"2026-11-25T10:00:00Z"}` + "\n" +
 		`{"k":"bob@example.net","s":"in_flight","id":"<2@example.com>"}` + "\n" +
 		`{"k":"bob@example.net","s":"sent","id":"<2@example.com>","r":"250 2.0.0 Ok: queued as X1"}` + "\n"
 	if err := os.WriteFile(path, []byte(whole+`{"k":"cat@example.net","s":"in_fl`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j := openJournal(t, path, testBinding)
+	j := mustOpenJournal(t, path, testBinding)
 	if data, _ := os.ReadFile(path); string(data) != whole {
 		t.Errorf("the torn record was not truncated:\n%s", data)
 	}
-	if rec, ok := j.Lookup(inFlight); !ok || rec.State != smtp.JournalInFlight || rec.MessageID != "<1@example.com>" || rec.Time.IsZero() {
+	if rec, ok := j.lookup(inFlight); !ok || rec.Kind != journalkind.InFlight || rec.MessageID != "<1@example.com>" || rec.Time.IsZero() {
 		t.Errorf("in flight: %+v %v", rec, ok)
 	}
 	if _, ok := j.Lookup(torn); ok {
@@ -44,15 +45,15 @@ func TestJournalAfterACrash(t *testing.T) {
 
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil)
-	got := sendKeyed(t, client, keyed(inFlight, sent, torn), smtp.SendKeyedOptions{Journal: j})
-	if r := got[inFlight]; r.State != smtp.KeySkipped || r.Skip != smtp.SkipUnknown || r.MessageID != "<1@example.com>" {
-		t.Errorf("in flight: %v/%v %q, want skipped as unknown", r.State, r.Skip, r.MessageID)
+	got := sendAllKeyed(t, client, keyed(inFlight, sent, torn), keyedOptions{journal: j})
+	if r := got[inFlight]; r.Fate != job.Skipped || r.Skip != SkipUnknown || r.MessageID != "<1@example.com>" {
+		t.Errorf("in flight: %v/%v %q, want skipped as unknown", r.Fate, r.Skip, r.MessageID)
 	}
-	if r := got[sent]; r.State != smtp.KeySkipped || r.Skip != smtp.SkipAlreadySent || r.Reply.String() != "250 2.0.0 Ok: queued as X1" {
-		t.Errorf("sent: %v/%v %q", r.State, r.Skip, r.Reply)
+	if r := got[sent]; r.Fate != job.Skipped || r.Skip != SkipAlreadySent || r.Reply.String() != "250 2.0.0 Ok: queued as X1" {
+		t.Errorf("sent: %v/%v %q", r.Fate, r.Skip, r.Reply)
 	}
-	if r := got[torn]; r.State != smtp.KeySent {
-		t.Errorf("torn: %v (%v), want sent", r.State, r.Err)
+	if r := got[torn]; r.Fate != job.Done {
+		t.Errorf("torn: %v (%v), want sent", r.Fate, r.Err)
 	}
 	if n := len(fake.Messages()); n != 1 {
 		t.Errorf("relay got %d messages, want 1", n)
@@ -65,18 +66,18 @@ func TestJournalAfterACrash(t *testing.T) {
 		t.Errorf("journal after the rerun:\n%s", data)
 	}
 	var keys []string
-	for rec := range openJournal(t, path, testBinding).All() {
-		keys = append(keys, rec.Key+"="+rec.State.String())
+	for rec := range mustOpenJournal(t, path, testBinding).All() {
+		keys = append(keys, rec.Key+"="+rec.Fate.String())
 	}
-	if s := strings.Join(keys, " "); s != "ann@example.net=in_flight bob@example.net=sent cat@example.net=sent" {
+	if s := strings.Join(keys, " "); s != "ann@example.net=unknown bob@example.net=done cat@example.net=done" {
 		t.Errorf("All = %s", s)
 	}
 }
 
 func TestOpenJournalRefuses(t *testing.T) {
 	t.Parallel()
-	other := smtp.JournalBinding{Fingerprint: "sha256:other"}
-	shard := smtp.JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: smtp.ShardSpec{Index: 1, Count: 2}}
+	other := JournalBinding{Fingerprint: "sha256:other"}
+	shard := JournalBinding{Fingerprint: testBinding.Fingerprint, Shard: ShardSpec{Index: 1, Count: 2}}
 	record := `{"k":"a@example.net","s":"sent"}` + "\n"
 	tests := []struct {
 		name    string
@@ -84,22 +85,20 @@ func TestOpenJournalRefuses(t *testing.T) {
 		want    error
 		line    int
 	}{
-		{"another message", journalHeader(other) + record, smtp.ErrJournalMismatch, 0},
-		{"another shard", journalHeader(shard) + record, smtp.ErrJournalMismatch, 0},
-		{"not a journal", "name,email\nann,ann@example.net\n", smtp.ErrJournalCorrupt, 1},
-		{"not a journal, one line", "hello", smtp.ErrJournalCorrupt, 1},
-		{"a future version", `{"sendloop_journal":2,"fingerprint":"x"}` + "\n", smtp.ErrJournalCorrupt, 1},
-		{"a bad record before a good one", journalHeader(testBinding) + record + "{garbage\n" + record, smtp.ErrJournalCorrupt, 3},
-		{"an unknown state before a good one", journalHeader(testBinding) + `{"k":"a","s":"maybe"}` + "\n" + record, smtp.ErrJournalCorrupt, 2},
+		{"another message", headerLine(other) + record, ErrJournalMismatch, 0},
+		{"another shard", headerLine(shard) + record, ErrJournalMismatch, 0},
+		{"not a journal", "name,email\nann,ann@example.net\n", ErrJournalCorrupt, 1},
+		{"not a journal, one line", "hello", ErrJournalCorrupt, 1},
+		{"a future version", `{"sendloop_journal":2,"fingerprint":"x"}` + "\n", ErrJournalCorrupt, 1},
+		{"a bad record before a good one", headerLine(testBinding) + record + "{garbage\n" + record, ErrJournalCorrupt, 3},
+		{"an unknown state before a good one", headerLine(testBinding) + `{"k":"a","s":"maybe"}` + "\n" + record, ErrJournalCorrupt, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "journal")
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			j, err := smtp.OpenJournal(path, testBinding)
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			j, err := OpenJournal(path, testBinding)
 			if err == nil {
 				j.Close()
 				t.Fatal("opened")
@@ -107,7 +106,7 @@ func TestOpenJournalRefuses(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
 			}
-			var corrupt *smtp.JournalCorruptError
+			var corrupt *JournalCorruptError
 			if tt.line != 0 && (!errors.As(err, &corrupt) || corrupt.Line != tt.line || corrupt.Path != path) {
 				t.Errorf("err = %v, want line %d of %s", err, tt.line, path)
 			}
@@ -116,14 +115,14 @@ func TestOpenJournalRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := smtp.OpenJournal(filepath.Join(t.TempDir(), "j"), smtp.JournalBinding{}); err == nil {
+	if _, err := OpenJournal(filepath.Join(t.TempDir(), "j"), JournalBinding{}); err == nil {
 		t.Error("a binding without a fingerprint was accepted")
 	}
 }
 
 func TestJournalTornEnds(t *testing.T) {
 	t.Parallel()
-	header := journalHeader(testBinding)
+	header := headerLine(testBinding)
 	good := header + `{"k":"a@example.net","s":"sent"}` + "\n"
 	tests := []struct {
 		name, content, want string
@@ -139,11 +138,9 @@ func TestJournalTornEnds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "journal")
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			j := openJournal(t, path, testBinding)
-			if err := j.Append(smtp.JournalRecord{Key: "c@example.net", State: smtp.JournalSent}); err != nil {
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			j := mustOpenJournal(t, path, testBinding)
+			if err := j.append(record{Key: "c@example.net", Kind: journalkind.Sent}); err != nil {
 				t.Fatal(err)
 			}
 			j.Close()
@@ -151,7 +148,7 @@ func TestJournalTornEnds(t *testing.T) {
 			if !strings.HasPrefix(string(data), tt.want) || strings.Count(string(data[len(tt.want):]), "\n") != 1 {
 				t.Errorf("journal =\n%q\nwant %q and one record", data, tt.want)
 			}
-			if _, ok := openJournal(t, path, testBinding).Lookup("c@example.net"); !ok {
+			if _, ok := mustOpenJournal(t, path, testBinding).Lookup("c@example.net"); !ok {
 				t.Error("the new record is not read back")
 			}
 		})
@@ -163,7 +160,7 @@ func TestJournalTornEnds(t *testing.T) {
 func TestJournalConcurrentAppends(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "journal")
-	j := openJournal(t, path, testBinding)
+	j := mustOpenJournal(t, path, testBinding)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -171,8 +168,8 @@ func TestJournalConcurrentAppends(t *testing.T) {
 			defer wg.Done()
 			for i := range 100 {
 				key := fmt.Sprintf("u%d-%d@example.net", g, i)
-				for _, s := range []smtp.JournalState{smtp.JournalInFlight, smtp.JournalSent} {
-					if err := j.Append(smtp.JournalRecord{Key: key, State: s, MessageID: "<" + key + ">"}); err != nil {
+				for _, s := range []journalkind.Kind{journalkind.InFlight, journalkind.Sent} {
+					if err := j.append(record{Key: key, Kind: s, MessageID: "<" + key + ">"}); err != nil {
 						t.Error(err)
 					}
 					j.Lookup(key)
@@ -187,10 +184,10 @@ func TestJournalConcurrentAppends(t *testing.T) {
 		t.Errorf("%d lines", n)
 	}
 	n := 0
-	for rec := range openJournal(t, path, testBinding).All() {
+	for rec := range mustOpenJournal(t, path, testBinding).All() {
 		n++
-		if rec.State != smtp.JournalSent {
-			t.Errorf("%s: %v", rec.Key, rec.State)
+		if rec.Fate != job.Done {
+			t.Errorf("%s: %v", rec.Key, rec.Fate)
 		}
 	}
 	if n != 800 {

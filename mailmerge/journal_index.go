@@ -1,8 +1,10 @@
-package smtp
+package mailmerge
 
 import (
 	"hash/maphash"
 	"strings"
+
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
 )
 
 // journalIndex knows, for each key of a FileJournal, where its last record
@@ -28,12 +30,12 @@ type journalIndex struct {
 // bits, and the record's state.
 type indexEntry uint64
 
-func makeEntry(offset int64, s JournalState) indexEntry {
+func makeEntry(offset int64, s journalkind.Kind) indexEntry {
 	return indexEntry(uint64(offset)<<3 | uint64(s&7))
 }
 
-func (e indexEntry) offset() int64       { return int64(e >> 3) }
-func (e indexEntry) state() JournalState { return JournalState(e & 7) }
+func (e indexEntry) offset() int64           { return int64(e >> 3) }
+func (e indexEntry) state() journalkind.Kind { return journalkind.Kind(e & 7) }
 
 func newJournalIndex() journalIndex {
 	seed := maphash.MakeSeed()
@@ -47,7 +49,7 @@ func newJournalIndex() journalIndex {
 
 // find returns the entry of key, if it has one; read reads back the record
 // at an offset, to tell the owner of a hash.
-func (x *journalIndex) find(key string, read func(int64) (JournalRecord, error)) (indexEntry, bool, error) {
+func (x *journalIndex) find(key string, read func(int64) (record, error)) (indexEntry, bool, error) {
 	if e, ok := x.collided[key]; ok {
 		return e, true, nil
 	}
@@ -66,7 +68,7 @@ func (x *journalIndex) find(key string, read func(int64) (JournalRecord, error))
 }
 
 // set records that the last record of key, in state s, is at offset.
-func (x *journalIndex) set(key string, s JournalState, offset int64, read func(int64) (JournalRecord, error)) error {
+func (x *journalIndex) set(key string, s journalkind.Kind, offset int64, read func(int64) (record, error)) error {
 	e := makeEntry(offset, s)
 	h := x.hash(key)
 	if _, ok := x.collided[key]; ok {
@@ -88,7 +90,7 @@ func (x *journalIndex) set(key string, s JournalState, offset int64, read func(i
 			x.collided[strings.Clone(key)] = e // not the caller's buffer, which may be a whole row
 		}
 	}
-	if s == JournalInFlight {
+	if s == journalkind.InFlight {
 		if _, ok := x.open[key]; !ok {
 			x.open[strings.Clone(key)] = struct{}{}
 		}

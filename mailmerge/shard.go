@@ -1,4 +1,4 @@
-package smtp
+package mailmerge
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // as the CLI's --shard does. It panics if n < 1.
 func Shard(addr string, n int) int {
 	if n < 1 {
-		panic(fmt.Sprintf("sendloop/smtp: Shard(%q, %d): want n >= 1", addr, n))
+		panic(fmt.Sprintf("mailmerge: Shard(%q, %d): want n >= 1", addr, n))
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(strings.ToLower(address.Normalize(addr))))
@@ -46,7 +46,7 @@ func (s ShardSpec) String() string {
 // validate refuses a count below 0 or an index outside 0 to Count-1.
 func (s ShardSpec) validate() error {
 	if s.Count < 0 || (s.Count == 0 && s.Index != 0) || (s.Count > 0 && (s.Index < 0 || s.Index >= s.Count)) {
-		return fmt.Errorf("sendloop/smtp: shard %d of %d: want an index from 0 to count-1", s.Index, s.Count)
+		return fmt.Errorf("mailmerge: shard %d of %d: want an index from 0 to count-1", s.Index, s.Count)
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
-package smtp_test
+package mailmerge
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,38 +23,45 @@ import (
 // watchJournal checks, at each record, what the fake relay holds, and can
 // fail the in-flight record of one key.
 type watchJournal struct {
-	smtp.Journal
+	JournalStore
 	fake    *sendlooptest.Relay
 	failKey string
 	mu      sync.Mutex
 	errs    []string
 }
 
-func (w *watchJournal) Append(rec smtp.JournalRecord) error {
+func (w *watchJournal) Claim(key, messageID string) error {
+	has := delivered(w.fake)[key] > 0
+	w.mu.Lock()
+	if has {
+		w.errs = append(w.errs, key+": in flight after the relay got the message")
+	}
+	w.mu.Unlock()
+	if key == w.failKey {
+		return errors.New("no space left on device")
+	}
+	return w.JournalStore.Claim(key, messageID)
+}
+
+func (w *watchJournal) Record(rec JournalRecord) error {
 	has := delivered(w.fake)[rec.Key] > 0
 	w.mu.Lock()
-	switch {
-	case rec.State == smtp.JournalInFlight && has:
-		w.errs = append(w.errs, rec.Key+": in flight after the relay got the message")
-	case rec.State == smtp.JournalSent && !has:
+	if rec.Fate == job.Done && !has {
 		w.errs = append(w.errs, rec.Key+": sent before the relay got the message")
 	}
 	w.mu.Unlock()
-	if rec.State == smtp.JournalInFlight && rec.Key == w.failKey {
-		return errors.New("no space left on device")
-	}
-	return w.Journal.Append(rec)
+	return w.JournalStore.Record(rec)
 }
 
 func TestSendKeyedJournalsInFlightBeforeTheFinalDot(t *testing.T) {
 	t.Parallel()
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil)
-	w := &watchJournal{Journal: openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding), fake: fake}
+	w := &watchJournal{JournalStore: mustOpenJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding), fake: fake}
 	keys := []string{"ann@example.net", "bob@example.net", "cat@example.net", "dan@example.net"}
-	for key, res := range sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: w}) {
-		if res.State != smtp.KeySent {
-			t.Errorf("%s: %v (%v)", key, res.State, res.Err)
+	for key, res := range sendAllKeyed(t, client, keyed(keys...), keyedOptions{journal: w}) {
+		if res.Fate != job.Done {
+			t.Errorf("%s: %v (%v)", key, res.Fate, res.Err)
 		}
 	}
 	for _, e := range w.errs {
@@ -67,11 +77,11 @@ func TestSendKeyedJournalFailureStopsTheRun(t *testing.T) {
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(1))
 	const bad = "bob@example.net"
-	w := &watchJournal{Journal: openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding), fake: fake, failKey: bad}
+	w := &watchJournal{JournalStore: mustOpenJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding), fake: fake, failKey: bad}
 	keys := []string{"ann@example.net", bad, "cat@example.net", "dan@example.net"}
-	got := sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: w})
-	if res := got[bad]; res.State != smtp.KeyNotAttempted || !errors.Is(res.Err, smtp.ErrJournalFailed) || !errors.Is(res.Err, smtp.ErrRunStopped) {
-		t.Errorf("%s: %v (%v), want not attempted, journal failed", bad, res.State, res.Err)
+	got := sendAllKeyed(t, client, keyed(keys...), keyedOptions{journal: w})
+	if res := got[bad]; res.Fate != job.NotAttempted || !errors.Is(res.Err, errJournalFailed) || !errors.Is(res.Err, smtp.ErrRunStopped) {
+		t.Errorf("%s: %v (%v), want not attempted, journal failed", bad, res.Fate, res.Err)
 	}
 	// Once the client's connections are closed and the relay has ended their sessions, a
 	// message it (wrongly) accepted would be there.
@@ -86,10 +96,10 @@ func TestSendKeyedJournalFailureStopsTheRun(t *testing.T) {
 	for _, key := range keys {
 		res := got[key]
 		switch {
-		case res.State == smtp.KeySent && n[key] == 1:
-		case res.State == smtp.KeyNotAttempted && errors.Is(res.Err, smtp.ErrRunStopped) && n[key] == 0:
+		case res.Fate == job.Done && n[key] == 1:
+		case res.Fate == job.NotAttempted && errors.Is(res.Err, smtp.ErrRunStopped) && n[key] == 0:
 		default:
-			t.Errorf("%s: %v (%v), delivered %d times", key, res.State, res.Err, n[key])
+			t.Errorf("%s: %v (%v), delivered %d times", key, res.Fate, res.Err, n[key])
 		}
 	}
 }
@@ -101,14 +111,14 @@ func TestSendKeyedConcurrentJournal(t *testing.T) {
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil, smtp.WithMaxConnections(4))
 	path := filepath.Join(t.TempDir(), "journal")
-	j := openJournal(t, path, testBinding)
+	j := mustOpenJournal(t, path, testBinding)
 	var keys []string
 	for i := range 300 {
 		keys = append(keys, fmt.Sprintf("user%d@example.net", i))
 	}
-	for key, res := range sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: j}) {
-		if res.State != smtp.KeySent {
-			t.Errorf("%s: %v (%v)", key, res.State, res.Err)
+	for key, res := range sendAllKeyed(t, client, keyed(keys...), keyedOptions{journal: j}) {
+		if res.Fate != job.Done {
+			t.Errorf("%s: %v (%v)", key, res.Fate, res.Err)
 		}
 	}
 	j.Close()
@@ -118,9 +128,7 @@ func TestSendKeyedConcurrentJournal(t *testing.T) {
 		}
 	}
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	states := make(map[string]string)
 	sc := bufio.NewScanner(f)
@@ -150,13 +158,13 @@ func TestWithRate(t *testing.T) {
 	fake := startRelay(t)
 	client := newClient(t, fake, testPassword, nil, smtp.WithRate(40, 1))
 	start := time.Now()
-	got := sendKeyed(t, client, keyed("a@example.net", "b@example.net", "c@example.net", "d@example.net", "e@example.net"), smtp.SendKeyedOptions{})
+	got := sendAllKeyed(t, client, keyed("a@example.net", "b@example.net", "c@example.net", "d@example.net", "e@example.net"), keyedOptions{})
 	if elapsed := time.Since(start); elapsed < 95*time.Millisecond {
 		t.Errorf("5 messages at 40/s with a burst of 1 took %v, want at least 100ms", elapsed)
 	}
 	for key, res := range got {
-		if res.State != smtp.KeySent {
-			t.Errorf("%s: %v", key, res.State)
+		if res.Fate != job.Done {
+			t.Errorf("%s: %v", key, res.Fate)
 		}
 	}
 	for _, bad := range []smtp.Option{smtp.WithRate(-1, 1), smtp.WithRate(float64(0)/zero(), 1)} {
@@ -182,40 +190,38 @@ func TestSendKeyedCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
-	j := openJournal(t, path, testBinding)
-	seq, err := client.SendKeyed(ctx, keyed(keys...), smtp.SendKeyedOptions{Journal: j})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := mustOpenJournal(t, path, testBinding)
+	seq, err := sendKeyed(ctx, client, keyed(keys...), keyedOptions{journal: j})
+	require.NoError(t, err)
 	n := 0
 	for res := range seq {
 		n++
 		cancel()
-		switch res.State {
-		case smtp.KeySent, smtp.KeyDeferred, smtp.KeyUnknown:
-		case smtp.KeyNotAttempted:
+		switch res.Fate {
+		case job.Done, job.Deferred, job.Unknown:
+		case job.NotAttempted:
 			if !errors.Is(res.Err, smtp.ErrNotAttempted) || !errors.Is(res.Err, context.Canceled) {
 				t.Errorf("%s: %v", res.Key, res.Err)
 			}
 		default:
-			t.Errorf("%s: %v (%v)", res.Key, res.State, res.Err)
+			t.Errorf("%s: %v (%v)", res.Key, res.Fate, res.Err)
 		}
 	}
 	if n != len(keys) {
 		t.Fatalf("%d results for %d keys", n, len(keys))
 	}
 	for rec := range j.All() {
-		if rec.State == smtp.JournalInFlight {
+		if r, _ := j.lookup(rec.Key); r.Kind == journalkind.InFlight {
 			t.Errorf("%s left in flight by a cancelled run", rec.Key)
 		}
 	}
 	j.Close()
-	j = openJournal(t, path, testBinding)
-	sendKeyed(t, client, keyed(keys...), smtp.SendKeyedOptions{Journal: j})
+	j = mustOpenJournal(t, path, testBinding)
+	sendAllKeyed(t, client, keyed(keys...), keyedOptions{journal: j})
 	got := delivered(fake)
 	for _, key := range keys {
-		if rec, _ := j.Lookup(key); got[key] != 1 && !(rec.State == smtp.JournalUnknown && got[key] == 0) {
-			t.Errorf("%s delivered %d times (journal %v)", key, got[key], rec.State)
+		if rec, _ := j.Lookup(key); got[key] != 1 && !(rec.Fate == job.Unknown && got[key] == 0) {
+			t.Errorf("%s delivered %d times (journal %v)", key, got[key], rec.Fate)
 		}
 	}
 }
@@ -238,15 +244,15 @@ func TestSendKeyedSomeRecipientsRefused(t *testing.T) {
 			}
 		}
 	}
-	j := openJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
-	got := sendKeyed(t, client, msgs, smtp.SendKeyedOptions{Journal: j})
-	if res := got["row-a@example.net"]; res.State != smtp.KeySent || !errors.Is(res.Err, smtp.ErrSomeRecipientsRefused) {
-		t.Errorf("one of two refused: %v (%v), want sent", res.State, res.Err)
+	j := mustOpenJournal(t, filepath.Join(t.TempDir(), "journal"), testBinding)
+	got := sendAllKeyed(t, client, msgs, keyedOptions{journal: j})
+	if res := got["row-a@example.net"]; res.Fate != job.Done || !errors.Is(res.Err, smtp.ErrSomeRecipientsRefused) {
+		t.Errorf("one of two refused: %v (%v), want sent", res.Fate, res.Err)
 	}
-	if res := got["row-c@example.net"]; res.State != smtp.KeyRefused {
-		t.Errorf("both refused: %v (%v), want refused", res.State, res.Err)
+	if res := got["row-c@example.net"]; res.Fate != job.Refused {
+		t.Errorf("both refused: %v (%v), want refused", res.Fate, res.Err)
 	}
-	if rec, _ := j.Lookup("row-c@example.net"); rec.State != smtp.JournalRefused || !strings.HasPrefix(rec.Reply, "550 ") {
+	if rec, _ := j.Lookup("row-c@example.net"); rec.Fate != job.Refused || !strings.HasPrefix(rec.Reply, "550 ") {
 		t.Errorf("journal: %+v", rec)
 	}
 }

@@ -1,4 +1,4 @@
-package smtp
+package mailmerge
 
 import (
 	"bufio"
@@ -28,12 +28,13 @@ func FuzzParseJournal(f *testing.F) {
 		header + `{"k":"\u00e9\n","s":"unknown","t":"not a time"}` + "\n",
 		header + `{"k":"","s":"sent"}` + "\n",
 		`{"sendloop_journal":1,"fingerprint":"x","shard_index":5,"shard_count":2}` + "\n",
+		header + rec + `{"k":"c","s":"suppressed","r":"on the global list"}` + "\n" + `{"k":"d","s":"not_subscribed","r":"unsubscribed"}` + "\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var recs []JournalRecord
-		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r JournalRecord, _ int64) { recs = append(recs, r) })
+		var recs []record
+		binding, hasHeader, good, err := parseJournal(bufio.NewReader(bytes.NewReader(data)), func(r record, _ int64) { recs = append(recs, r) })
 		if good < 0 || good > int64(len(data)) || (good > 0 && data[good-1] != '\n') {
 			t.Fatalf("good = %d of %d bytes", good, len(data))
 		}
@@ -54,13 +55,13 @@ func FuzzParseJournal(f *testing.F) {
 		var buf strings.Builder
 		buf.WriteString(string(data[:strings.IndexByte(string(data), '\n')+1]))
 		for _, r := range recs {
-			if r.Key == "" || r.State < JournalInFlight || r.State > JournalDeferred {
+			if r.Key == "" || !r.Kind.Valid() {
 				t.Fatalf("bad record %+v", r)
 			}
 			buf.Write(encodeJournalRecord(r))
 		}
-		var again []JournalRecord
-		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r JournalRecord, _ int64) { again = append(again, r) })
+		var again []record
+		b2, _, good2, err := parseJournal(bufio.NewReader(strings.NewReader(buf.String())), func(r record, _ int64) { again = append(again, r) })
 		if err != nil || b2 != binding || good2 != int64(buf.Len()) || len(again) != len(recs) {
 			t.Fatalf("reread: %v, %d records of %d", err, len(again), len(recs))
 		}

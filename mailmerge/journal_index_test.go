@@ -1,7 +1,9 @@
-package smtp
+package mailmerge
 
 import (
 	"fmt"
+	"github.com/go-sendloop/sendloop/mailmerge/internal/journalkind"
+	"github.com/stretchr/testify/require"
 	"path/filepath"
 	"testing"
 )
@@ -31,25 +33,23 @@ func TestJournalIndexCollisions(t *testing.T) {
 			binding := JournalBinding{Fingerprint: "sha256:test"}
 			path := filepath.Join(t.TempDir(), "journal")
 			j, err := openJournal(path, binding, collidingIndex(buckets))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]JournalState{}
+			require.NoError(t, err)
+			want := map[string]journalkind.Kind{}
 			for i := range 60 {
 				key := fmt.Sprintf("k%d@example.net", i)
-				states := []JournalState{JournalInFlight, JournalSent}
+				states := []journalkind.Kind{journalkind.InFlight, journalkind.Sent}
 				switch i % 5 {
 				case 1:
-					states = []JournalState{JournalInFlight, JournalRefused}
+					states = []journalkind.Kind{journalkind.InFlight, journalkind.Refused}
 				case 2:
-					states = []JournalState{JournalInFlight} // the process died
+					states = []journalkind.Kind{journalkind.InFlight} // the process died
 				case 3:
-					states = []JournalState{JournalInFlight, JournalDeferred, JournalInFlight, JournalUnknown}
+					states = []journalkind.Kind{journalkind.InFlight, journalkind.Deferred, journalkind.InFlight, journalkind.Unknown}
 				case 4:
 					continue // never journaled
 				}
 				for _, s := range states {
-					if err := j.Append(JournalRecord{Key: key, State: s, MessageID: "<" + key + ">"}); err != nil {
+					if err := j.append(record{Key: key, Kind: s, MessageID: "<" + key + ">"}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -59,20 +59,20 @@ func TestJournalIndexCollisions(t *testing.T) {
 				t.Helper()
 				for i := range 60 {
 					key := fmt.Sprintf("k%d@example.net", i)
-					rec, ok := j.Lookup(key)
+					rec, ok := j.lookup(key)
 					w, journaled := want[key]
 					switch {
 					case ok != journaled:
 						t.Errorf("%s: Lookup(%s) found %v, want %v", when, key, ok, journaled)
-					case ok && (rec.Key != key || rec.State != w || rec.MessageID != "<"+key+">"):
+					case ok && (rec.Key != key || rec.Kind != w || rec.MessageID != "<"+key+">"):
 						t.Errorf("%s: Lookup(%s) = %+v, want state %v", when, key, rec, w)
 					}
 				}
 				n := 0
 				for rec := range j.All() {
 					n++
-					if want[rec.Key] != rec.State {
-						t.Errorf("%s: All yields %s %v, want %v", when, rec.Key, rec.State, want[rec.Key])
+					if want[rec.Key].Fate() != rec.Fate {
+						t.Errorf("%s: All yields %s %v, want %v", when, rec.Key, rec.Fate, want[rec.Key])
 					}
 				}
 				if n != len(want) {
@@ -80,14 +80,10 @@ func TestJournalIndexCollisions(t *testing.T) {
 				}
 			}
 			check(j, "written")
-			if err := j.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, j.Close())
 			check(j, "closed")
 			j2, err := openJournal(path, binding, collidingIndex(buckets))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer j2.Close()
 			check(j2, "reopened")
 			if buckets == 1 && len(j2.idx.collided) != len(want)-1 {
