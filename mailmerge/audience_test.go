@@ -136,7 +136,7 @@ func TestSendReachesOnlyWhoMayBeMailed(t *testing.T) {
 			mm, err := mailmerge.New(mailmerge.Rows([]string{"email"}, rows), &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, opts)
 			require.NoError(t, err)
 
-			check, err := mm.Check(testContext(t))
+			check, err := mm.Check(testContext(t), mailmerge.CheckOptions{})
 			require.NoError(t, err)
 			suppressed, notSubscribed := 0, 0
 			for _, v := range tt.notSent {
@@ -194,7 +194,7 @@ func TestMembershipReadsFewCalls(t *testing.T) {
 			mm, err := mailmerge.New(mailmerge.Rows([]string{"email"}, rows), &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"},
 				mailmerge.Options{API: c, ListID: 7, NoUnsubscribe: true})
 			require.NoError(t, err)
-			check, err := mm.Check(testContext(t))
+			check, err := mm.Check(testContext(t), mailmerge.CheckOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, tt.rows, check.Sendable)
 			assert.Equal(t, tt.wantGets, srv.Executions("subscriber.get"))
@@ -272,7 +272,7 @@ func TestBulkSendNeedsTheAPI(t *testing.T) {
 			mm, err := mailmerge.New(mailmerge.Rows(nil, rows), &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"},
 				mailmerge.Options{NoUnsubscribe: true})
 			require.NoError(t, err)
-			check, err := mm.Check(testContext(t))
+			check, err := mm.Check(testContext(t), mailmerge.CheckOptions{})
 			require.NoError(t, err, "a check sends nothing: it says what it could not read")
 			assert.Equal(t, tt.wantErr != nil, check.AudienceUnread)
 			res, err := mm.Send(testContext(t), relay, mailmerge.SendOptions{})

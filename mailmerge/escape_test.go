@@ -130,7 +130,7 @@ func TestPreviewRejectsABadUnsubscribeURL(t *testing.T) {
 		ListUnsubscribe: []string{"https://{{{HOST}}}/u?e={{email}}"}, ListUnsubscribeOneClick: true},
 		mailmerge.Options{API: testAPI(t), AllowEmpty: []string{"HOST"}})
 	require.NoError(t, err)
-	check, err := job.Check(context.Background())
+	check, err := job.Check(context.Background(), mailmerge.CheckOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, check.Rejected, "%+v", check)
 }

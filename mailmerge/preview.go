@@ -3,6 +3,7 @@ package mailmerge
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,9 +122,12 @@ func (j *Job) firstMessages(ctx context.Context, n int, fn func(PreviewMessage))
 
 // CheckResult is what a pass over the source found, before sending.
 type CheckResult struct {
-	// Rows is the source's rows; Sendable those of the shard that would be sent (or
-	// skipped by a journal); OtherShards those of other shards.
+	// Rows is the source's rows; Sendable those of the shard that would be sent;
+	// OtherShards those of other shards.
 	Rows, Sendable, OtherShards int
+	// SkippedSent, SkippedRefused and SkippedUnknown count the rows the journal
+	// (CheckOptions) records sent, refused or of unknown outcome, which Send would skip.
+	SkippedSent, SkippedRefused, SkippedUnknown int
 	// Rejected counts the rows that would be rejected; Duplicates and Empty are among
 	// them.
 	Rejected, Duplicates int
@@ -145,6 +149,60 @@ type CheckResult struct {
 	AudienceUnread bool
 }
 
+// CheckOptions says what Check reads besides the source: the journal Send would use, so
+// that the rows it records are counted as Send would skip them.
+type CheckOptions struct {
+	// Journal is the journal file, only read (a file that does not exist records
+	// nothing); a journal of another message or shard fails Check as it fails Send.
+	Journal string
+	// JournalStore, when set, is the journal instead of a file (only Lookup is called).
+	JournalStore JournalStore
+	// ResendUnknown and ResendRefused count the rows the journal records unknown or
+	// refused as Send would with the same options: sendable.
+	ResendUnknown, ResendRefused bool
+}
+
+// journalLookup returns how Check finds a key's record in the journal of opts, nil
+// without one. A file is read whole, its keys kept as 128-bit hashes.
+func (j *Job) journalLookup(opts CheckOptions) (func(string) (JournalRecord, bool), error) {
+	if opts.JournalStore != nil {
+		return opts.JournalStore.Lookup, nil
+	}
+	if opts.Journal == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(opts.Journal); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	hash := func(key string) [2]uint64 {
+		return [2]uint64{maphash.String(seeds[0], key), maphash.String(seeds[1], key)}
+	}
+	type record struct {
+		fate   job.Fate
+		reason string // of a row decided without sending
+	}
+	records := map[[2]uint64]record{}
+	b, err := ReadJournal(opts.Journal, func(r JournalRecord) {
+		rec := record{fate: r.Fate}
+		if r.Fate == job.Suppressed || r.Fate == job.NotSubscribed {
+			rec.reason = r.Reply
+		}
+		records[hash(r.Key)] = rec
+	})
+	if err != nil {
+		return nil, &JournalError{Path: opts.Journal, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+	}
+	if b.Shard != j.binding.Shard || b.Fingerprint != j.binding.Fingerprint {
+		return nil, &JournalError{Path: opts.Journal, Err: ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard,
+			MessageChanged: b.Shard == j.binding.Shard}
+	}
+	return func(key string) (JournalRecord, bool) {
+		r, ok := records[hash(key)]
+		return JournalRecord{Key: key, Fate: r.fate, Reply: r.reason}, ok
+	}, nil
+}
+
 // MaxFirstRejected is how many rejected rows CheckResult.FirstRejected holds.
 const MaxFirstRejected = 10
 
@@ -152,8 +210,12 @@ const MaxFirstRejected = 10
 // the relay: rejected (no address, a duplicate, an empty value), suppressed, not
 // subscribed, or sendable. It reads who may be mailed as Send does and sends nothing;
 // without Options.API it counts no row suppressed and says so (CheckResult.AudienceUnread).
-func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
+func (j *Job) Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	res := &CheckResult{Empty: map[string]int{}}
+	look, err := j.journalLookup(opts)
+	if err != nil {
+		return nil, err
+	}
 	aud, err := j.readAudience(ctx)
 	switch {
 	case errors.Is(err, ErrNoAPI):
@@ -173,8 +235,27 @@ func (j *Job) Check(ctx context.Context) (*CheckResult, error) {
 		}
 		res.Rows++
 		fate, msg, key := j.decide(index, row, seen, nil, aud)
+		otherShard := msg != nil && j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index
+		if look != nil && !otherShard && key != "" && (msg != nil || fate.Fate == job.Suppressed || fate.Fate == job.NotSubscribed) {
+			// As Send: the journal's record of an earlier run outweighs this reading.
+			if rec, ok := look(key); ok {
+				switch {
+				case rec.Fate == job.Done:
+					res.SkippedSent++
+					continue
+				case rec.Fate == job.Refused && !opts.ResendRefused:
+					res.SkippedRefused++
+					continue
+				case rec.Fate == job.Unknown && !opts.ResendUnknown:
+					res.SkippedUnknown++
+					continue
+				case rec.Fate == job.Suppressed || rec.Fate == job.NotSubscribed:
+					fate.Fate, fate.Reason, msg = rec.Fate, rec.Reply, nil
+				}
+			}
+		}
 		switch {
-		case msg != nil && j.shard.Count > 1 && Shard(key, j.shard.Count) != j.shard.Index:
+		case otherShard:
 			res.OtherShards++
 		case msg != nil:
 			res.Sendable++

@@ -245,7 +245,7 @@ func TestSendDuplicateWithoutLines(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, got)
-	check, err := job.Check(testContext(t))
+	check, err := job.Check(testContext(t), mailmerge.CheckOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{" ANN@example.net: duplicate of row 1"}, rejectReasons(check.FirstRejected), "the reasons Send gives")
 	check.FirstRejected = nil
@@ -278,7 +278,7 @@ func TestSendDuplicateOfARejectedRow(t *testing.T) {
 	require.Len(t, fake.Messages(), 1)
 	assert.Equal(t, []string{"bob@example.net"}, fake.Messages()[0].EnvelopeTo)
 
-	check, err := job.Check(testContext(t))
+	check, err := job.Check(testContext(t), mailmerge.CheckOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ann@example.net: empty value for {{FIRST}} (subject)", "Ann@example.net: duplicate of line 2", "BOB@example.net: duplicate of line 4"},
 		rejectReasons(check.FirstRejected), "the reasons Send gives")

@@ -127,7 +127,8 @@ a URL, a percent-encoding or one starting with a digit is not a tag (a note says
 value is empty for a tag it would show is rejected, unless --default NAME=VALUE gives a
 fallback or --allow-empty NAME sends it empty (as sendloop 0.3.0 did). --dry-run prints the
 first messages, the notes, how many rows an empty value would reject, how many rows
-it would send and reject, and the first rejected lines with their reasons; --preview DIR
+it would send, reject, leave out as suppressed or not subscribed, and skip for the journal
+(--journal, only read), and the first rejected and suppressed lines with their reasons; --preview DIR
 writes the first --preview-rows N (5) messages as DIR/<line>.eml, rendered; --test-to ADDR
 sends the first --test-rows N (3) messages to ADDR only ([test] subject, tracking off,
 List-Unsubscribe a mailto: to ADDR, unless --test-as-is for the first two). None of the

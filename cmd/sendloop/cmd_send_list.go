@@ -476,8 +476,22 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions)
 		}
 		b.WriteString("\n")
 	}
-	check, err := job.Check(ctx)
+	// The journal the run would use, only read, so that the counts say what it would skip.
+	store, closeStore, err := openJournalStore(ctx, a, job, l)
 	if err != nil {
+		return err
+	}
+	defer closeStore()
+	opts := mailmerge.CheckOptions{JournalStore: store, ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused}
+	if store == nil {
+		opts.Journal = l.journal
+	}
+	check, err := job.Check(ctx, opts)
+	var jerr *mailmerge.JournalError
+	switch {
+	case errors.As(err, &jerr):
+		return journalRefusal(jerr, l)
+	case err != nil:
 		return inputf("%s: %v", l.sourceFlag(), cliMessage(err))
 	}
 	for _, n := range job.Notes() {

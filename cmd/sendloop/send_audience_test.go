@@ -152,7 +152,7 @@ func TestSendAudienceDryRunAndRefusals(t *testing.T) {
 		args:   append(append([]string(nil), bulk...), "--dry-run"),
 		env:    env,
 		code:   exitOK,
-		stdout: []string{"3 rows read: 1 would be sent (or skipped by the journal), 1 rejected, 1 suppressed, 0 not subscribed\n", "line 3 global@example.com: suppressed: on the account's global suppression list (FBL Report)\n"},
+		stdout: []string{"3 rows read: 1 would be sent, 1 rejected, 1 suppressed, 0 not subscribed\n", "line 3 global@example.com: suppressed: on the account's global suppression list (FBL Report)\n"},
 	}, {
 		name:   "a dry run without the API says what it did not read",
 		args:   append(append([]string(nil), bulk...), "--dry-run"),
@@ -217,4 +217,26 @@ func TestSendListJSONKeys(t *testing.T) {
 		assert.Contains(t, doc, k)
 	}
 	assert.JSONEq(t, `[{"line":2,"email":"global@example.com","reason":"on the account's global suppression list (FBL Report)"}]`, string(doc["suppressed_rows"]))
+}
+
+// TestSendDryRunCountsWhatTheJournalSkips: a dry run after a partial send counts the rows
+// the journal would skip, and the rows it recorded suppressed as suppressed.
+func TestSendDryRunCountsWhatTheJournalSkips(t *testing.T) {
+	t.Parallel()
+	_, relay, env := audienceFake(t)
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "j")
+	first := writeFile(t, dir, "first.csv", "email\nm0001@example.com\nglobal@example.com\n")
+	all := writeFile(t, dir, "all.csv", "email\nm0001@example.com\nglobal@example.com\nm0002@example.com\n")
+	send := func(csv string, more ...string) result {
+		return invocation{args: append([]string{"send", "--from", "news@example.com", "--subject", "S", "--text", "-",
+			"--recipients", csv, "--journal", journal, "--no-unsubscribe"}, more...), env: env, stdin: "x"}.run(t)
+	}
+	expect(t, send(first), exitOK, nil, nil)
+	require.Len(t, relay.Messages(), 1)
+	r := send(all, "--dry-run")
+	expect(t, r, exitOK, []string{"3 rows read: 1 would be sent, 0 rejected, 1 suppressed, 0 not subscribed, 1 skipped by the journal (1 already sent, 0 refused before, 0 unknown before)\n"}, nil)
+	assert.Len(t, relay.Messages(), 1, "a dry run sends nothing")
+	r = send(all, "--dry-run", "--subject", "Other")
+	expect(t, r, exitUsage, nil, []string{"was written for another message"})
 }

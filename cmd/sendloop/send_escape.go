@@ -45,8 +45,12 @@ func unsubscribeRefusal(err error) error {
 // would send (or a journal skip) and reject, and the first rejected lines with the reasons
 // the real run prints.
 func writeDryRunCounts(b *strings.Builder, check *mailmerge.CheckResult) {
-	fmt.Fprintf(b, "%s read: %d would be sent (or skipped by the journal), %d rejected, %d suppressed, %d not subscribed",
+	fmt.Fprintf(b, "%s read: %d would be sent, %d rejected, %d suppressed, %d not subscribed",
 		plural(check.Rows, "row"), check.Sendable, check.Rejected, check.Suppressed, check.NotSubscribed)
+	if n := check.SkippedSent + check.SkippedRefused + check.SkippedUnknown; n > 0 {
+		fmt.Fprintf(b, ", %d skipped by the journal (%d already sent, %d refused before, %d unknown before)",
+			n, check.SkippedSent, check.SkippedRefused, check.SkippedUnknown)
+	}
 	if check.OtherShards > 0 {
 		fmt.Fprintf(b, ", %d of other shards", check.OtherShards)
 	}

@@ -105,7 +105,7 @@ func TestSendRecipientsDryRunListsRejects(t *testing.T) {
 	r := invocation{args: []string{"send", "--from", "news@example.com", "--subject", "Hi {{{FIRST}}}", "--text", writeFile(t, dir, "b.txt", "Hello"),
 		"--no-unsubscribe", "--recipients", csv, "--journal", filepath.Join(dir, "j"), "--dry-run"}, env: env}.run(t)
 	expect(t, r, exitOK, []string{
-		"4 rows read: 2 would be sent (or skipped by the journal), 2 rejected, 0 suppressed, 0 not subscribed\n  line 3 not an address: invalid email address\n  line 4 ANN@example.net: duplicate of line 2\n",
+		"4 rows read: 2 would be sent, 2 rejected, 0 suppressed, 0 not subscribed\n  line 3 not an address: invalid email address\n  line 4 ANN@example.net: duplicate of line 2\n",
 		"Dry run: 2 messages shown, nothing sent."}, nil)
 	assert.Empty(t, relay.Messages())
 }
