@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"math"
 	"strings"
 
@@ -25,8 +26,13 @@ type SendOptions struct {
 	JournalStore JournalStore
 	// ContinueFrom is an earlier journal of the same shard, possibly bound to another
 	// message (a typo fixed after a partial send): the rows it records (sent, refused,
-	// unknown or in flight) are skipped. It is only read. It needs Journal.
+	// unknown or in flight) are skipped. It is only read. It needs Journal (or
+	// JournalStore: a file journal continues into a database).
 	ContinueFrom string
+	// ContinueFromRecords, when set, is the earlier journal's records instead of the file
+	// ContinueFrom names (which then only names it in messages): a journal in a database,
+	// read with pgjournal.Records. Its keys are skipped as ContinueFrom's are.
+	ContinueFromRecords iter.Seq2[JournalRecord, error]
 	// ResendUnknown sends again the rows the journal records unknown or in flight: their
 	// recipients may get the message twice.
 	ResendUnknown bool
@@ -151,7 +157,8 @@ func (j *Job) Send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (re
 
 // send is Send; it returns the run too, whose last rows an observed Send reports.
 func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*Result, *sendRun, error) {
-	if opts.ContinueFrom != "" && opts.Journal == "" && opts.JournalStore == nil {
+	continuing := opts.ContinueFrom != "" || opts.ContinueFromRecords != nil
+	if continuing && opts.Journal == "" && opts.JournalStore == nil {
 		return nil, nil, errors.New("mailmerge: ContinueFrom needs a Journal")
 	}
 	if err := j.CheckEscaping(ctx); err != nil {
@@ -173,7 +180,16 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 		defer journal.Close()
 	}
 	var earlier *keyLines
-	if opts.ContinueFrom != "" {
+	switch {
+	case opts.ContinueFromRecords != nil:
+		earlier = newKeyLines()
+		for r, err := range opts.ContinueFromRecords {
+			if err != nil {
+				return nil, nil, &JournalError{Path: opts.ContinueFrom, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+			}
+			earlier.carry(r)
+		}
+	case opts.ContinueFrom != "":
 		var err error
 		if earlier, err = j.readEarlier(opts.ContinueFrom); err != nil {
 			return nil, nil, err
@@ -280,8 +296,9 @@ func (j *Job) decide(index int, row Row, seen, earlier *keyLines, aud *audience)
 			return fate, nil, ""
 		}
 	}
-	if earlier != nil && earlier.has(key) {
+	if f, ok := earlier.fate(key); ok {
 		fate.Fate, fate.Skip, fate.Continued = job.Skipped, SkipAlreadySent, true
+		fate.Previous = &JournalRecord{Key: key, Fate: f}
 		return fate, nil, key
 	}
 	if why, notSubscribed := aud.judge(addressKey(row.Address), row); why != "" || notSubscribed != "" {
@@ -335,9 +352,25 @@ func duplicateOf(pos int32) string {
 	return fmt.Sprintf("duplicate of line %d", pos)
 }
 
-func (k *keyLines) has(key string) bool {
-	_, ok := k.m[k.hash(key)]
-	return ok
+// carry keeps the fate of an earlier journal's record, the last record of a key
+// superseding its earlier ones. A deferred key was not delivered: the send continuing
+// from the journal sends it.
+func (k *keyLines) carry(r JournalRecord) {
+	h := k.hash(r.Key)
+	if r.Fate == job.Deferred {
+		delete(k.m, h)
+		return
+	}
+	k.m[h] = int32(r.Fate)
+}
+
+// fate returns the fate carry kept for key; false for a nil set.
+func (k *keyLines) fate(key string) (job.Fate, bool) {
+	if k == nil {
+		return 0, false
+	}
+	v, ok := k.m[k.hash(key)]
+	return job.Fate(v), ok
 }
 
 // sendRun is the state of one Send: the result, and the rows between the source and
@@ -418,6 +451,13 @@ func (run *sendRun) add(kr keyedResult) {
 			}
 		}
 	}
+	if p.decided && r.Continued && kr.Previous == nil && run.journal != nil && r.Previous != nil {
+		// The new journal takes over the earlier one's record, so that a send continuing
+		// from it in turn skips the row too: a chain of corrections sends no row twice.
+		if err := run.carry(kr.Key, r.Previous.Fate); err != nil && run.stop == nil {
+			run.stop = fmt.Errorf("%w: %w", errJournalFailed, err)
+		}
+	}
 	if p.decided {
 		run.report(r)
 		return
@@ -450,6 +490,21 @@ func (run *sendRun) add(kr keyedResult) {
 		}
 	}
 	run.report(r)
+}
+
+// continuedReason is the reply of a record taken over from the journal continued from.
+const continuedReason = "recorded by the journal this one continued from"
+
+// carry records in the run's journal the fate of key in the journal continued from.
+func (run *sendRun) carry(key string, f job.Fate) error {
+	switch f {
+	case job.Suppressed, job.NotSubscribed:
+		return run.journal.Decide(key, f, continuedReason)
+	case job.Done, job.Refused:
+		return run.journal.Record(JournalRecord{Key: key, Fate: f, Reply: continuedReason})
+	}
+	// In flight or unknown there: it may have been delivered.
+	return run.journal.Record(JournalRecord{Key: key, Fate: job.Unknown, Reply: continuedReason})
 }
 
 // report counts a row's fate, lists it, and tells OnRow and OnProgress.
@@ -506,7 +561,7 @@ func (run *sendRun) report(r RowResult) {
 // bound to another message.
 func (j *Job) readEarlier(path string) (*keyLines, error) {
 	keys := newKeyLines()
-	b, err := ReadJournal(path, func(r JournalRecord) { keys.add(r.Key, 0) })
+	b, err := ReadJournal(path, func(r JournalRecord) { keys.carry(r) })
 	if err != nil {
 		return nil, &JournalError{Path: path, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
 	}

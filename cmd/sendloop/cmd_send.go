@@ -211,7 +211,7 @@ sendloop send --from news@example.com --subject 'Hi {{{First_Name}}}' --html new
 			fs.BoolVar(&l.noUnsubscribe, "no-unsubscribe", false, "with --recipients: this mail needs no unsubscription, being transactional (receipts, password resets), not marketing or news: send to many rows without --list-unsubscribe and --one-click")
 			fs.Var(&l.keepEscaping, "keep-escaping", "with --recipients: keep the HTML-escaping of {{`NAME`}} in the subject and text part, which the run otherwise refuses for a value holding & < > \" or ' (repeatable)")
 			fs.Var(&l.allowTags, "allow-tag", "with --recipients: keep the tag `NAME` as written, naming no column (repeatable)")
-			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read")
+			fs.StringVar(&l.continueFrom, "continue-from", "", "with --recipients and a new --journal: send only to the rows the journal `OLD` does not record (sent, refused, unknown); OLD is only read. With SENDLOOP_JOURNAL_URL, OLD names a journal in the database, and file:PATH a file")
 			fs.StringVar(&l.previewDir, "preview", "", "with --recipients: write the first rows' messages to `DIR` as DIR/<line>.eml, rendered, and send nothing")
 			fs.IntVar(&l.previewRows, "preview-rows", 5, "with --preview: the `N` rows to write")
 			fs.StringVar(&l.testTo, "test-to", "", "with --recipients: send the first rows' messages to `ADDR` only, subject prefixed [test], tracking off, List-Unsubscribe a mailto: to ADDR; no journal")

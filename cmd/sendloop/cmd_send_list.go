@@ -108,7 +108,7 @@ func (l *listOptions) checkLimits(o *sendOptions) error {
 		return usagef("send", "--message-id cannot be used with --recipients: each message gets its own")
 	case l.continueFrom != "" && l.journal == "":
 		return usagef("send", "--continue-from OLD needs a new --journal NEW")
-	case l.continueFrom != "" && l.continueFrom == l.journal:
+	case l.continueFrom != "" && strings.TrimPrefix(l.continueFrom, "file:") == l.journal:
 		return usagef("send", "--continue-from OLD and --journal NEW must be two files: OLD is only read")
 	case l.previewRows < 1:
 		return usagef("send", "--preview-rows must be at least 1")
@@ -387,7 +387,12 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	// to finish, or end at a second signal.
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
-	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: l.continueFrom,
+	earlierName, earlier, closeEarlier, err := continueFrom(ctx, a, l)
+	if err != nil {
+		return err
+	}
+	defer closeEarlier()
+	res, err := job.Send(ctx, relay, mailmerge.SendOptions{Journal: l.journal, JournalStore: store, ContinueFrom: earlierName, ContinueFromRecords: earlier,
 		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused, MaxRejects: maxRejects, MaxUnknown: maxUnknown,
 		Stop:  sljob.Stop{Grace: sendGrace, Work: work},
 		OnRow: rep.annotate, OnProgress: func(sljob.Progress) { prog.add(1) }, Observer: a.tracing.jobObserver()})
@@ -422,7 +427,7 @@ const sendGrace = 10 * time.Second
 // journalRefusal says why a journal cannot be used, and what to do.
 func journalRefusal(e *mailmerge.JournalError, l *listOptions) error {
 	flagName := "--journal"
-	if e.Path == l.continueFrom && l.continueFrom != "" {
+	if e.Path == strings.TrimPrefix(l.continueFrom, "file:") && l.continueFrom != "" {
 		flagName = "--continue-from"
 	}
 	switch {

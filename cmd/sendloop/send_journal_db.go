@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"iter"
 	"strings"
 
 	"github.com/go-sendloop/sendloop/mailmerge"
@@ -22,9 +24,36 @@ func openJournalStore(ctx context.Context, a *app, job *mailmerge.Job, l *listOp
 		return nil, nil, configError("%s: %v", envJournalURL, err)
 	}
 	j, err := pgjournal.Open(ctx, db, l.journal, job.Binding(), pgjournal.Options{ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused})
-	if err != nil {
+	var mismatch *mailmerge.JournalMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		db.Close()
+		return nil, nil, inputf("journal %q in %s's database was written for another message: the subject, a body, a header, --var, --default, --merge-vars or --custom-args changed since. "+
+			"If you fixed a mistake after a partial send, keep it and send the corrected message to the rows it does not record: --continue-from %s --journal NEW",
+			l.journal, envJournalURL, l.journal)
+	case err != nil:
 		db.Close()
 		return nil, nil, configError("journal %q in %s: %v", l.journal, envJournalURL, err)
 	}
 	return j, func() { _ = j.Close(); db.Close() }, nil
+}
+
+// continueFrom is --continue-from as the send reads it: with SENDLOOP_JOURNAL_URL set, the
+// name of a journal in that database, unless it starts with "file:" (a file journal, such
+// as one a send started on a laptop wrote, continues into the database); else a file.
+// It returns the path or name, and the records of a database journal (nil for a file).
+func continueFrom(ctx context.Context, a *app, l *listOptions) (string, iter.Seq2[mailmerge.JournalRecord, error], func(), error) {
+	old := l.continueFrom
+	if path, ok := strings.CutPrefix(old, "file:"); ok {
+		return path, nil, func() {}, nil
+	}
+	url, ok := a.lookupEnv(envJournalURL)
+	if old == "" || !ok || strings.TrimSpace(url) == "" {
+		return old, nil, func() {}, nil
+	}
+	db, err := pgjournal.Connect(ctx, url)
+	if err != nil {
+		return "", nil, nil, configError("%s: %v", envJournalURL, err)
+	}
+	return old, pgjournal.Records(ctx, db, old), db.Close, nil
 }

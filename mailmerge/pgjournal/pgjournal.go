@@ -420,3 +420,35 @@ func Delete(ctx context.Context, db *pgxpool.Pool, name string) error {
 	_, err := db.Exec(ctx, `DELETE FROM sendloop_journals WHERE name = $1`, name)
 	return err
 }
+
+// ErrNoJournal is matched by the error of Records for a name no journal has.
+var ErrNoJournal = errors.New("pgjournal: no journal of that name")
+
+// Records yields the records of the journal name, whatever message it is bound to, and
+// writes nothing: what a send continuing from an earlier journal reads
+// (mailmerge.SendOptions.ContinueFromRecords), such as a corrected message continuing from
+// the journal of the one it replaces. A name no journal has yields an error matching
+// ErrNoJournal.
+func Records(ctx context.Context, db *pgxpool.Pool, name string) iter.Seq2[mailmerge.JournalRecord, error] {
+	return func(yield func(mailmerge.JournalRecord, error) bool) {
+		if err := Migrate(ctx, db); err != nil {
+			yield(mailmerge.JournalRecord{}, scrub(err, db))
+			return
+		}
+		var exists bool
+		if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sendloop_journals WHERE name = $1)`, name).Scan(&exists); err != nil {
+			yield(mailmerge.JournalRecord{}, scrub(fmt.Errorf("pgjournal: journal %q: %w", name, err), db))
+			return
+		}
+		if !exists {
+			yield(mailmerge.JournalRecord{}, fmt.Errorf("%w: %q", ErrNoJournal, name))
+			return
+		}
+		j := &Journal{db: db, name: name}
+		for rec, err := range j.records(ctx) {
+			if !yield(rec.public(), scrub(err, db)) || err != nil {
+				return
+			}
+		}
+	}
+}
