@@ -3,8 +3,8 @@ package mailmerge
 import (
 	"context"
 	"errors"
-	"hash/maphash"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"strconv"
