@@ -61,8 +61,10 @@
 //
 // Apply stops starting calls when its context ends; the calls in flight get
 // ApplyOptions.Stop.Grace to finish, and end at once when ApplyOptions.Stop.Work ends. The Result
-// accounts for every row of the source: done, failed (with a reason, through
-// ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
+// accounts for every row of the source, a job.Fate each (job.Done, job.Skipped,
+// job.Suppressed, job.Rejected, job.Refused, job.Unknown or job.NotAttempted, the rows not
+// done with a reason through ApplyOptions.OnRow), and for every change in a job.Tally of
+// its kind. A cancelled row is never reported as rejected:
 // running the same sync again finishes the job.
 //
 // # Runs from a state

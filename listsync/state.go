@@ -55,16 +55,15 @@ func DefaultStateOptions(path string) StateOptions {
 	return StateOptions{Path: path, MaxDrift: job.DefaultMaxDrift}
 }
 
-// StateUse says whether a plan was made from the state, or why not. It encodes to JSON as
-// the "state" of `sendloop --json sync`.
+// StateUse says whether a plan was made from the state, or why not.
 type StateUse struct {
 	// Used reports a plan made from the state: the members were not read.
-	Used bool `json:"used"`
+	Used bool
 	// Reason says why the state was not used ("" when it was).
-	Reason string `json:"reason"`
+	Reason string
 	// Drift is the difference between the list's subscribed members and the state's, when
 	// it was measured (a run from the state, or one whose drift made it a full one).
-	Drift int `json:"drift"`
+	Drift int
 }
 
 // stateFallback ends a plan from the state: the run becomes a full one, for reason.
@@ -567,4 +566,66 @@ func readMemberRecord(in *bufio.Reader, fields int) (memberInfo, int, error) {
 func uvarintLen(v uint64) int {
 	var b [binary.MaxVarintLen64]byte
 	return binary.PutUvarint(b[:], v)
+}
+
+// recorder hears what Apply does to the plan's members and rows. A sync with a state keeps
+// it (stateRecorder), for the next run to plan from; one without keeps nothing (noRecord).
+// Apply calls it without asking which: where the outcomes go is the recorder's business.
+type recorder interface {
+	// begin is called before the first change: a run that does not finish must leave a
+	// record the next run does not trust.
+	begin() error
+	// added is called with each row sent to subscriber.import, in order.
+	added(row MappedRow) error
+	// addsDone is called with subscriber.import's report, once the additions are sent.
+	addsDone(report *sendloop.ImportReport)
+	// outcome records what Apply did to the member whose record is at off.
+	outcome(off uint64, kind uint32, vals uint64)
+	// fromState reports a plan made from a record of the list rather than from its members.
+	fromState() bool
+	// finish is called after an Apply that finished (no error, not interrupted).
+	finish() error
+}
+
+// noRecord is the recorder of a sync without a state: it keeps nothing.
+type noRecord struct{}
+
+func (noRecord) begin() error                    { return nil }
+func (noRecord) added(MappedRow) error           { return nil }
+func (noRecord) addsDone(*sendloop.ImportReport) {}
+func (noRecord) outcome(uint64, uint32, uint64)  {}
+func (noRecord) fromState() bool                 { return false }
+func (noRecord) finish() error                   { return nil }
+
+// stateRecorder is the recorder of a sync with a state: the outcomes go to the state run,
+// and the addresses added to the plan's member file, which the next state is written from.
+type stateRecorder struct{ pl *Plan }
+
+func (r stateRecorder) begin() error {
+	st := r.pl.state
+	return markStateInUse(st.opts.Path, !st.opts.noSync)
+}
+
+func (r stateRecorder) added(row MappedRow) error {
+	p := r.pl.planner
+	m := rec{vals: p.valuesHash(p.appendValues(nil, func(i int) string { return row.Values[i] }))}
+	return p.writeMemberLocked(&m, dataAdded, row.Key, statusSubscribed, nil)
+}
+
+func (r stateRecorder) addsDone(report *sendloop.ImportReport) { r.pl.state.addsDone(report) }
+
+func (r stateRecorder) outcome(off uint64, kind uint32, vals uint64) {
+	r.pl.state.outcome(off, kind, vals)
+}
+
+func (r stateRecorder) fromState() bool { return r.pl.State.Used }
+
+func (r stateRecorder) finish() error { return r.pl.writeState() }
+
+// recorder returns the plan's recorder.
+func (pl *Plan) recorder() recorder {
+	if pl.state == nil {
+		return noRecord{}
+	}
+	return stateRecorder{pl}
 }

@@ -143,7 +143,11 @@ func (w *stateWorld) sync(t *testing.T, src Source, opts Options, so StateOption
 	require.NoError(t, err)
 	defer pl.Close()
 	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100),
-		OnReject: func(r RejectedRow) { t.Errorf("rejected: %+v", r) }})
+		OnRow: func(r RowResult) {
+			if r.Fate != job.Done {
+				t.Errorf("rejected: %+v", r)
+			}
+		}})
 	require.NoError(t, err)
 	n, by := w.callCount()
 	return syncRun{plan: pl, res: res, calls: n, by: by}
@@ -222,9 +226,9 @@ func TestStateRunOnePercentChangedStaysWithinTheBudget(t *testing.T) {
 	budget := pl.Adds + pl.Updates + pl.Unsubscribes + (pl.Adds+batch-1)/batch + 4
 	assert.LessOrEqual(t, run.calls, budget, "%v", run.by)
 	t.Logf("%d calls, budget %d: %v", run.calls, budget, run.by)
-	assert.Equal(t, 66, run.res.Added)
-	assert.Equal(t, 34, run.res.Updated)
-	assert.Equal(t, 33, run.res.Unsubscribed)
+	assert.Equal(t, 66, run.res.Adds.Done)
+	assert.Equal(t, 34, run.res.Updates.Done)
+	assert.Equal(t, 33, run.res.Unsubscribes.Done)
 
 	full := w.sync(t, Rows(rows), Options{UnsubscribeMissing: true}, StateOptions{Full: true})
 	assert.Equal(t, [3]int{}, planned(full.plan), "a full run afterwards plans nothing")
@@ -444,7 +448,7 @@ func TestStateRunReadsBackAnAdditionOfUnknownOutcome(t *testing.T) {
 	res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close())
-	require.Equal(t, 1, res.AddUnknown)
+	require.Equal(t, 1, res.Adds.Unknown)
 	w.srv.ClearFaults()
 	got := stateEntries(t, w.path, w.srv.APIKey)
 	require.Len(t, got["new@example.com"], 1)

@@ -304,9 +304,6 @@ type syncStop struct {
 	maxUnsubscribe string
 }
 
-// syncResult is what applying the plan did: the --json document's result.
-type syncResult = listsync.Result
-
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
 func parseMaxUnsubscribe(s string, members int) (int, error) {
@@ -453,31 +450,34 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
 	var applyErr error
-	var under atomic.Pointer[listsync.ApplyProgress]
+	var under atomic.Pointer[job.Progress]
+	var before int64 // the changes of the kinds done before the one under way
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%s%s", done, plural(int(total), "change"), applying(under.Load()))
 	})
-	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
+	lib, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		MaxRejects:     budget.limit,
 		MaxUnknown:     unknownBudget.limit,
 		Stop:           job.Stop{Grace: g.grace, Work: work},
-		OnProgress: func(p listsync.ApplyProgress) {
+		OnProgress: func(p job.Progress) {
+			// One call at a time: a kind begins once the one before has ended.
+			if old := under.Load(); old != nil && old.Kind != p.Kind {
+				before += int64(old.Total)
+			}
 			under.Store(&p)
-			prog.set(int64(p.AddsDone + p.UpdatesDone + p.UnsubscribesDone))
+			prog.set(before + int64(p.Done))
 		},
-		OnReject: rejects.add,
-		OnUntraced: func(rows int) {
-			a.note("the service refused %s that could not be traced to a line", plural(rows, "row"))
-		},
-		OnUnsubscribeError: func(email string, err error) {
-			fmt.Fprintf(a.stderr, "sendloop: unsubscribing %s: %v\n", email, err)
-		},
+		OnRow: rejects.onRow,
 	})
 	prog.finish()
-	if res == nil {
+	if lib == nil {
 		return applyErr
+	}
+	res = newSyncResult(lib)
+	if res.AddUntraced > 0 {
+		a.note("the service refused %s that could not be traced to a line", plural(res.AddUntraced, "row"))
 	}
 	// The budgets' verdict is the library's: the run's report says it below, in the
 	// CLI's words.
@@ -602,17 +602,17 @@ func failures(res *syncResult, budgetHeld bool) error {
 }
 
 // applying names the kind of change under way, for the progress line.
-func applying(p *listsync.ApplyProgress) string {
+func applying(p *job.Progress) string {
 	if p == nil {
 		return ""
 	}
 	switch p.Kind {
-	case listsync.EventAdd:
-		return fmt.Sprintf(" (adding: %d/%d)", p.AddsDone, p.Adds)
-	case listsync.EventUpdate:
-		return fmt.Sprintf(" (updating: %d/%d)", p.UpdatesDone, p.Updates)
-	case listsync.EventUnsubscribe:
-		return fmt.Sprintf(" (unsubscribing: %d/%d)", p.UnsubscribesDone, p.Unsubscribes)
+	case listsync.KindAdd:
+		return fmt.Sprintf(" (adding: %d/%d)", p.Done, p.Total)
+	case listsync.KindUpdate:
+		return fmt.Sprintf(" (updating: %d/%d)", p.Done, p.Total)
+	case listsync.KindUnsubscribe:
+		return fmt.Sprintf(" (unsubscribing: %d/%d)", p.Done, p.Total)
 	}
 	return ""
 }
