@@ -110,7 +110,8 @@
 //
 // The state is a copy of the list's personal data that a CI job keeps between runs. It is
 // compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
-// chunks do not read) under a key derived from the API key: it tells nothing to anyone
+// chunks do not read) under a key the client derives from its API key
+// (sendloop.Client.DeriveKey, which never hands the key out): it tells nothing to anyone
 // without the key, who could not read the list either. It is written with mode 0600 to a
 // temporary file renamed into place, as a stream at flat memory: about 22 bytes per member
 // of varied addresses at 1M and 10M members (BenchmarkStateSize). Do not keep it in an artifact or cache of a public repository,

@@ -28,9 +28,6 @@ type StateOptions struct {
 	// Path is the state's file. It is read at the start of Plan and written, afresh, at
 	// the end of an Apply that finished.
 	Path string
-	// APIKey is the client's API key: the state is bound to it, and sealed with a key
-	// derived from it.
-	APIKey string
 	// Full makes the run read the list's members whatever the state (and write a fresh
 	// one).
 	Full bool
@@ -74,6 +71,7 @@ func (f *stateFallback) Error() string { return "listsync: state not used: " + f
 // stateRun is what a sync with a state keeps from Plan to the end of Apply.
 type stateRun struct {
 	opts    StateOptions
+	keys    keyDeriver // the client's: the state is bound to its API key, and sealed under it
 	unlock  func()
 	reader  *stateReader // the state, when usable, until read
 	old     stateHeader
@@ -111,14 +109,14 @@ func mappingHash(m *Mapping) uint64 {
 // startState locks the state and decides whether the run may plan from it.
 func (j *Job) startState() (*stateRun, error) {
 	o := *j.opts.State
-	if o.Path == "" || o.APIKey == "" {
-		return nil, errors.New("listsync: a state needs a path and the API key")
+	if o.Path == "" {
+		return nil, errors.New("listsync: a state needs a path")
 	}
 	unlock, err := lockState(o.Path)
 	if err != nil {
 		return nil, fmt.Errorf("listsync: state %s: %w", o.Path, err)
 	}
-	st := &stateRun{opts: o, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
+	st := &stateRun{opts: o, keys: j.client.DeriveKey, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
 	if o.Now != nil {
 		st.now = o.Now()
 	}
@@ -134,7 +132,7 @@ func (st *stateRun) open(j *Job) string {
 	if st.opts.Full {
 		return "a full run was asked for"
 	}
-	r, err := readStateFile(st.opts.Path, st.opts.APIKey)
+	r, err := readStateFile(st.opts.Path, st.keys)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "no state yet"
@@ -450,7 +448,7 @@ func (pl *Plan) writeState() error {
 	if err != nil {
 		return err
 	}
-	w, err := createState(st.opts.Path, st.opts.APIKey, h)
+	w, err := createState(st.opts.Path, st.keys, h)
 	if err != nil {
 		return err
 	}

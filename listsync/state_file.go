@@ -7,7 +7,6 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -73,27 +72,20 @@ type stateEntry struct {
 	Unknown bool   // the outcome of this run's change to it is unknown: read it back before deciding
 }
 
-// hkdf derives a 32-byte key from secret for info (RFC 5869 with SHA-256, one block):
-// crypto/hkdf is newer than the module's Go.
-func hkdf(secret, salt []byte, info string) []byte {
-	ext := hmac.New(sha256.New, salt)
-	ext.Write(secret)
-	prk := ext.Sum(nil)
-	exp := hmac.New(sha256.New, prk)
-	exp.Write([]byte(info))
-	exp.Write([]byte{1})
-	return exp.Sum(nil)
-}
+// keyDeriver derives a state's keys from the account's API key without holding the key:
+// (*sendloop.Client).DeriveKey, HKDF-SHA256 of the key with salt and info (one block, as
+// 0.4.0 derived them itself).
+type keyDeriver func(salt []byte, info string) []byte
 
 // stateKeyID names the API key in the clear: a state sealed under another key is told
 // from a damaged one without trying it. It is derived, not the key's hash.
-func stateKeyID(apiKey string) []byte {
-	return hkdf([]byte(apiKey), []byte("sendloop sync state"), "key id")[:16]
+func stateKeyID(keys keyDeriver) []byte {
+	return keys([]byte("sendloop sync state"), "key id")[:16]
 }
 
 // stateAEAD returns the cipher of a file with salt.
-func stateAEAD(apiKey string, salt []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(hkdf([]byte(apiKey), salt, "sendloop sync state: file key"))
+func stateAEAD(keys keyDeriver, salt []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(keys(salt, "sendloop sync state: file key"))
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +219,8 @@ type stateWriter struct {
 	sync  bool // sync the file and its directory on commit
 }
 
-// createState starts writing a state for h, sealed under apiKey.
-func createState(path, apiKey string, h stateHeader) (*stateWriter, error) {
+// createState starts writing a state for h, sealed under keys.
+func createState(path string, keys keyDeriver, h stateHeader) (*stateWriter, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("writing the state: %w", err)
@@ -240,13 +232,13 @@ func createState(path, apiKey string, h stateHeader) (*stateWriter, error) {
 	}
 	prefix := make([]byte, statePrefixLen)
 	copy(prefix, stateMagic)
-	copy(prefix[stateKeyIDOff:], stateKeyID(apiKey))
+	copy(prefix[stateKeyIDOff:], stateKeyID(keys))
 	if _, err := rand.Read(prefix[stateSaltOff:]); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
-	aead, err := stateAEAD(apiKey, prefix[stateSaltOff:])
+	aead, err := stateAEAD(keys, prefix[stateSaltOff:])
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -352,13 +344,13 @@ type stateReader struct {
 	done   bool
 }
 
-// readStateFile opens the state at path for apiKey, and reads its header.
-func readStateFile(path, apiKey string) (*stateReader, error) {
+// readStateFile opens the state at path under keys, and reads its header.
+func readStateFile(path string, keys keyDeriver) (*stateReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := readState(f, apiKey)
+	r, err := readState(f, keys)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -368,16 +360,16 @@ func readStateFile(path, apiKey string) (*stateReader, error) {
 }
 
 // readState reads a state's prefix and header from src.
-func readState(src io.Reader, apiKey string) (*stateReader, error) {
+func readState(src io.Reader, keys keyDeriver) (*stateReader, error) {
 	br := bufio.NewReaderSize(src, 64<<10)
 	prefix := make([]byte, statePrefixLen)
 	if _, err := io.ReadFull(br, prefix); err != nil || string(prefix[:len(stateMagic)]) != stateMagic {
 		return nil, errors.New("not a sync state")
 	}
-	if !hmac.Equal(prefix[stateKeyIDOff:stateSaltOff], stateKeyID(apiKey)) {
+	if !hmac.Equal(prefix[stateKeyIDOff:stateSaltOff], stateKeyID(keys)) {
 		return nil, errStateOtherAccount
 	}
-	aead, err := stateAEAD(apiKey, prefix[stateSaltOff:])
+	aead, err := stateAEAD(keys, prefix[stateSaltOff:])
 	if err != nil {
 		return nil, err
 	}

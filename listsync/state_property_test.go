@@ -148,7 +148,7 @@ func propertySequence(t *testing.T, seed uint64) {
 	}
 	st := newPropertyWorld(t, seed, initial)   // runs from the state
 	full := newPropertyWorld(t, seed, initial) // full runs only
-	stateOpts := &StateOptions{Path: st.path, APIKey: st.srv.APIKey, noSync: true}
+	stateOpts := &StateOptions{Path: st.path, noSync: true}
 	worlds := []*propertyWorld{st, full}
 	deleted := map[string]bool{} // addresses deleted on the service side
 

@@ -284,7 +284,7 @@ func (o *syncOptions) check() error {
 }
 
 // stateOptions reads the flags of --state.
-func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error) {
+func (o *syncOptions) stateOptions() (*listsync.StateOptions, error) {
 	drift, err := job.ParseBudget(o.maxDrift)
 	if err != nil {
 		return nil, usagef("sync", "--max-drift %q: want N or N%% (0%% to 100%%)", o.maxDrift)
@@ -294,7 +294,7 @@ func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error
 		age = -1 // no limit
 	}
 	so := listsync.DefaultStateOptions(o.statePath)
-	so.APIKey, so.Full, so.MaxDrift, so.MaxAge = apiKey, o.full, drift, age
+	so.Full, so.MaxDrift, so.MaxAge = o.full, drift, age
 	return &so, nil
 }
 
@@ -366,7 +366,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	var state *listsync.StateOptions
 	if o.statePath != "" {
-		if state, err = o.stateOptions(a.apiKey(ctx)); err != nil {
+		if state, err = o.stateOptions(); err != nil {
 			return err
 		}
 	}
