@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -371,15 +372,33 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		}
 	}
 	var members atomic.Int64
+	var described sync.Once
 	sj, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
 		State:              state,
 		Progress: func(p listsync.PlanProgress) {
+			if p.Mapping != nil {
+				// How the file is read, as soon as list.get has answered.
+				described.Do(func() { a.note("%s", src.describe(p.Mapping)) })
+			}
 			members.Store(int64(p.Members))
 			prog.set(p.Read)
 		},
 	})
+	if err != nil {
+		return err
+	}
+	defer sj.Close()
+
+	// The plan: the list and its fields (the file's columns are mapped to them), its
+	// members and the suppressed addresses, then the file, each read once into records on
+	// disk.
+	prog.start(src.Size, func(done, total int64) string {
+		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
+	})
+	plan, err := sj.Plan(ctx)
+	prog.finish()
 	var herr *listsync.HeaderError
 	switch {
 	case errors.As(err, &herr):
@@ -389,7 +408,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case err != nil:
 		return err
 	}
-	a.note("%s", src.describe(sj.Mapping()))
+	defer plan.Close()
 
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -397,21 +416,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	defer rejects.abort()
 	rejects.gh = gh
-
-	// The plan: the list's members and the suppressed addresses, then the file, each read
-	// once into records on disk.
-	prog.start(src.Size, func(done, total int64) string {
-		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
-	})
-	plan, err := sj.Plan(ctx)
-	prog.finish()
-	if err != nil {
-		if ctx.Err() != nil {
-			return interruptedBeforeChanges(ctx, a, src)
-		}
-		return err
-	}
-	defer plan.Close()
 	var unreadable *listsync.UnreadableError
 	var guard *listsync.GuardError
 	switch err := plan.Check(limit); {
