@@ -42,7 +42,8 @@ type StateOptions struct {
 	// Now returns the time; nil is time.Now.
 	Now func() time.Time
 
-	noSync bool // for tests of many runs: no fsync, which costs milliseconds a file
+	noSync bool       // for tests of many runs: no fsync, which costs milliseconds a file
+	store  stateStore // where the state's bytes are, when not the file at Path (tests)
 }
 
 // DefaultStateOptions returns the options of a state at path as `sendloop sync --state`
@@ -71,6 +72,7 @@ func (f *stateFallback) Error() string { return "listsync: state not used: " + f
 // stateRun is what a sync with a state keeps from Plan to the end of Apply.
 type stateRun struct {
 	opts    StateOptions
+	store   stateStore // where the state's bytes are: the file at opts.Path, but in tests
 	keys    keyDeriver // the client's: the state is bound to its API key, and sealed under it
 	unlock  func()
 	reader  *stateReader // the state, when usable, until read
@@ -109,14 +111,18 @@ func mappingHash(m *Mapping) uint64 {
 // startState locks the state and decides whether the run may plan from it.
 func (j *Job) startState() (*stateRun, error) {
 	o := *j.opts.State
-	if o.Path == "" {
+	var store stateStore = fileStore{path: o.Path, sync: !o.noSync}
+	switch {
+	case o.store != nil:
+		store = o.store
+	case o.Path == "":
 		return nil, errors.New("listsync: a state needs a path")
 	}
-	unlock, err := lockState(o.Path)
+	unlock, err := store.lock()
 	if err != nil {
 		return nil, fmt.Errorf("listsync: state %s: %w", o.Path, err)
 	}
-	st := &stateRun{opts: o, keys: j.client.DeriveKey, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
+	st := &stateRun{opts: o, store: store, keys: j.client.DeriveKey, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
 	if o.Now != nil {
 		st.now = o.Now()
 	}
@@ -132,7 +138,7 @@ func (st *stateRun) open(j *Job) string {
 	if st.opts.Full {
 		return "a full run was asked for"
 	}
-	r, err := readStateFile(st.opts.Path, st.keys)
+	r, err := readStateIn(st.store, st.keys)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "no state yet"
@@ -429,7 +435,7 @@ func (pl *Plan) writeState() error {
 	if st.use.Used && !st.changed && !p.grown {
 		// Nothing changed since the state was read: it holds the list as it is. Its in-use
 		// mark goes, and it is not written again (an unchanged run costs its reading).
-		return markState(st.opts.Path, 0, !st.opts.noSync)
+		return st.store.mark(0)
 	}
 	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
 	if st.use.Used {
@@ -448,11 +454,10 @@ func (pl *Plan) writeState() error {
 	if err != nil {
 		return err
 	}
-	w, err := createState(st.opts.Path, st.keys, h)
+	w, err := createStateIn(st.store, st.keys, h)
 	if err != nil {
 		return err
 	}
-	w.sync = !st.opts.noSync
 	in := bufio.NewReaderSize(io.NewSectionReader(p.data, 0, p.dataOff), 64<<10)
 	adds := 0
 	for off := int64(0); off < p.dataOff; {
@@ -600,8 +605,7 @@ func (noRecord) finish() error                   { return nil }
 type stateRecorder struct{ pl *Plan }
 
 func (r stateRecorder) begin() error {
-	st := r.pl.state
-	return markStateInUse(st.opts.Path, !st.opts.noSync)
+	return r.pl.state.store.mark(1)
 }
 
 func (r stateRecorder) added(row MappedRow) error {
