@@ -29,9 +29,9 @@ type ApplyOptions struct {
 	// Budget allows none; DefaultApplyOptions sets job.DefaultMaxUnsubscribe (10 %), as
 	// `sendloop sync` does.
 	MaxUnsubscribe job.Budget
-	// MaxRejects bounds the source's rows that end rejected or refused (Result.Rows.Rejected and Refused),
-	// of its rows: Apply judges it once, at the end, and returns a *job.BudgetError beside
-	// its whole Result when the run exceeds it. The zero Budget allows none, as
+	// MaxRejects bounds the source's rows that end rejected or refused (Result.Rows'
+	// Rejected and Refused), of its rows: Apply judges it once, at the end, and returns a
+	// *job.BudgetError beside its whole Result when the run exceeds it. The zero Budget allows none, as
 	// `sendloop sync --max-rejects` does by default (the CLI passes its flag's value).
 	MaxRejects job.Budget
 	// MaxUnknown bounds the rows of unknown outcome (Result.Rows.Unknown) likewise; zero
@@ -53,8 +53,8 @@ type ApplyOptions struct {
 	OnRow func(RowResult)
 	// OnProgress, when set, is called as changes are handled, one call at a time: Kind is
 	// the kind under way (KindAdd, KindUpdate, KindUnsubscribe), Done of Total its changes
-	// handled, and Tally their fates so far (for additions, whose batches answer with
-	// counts, the fates of the rows traced so far).
+	// handled, and Tally their fates so far (for additions, the import batches' counts
+	// and the rows rejected because the source changed).
 	OnProgress func(job.Progress)
 }
 
