@@ -29,12 +29,12 @@ type ApplyOptions struct {
 	// Budget allows none; DefaultApplyOptions sets job.DefaultMaxUnsubscribe (10 %), as
 	// `sendloop sync` does.
 	MaxUnsubscribe job.Budget
-	// MaxRejects bounds the source's rows that end rejected or refused (Result.RowsFailed),
-	// of its rows: Apply judges it once, at the end, and returns a *job.BudgetError beside
-	// its whole Result when the run exceeds it. The zero Budget allows none, as
+	// MaxRejects bounds the source's rows that end rejected or refused (Result.Rows'
+	// Rejected and Refused), of its rows: Apply judges it once, at the end, and returns a
+	// *job.BudgetError beside its whole Result when the run exceeds it. The zero Budget allows none, as
 	// `sendloop sync --max-rejects` does by default (the CLI passes its flag's value).
 	MaxRejects job.Budget
-	// MaxUnknown bounds the rows of unknown outcome (Result.RowsUnknown) likewise; zero
+	// MaxUnknown bounds the rows of unknown outcome (Result.Rows.Unknown) likewise; zero
 	// allows none, the default of --max-unknown.
 	MaxUnknown job.Budget
 	// Stop is how the calls in flight end once Apply's context ends: they run for
@@ -42,24 +42,20 @@ type ApplyOptions struct {
 	// second Ctrl-C), which also interrupts Apply as the end of its context does. The
 	// calls carry Apply's context's values.
 	Stop job.Stop
-	// Progress, when set, is called with the changes handled so far (made, failed or of
-	// unknown outcome) and their total, from more than one goroutine. It is the older form
-	// of OnProgress, which also says which kind of change is under way.
-	Progress func(done, total int)
-	// OnProgress, when set, is called as changes are handled, with the kind under way and
-	// the count of each kind, one call at a time.
-	OnProgress func(ApplyProgress)
-	// OnReject, when set, receives every row not applied, with why and how it ended
-	// (RejectedRow.Outcome): the rows the plan rejected, those the service refused, and
-	// those whose outcome is unknown. It is called one row at a time.
-	OnReject func(RejectedRow)
-	// OnUntraced, when set, is called with the number of rows the service refused that its
-	// answer did not let Apply trace to a row.
-	OnUntraced func(rows int)
-	// OnUnsubscribeError, when set, receives each failed unsubscription (a member has no row
-	// to reject), and each whose outcome is unknown, with an error matching
-	// sendloop.ErrOutcomeUnknown. It is called one at a time.
-	OnUnsubscribeError func(email string, err error)
+	// OnRow, when set, is called with the fate of every row and change Apply handles,
+	// one call at a time: the rows the plan rejected (KindReject), and each addition,
+	// update and unsubscription that ended rejected (the source changed since the plan),
+	// refused or of unknown outcome, and each update and unsubscription done. Additions
+	// done are counted in Result.Adds but not reported one by one: subscriber.import
+	// answers with counts per batch, not per row. Rows an interruption left are counted
+	// as job.NotAttempted, not reported. The plan's unchanged and skipped rows need no
+	// change: Result.Rows counts them.
+	OnRow func(RowResult)
+	// OnProgress, when set, is called as changes are handled, one call at a time: Kind is
+	// the kind under way (KindAdd, KindUpdate, KindUnsubscribe), Done of Total its changes
+	// handled, and Tally their fates so far (for additions, the import batches' counts
+	// and the rows rejected because the source changed).
+	OnProgress func(job.Progress)
 }
 
 // DefaultApplyOptions returns the options `sendloop sync` applies with by default: at
@@ -70,129 +66,104 @@ func DefaultApplyOptions() ApplyOptions {
 	return ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe}
 }
 
-// ApplyProgress says how far Apply has come: the kind of change under way, and for each
-// kind the changes handled (made, failed or of unknown outcome) of those planned.
-type ApplyProgress struct {
-	// Kind is the kind of change under way: EventAdd, EventUpdate or EventUnsubscribe.
-	Kind EventKind
-	// AddsDone of Adds additions are handled.
-	AddsDone, Adds int
-	// UpdatesDone of Updates updates are handled.
-	UpdatesDone, Updates int
-	// UnsubscribesDone of Unsubscribes unsubscriptions are handled.
-	UnsubscribesDone, Unsubscribes int
-}
-
-// RowOutcome says how a row that was not applied ended.
-type RowOutcome string
-
-// The outcomes of a RejectedRow.
+// The kinds of a sync's rows and changes, as RowResult.Kind and job.Progress.Kind name
+// them (and as Plan.WriteCSV's action column writes them).
 const (
-	// RowRejected is a row the sync did not send: the plan rejected it (a malformed line,
-	// a bad or repeated address), or it changed since the plan.
-	RowRejected RowOutcome = "rejected"
-	// RowRefused is a row the service refused, or whose call failed with an answer that
-	// proves nothing was changed.
-	RowRefused RowOutcome = "refused"
-	// RowUnknown is a row whose call may have run: the connection broke after the request
-	// was sent, on every attempt. Running the same sync again settles it.
-	RowUnknown RowOutcome = "unknown"
+	// KindAdd is an addition: a row whose address is new to the list.
+	KindAdd = "add"
+	// KindUpdate is an update of a member's custom fields.
+	KindUpdate = "update"
+	// KindUnsubscribe is an unsubscription of a member the source does not name; it has
+	// no row.
+	KindUnsubscribe = "unsubscribe"
+	// KindReject is a row the plan rejected (malformed, no valid address, a repeated
+	// address): it plans no change.
+	KindReject = "reject"
 )
 
-// RejectedRow is a row that was not applied, with why.
-type RejectedRow struct {
-	// Line is the row's line.
+// RowResult is the fate of one row or change of a sync.
+type RowResult struct {
+	// Kind is the kind of change planned for it: KindAdd, KindUpdate, KindUnsubscribe,
+	// or KindReject for a row the plan rejected.
+	Kind string
+	// Fate is what became of it: job.Done, job.Rejected (the plan rejected it, or the
+	// source changed since; see ReasonFileChanged), job.Refused (the service refused it,
+	// or its call failed with an answer that proves nothing changed) or job.Unknown (the
+	// connection broke after the request was sent, on every attempt: the same sync run
+	// again settles it).
+	Fate job.Fate
+	// Line is the row's line (0 for an unsubscription, which has no row).
 	Line int
-	// Address is the address as written (see MappedRow.Raw).
+	// Address is the address as written (see MappedRow.Raw), or the member's as the list
+	// holds it for an update or an unsubscription.
 	Address string
-	// Reason says why.
+	// Reason says why a row was not done ("" for a row done).
 	Reason string
-	// Outcome says how the row ended: rejected, refused, or unknown.
-	Outcome RowOutcome
-	// Err is the error of the call that failed (nil for a row the sync rejected); for an
-	// unknown outcome it matches sendloop.ErrOutcomeUnknown.
+	// Err is the error of the call that failed (nil for a row done or one the sync
+	// rejected); for an unknown outcome it matches sendloop.ErrOutcomeUnknown.
 	Err error
 }
 
-// Result counts what applying a plan did, and how the source's rows ended. It encodes to
-// JSON as the result of `sendloop --json sync`.
+// Result counts what applying a plan did: a job.Tally of the source's rows, and one per
+// kind of change. Each kind's Total is the plan's count of that kind (Plan.Adds,
+// Plan.Updates, Plan.Unsubscribes), and Rows.Total() is Plan.Rows.
 type Result struct {
 	// Interrupted reports that Apply's context ended before every change was made.
-	Interrupted bool `json:"interrupted"`
-	// Added counts the addresses added.
-	Added int `json:"added"`
-	// AlreadyPresent counts the additions the service found already on the list.
-	AlreadyPresent int `json:"already_present"`
-	// AddFailed counts the additions refused or failed.
-	AddFailed int `json:"add_failed"`
-	// AddUntraced counts the refused additions the service's answer did not let Apply trace
-	// to a row (among AddFailed).
-	AddUntraced int `json:"add_untraced"`
-	// AddUnknown counts the additions whose outcome is unknown: they may have been made.
-	AddUnknown int `json:"add_unknown"`
-	// AddNotAttempted counts the additions an interruption left. Added, AlreadyPresent,
-	// AddFailed, AddUnknown and AddNotAttempted add up to the plan's Adds.
-	AddNotAttempted int `json:"add_not_attempted"`
-	// Updated counts the members updated.
-	Updated int `json:"updated"`
-	// UpdateFailed counts the updates that failed.
-	UpdateFailed int `json:"update_failed"`
-	// UpdateUnknown counts the updates whose outcome is unknown.
-	UpdateUnknown int `json:"update_unknown"`
-	// UpdateNotAttempted counts the updates an interruption left. Updated, UpdateFailed,
-	// UpdateUnknown and UpdateNotAttempted add up to the plan's Updates.
-	UpdateNotAttempted int `json:"update_not_attempted"`
-	// Unsubscribed counts the members unsubscribed from the list.
-	Unsubscribed int `json:"unsubscribed"`
-	// UnsubscribeFailed counts the unsubscriptions that failed.
-	UnsubscribeFailed int `json:"unsubscribe_failed"`
-	// UnsubscribeUnknown counts the unsubscriptions whose outcome is unknown.
-	UnsubscribeUnknown int `json:"unsubscribe_unknown"`
-	// UnsubscribeNotAttempted counts the unsubscriptions an interruption left.
-	// Unsubscribed, UnsubscribeFailed, UnsubscribeUnknown and UnsubscribeNotAttempted add
-	// up to the plan's Unsubscribes.
-	UnsubscribeNotAttempted int `json:"unsubscribe_not_attempted"`
-	// ChangesNotAttempted counts the changes of every kind an interruption left: the sum
-	// of AddNotAttempted, UpdateNotAttempted and UnsubscribeNotAttempted.
-	ChangesNotAttempted int `json:"changes_not_attempted"`
-	// Rejected counts the rows rejected or refused: those given to OnReject, but for the
-	// rows of unknown outcome.
-	Rejected int `json:"rejected"`
-	// RowsDone counts the rows done: changed, or nothing to change.
-	RowsDone int `json:"rows_done"`
-	// RowsFailed counts the rows rejected or refused, traced to a line or not.
-	RowsFailed int `json:"rows_failed"`
-	// RowsUnknown counts the rows whose outcome is unknown; running the same sync again
-	// settles them.
-	RowsUnknown int `json:"rows_unknown"`
-	// RowsNotAttempted counts the rows an interruption left (unsubscriptions have no row:
-	// see ChangesNotAttempted). RowsDone, RowsFailed, RowsUnknown and RowsNotAttempted add
-	// up to the plan's Rows.
-	RowsNotAttempted int `json:"rows_not_attempted"`
+	Interrupted bool
+	// Rows counts the source's rows by fate: job.Done for a row changed or with nothing
+	// to change (Plan.Unchanged), job.Skipped for the members who unsubscribed and the
+	// rows whose status column says other than Subscribed, job.Suppressed for the
+	// suppressed addresses, job.Rejected and job.Refused for the rows not applied (of
+	// which Untraced could not be traced to a line), job.Unknown for those that may have
+	// been applied, and job.NotAttempted for those an interruption left.
+	Rows job.Tally
+	// Adds counts the additions by fate (Done includes AlreadyPresent).
+	Adds job.Tally
+	// Updates counts the updates by fate; an update of a member that left the list since
+	// the state was written is job.Unknown (the next run adds it again).
+	Updates job.Tally
+	// Unsubscribes counts the unsubscriptions by fate; a member already gone from the
+	// list is job.Done.
+	Unsubscribes job.Tally
+	// AlreadyPresent counts the additions the service found already on the list (among
+	// Adds.Done).
+	AlreadyPresent int
+	// Untraced counts the additions the service refused that its answer did not let Apply
+	// trace to a row (among Adds.Refused and Rows.Refused; OnRow saw none of them).
+	Untraced int
+}
+
+// ChangesNotAttempted returns the changes of every kind an interruption left.
+func (r *Result) ChangesNotAttempted() int {
+	return r.Adds.NotAttempted + r.Updates.NotAttempted + r.Unsubscribes.NotAttempted
 }
 
 // applier is one run of Apply.
 type applier struct {
-	pl       *Plan
-	stop     context.Context
-	work     context.Context
-	opts     ApplyOptions
-	res      *Result
-	mu       sync.Mutex // guards res and the callbacks
-	progress ApplyProgress
+	pl   *Plan
+	stop context.Context
+	work context.Context
+	opts ApplyOptions
+	res  *Result
+	mu   sync.Mutex // guards res, imported and the callbacks
+	// imported is what subscriber.import's batches answered so far, as a tally of the
+	// additions: Done (imported or already present), Refused and Unknown.
+	imported job.Tally
+	kind     string // the kind under way, for OnProgress
 }
 
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
 // the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
 // first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
-// starts no new call; the calls in flight run for ApplyOptions.Stop.Grace more, or
-// until ApplyOptions.Stop.Work ends. The Result accounts for every row and every change. The error reports a failure
-// that stopped the work (a source that cannot be read again, a failed import call); the
-// rows rejected, refused or of unknown outcome go to OnReject and failed unsubscriptions
-// to OnUnsubscribeError, all counted in the Result. A change whose outcome is unknown (the
-// connection broke after the request was sent, on every attempt) is counted apart from the
-// failures: the same sync run again settles it. An interruption is no error: the Result says it, and the same sync run again
-// finishes the job.
+// starts no new call; the calls in flight run for ApplyOptions.Stop.Grace more, or until
+// ApplyOptions.Stop.Work ends. The Result accounts for every row and every change, and
+// OnRow hears of each row not done (rejected, refused, of unknown outcome) and of each
+// update and unsubscription. The error reports a failure that stopped the work (a source
+// that cannot be read again, a failed import call), and the budgets' verdict
+// (*job.BudgetError). A change whose outcome is unknown (the connection broke after the
+// request was sent, on every attempt) is counted apart from the failures: the same sync
+// run again settles it. An interruption is no error: the Result says it, and the same
+// sync run again finishes the job.
 func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
 		return nil, err
@@ -201,12 +172,11 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 		return nil, errors.New("listsync: the plan was applied already: make a new one")
 	}
 	pl.applied = true
-	if pl.state != nil {
-		// Before the first change: a run that does not finish leaves a state the next
-		// run does not trust.
-		if err := markStateInUse(pl.state.opts.Path, !pl.state.opts.noSync); err != nil {
-			return nil, err
-		}
+	rec := pl.recorder()
+	// Before the first change: a run that does not finish leaves a state the next run
+	// does not trust.
+	if err := rec.begin(); err != nil {
+		return nil, err
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
@@ -224,8 +194,7 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	}
 	work, cancel := opts.Stop.InFlight(ctx)
 	defer cancel()
-	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{},
-		progress: ApplyProgress{Kind: EventAdd, Adds: pl.Adds, Updates: pl.Updates, Unsubscribes: pl.Unsubscribes}}
+	a := &applier{pl: pl, stop: ctx, work: work, opts: opts, res: &Result{}, kind: KindAdd}
 	err := a.adds()
 	if err == nil && ctx.Err() == nil {
 		err = a.updates()
@@ -240,72 +209,97 @@ func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 			err = nil // the interruption says it
 		}
 	}
-	if pl.state != nil && err == nil && !a.res.Interrupted {
-		err = pl.writeState()
+	if err == nil && !a.res.Interrupted {
+		err = rec.finish()
 	}
 	// The verdict of the budgets, once the run has ended: the run itself went through, so
 	// its Result (and state) stand beside it.
+	rows := a.res.Rows
 	verdict := errors.Join(
-		job.Judge("MaxRejects", "rejected or refused", opts.MaxRejects, a.res.RowsFailed, pl.Rows),
-		job.Judge("MaxUnknown", "of unknown outcome", opts.MaxUnknown, a.res.RowsUnknown, pl.Rows))
+		job.Judge("MaxRejects", "rejected or refused", opts.MaxRejects, rows.Rejected+rows.Refused, pl.Rows),
+		job.Judge("MaxUnknown", "of unknown outcome", opts.MaxUnknown, rows.Unknown, pl.Rows))
 	return a.res, errors.Join(err, verdict)
 }
 
 // count fills in what follows from the plan: what was not attempted, and the rows' tally.
 func (a *applier) count() {
 	res, plan := a.res, a.pl
-	res.AddNotAttempted = plan.Adds - res.Added - res.AlreadyPresent - res.AddFailed - res.AddUnknown
-	res.UpdateNotAttempted = plan.Updates - res.Updated - res.UpdateFailed - res.UpdateUnknown
-	if plan.Unsubscribes > 0 {
-		res.UnsubscribeNotAttempted = plan.Unsubscribes - res.Unsubscribed - res.UnsubscribeFailed - res.UnsubscribeUnknown
-	}
-	res.ChangesNotAttempted = res.AddNotAttempted + res.UpdateNotAttempted + res.UnsubscribeNotAttempted
-	res.RowsDone = plan.Unchanged + plan.SkippedUnsubscribed + plan.SkippedSuppressed + plan.SkippedStatus +
-		res.Added + res.AlreadyPresent + res.Updated
-	res.RowsFailed = res.Rejected + res.AddUntraced
-	res.RowsUnknown = res.AddUnknown + res.UpdateUnknown
-	res.RowsNotAttempted = plan.Rows - res.RowsDone - res.RowsFailed - res.RowsUnknown
+	res.Adds.NotAttempted = plan.Adds - res.Adds.Total()
+	res.Updates.NotAttempted = plan.Updates - res.Updates.Total()
+	res.Unsubscribes.NotAttempted = plan.Unsubscribes - res.Unsubscribes.Total()
+	// The rows: those the plan decided without a change, and those of the changes. A row
+	// rejected because the source changed is counted in Rows.Rejected as it was seen.
+	rows := &res.Rows
+	rows.Done += plan.Unchanged + res.Adds.Done + res.Updates.Done
+	rows.Skipped += plan.SkippedUnsubscribed + plan.SkippedStatus
+	rows.Suppressed += plan.SkippedSuppressed
+	rows.Refused += res.Adds.Refused + res.Updates.Refused
+	rows.Unknown += res.Adds.Unknown + res.Updates.Unknown
+	rows.NotAttempted = plan.Rows - (rows.Total() - rows.NotAttempted)
 }
 
-// reject reports a row not applied.
-func (a *applier) reject(row RejectedRow) {
+// row reports a row's fate to OnRow, and counts a rejected one (the service's refusals and
+// unknown outcomes are counted by their kind's tally, which count adds to Rows).
+func (a *applier) row(r RowResult) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if row.Outcome != RowUnknown {
-		a.res.Rejected++
+	a.rowLocked(r)
+}
+
+func (a *applier) rowLocked(r RowResult) {
+	if r.Fate == job.Rejected {
+		a.res.Rows.Rejected++
+		switch r.Kind {
+		case KindAdd:
+			a.res.Adds.Rejected++
+		case KindUpdate:
+			a.res.Updates.Rejected++
+		}
 	}
-	if a.opts.OnReject != nil {
-		a.opts.OnReject(row)
+	if a.opts.OnRow != nil {
+		a.opts.OnRow(r)
 	}
 }
 
-// failed counts a change that failed without a call: its row changed since the plan.
-func (a *applier) failed(n *int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	*n++
-}
-
-// report reports the changes handled so far; call it with a.mu held.
+// report tells OnProgress how far the kind under way has come; call it with a.mu held.
 func (a *applier) report() {
-	p := a.progress
-	if a.opts.Progress != nil {
-		a.opts.Progress(p.AddsDone+p.UpdatesDone+p.UnsubscribesDone, p.Adds+p.Updates+p.Unsubscribes)
+	if a.opts.OnProgress == nil {
+		return
 	}
-	if a.opts.OnProgress != nil {
-		a.opts.OnProgress(p)
+	p := job.Progress{Kind: a.kind}
+	switch a.kind {
+	case KindAdd:
+		p.Tally = a.imported
+		p.Tally.Rejected = a.res.Adds.Rejected
+		p.Total = a.pl.Adds
+	case KindUpdate:
+		p.Tally, p.Total = a.res.Updates, a.pl.Updates
+	case KindUnsubscribe:
+		p.Tally, p.Total = a.res.Unsubscribes, a.pl.Unsubscribes
 	}
+	p.Done = p.Tally.Total()
+	a.opts.OnProgress(p)
 }
 
-// begin reports the start of a kind of change, to OnProgress only: Progress has no kind,
-// and nothing it counts changed.
-func (a *applier) begin(kind EventKind) {
+// begin reports the start of a kind of change.
+func (a *applier) begin(kind string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.progress.Kind = kind
-	if a.opts.OnProgress != nil {
-		a.opts.OnProgress(a.progress)
+	a.kind = kind
+	a.report()
+}
+
+// rejected is the RowResult of an Event the source's reading rejected: a row the plan
+// rejected, or one planned for a change that the source no longer holds.
+func rejected(ev Event) RowResult {
+	kind := KindReject
+	switch ev.planned {
+	case EventAdd:
+		kind = KindAdd
+	case EventUpdate:
+		kind = KindUpdate
 	}
+	return RowResult{Kind: kind, Fate: job.Rejected, Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason}
 }
 
 // importRow returns the row sent for an addition: the address and the non-empty fields
@@ -339,7 +333,7 @@ func cutShort(work context.Context, err error) bool {
 	return work.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(work)))
 }
 
-// adds streams the source once more: rejected rows go to OnReject, new addresses to
+// adds streams the source once more: rejected rows go to OnRow, new addresses to
 // ImportAll, until stop ends; the calls run on work. Rows the service refused are then
 // traced to their lines by a last pass.
 func (a *applier) adds() error {
@@ -353,6 +347,7 @@ func (a *applier) adds() error {
 	}
 	defer r.close()
 	mapping := pl.Mapping()
+	rec := pl.recorder()
 	var readErr error
 	var fields sendloop.CustomFields
 	rows := func(yield func(sendloop.ImportSubscriber) bool) {
@@ -365,18 +360,12 @@ func (a *applier) adds() error {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
-				if ev.planned == EventAdd {
-					a.failed(&a.res.AddFailed) // the source changed: an addition that failed
-				}
+				a.row(rejected(ev))
 				continue
 			}
-			if st := pl.state; st != nil {
-				r := rec{vals: pl.planner.valuesHash(pl.planner.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))}
-				if err := pl.planner.writeMemberLocked(&r, dataAdded, ev.Row.Key, statusSubscribed, nil); err != nil {
-					readErr = err
-					return
-				}
+			if err := rec.added(ev.Row); err != nil {
+				readErr = err
+				return
 			}
 			if !yield(importRow(mapping, ev.Row, &fields)) {
 				return
@@ -394,23 +383,19 @@ func (a *applier) adds() error {
 		OnProgress: func(p sendloop.ImportProgress) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			a.progress.AddsDone = p.Rows
+			a.imported = job.Tally{Done: p.Imported + p.Duplicate, Refused: p.Failed, Unknown: p.Unknown}
 			a.report()
 		},
 		// Once stop ends no batch starts; those in flight run as the apply's own calls do.
 		Stop: job.Stop{Grace: a.opts.Stop.Grace, Work: a.work},
 	})
 	if report != nil {
-		if pl.state != nil {
-			pl.state.addsDone(report)
-		}
-		a.res.Added, a.res.AlreadyPresent = report.Imported, report.Duplicate
-		a.res.AddFailed += len(report.Failed) + report.Unattributed
-		a.res.AddUntraced = report.Unattributed
-		a.res.AddUnknown = len(report.Unknown)
-		if report.Unattributed > 0 && a.opts.OnUntraced != nil {
-			a.opts.OnUntraced(report.Unattributed)
-		}
+		rec.addsDone(report)
+		adds := &a.res.Adds
+		adds.Done += report.Imported + report.Duplicate
+		adds.Refused += len(report.Failed) + report.Unattributed
+		adds.Unknown += len(report.Unknown)
+		a.res.AlreadyPresent, a.res.Untraced = report.Duplicate, report.Unattributed
 		if len(report.Failed)+len(report.Unknown) > 0 {
 			failed := append(slices.Clip(report.Failed), report.Unknown...)
 			if traceErr := a.traceFailures(failed); traceErr != nil {
@@ -422,7 +407,7 @@ func (a *applier) adds() error {
 }
 
 // traceFailures reads the additions again to find the lines of the rows ImportAll reports as
-// failed (by their position among the additions), and rejects them.
+// failed (by their position among the additions), and reports them.
 func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 	slices.SortFunc(failed, func(x, y sendloop.FailedRow) int { return x.Index - y.Index })
 	r, err := a.pl.job.open(a.work)()
@@ -439,7 +424,7 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 			continue // the source changed: reported by the first pass
 		}
 		for next < len(failed) && failed[next].Index == index {
-			a.reject(importFailure(ev.Row, failed[next].Err))
+			a.row(importFailure(ev.Row, failed[next].Err))
 			next++
 		}
 		if next == len(failed) {
@@ -450,19 +435,19 @@ func (a *applier) traceFailures(failed []sendloop.FailedRow) error {
 	return nil
 }
 
-// importFailure is the rejection of an addition that ImportAll reports as failed or of
-// unknown outcome.
-func importFailure(row MappedRow, err error) RejectedRow {
-	rej := RejectedRow{Line: row.Line, Address: row.Raw, Outcome: RowRefused, Err: err}
+// importFailure is the fate of an addition that ImportAll reports as failed or of unknown
+// outcome.
+func importFailure(row MappedRow, err error) RowResult {
+	rr := RowResult{Kind: KindAdd, Fate: job.Refused, Line: row.Line, Address: row.Raw, Err: err}
 	switch {
 	case errors.Is(err, sendloop.ErrRowRefused):
-		rej.Reason = "refused by the service"
+		rr.Reason = "refused by the service"
 	case errors.Is(err, sendloop.ErrOutcomeUnknown):
-		rej.Reason, rej.Outcome = "may have been imported (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: "), RowUnknown
+		rr.Reason, rr.Fate = "may have been imported (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: "), job.Unknown
 	default:
-		rej.Reason = "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
+		rr.Reason = "not imported: " + strings.TrimPrefix(err.Error(), "sendloop: ")
 	}
-	return rej
+	return rr
 }
 
 // forEach calls fn for every item of seq, n at a time, until stop ends; it returns seq's
@@ -508,10 +493,7 @@ func (a *applier) updateSeq(r pass) iter.Seq2[pendingUpdate, error] {
 				return
 			}
 			if ev.Kind == EventReject {
-				a.reject(RejectedRow{Line: ev.Row.Line, Address: ev.Row.Raw, Reason: ev.Reason, Outcome: RowRejected})
-				if ev.planned == EventUpdate {
-					a.failed(&a.res.UpdateFailed) // the source changed: an update that failed
-				}
+				a.row(rejected(ev))
 				continue
 			}
 			if !yield(pendingUpdate{*ev.Update, ev.off, ev.vals}, nil) {
@@ -531,54 +513,37 @@ func (a *applier) updates() error {
 		return err
 	}
 	defer r.close()
-	a.begin(EventUpdate)
+	rec := pl.recorder()
+	a.begin(KindUpdate)
 	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u pendingUpdate) {
 		params := sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)}
 		if u.SubscriberID == 0 {
 			params.EmailAddress = u.Email // added by a run that kept a state: named by its address
 		}
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, params)
-		failed := err != nil && !cutShort(a.work, err)
-		unknown := failed && errors.Is(err, sendloop.ErrOutcomeUnknown)
-		// A member a state holds that left the list since (deleted on the service side):
-		// the state forgets it, and the next run reads the row back and adds it, as a
-		// full run would have. Until then its outcome is open, not a refusal.
-		gone := failed && pl.state != nil && pl.State.Used && notAMember(err)
-		if st := pl.state; st != nil {
-			switch {
-			case err == nil:
-				st.outcome(u.off, outUpdated, u.vals)
-			case unknown:
-				st.outcome(u.off, outUnknown, 0)
-			case gone:
-				st.outcome(u.off, outGone, 0)
-			}
+		if cutShort(a.work, err) {
+			return // not attempted: counted so
 		}
-		if failed {
-			rej := RejectedRow{Line: u.Line, Address: u.Email, Outcome: RowRefused, Err: err,
-				Reason: "update failed: " + strings.TrimPrefix(err.Error(), "sendloop: ")}
-			switch {
-			case unknown:
-				rej.Outcome = RowUnknown
-				rej.Reason = "may have been updated (run the sync again to know): " + strings.TrimPrefix(err.Error(), "sendloop: ")
-			case gone:
-				rej.Outcome = RowUnknown
-				rej.Reason = "left the list since the state was written: the next run adds it again"
-				unknown = true
-			}
-			a.reject(rej)
+		rr := RowResult{Kind: KindUpdate, Fate: job.Done, Line: u.Line, Address: u.Email, Err: err}
+		switch {
+		case err == nil:
+			rec.outcome(u.off, outUpdated, u.vals)
+		case errors.Is(err, sendloop.ErrOutcomeUnknown):
+			rec.outcome(u.off, outUnknown, 0)
+			rr.Fate, rr.Reason = job.Unknown, "may have been updated (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: ")
+		case rec.fromState() && notAMember(err):
+			// A member a state holds that left the list since (deleted on the service
+			// side): the state forgets it, and the next run reads the row back and adds
+			// it, as a full run would have. Until then its outcome is open, not a refusal.
+			rec.outcome(u.off, outGone, 0)
+			rr.Fate, rr.Reason = job.Unknown, "left the list since the state was written: the next run adds it again"
+		default:
+			rr.Fate, rr.Reason = job.Refused, "update failed: "+strings.TrimPrefix(err.Error(), "sendloop: ")
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		switch {
-		case err == nil:
-			a.res.Updated++
-		case unknown:
-			a.res.UpdateUnknown++
-		case failed:
-			a.res.UpdateFailed++
-		}
-		a.progress.UpdatesDone++
+		a.res.Updates.Add(rr.Fate, 1)
+		a.rowLocked(rr)
 		a.report()
 	})
 }
@@ -588,38 +553,34 @@ func (a *applier) unsubscribes() error {
 	if pl.Unsubscribes == 0 {
 		return nil
 	}
-	a.begin(EventUnsubscribe)
+	rec := pl.recorder()
+	a.begin(KindUnsubscribe)
 	return forEach(a.stop, pl.job.opts.Concurrency, pl.toUnsubscribe(), func(u pendingUnsubscribe) {
 		_, err := pl.job.client.Subscribers.Unsubscribe(a.work, pl.job.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: u.Email, UnsubscriptionIP: unsubscriptionIP})
-		if st := pl.state; st != nil {
-			switch {
-			case err == nil:
-				st.outcome(u.off, outUnsubscribed, 0)
-			case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
-				// Unsubscribed or gone, or unknown: read back when a row names it.
-				st.outcome(u.off, outUnknown, 0)
-			}
+		switch {
+		case err == nil:
+			rec.outcome(u.off, outUnsubscribed, 0)
+		case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
+			// Unsubscribed or gone, or unknown: read back when a row names it.
+			rec.outcome(u.off, outUnknown, 0)
 		}
 		if errors.Is(err, sendloop.ErrNotInList) {
 			err = nil // gone since the plan was made: the list is as wanted
 		}
+		if cutShort(a.work, err) {
+			return // not attempted: counted so
+		}
+		rr := RowResult{Kind: KindUnsubscribe, Fate: job.Done, Address: u.Email, Err: err}
+		switch {
+		case errors.Is(err, sendloop.ErrOutcomeUnknown):
+			rr.Fate, rr.Reason = job.Unknown, "may have been unsubscribed (run the sync again to know): "+strings.TrimPrefix(err.Error(), "sendloop: ")
+		case err != nil:
+			rr.Fate, rr.Reason = job.Refused, "unsubscribe failed: "+strings.TrimPrefix(err.Error(), "sendloop: ")
+		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		switch {
-		case err == nil:
-			a.res.Unsubscribed++
-		case cutShort(a.work, err):
-		default:
-			if errors.Is(err, sendloop.ErrOutcomeUnknown) {
-				a.res.UnsubscribeUnknown++
-			} else {
-				a.res.UnsubscribeFailed++
-			}
-			if a.opts.OnUnsubscribeError != nil {
-				a.opts.OnUnsubscribeError(u.Email, err)
-			}
-		}
-		a.progress.UnsubscribesDone++
+		a.res.Unsubscribes.Add(rr.Fate, 1)
+		a.rowLocked(rr)
 		a.report()
 	})
 }

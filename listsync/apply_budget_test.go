@@ -31,8 +31,8 @@ func TestApplyJudgesTheRejectBudget(t *testing.T) {
 			pl := planRows(t, c, src, Options{})
 			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: tc.budget})
 			require.NotNil(t, res, "the Result comes with the verdict")
-			assert.Equal(t, 1, res.RowsFailed)
-			assert.Equal(t, 1, res.Added)
+			assert.Equal(t, 1, res.Rows.Rejected+res.Rows.Refused)
+			assert.Equal(t, 1, res.Adds.Done)
 			var be *job.BudgetError
 			if !tc.over {
 				require.NoError(t, err)

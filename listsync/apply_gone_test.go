@@ -23,10 +23,13 @@ func TestUnsubscribeOfAnAddressGoneSinceThePlan(t *testing.T) {
 	require.NoError(t, err, "gone before the plan is applied")
 
 	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100),
-		OnUnsubscribeError: func(email string, err error) { t.Errorf("%s: %v", email, err) }})
+		OnRow: func(r RowResult) {
+			if r.Fate != job.Done {
+				t.Errorf("%s: %v %s", r.Address, r.Fate, r.Reason)
+			}
+		}})
 	require.NoError(t, err)
-	assert.Equal(t, 1, res.Unsubscribed)
-	assert.Zero(t, res.UnsubscribeFailed)
+	assert.Equal(t, job.Tally{Done: 1}, res.Unsubscribes)
 	status, _ := srv.SubscriberStatus(1, "gone@example.com")
 	assert.Equal(t, "Unsubscribed", status)
 }

@@ -74,5 +74,5 @@ func TestApplyKeepsImportsInFlight(t *testing.T) {
 	res, err := pl.Apply(ctx, ApplyOptions{BatchSize: batch})
 	require.NoError(t, err)
 	require.NoError(t, ctx.Err(), "the imports waited for each other until the test's deadline")
-	assert.Equal(t, len(rows), res.Added)
+	assert.Equal(t, len(rows), res.Adds.Done)
 }

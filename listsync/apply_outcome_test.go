@@ -1,9 +1,9 @@
 package listsync
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
 	"strings"
 	"sync"
 	"testing"
@@ -14,18 +14,53 @@ import (
 	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/internal/testkit"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
-// checkIdentities asserts that every count of res adds up: the rows to the plan's rows, and
-// each kind of change to the plan's count of it.
-func checkIdentities(t *testing.T, pl *Plan, res *Result) {
+// checkIdentities asserts that every count of res adds up: the rows to the plan's rows,
+// each kind of change to the plan's count of it, no count below zero, and (rows not nil)
+// OnRow's rows to the tallies.
+func checkIdentities(t *testing.T, pl *Plan, res *Result, rows []RowResult) {
 	t.Helper()
-	assert.Equal(t, pl.Rows, res.RowsDone+res.RowsFailed+res.RowsUnknown+res.RowsNotAttempted, "rows")
-	assert.Equal(t, pl.Adds, res.Added+res.AlreadyPresent+res.AddFailed+res.AddUnknown+res.AddNotAttempted, "additions")
-	assert.Equal(t, pl.Updates, res.Updated+res.UpdateFailed+res.UpdateUnknown+res.UpdateNotAttempted, "updates")
-	assert.Equal(t, pl.Unsubscribes, res.Unsubscribed+res.UnsubscribeFailed+res.UnsubscribeUnknown+res.UnsubscribeNotAttempted, "unsubscriptions")
-	assert.Equal(t, res.AddNotAttempted+res.UpdateNotAttempted+res.UnsubscribeNotAttempted, res.ChangesNotAttempted)
+	assert.Equal(t, pl.Rows, res.Rows.Total(), "rows")
+	assert.Equal(t, pl.Adds, res.Adds.Total(), "additions")
+	assert.Equal(t, pl.Updates, res.Updates.Total(), "updates")
+	assert.Equal(t, pl.Unsubscribes, res.Unsubscribes.Total(), "unsubscriptions")
+	for name, tally := range map[string]job.Tally{"rows": res.Rows, "adds": res.Adds, "updates": res.Updates, "unsubscribes": res.Unsubscribes} {
+		for _, f := range job.Fates() {
+			assert.GreaterOrEqual(t, tally.Of(f), 0, "%s %v", name, f)
+		}
+	}
+	assert.Equal(t, pl.Unchanged+res.Adds.Done+res.Updates.Done, res.Rows.Done, "rows done")
+	assert.Equal(t, pl.SkippedUnsubscribed+pl.SkippedStatus, res.Rows.Skipped, "rows skipped")
+	assert.Equal(t, pl.SkippedSuppressed, res.Rows.Suppressed, "rows suppressed")
+	assert.Equal(t, res.Adds.Unknown+res.Updates.Unknown, res.Rows.Unknown, "rows unknown")
+	assert.Equal(t, res.Adds.Refused+res.Updates.Refused, res.Rows.Refused, "rows refused")
+	assert.LessOrEqual(t, res.AlreadyPresent, res.Adds.Done)
+	assert.LessOrEqual(t, res.Untraced, res.Adds.Refused)
+	if !res.Interrupted {
+		assert.Zero(t, res.Rows.NotAttempted+res.ChangesNotAttempted(), "a run that finished leaves nothing")
+	}
+	if rows == nil {
+		return
+	}
+	heard := map[string]job.Tally{}
+	for _, r := range rows {
+		require.True(t, r.Fate.Valid(), "%+v", r)
+		tally := heard[r.Kind]
+		tally.Add(r.Fate, 1)
+		heard[r.Kind] = tally
+		assert.Equal(t, r.Fate == job.Done, r.Reason == "", "a reason for every row not done: %+v", r)
+	}
+	adds := res.Adds
+	adds.Done, adds.NotAttempted, adds.Refused = 0, 0, adds.Refused-res.Untraced // additions done are counted, not heard of
+	assert.Equal(t, adds, heard[KindAdd], "the additions OnRow heard of")
+	updates, unsubs := res.Updates, res.Unsubscribes
+	updates.NotAttempted, unsubs.NotAttempted = 0, 0
+	assert.Equal(t, updates, heard[KindUpdate], "the updates OnRow heard of")
+	assert.Equal(t, unsubs, heard[KindUnsubscribe], "the unsubscriptions OnRow heard of")
+	assert.Equal(t, job.Tally{Rejected: res.Rows.Rejected - res.Adds.Rejected - res.Updates.Rejected}, heard[KindReject], "the rejected rows OnRow heard of")
 }
 
 // outcomeRows is 30 new addresses and 5 updates of demoList's members' plan: a sync of them
@@ -41,33 +76,40 @@ func outcomeRows() []Row {
 	return rows
 }
 
-// TestApplyOutcomeUnknown makes every call of one kind end without a proof of its effect,
-// or with a proof that nothing ran, and checks how each row and change is counted: unknown
-// is its own count, never failed, and the identities hold.
-func TestApplyOutcomeUnknown(t *testing.T) {
+// TestApplyTallies makes the calls of one kind fail in turn (their answers lost, refused,
+// or the run stopped before it began) and checks how each row and change is counted: each
+// kind's tally adds up to the plan's count of it, the rows' to the plan's rows, unknown is
+// its own fate, never a refusal, and OnRow hears of the rows the tallies count.
+func TestApplyTallies(t *testing.T) {
 	t.Parallel()
 	lost := sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution, Times: 1000}
 	tests := []struct {
-		name    string
-		command string
-		fault   sendlooptest.Fault
-		want    Result // the counts compared; the rest are checked by the identities
-		outcome RowOutcome
-		reason  string
+		name                  string
+		command               string
+		fault                 sendlooptest.Fault
+		interrupted           bool
+		adds, updates, unsubs job.Tally
+		reason                string // the prefix of the reasons of the rows the fault hit
 	}{
-		{"imports lose their answers", commands.SubscriberImport, lost,
-			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, RowUnknown,
-			"may have been imported (run the sync again to know): "},
-		{"a gateway's 504 to every import", commands.SubscriberImport, sendlooptest.Fault{Status: 504, Times: 1000},
-			Result{AddUnknown: 30, Updated: 5, Unsubscribed: 1, RowsUnknown: 30}, RowUnknown,
-			"may have been imported (run the sync again to know): "},
-		{"updates lose their answers", commands.SubscriberUpdate, lost,
-			Result{Added: 30, UpdateUnknown: 5, Unsubscribed: 1, RowsUnknown: 5}, RowUnknown,
-			"may have been updated (run the sync again to know): "},
-		{"imports refused with a 503", commands.SubscriberImport, sendlooptest.Fault{Status: 503, Times: 1000},
-			Result{AddFailed: 30, Updated: 5, Unsubscribed: 1, Rejected: 30, RowsFailed: 30}, RowRefused, "not imported: "},
-		{"unsubscriptions lose their answers", commands.LegacySubscriberUnsubscribe, sendlooptest.Fault{Status: 504, Times: 1000},
-			Result{Added: 30, Updated: 5, UnsubscribeUnknown: 1}, "", ""},
+		{name: "no fault", adds: job.Tally{Done: 30}, updates: job.Tally{Done: 5}, unsubs: job.Tally{Done: 1}},
+		{name: "imports lose their answers", command: commands.SubscriberImport, fault: lost,
+			adds: job.Tally{Unknown: 30}, updates: job.Tally{Done: 5}, unsubs: job.Tally{Done: 1},
+			reason: "may have been imported (run the sync again to know): "},
+		{name: "a gateway's 504 to every import", command: commands.SubscriberImport, fault: sendlooptest.Fault{Status: 504, Times: 1000},
+			adds: job.Tally{Unknown: 30}, updates: job.Tally{Done: 5}, unsubs: job.Tally{Done: 1},
+			reason: "may have been imported (run the sync again to know): "},
+		{name: "updates lose their answers", command: commands.SubscriberUpdate, fault: lost,
+			adds: job.Tally{Done: 30}, updates: job.Tally{Unknown: 5}, unsubs: job.Tally{Done: 1},
+			reason: "may have been updated (run the sync again to know): "},
+		{name: "imports refused with a 503", command: commands.SubscriberImport, fault: sendlooptest.Fault{Status: 503, Times: 1000},
+			adds: job.Tally{Refused: 30}, updates: job.Tally{Done: 5}, unsubs: job.Tally{Done: 1}, reason: "not imported: "},
+		{name: "updates refused with a 503", command: commands.SubscriberUpdate, fault: sendlooptest.Fault{Status: 503, Times: 1000},
+			adds: job.Tally{Done: 30}, updates: job.Tally{Refused: 5}, unsubs: job.Tally{Done: 1}, reason: "update failed: "},
+		{name: "unsubscriptions lose their answers", command: commands.LegacySubscriberUnsubscribe, fault: sendlooptest.Fault{Status: 504, Times: 1000},
+			adds: job.Tally{Done: 30}, updates: job.Tally{Done: 5}, unsubs: job.Tally{Unknown: 1},
+			reason: "may have been unsubscribed (run the sync again to know): "},
+		{name: "interrupted before the first change", interrupted: true,
+			adds: job.Tally{NotAttempted: 30}, updates: job.Tally{NotAttempted: 5}, unsubs: job.Tally{NotAttempted: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,57 +124,67 @@ func TestApplyOutcomeUnknown(t *testing.T) {
 			}
 			_, err = c.Subscribers.Import(testContext(t), 1, sendloop.SubscriberImportParams{Subscribers: members})
 			require.NoError(t, err)
-			keep := append(outcomeRows(), Row{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}, Row{Email: "bob@example.com", Fields: map[string]string{"Plan": "free"}})
+			keep := append(outcomeRows(), Row{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}},
+				Row{Email: "bob@example.com", Fields: map[string]string{"Plan": "free"}}, Row{Email: "not an address"})
 			pl := planRows(t, c, Rows(keep), Options{UnsubscribeMissing: true})
 			require.Equal(t, 30, pl.Adds)
 			require.Equal(t, 5, pl.Updates)
 			require.Equal(t, 1, pl.Unsubscribes)
+			require.Equal(t, 1, pl.Rejected)
 
-			srv.InjectFault(tt.command, tt.fault)
+			if tt.command != "" {
+				srv.InjectFault(tt.command, tt.fault)
+			}
+			ctx := testContext(t)
+			if tt.interrupted {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				cancel()
+			}
 			var mu sync.Mutex
-			var rejected []RejectedRow
-			var unsubErrs []error
-			var kinds []EventKind
-			res, err := pl.Apply(testContext(t), ApplyOptions{
+			rows := []RowResult{}
+			var kinds []string
+			res, err := pl.Apply(ctx, ApplyOptions{
 				MaxUnsubscribe: job.DefaultMaxUnsubscribe, MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(),
-				OnReject:   func(r RejectedRow) { rejected = append(rejected, r) },
-				OnProgress: func(p ApplyProgress) { mu.Lock(); kinds = append(kinds, p.Kind); mu.Unlock() },
-				OnUnsubscribeError: func(_ string, err error) {
+				OnRow: func(r RowResult) { rows = append(rows, r) },
+				OnProgress: func(p job.Progress) {
 					mu.Lock()
-					unsubErrs = append(unsubErrs, err)
-					mu.Unlock()
+					defer mu.Unlock()
+					kinds = append(kinds, p.Kind)
+					assert.Equal(t, p.Done, p.Tally.Total())
+					assert.LessOrEqual(t, p.Done, p.Total)
 				},
 			})
 			require.NoError(t, err)
-			checkIdentities(t, pl, res)
-			got := Result{Added: res.Added, AddFailed: res.AddFailed, AddUnknown: res.AddUnknown,
-				Updated: res.Updated, UpdateFailed: res.UpdateFailed, UpdateUnknown: res.UpdateUnknown,
-				Unsubscribed: res.Unsubscribed, UnsubscribeFailed: res.UnsubscribeFailed, UnsubscribeUnknown: res.UnsubscribeUnknown,
-				Rejected: res.Rejected, RowsFailed: res.RowsFailed, RowsUnknown: res.RowsUnknown}
-			assert.Equal(t, tt.want, got)
-			assert.Zero(t, res.ChangesNotAttempted)
-			assert.Contains(t, kinds, EventAdd)
-			assert.Contains(t, kinds, EventUnsubscribe)
-
-			require.Len(t, rejected, tt.want.RowsUnknown+tt.want.RowsFailed)
-			for _, r := range rejected {
-				assert.Equal(t, tt.outcome, r.Outcome)
-				assert.True(t, strings.HasPrefix(r.Reason, tt.reason), r.Reason)
-				assert.Equal(t, tt.outcome == RowUnknown, errorsIsUnknown(r.Err), "%v", r.Err)
+			checkIdentities(t, pl, res, rows)
+			assert.Equal(t, tt.interrupted, res.Interrupted)
+			assert.Equal(t, tt.adds, res.Adds, "adds")
+			assert.Equal(t, tt.updates, res.Updates, "updates")
+			assert.Equal(t, tt.unsubs, res.Unsubscribes, "unsubscribes")
+			if tt.interrupted {
+				assert.Equal(t, 36, res.ChangesNotAttempted())
+				assert.Equal(t, pl.Rows-pl.Unchanged, res.Rows.NotAttempted, "the reject too is left to the next run")
+				return
 			}
-			if tt.want.UnsubscribeUnknown > 0 {
-				require.Len(t, unsubErrs, 1)
-				assert.ErrorIs(t, unsubErrs[0], sendloop.ErrOutcomeUnknown)
+			assert.Equal(t, 1, res.Rows.Rejected, "the row without an address")
+			assert.Contains(t, kinds, KindAdd)
+			assert.Contains(t, kinds, KindUnsubscribe)
+			for _, r := range rows {
+				if r.Fate == job.Done || r.Kind == KindReject {
+					continue
+				}
+				assert.True(t, strings.HasPrefix(r.Reason, tt.reason), r.Reason)
+				assert.Equal(t, r.Fate == job.Unknown, errorsIsUnknown(r.Err), "%v", r.Err)
 			}
 
 			// The same sync again settles every unknown row: the changes that ran are found
 			// made, the others are made.
 			srv.ClearFaults()
 			again := planRows(t, c, Rows(keep), Options{UnsubscribeMissing: true})
-			res2, err := again.Apply(testContext(t), DefaultApplyOptions())
+			res2, err := again.Apply(testContext(t), ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe, MaxRejects: job.Rows(1)})
 			require.NoError(t, err)
-			checkIdentities(t, again, res2)
-			assert.Zero(t, res2.RowsUnknown+res2.RowsFailed)
+			checkIdentities(t, again, res2, nil)
+			assert.Zero(t, res2.Rows.Unknown+res2.Rows.Refused)
 			final := planRows(t, c, Rows(keep), Options{UnsubscribeMissing: true})
 			assert.Zero(t, final.Adds+final.Updates+final.Unsubscribes, "a third plan finds nothing to do")
 		})

@@ -21,8 +21,7 @@ const (
 	// EventUpdate is a row whose member's custom fields are to be updated.
 	EventUpdate
 	// EventUnsubscribe is a member to be unsubscribed. It has no row, so Events never
-	// yields it (Plan.ToUnsubscribe lists them); it names that kind of change elsewhere, as
-	// in ApplyProgress.
+	// yields it (Plan.ToUnsubscribe lists them).
 	EventUnsubscribe
 )
 
@@ -33,7 +32,7 @@ func (k EventKind) String() string {
 	for _, n := range []struct {
 		kind EventKind
 		name string
-	}{{EventAdd, "add"}, {EventReject, "reject"}, {EventUpdate, "update"}, {EventUnsubscribe, "unsubscribe"}} {
+	}{{EventAdd, KindAdd}, {EventReject, KindReject}, {EventUpdate, KindUpdate}, {EventUnsubscribe, KindUnsubscribe}} {
 		if k&n.kind != 0 {
 			names = append(names, n.name)
 			k &^= n.kind

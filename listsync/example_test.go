@@ -67,21 +67,23 @@ func Example() {
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{
 		MaxUnsubscribe: job.Percent(50),
 		MaxRejects:     job.Rows(1), // the bad address below; a second rejected row would fail the run
-		OnReject: func(r listsync.RejectedRow) {
-			fmt.Printf("row %d %q: %s\n", r.Line, r.Address, r.Reason)
+		OnRow: func(r listsync.RowResult) {
+			if r.Fate != job.Done {
+				fmt.Printf("row %d %q: %v, %s\n", r.Line, r.Address, r.Fate, r.Reason)
+			}
 		},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("added %d, updated %d, unsubscribed %d; rows: %d done, %d failed\n",
-		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed)
+	fmt.Printf("added %d, updated %d, unsubscribed %d; rows: %d done, %d rejected\n",
+		res.Adds.Done, res.Updates.Done, res.Unsubscribes.Done, res.Rows.Done, res.Rows.Rejected)
 	status, _ := srv.SubscriberStatus(1, "bob@example.com")
 	fmt.Println("bob:", status)
 	// Output:
 	// plan: 1 to add, 1 to update, 1 to unsubscribe, 1 rejected
-	// row 3 "not an address": invalid email address
-	// added 1, updated 1, unsubscribed 1; rows: 2 done, 1 failed
+	// row 3 "not an address": rejected, invalid email address
+	// added 1, updated 1, unsubscribed 1; rows: 2 done, 1 rejected
 	// bob: Unsubscribed
 }
 

@@ -88,7 +88,7 @@ func BenchmarkFirstSync(b *testing.B) {
 		}
 		cpu1, t1 := cpuTime(b), time.Now()
 		res, err := pl.Apply(ctx, ApplyOptions{})
-		if err != nil || res.Added != n {
+		if err != nil || res.Adds.Done != n {
 			b.Fatal(err, res)
 		}
 		cpu2, t2 := cpuTime(b), time.Now()

@@ -1,12 +1,13 @@
 // Package listsync keeps a Sendloop list in step with a source of subscribers: a CSV file, a
 // database query, a JSON export. It is the engine of `sendloop sync`, for Go programs.
 //
-// A sync has three steps. New reads the list (list.get) and maps the source's columns to
-// the list's custom fields, by name or by key CustomField<id>. Job.Plan reads the list's
-// members (Options.Concurrency pages at once) and its suppression lists, all at the same
-// time and while it reads the source (New starts the first page, the suppression lists and
-// a CSV file's reading beside list.get: none of them needs its answer, and a first sync
-// does not wait for one after the other), and compares them address by address,
+// A sync has three steps. New makes the Job, and does no I/O. Job.Plan reads the list
+// (list.get) and maps the source's columns to the list's custom fields, by name or by key
+// CustomField<id>, and reads the list's members (Options.Concurrency pages at once) and
+// its suppression lists, all at the same time and while it reads the source (the first
+// page, the suppression lists and a CSV file's reading start beside list.get: none of them
+// needs its answer, and a first sync does not wait for one after the other; all have
+// ended when Plan returns), and compares them address by address,
 // case-insensitively: which rows add an address, which update a member's custom fields,
 // which members the source does not name (unsubscribed with Options.UnsubscribeMissing),
 // which rows are skipped (members who unsubscribed, suppressed addresses) and which are
@@ -61,8 +62,10 @@
 //
 // Apply stops starting calls when its context ends; the calls in flight get
 // ApplyOptions.Stop.Grace to finish, and end at once when ApplyOptions.Stop.Work ends. The Result
-// accounts for every row of the source: done, failed (with a reason, through
-// ApplyOptions.OnReject) or not attempted. A cancelled row is never reported as rejected:
+// accounts for every row of the source, a job.Fate each (job.Done, job.Skipped,
+// job.Suppressed, job.Rejected, job.Refused, job.Unknown or job.NotAttempted, the rows not
+// done with a reason through ApplyOptions.OnRow), and for every change in a job.Tally of
+// its kind. A cancelled row is never reported as rejected:
 // running the same sync again finishes the job.
 //
 // # Runs from a state
@@ -108,7 +111,8 @@
 //
 // The state is a copy of the list's personal data that a CI job keeps between runs. It is
 // compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
-// chunks do not read) under a key derived from the API key: it tells nothing to anyone
+// chunks do not read) under a key the client derives from its API key
+// (sendloop.Client.DeriveKey, which never hands the key out): it tells nothing to anyone
 // without the key, who could not read the list either. It is written with mode 0600 to a
 // temporary file renamed into place, as a stream at flat memory: about 22 bytes per member
 // of varied addresses at 1M and 10M members (BenchmarkStateSize). Do not keep it in an artifact or cache of a public repository,
@@ -165,6 +169,10 @@ type PlanProgress struct {
 	Members int
 	// Read is how far the source has been read: bytes of a CSV file, rows of another source.
 	Read int64
+	// Mapping is how the source's columns map to the list's fields, once list.get has
+	// answered (nil before): Plan reports it as soon as it knows it, so that a tool can
+	// say how it reads the source while the rest is read.
+	Mapping *Mapping
 }
 
 // Job is a sync of one list with one source, ready to plan.
@@ -175,51 +183,51 @@ type Job struct {
 	opts    Options
 	list    *sendloop.List
 	mapping *Mapping
-	pre     atomic.Pointer[prefetch] // what New started for the first Plan
+	mapped  atomic.Pointer[Mapping] // mapping, for the progress reports of other goroutines
+	closed  bool
 }
 
-// New reads the list (with its custom fields) and maps the source's columns to them. A
-// column that names nothing known is a *HeaderError (see HeaderOptions).
-//
-// Without Options.State, New also starts what the first Plan needs and can have before
-// list.get answers: the members' first page, the suppression lists, and the reading of a
-// CSV file through the mapping its header suggests (kept when the list's fields map the
-// columns alike). They run on ctx after New returns, and Plan waits for them: a first sync
-// then costs about one round trip and the join before its first import, not three. A Job
-// that is never planned lets them end on their own: three calls, one reading of the file,
-// and temporary files closed when the Job is garbage-collected.
+// New returns the sync of list listID with src. It makes no API call and starts nothing:
+// Plan reads the list, maps the source's columns to its custom fields, and reads the
+// rest, all at once. (A CSVFile's header was read by OpenCSV, which opens the file.)
 func New(ctx context.Context, c *sendloop.Client, listID int, src Source, opts Options) (*Job, error) {
-	if listID <= 0 {
+	switch {
+	case listID <= 0:
 		return nil, fmt.Errorf("listsync: list ID %d: want a positive ID", listID)
+	case c == nil || src == nil:
+		return nil, errors.New("listsync: New needs a client and a source")
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = defaultConcurrency
 	}
-	j := &Job{client: c, listID: listID, src: src, opts: opts}
-	var pre *prefetch
-	if opts.State == nil {
-		// A run from a state walks no members: its call budget has no first page.
-		pre = j.startPrefetch(ctx)
+	return &Job{client: c, listID: listID, src: src, opts: opts}, nil
+}
+
+// Close releases the Job: a Plan made from it stays usable (it has its own Close), but
+// the Job plans no more. A Job holds no file or call between its methods, so Close has
+// nothing else to end; it is safe to call twice.
+func (j *Job) Close() error {
+	j.closed = true
+	return nil
+}
+
+// describeList reads the list (list.get, with its custom fields) and maps the source's
+// columns to them, once: a column that names nothing known is a *HeaderError.
+func (j *Job) describeList(ctx context.Context) error {
+	if j.mapping != nil {
+		return nil
 	}
-	list, err := c.Lists.Get(ctx, listID, sendloop.ListGetParams{CustomFields: true})
-	if err == nil {
-		j.list = list
-		j.mapping, err = src.mapping(ListFields(list))
-	}
+	list, err := j.client.Lists.Get(ctx, j.listID, sendloop.ListGetParams{CustomFields: true})
 	if err != nil {
-		if pre != nil {
-			pre.abandon()
-			if pre.early != nil {
-				pre.early.p.close()
-			}
-		}
-		return nil, err
+		return err
 	}
-	if pre != nil {
-		pre.keepFor(j.mapping)
-		j.pre.Store(pre)
+	m, err := j.src.mapping(ListFields(list))
+	if err != nil {
+		return err
 	}
-	return j, nil
+	j.list, j.mapping = list, m
+	j.mapped.Store(m)
+	return nil
 }
 
 // planCounters are what a plan reports through Options.Progress.
@@ -228,7 +236,7 @@ type planCounters struct{ members, read atomic.Int64 }
 // report hands Options.Progress the counts.
 func (j *Job) report(c *planCounters) {
 	if j.opts.Progress != nil {
-		j.opts.Progress(PlanProgress{Members: int(c.members.Load()), Read: c.read.Load()})
+		j.opts.Progress(PlanProgress{Members: int(c.members.Load()), Read: c.read.Load(), Mapping: j.mapped.Load()})
 	}
 }
 
@@ -251,10 +259,11 @@ func ListFields(l *sendloop.List) []Field {
 	return out
 }
 
-// List returns the list as list.get described it.
+// List returns the list as list.get described it, once Plan has read it (nil before).
 func (j *Job) List() *sendloop.List { return j.list }
 
-// Mapping returns how the source's columns map to the address and the custom fields.
+// Mapping returns how the source's columns map to the address and the custom fields, once
+// Plan has read the list (nil before).
 func (j *Job) Mapping() *Mapping { return j.mapping }
 
 // open returns the opener of the source's passes.
@@ -263,8 +272,12 @@ func (j *Job) open(ctx context.Context) opener {
 }
 
 // CountRows counts the source's rows without planning: the rows a sync stopped while it
-// planned did not reach.
+// planned did not reach. It needs the mapping, which Plan reads: before a Plan it reads the
+// list first.
 func (j *Job) CountRows(ctx context.Context) (int, error) {
+	if err := j.describeList(ctx); err != nil {
+		return 0, err
+	}
 	r, err := j.open(ctx)()
 	if err != nil {
 		return 0, err
@@ -281,69 +294,91 @@ func (j *Job) CountRows(ctx context.Context) (int, error) {
 	}
 }
 
-// Plan reads the list's members and its suppression lists (the list's and the global one)
-// while it reads the source, and compares them. With Options.State, it compares the source
-// with the state instead of the members when it can (Plan.State says whether it did, and
-// why not). It stops when ctx ends. The plan holds temporary files (and the state's lock):
-// Close it.
+// Plan reads the list (list.get, once per Job) and maps the source's columns to its
+// custom fields, reads the list's members and its suppression lists (the list's and the
+// global one) while it reads the source, and compares them. The reads that need nothing
+// list.get says (the members' first page, the suppression lists, and a CSV file's reading
+// through the mapping its header suggests, kept when the list's fields map the columns
+// alike) start beside list.get, so that a first sync costs about one round trip and the
+// join before its first import, not three; every read Plan starts has ended when it
+// returns. With Options.State, it compares the source with the state instead of the
+// members when it can (Plan.State says whether it did, and why not). It stops when ctx
+// ends. A column that names nothing known is a *HeaderError. The plan holds temporary
+// files (and the state's lock): Close it.
 func (j *Job) Plan(ctx context.Context) (*Plan, error) {
-	if pre := j.pre.Swap(nil); pre != nil {
-		return j.planPrefetched(ctx, pre)
+	if j.closed {
+		return nil, errors.New("listsync: the Job is closed")
 	}
-	var counts planCounters
-	report := func() { j.report(&counts) }
-	newP := func() (*planner, error) { return j.newPlanner(j.mapping, &counts) }
-	var st *stateRun
-	if j.opts.State != nil {
-		var err error
-		if st, err = j.startState(); err != nil {
-			return nil, err
-		}
+	var pre *prefetch
+	if j.opts.State == nil {
+		// A run from a state walks no members: its call budget has no first page. Nor can
+		// it open the state before list.get: the state is bound to the mapping.
+		pre = j.startPrefetch(ctx, j.mapping == nil)
+		defer pre.end()
 	}
-	p, err := newP()
+	if err := j.describeList(ctx); err != nil {
+		return nil, err
+	}
+	if pre != nil {
+		j.report(&pre.counts) // the mapping is known
+		pre.keepFor(j.mapping)
+		return j.planFull(ctx, pre)
+	}
+	j.report(&planCounters{})
+	st, err := j.startState()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := j.planState(ctx, st)
+	if err == nil && pl == nil {
+		// No plan from the state: a full run, as without one.
+		pre = j.startPrefetch(ctx, false)
+		defer pre.end()
+		pl, err = j.planFull(ctx, pre)
+	}
 	if err != nil {
 		st.close()
 		return nil, err
 	}
-	var pl *Plan
-	if st != nil && st.use.Used {
-		p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
-		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
-			return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
-				return st.feed(ctx, j, p, func() {
-					if counts.members.Add(1)%sendloop.BrowsePageSize == 0 {
-						report()
-					}
-				})
+	pl.state, pl.State = st, st.use
+	return pl, nil
+}
+
+// planState plans from the state when st says it may, and returns a nil Plan when the
+// run is a full one after all (st.use says why).
+func (j *Job) planState(ctx context.Context, st *stateRun) (*Plan, error) {
+	if !st.use.Used {
+		return nil, nil
+	}
+	var counts planCounters
+	p, err := j.newPlanner(j.mapping, &counts)
+	if err != nil {
+		return nil, err
+	}
+	p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
+	pl, err := j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
+		return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
+			return st.feed(ctx, j, p, func() {
+				if counts.members.Add(1)%sendloop.BrowsePageSize == 0 {
+					j.report(&counts)
+				}
 			})
 		})
-		var fb *stateFallback
-		switch {
-		case errors.As(err, &fb) && ctx.Err() == nil:
-			st.fallBack(fb.reason)
-			p.close()
-			counts.members.Store(0)
-			if p, err = newP(); err != nil {
-				st.close()
-				return nil, err
-			}
-			pl = nil
-		case err == nil:
-			err = j.lookUp(ctx, pl)
-		}
-	}
-	if pl == nil && err == nil {
-		pl, err = j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error { return j.readMembers(ctx, p, &counts.members, report) })
+	})
+	var fb *stateFallback
+	switch {
+	case errors.As(err, &fb) && ctx.Err() == nil:
+		st.fallBack(fb.reason)
+		p.close()
+		return nil, nil
+	case err == nil:
+		err = j.lookUp(ctx, pl)
 	}
 	if err != nil {
 		p.close()
-		st.close()
 		return nil, err
 	}
-	pl.job, pl.state = j, st
-	if st != nil {
-		pl.State = st.use
-	}
+	pl.job = j
 	return pl, nil
 }
 
@@ -352,32 +387,29 @@ func (j *Job) readAll(p *planner) func(context.Context) error {
 	return func(ctx context.Context) error { return p.readSource(ctx, j.open(ctx)) }
 }
 
-// planPrefetched is Plan from what New started: the planner of the early reading when New
-// kept it, and the prefetched calls.
-func (j *Job) planPrefetched(ctx context.Context, pre *prefetch) (*Plan, error) {
+// planFull is a plan from the members, read whole, with what startPrefetch started: the
+// planner of the early reading when it was kept, and the prefetched calls. pre.end, which
+// the caller defers, waits for whatever is still running.
+func (j *Job) planFull(ctx context.Context, pre *prefetch) (*Plan, error) {
 	report := func() { j.report(&pre.counts) }
 	var p *planner
 	var read func(ctx context.Context) error
 	if er := pre.early; er != nil {
-		p = er.p
-		read = func(ctx context.Context) error { return j.readRows(ctx, er) }
+		p, pre.taken = er.p, true // Plan's from now on: closed below on failure, or by Plan.Close
+		read = func(ctx context.Context) error { return er.wait(ctx) }
 	} else {
 		var err error
 		if p, err = j.newPlanner(j.mapping, &pre.counts); err != nil {
-			pre.abandon()
 			return nil, err
 		}
 		read = j.readAll(p)
 	}
 	pl, err := j.makePlan(ctx, p, read, func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) })
-	// The calls have answered or been stopped, and the reading has ended: this waits for
-	// nothing, and releases their context.
-	pre.abandon()
 	if err != nil {
 		p.close()
 		return nil, err
 	}
-	pl.job = j
+	pl.job, pl.early = j, pre.taken
 	return pl, nil
 }
 

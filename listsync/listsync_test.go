@@ -90,8 +90,10 @@ func TestRowsSource(t *testing.T) {
 		t.Errorf("plan %+v", *pl)
 	}
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
-		rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnRow: func(r RowResult) {
+		if r.Fate != job.Done {
+			rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+		}
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +105,7 @@ func TestRowsSource(t *testing.T) {
 	if strings.Join(rejects, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rejects\n%s\nwant\n%s", strings.Join(rejects, "\n"), strings.Join(want, "\n"))
 	}
-	if res.Updated != 1 || res.RowsDone != 2 || res.RowsFailed != 2 || res.RowsNotAttempted != 0 {
+	if res.Updates.Done != 1 || res.Rows != (job.Tally{Done: 2, Rejected: 2}) {
 		t.Errorf("result %+v", *res)
 	}
 }
@@ -180,13 +182,17 @@ func TestSourceChangedBetweenReads(t *testing.T) {
 	})
 	pl := planRows(t, c, src, Options{})
 	var rejects []string
-	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) { rejects = append(rejects, r.Reason) }})
+	res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnRow: func(r RowResult) {
+		if r.Fate != job.Done {
+			rejects = append(rejects, r.Reason)
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The planned addition and update failed: they are not left "not attempted" by a run
 	// that nothing interrupted.
-	want := Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2}
+	want := Result{Adds: job.Tally{Rejected: 1}, Updates: job.Tally{Rejected: 1}, Rows: job.Tally{Rejected: 2}}
 	if len(rejects) != 2 || rejects[0] != ReasonFileChanged || *res != want {
 		t.Errorf("rejects %q, result %+v", rejects, *res)
 	}
@@ -247,7 +253,7 @@ func TestUnsubscribesFromThisListOnly(t *testing.T) {
 	}
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}), Options{UnsubscribeMissing: true})
 	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100)})
-	if err != nil || res.Unsubscribed != 1 {
+	if err != nil || res.Unsubscribes.Done != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	for list, want := range map[int]string{1: "Unsubscribed", other: "Subscribed"} {
@@ -294,23 +300,27 @@ func TestApplyInterrupted(t *testing.T) {
 			mu.Unlock()
 			var progress atomic.Int32
 			res, err := pl.Apply(ctx, ApplyOptions{Stop: job.Stop{Grace: grace}, MaxUnsubscribe: job.Percent(100),
-				Progress: func(int, int) { progress.Add(1) },
-				OnReject: func(r RejectedRow) { t.Errorf("rejected %+v", r) }})
+				OnProgress: func(job.Progress) { progress.Add(1) },
+				OnRow: func(r RowResult) {
+					if r.Fate != job.Done {
+						t.Errorf("rejected %+v", r)
+					}
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Result{Interrupted: true, UpdateNotAttempted: 2, UnsubscribeNotAttempted: 1, ChangesNotAttempted: 3, RowsNotAttempted: 2}
+			want := Result{Interrupted: true, Updates: job.Tally{NotAttempted: 2}, Unsubscribes: job.Tally{NotAttempted: 1}, Rows: job.Tally{NotAttempted: 2}}
 			if grace > 0 {
-				want = Result{Interrupted: true, Updated: 1, UpdateNotAttempted: 1, UnsubscribeNotAttempted: 1, ChangesNotAttempted: 2, RowsDone: 1, RowsNotAttempted: 1}
+				want = Result{Interrupted: true, Updates: job.Tally{Done: 1, NotAttempted: 1}, Unsubscribes: job.Tally{NotAttempted: 1}, Rows: job.Tally{Done: 1, NotAttempted: 1}}
 			}
 			if *res != want {
 				t.Errorf("result %+v, want %+v", *res, want)
 			}
 			// The call cancelled in flight is not executed by the fake.
-			if n, want := srv.Executions("subscriber.update"), res.Updated; n != want {
+			if n, want := srv.Executions("subscriber.update"), res.Updates.Done; n != want {
 				t.Errorf("%d updates executed, want %d", n, want)
 			}
-			if progress.Load() != 1 {
+			if progress.Load() < 1 {
 				t.Errorf("%d progress calls", progress.Load())
 			}
 		})
@@ -327,15 +337,15 @@ func TestRowsFieldsAndCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n, err := job.CountRows(testContext(t)); n != 2 || err != nil {
+		t.Errorf("CountRows: %d, %v", n, err)
+	}
 	var headers []string
-	for _, f := range job.Mapping().Fields {
+	for _, f := range job.Mapping().Fields { // read by CountRows, as by Plan
 		headers = append(headers, f.Header)
 	}
 	if got := strings.Join(headers, ","); got != "Plan,First name" {
 		t.Errorf("fields %s", got)
-	}
-	if n, err := job.CountRows(testContext(t)); n != 2 || err != nil {
-		t.Errorf("CountRows: %d, %v", n, err)
 	}
 }
 
@@ -359,7 +369,7 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			second:  []Row{r(10, "new1@example.com"), r(30, "new3@example.com")},
 			added:   []string{"new1@example.com", "new3@example.com"},
 			rejects: []string{"20 (line 20): " + ReasonFileChanged},
-			want:    Result{Added: 2, AddFailed: 1, Rejected: 1, RowsDone: 2, RowsFailed: 1},
+			want:    Result{Adds: job.Tally{Done: 2, Rejected: 1}, Rows: job.Tally{Done: 2, Rejected: 1}},
 		},
 		{
 			name:    "the last row gone",
@@ -367,7 +377,7 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			second:  []Row{r(0, "new1@example.com")},
 			added:   []string{"new1@example.com"},
 			rejects: []string{"2 (line 2): " + ReasonFileChanged},
-			want:    Result{Added: 1, AddFailed: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+			want:    Result{Adds: job.Tally{Done: 1, Rejected: 1}, Rows: job.Tally{Done: 1, Rejected: 1}},
 		},
 		{
 			name:    "a rejected row fixed",
@@ -375,21 +385,21 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			second:  []Row{r(0, "fixed@example.com"), r(0, "new1@example.com")},
 			added:   []string{"new1@example.com"},
 			rejects: []string{"1 fixed@example.com: " + ReasonFileChanged},
-			want:    Result{Added: 1, Rejected: 1, RowsDone: 1, RowsFailed: 1},
+			want:    Result{Adds: job.Tally{Done: 1}, Rows: job.Tally{Done: 1, Rejected: 1}},
 		},
 		{
 			name:    "an updated row gone",
 			first:   []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "gold"}}, r(0, "new1@example.com")},
 			second:  []Row{r(0, "new1@example.com")},
 			rejects: []string{"2 (line 2): " + ReasonFileChanged, "1 new1@example.com: " + ReasonFileChanged},
-			want:    Result{AddFailed: 1, UpdateFailed: 1, Rejected: 2, RowsFailed: 2},
+			want:    Result{Adds: job.Tally{Rejected: 1}, Updates: job.Tally{Rejected: 1}, Rows: job.Tally{Rejected: 2}},
 		},
 		{
 			name:   "an unchanged row broken",
 			first:  []Row{{Email: "ann@example.com", Fields: map[string]string{"Plan": "pro"}}, r(0, "new1@example.com")},
 			second: []Row{r(0, ""), r(0, "new1@example.com")},
 			added:  []string{"new1@example.com"},
-			want:   Result{Added: 1, RowsDone: 2},
+			want:   Result{Adds: job.Tally{Done: 1}, Rows: job.Tally{Done: 2}},
 		},
 	}
 	for _, tt := range tests {
@@ -412,8 +422,10 @@ func TestSourceRowsChangedBetweenReads(t *testing.T) {
 			})
 			pl := planRows(t, c, src, Options{})
 			var rejects []string
-			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnReject: func(r RejectedRow) {
-				rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+			res, err := pl.Apply(testContext(t), ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited(), OnRow: func(r RowResult) {
+				if r.Fate != job.Done {
+					rejects = append(rejects, fmt.Sprintf("%d %s: %s", r.Line, r.Address, r.Reason))
+				}
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -457,7 +469,7 @@ func TestApplyWorkEnded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.Interrupted || res.RowsNotAttempted != 2 || res.RowsDone+res.RowsFailed != 0 {
+			if !res.Interrupted || res.Rows != (job.Tally{NotAttempted: 2}) {
 				t.Errorf("result %+v", *res)
 			}
 			if n := calls() - before; n != 0 {

@@ -38,7 +38,11 @@ func (j *Job) readSuppressedWith(ctx context.Context, p *planner, feed func(ctx 
 		}()
 	}
 	if err := feed(ctx); err != nil {
-		return err // the deferred cancel ends the suppression reads
+		cancel() // ends the suppression reads, which are waited for: none outlives the call
+		for _, answer := range answers {
+			<-answer
+		}
+		return err
 	}
 	var got [2]suppressed
 	for i, answer := range answers {

@@ -239,16 +239,6 @@ func (p *planner) newSorter(byLine bool) *sorter {
 	return s
 }
 
-// resetRows forgets what a reading of the source recorded, for a reading afresh.
-func (p *planner) resetRows() {
-	for _, s := range []*sorter{p.rows, p.decisions} {
-		s.close()
-	}
-	p.rows, p.decisions = p.newSorter(false), p.newSorter(true)
-	pl := p.plan
-	pl.Rows, pl.Rejected, pl.Unreadable, pl.SkippedStatus = 0, 0, 0, 0
-}
-
 // suppress records an address of the suppression list: the plan never adds it.
 func (p *planner) suppress(email string) error {
 	if p.err != nil {
@@ -412,6 +402,7 @@ type Plan struct {
 	job     *Job
 	state   *stateRun
 	applied bool
+	early   bool // the rows were read by the reading Plan started beside list.get
 }
 
 // Mapping returns the mapping the plan's rows are read through.

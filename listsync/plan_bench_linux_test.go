@@ -231,7 +231,7 @@ func BenchmarkPlanFromState(b *testing.B) {
 	c, path := resyncClient(b, n)
 	dir := b.TempDir()
 	ctx := context.Background()
-	state := &StateOptions{Path: filepath.Join(b.TempDir(), "state"), APIKey: replayKey}
+	state := &StateOptions{Path: filepath.Join(b.TempDir(), "state")}
 	run := func(wantUsed bool) {
 		src, err := OpenCSV(path, CSVOptions{})
 		if err != nil {

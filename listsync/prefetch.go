@@ -8,15 +8,16 @@ import (
 	"github.com/go-sendloop/sendloop"
 )
 
-// prefetch is what New starts beside list.get for Plan, so that a first sync does not wait
-// for list.get, then the members' first page, then the join, one after the other: the
+// prefetch is what Plan starts beside list.get, so that a first sync does not wait for
+// list.get, then the members' first page, then the join, one after the other: the
 // members' first page and the two suppression lists (calls that need nothing list.get
 // says), and, for a CSV file, an early reading of the rows through the mapping that the
-// header alone suggests (every column a custom field of that name). New keeps the early
+// header alone suggests (every column a custom field of that name). Plan keeps the early
 // reading only when the list's real mapping reads the rows alike (same address, status and
 // value columns, in the same order): the plan's records are then the same. Nothing of it is
 // an API call of its own: Plan makes these calls anyway, and makes them again when a
-// prefetched one failed, so that its errors are what they would have been.
+// prefetched one failed, so that its errors are what they would have been. Everything it
+// starts has ended once end returns, which Plan defers.
 type prefetch struct {
 	cancel context.CancelFunc
 	calls  chan struct{} // closed once the three calls have answered
@@ -25,11 +26,12 @@ type prefetch struct {
 	failed bool          // a call failed: Plan makes them again
 
 	early *earlyRead // nil when there is none, or none to keep
+	taken bool       // the early reading's planner is the plan's: end leaves it open
 
 	counts planCounters // Plan's progress, which the early reading starts
 }
 
-// earlyRead is the reading of a CSV file that New starts.
+// earlyRead is the reading of a CSV file that startPrefetch starts.
 type earlyRead struct {
 	guess  *Mapping
 	p      *planner
@@ -38,9 +40,9 @@ type earlyRead struct {
 	err    error         // its error, once done is closed
 }
 
-// startPrefetch starts the calls and, for a CSV file whose header maps on its own, the
-// early reading; they run on ctx.
-func (j *Job) startPrefetch(ctx context.Context) *prefetch {
+// startPrefetch starts the calls and, with early, for a CSV file whose header maps on its
+// own, the early reading; they run on ctx, until end.
+func (j *Job) startPrefetch(ctx context.Context, early bool) *prefetch {
 	ctx, cancel := context.WithCancel(ctx)
 	pre := &prefetch{cancel: cancel, calls: make(chan struct{})}
 	var wg sync.WaitGroup
@@ -61,7 +63,7 @@ func (j *Job) startPrefetch(ctx context.Context) *prefetch {
 		pre.failed = errs != [3]error{}
 		close(pre.calls)
 	}()
-	if f, ok := j.src.(*CSVFile); ok {
+	if f, ok := j.src.(*CSVFile); ok && early {
 		pre.early = j.startEarlyRead(ctx, f, &pre.counts)
 	}
 	return pre
@@ -109,14 +111,17 @@ func (pre *prefetch) keepFor(m *Mapping) {
 	}
 }
 
-// abandon stops everything New started and waits for it, leaving the early reading's
-// planner open: it is Plan's, or it is closed by whoever calls abandon.
-func (pre *prefetch) abandon() {
+// end stops everything startPrefetch started and waits for it; the early reading's
+// planner is closed unless the plan took it.
+func (pre *prefetch) end() {
 	pre.cancel()
 	<-pre.calls
-	if pre.early != nil {
-		pre.early.cancel()
-		<-pre.early.done
+	if er := pre.early; er != nil {
+		er.cancel()
+		<-er.done
+		if !pre.taken {
+			er.p.close()
+		}
 	}
 }
 
@@ -125,6 +130,19 @@ func (er *earlyRead) stop() {
 	er.cancel()
 	<-er.done
 	er.p.close()
+}
+
+// wait is readSource for the planner of the early reading: it waits for the reading and
+// returns its error. When ctx ends first, it stops the reading and waits for it.
+func (er *earlyRead) wait(ctx context.Context) error {
+	select {
+	case <-er.done:
+		return er.err
+	case <-ctx.Done():
+		er.cancel()
+		<-er.done
+		return ctx.Err()
+	}
 }
 
 // waitCalls waits for the prefetched calls, or for ctx to end (then it stops them).
@@ -137,24 +155,6 @@ func (pre *prefetch) waitCalls(ctx context.Context) error {
 		<-pre.calls
 		return ctx.Err()
 	}
-}
-
-// readRows is readSource for a planner whose reading New started: it waits for that
-// reading, and reads the source afresh (with ctx) when it failed, as when New's context
-// ended after New returned. When ctx ends first, it stops the reading and waits for it.
-func (j *Job) readRows(ctx context.Context, er *earlyRead) error {
-	select {
-	case <-er.done:
-	case <-ctx.Done():
-		er.cancel()
-		<-er.done
-		return ctx.Err()
-	}
-	if er.err == nil {
-		return nil
-	}
-	er.p.resetRows()
-	return er.p.readSource(ctx, j.open(ctx))
 }
 
 // readPrefetchedMembers is readMembers from the prefetched calls: the first page, the rest

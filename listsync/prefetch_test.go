@@ -35,10 +35,10 @@ func commandCounts(srv *sendlooptest.Server) map[string]int {
 	return by
 }
 
-// New starts the members' first page, the suppression lists and the reading of a CSV file
-// beside list.get, and Plan uses them: a plan makes the calls it made before, no more
-// (the walk of a longer list goes on from the second page), and plans the same.
-func TestNewStartsWhatPlanNeeds(t *testing.T) {
+// Plan starts the members' first page, the suppression lists and the reading of a CSV file
+// beside list.get, and uses them: a plan makes the calls it made before, no more (the walk
+// of a longer list goes on from the second page), and plans the same.
+func TestPlanStartsWhatItNeedsBesideListGet(t *testing.T) {
 	t.Parallel()
 	const concurrency = 4
 	tests := []struct {
@@ -72,12 +72,10 @@ func TestNewStartsWhatPlanNeeds(t *testing.T) {
 			before := commandCounts(srv)
 			job, err := New(ctx, c, list, csvSource(t, content, CSVOptions{}), Options{Concurrency: concurrency, TempDir: t.TempDir()})
 			require.NoError(t, err)
-			pre := job.pre.Load()
-			require.NotNil(t, pre, "New started nothing for Plan")
-			require.NotNil(t, pre.early, "the header maps as the list does, yet the early reading was dropped")
 			pl, err := job.Plan(ctx)
 			require.NoError(t, err)
 			defer pl.Close()
+			assert.True(t, pl.early, "the header maps as the list does, yet the early reading was dropped")
 			after := commandCounts(srv)
 			assert.Equal(t, 1, after["list.get"]-before["list.get"])
 			assert.Equal(t, 2, after["suppression.list.getlist"]-before["suppression.list.getlist"])
@@ -91,7 +89,6 @@ func TestNewStartsWhatPlanNeeds(t *testing.T) {
 			default:
 				assert.Equal(t, []int{1, 1, 1}, []int{pl.Adds, pl.Updates, pl.Unchanged}, "adds, updates, unchanged")
 			}
-			assert.Nil(t, job.pre.Load(), "a second Plan would use what the first used")
 		})
 	}
 }
@@ -121,30 +118,25 @@ func TestEarlyReadingKeptOnlyWhenTheMappingReadsAlike(t *testing.T) {
 			_, c := demoList(t)
 			job, err := New(testContext(t), c, 1, csvSource(t, tt.content, tt.opts), Options{TempDir: t.TempDir()})
 			require.NoError(t, err)
-			assert.Equal(t, tt.kept, job.pre.Load().early != nil)
+			pl, err := job.Plan(testContext(t))
+			require.NoError(t, err)
+			defer pl.Close()
+			assert.Equal(t, tt.kept, pl.early)
 			// ann is on pro already; bob moves from free to team.
-			assert.Equal(t, []int{3, 1, 1, 0}, planCounts(t, job), "members, unchanged, updates, adds")
+			assert.Equal(t, []int{3, 1, 1, 0}, []int{pl.Members, pl.Unchanged, pl.Updates, pl.Adds}, "members, unchanged, updates, adds")
 		})
 	}
 }
 
-// What New started runs on New's context: when it ends after New has returned, Plan makes
-// the calls and reads the file again on its own, and plans the same.
+// New keeps nothing of its context: a Plan after it has ended plans as any other.
 func TestPlanAfterNewsContextHasEnded(t *testing.T) {
 	t.Parallel()
 	content := "EmailAddress,Plan\nann@example.com,pro\nbob@example.com,team\nnew@example.com,free\n"
 	newCtx, cancel := context.WithCancel(testContext(t))
-	held := make(chan struct{})
-	hook := func(r sendlooptest.Request) {
-		if r.Command == "subscriber.browse" {
-			<-held // the first page's answer comes after New's context has ended
-		}
-	}
-	_, c := demoList(t, sendlooptest.WithRequestHook(hook))
+	_, c := demoList(t)
 	job, err := New(newCtx, c, 1, csvSource(t, content, CSVOptions{}), Options{TempDir: t.TempDir()})
 	require.NoError(t, err)
 	cancel()
-	close(held)
 	assert.Equal(t, []int{3, 1, 1, 1}, planCounts(t, job), "members, unchanged, updates, adds")
 }
 
@@ -155,28 +147,4 @@ func planCounts(t *testing.T, job *Job) []int {
 	require.NoError(t, err)
 	defer pl.Close()
 	return []int{pl.Members, pl.Unchanged, pl.Updates, pl.Adds}
-}
-
-// An early reading that failed is done again with Plan's context, from nothing: the rows
-// it had recorded are forgotten.
-func TestEarlyReadingThatFailedIsDoneAgain(t *testing.T) {
-	t.Parallel()
-	_, c := demoList(t)
-	content := "EmailAddress,Plan\nann@example.com,pro\nbob@example.com,team\n,\nnew@example.com,free\n"
-	job, err := New(testContext(t), c, 1, csvSource(t, content, CSVOptions{}), Options{TempDir: t.TempDir()})
-	require.NoError(t, err)
-	pre := job.pre.Swap(nil)
-	require.NotNil(t, pre.early)
-	require.NoError(t, pre.waitCalls(testContext(t)))
-	require.NoError(t, job.readRows(testContext(t), pre.early), "the reading New started")
-	// As if it had failed after reading every row: the second reading must not add to them.
-	pre.early.err = context.Canceled
-	require.NoError(t, job.readRows(testContext(t), pre.early))
-	p := pre.early.p
-	assert.Equal(t, []int{4, 1}, []int{p.plan.Rows, p.plan.Rejected}, "rows, rejected")
-	pl, err := job.makePlan(testContext(t), p, func(context.Context) error { return nil },
-		func(ctx context.Context) error { return job.readPrefetchedMembers(ctx, pre, p, func() {}) })
-	require.NoError(t, err)
-	defer pl.Close()
-	assert.Equal(t, []int{3, 1, 1, 1}, []int{pl.Members, pl.Unchanged, pl.Updates, pl.Adds}, "members, unchanged, updates, adds")
 }

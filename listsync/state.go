@@ -28,9 +28,6 @@ type StateOptions struct {
 	// Path is the state's file. It is read at the start of Plan and written, afresh, at
 	// the end of an Apply that finished.
 	Path string
-	// APIKey is the client's API key: the state is bound to it, and sealed with a key
-	// derived from it.
-	APIKey string
 	// Full makes the run read the list's members whatever the state (and write a fresh
 	// one).
 	Full bool
@@ -45,7 +42,8 @@ type StateOptions struct {
 	// Now returns the time; nil is time.Now.
 	Now func() time.Time
 
-	noSync bool // for tests of many runs: no fsync, which costs milliseconds a file
+	noSync bool       // for tests of many runs: no fsync, which costs milliseconds a file
+	store  stateStore // where the state's bytes are, when not the file at Path (tests)
 }
 
 // DefaultStateOptions returns the options of a state at path as `sendloop sync --state`
@@ -55,16 +53,15 @@ func DefaultStateOptions(path string) StateOptions {
 	return StateOptions{Path: path, MaxDrift: job.DefaultMaxDrift}
 }
 
-// StateUse says whether a plan was made from the state, or why not. It encodes to JSON as
-// the "state" of `sendloop --json sync`.
+// StateUse says whether a plan was made from the state, or why not.
 type StateUse struct {
 	// Used reports a plan made from the state: the members were not read.
-	Used bool `json:"used"`
+	Used bool
 	// Reason says why the state was not used ("" when it was).
-	Reason string `json:"reason"`
+	Reason string
 	// Drift is the difference between the list's subscribed members and the state's, when
 	// it was measured (a run from the state, or one whose drift made it a full one).
-	Drift int `json:"drift"`
+	Drift int
 }
 
 // stateFallback ends a plan from the state: the run becomes a full one, for reason.
@@ -75,6 +72,8 @@ func (f *stateFallback) Error() string { return "listsync: state not used: " + f
 // stateRun is what a sync with a state keeps from Plan to the end of Apply.
 type stateRun struct {
 	opts    StateOptions
+	store   stateStore // where the state's bytes are: the file at opts.Path, but in tests
+	keys    keyDeriver // the client's: the state is bound to its API key, and sealed under it
 	unlock  func()
 	reader  *stateReader // the state, when usable, until read
 	old     stateHeader
@@ -112,14 +111,18 @@ func mappingHash(m *Mapping) uint64 {
 // startState locks the state and decides whether the run may plan from it.
 func (j *Job) startState() (*stateRun, error) {
 	o := *j.opts.State
-	if o.Path == "" || o.APIKey == "" {
-		return nil, errors.New("listsync: a state needs a path and the API key")
+	var store stateStore = fileStore{path: o.Path, sync: !o.noSync}
+	switch {
+	case o.store != nil:
+		store = o.store
+	case o.Path == "":
+		return nil, errors.New("listsync: a state needs a path")
 	}
-	unlock, err := lockState(o.Path)
+	unlock, err := store.lock()
 	if err != nil {
 		return nil, fmt.Errorf("listsync: state %s: %w", o.Path, err)
 	}
-	st := &stateRun{opts: o, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
+	st := &stateRun{opts: o, store: store, keys: j.client.DeriveKey, unlock: unlock, mapping: mappingHash(j.mapping), now: time.Now()}
 	if o.Now != nil {
 		st.now = o.Now()
 	}
@@ -135,7 +138,7 @@ func (st *stateRun) open(j *Job) string {
 	if st.opts.Full {
 		return "a full run was asked for"
 	}
-	r, err := readStateFile(st.opts.Path, st.opts.APIKey)
+	r, err := readStateIn(st.store, st.keys)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "no state yet"
@@ -432,7 +435,7 @@ func (pl *Plan) writeState() error {
 	if st.use.Used && !st.changed && !p.grown {
 		// Nothing changed since the state was read: it holds the list as it is. Its in-use
 		// mark goes, and it is not written again (an unchanged run costs its reading).
-		return markState(st.opts.Path, 0, !st.opts.noSync)
+		return st.store.mark(0)
 	}
 	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
 	if st.use.Used {
@@ -451,11 +454,10 @@ func (pl *Plan) writeState() error {
 	if err != nil {
 		return err
 	}
-	w, err := createState(st.opts.Path, st.opts.APIKey, h)
+	w, err := createStateIn(st.store, st.keys, h)
 	if err != nil {
 		return err
 	}
-	w.sync = !st.opts.noSync
 	in := bufio.NewReaderSize(io.NewSectionReader(p.data, 0, p.dataOff), 64<<10)
 	adds := 0
 	for off := int64(0); off < p.dataOff; {
@@ -567,4 +569,65 @@ func readMemberRecord(in *bufio.Reader, fields int) (memberInfo, int, error) {
 func uvarintLen(v uint64) int {
 	var b [binary.MaxVarintLen64]byte
 	return binary.PutUvarint(b[:], v)
+}
+
+// recorder hears what Apply does to the plan's members and rows. A sync with a state keeps
+// it (stateRecorder), for the next run to plan from; one without keeps nothing (noRecord).
+// Apply calls it without asking which: where the outcomes go is the recorder's business.
+type recorder interface {
+	// begin is called before the first change: a run that does not finish must leave a
+	// record the next run does not trust.
+	begin() error
+	// added is called with each row sent to subscriber.import, in order.
+	added(row MappedRow) error
+	// addsDone is called with subscriber.import's report, once the additions are sent.
+	addsDone(report *sendloop.ImportReport)
+	// outcome records what Apply did to the member whose record is at off.
+	outcome(off uint64, kind uint32, vals uint64)
+	// fromState reports a plan made from a record of the list rather than from its members.
+	fromState() bool
+	// finish is called after an Apply that finished (no error, not interrupted).
+	finish() error
+}
+
+// noRecord is the recorder of a sync without a state: it keeps nothing.
+type noRecord struct{}
+
+func (noRecord) begin() error                    { return nil }
+func (noRecord) added(MappedRow) error           { return nil }
+func (noRecord) addsDone(*sendloop.ImportReport) {}
+func (noRecord) outcome(uint64, uint32, uint64)  {}
+func (noRecord) fromState() bool                 { return false }
+func (noRecord) finish() error                   { return nil }
+
+// stateRecorder is the recorder of a sync with a state: the outcomes go to the state run,
+// and the addresses added to the plan's member file, which the next state is written from.
+type stateRecorder struct{ pl *Plan }
+
+func (r stateRecorder) begin() error {
+	return r.pl.state.store.mark(1)
+}
+
+func (r stateRecorder) added(row MappedRow) error {
+	p := r.pl.planner
+	m := rec{vals: p.valuesHash(p.appendValues(nil, func(i int) string { return row.Values[i] }))}
+	return p.writeMemberLocked(&m, dataAdded, row.Key, statusSubscribed, nil)
+}
+
+func (r stateRecorder) addsDone(report *sendloop.ImportReport) { r.pl.state.addsDone(report) }
+
+func (r stateRecorder) outcome(off uint64, kind uint32, vals uint64) {
+	r.pl.state.outcome(off, kind, vals)
+}
+
+func (r stateRecorder) fromState() bool { return r.pl.State.Used }
+
+func (r stateRecorder) finish() error { return r.pl.writeState() }
+
+// recorder returns the plan's recorder.
+func (pl *Plan) recorder() recorder {
+	if pl.state == nil {
+		return noRecord{}
+	}
+	return stateRecorder{pl}
 }

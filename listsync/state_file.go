@@ -7,14 +7,11 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -73,27 +70,20 @@ type stateEntry struct {
 	Unknown bool   // the outcome of this run's change to it is unknown: read it back before deciding
 }
 
-// hkdf derives a 32-byte key from secret for info (RFC 5869 with SHA-256, one block):
-// crypto/hkdf is newer than the module's Go.
-func hkdf(secret, salt []byte, info string) []byte {
-	ext := hmac.New(sha256.New, salt)
-	ext.Write(secret)
-	prk := ext.Sum(nil)
-	exp := hmac.New(sha256.New, prk)
-	exp.Write([]byte(info))
-	exp.Write([]byte{1})
-	return exp.Sum(nil)
-}
+// keyDeriver derives a state's keys from the account's API key without holding the key:
+// (*sendloop.Client).DeriveKey, HKDF-SHA256 of the key with salt and info (one block, as
+// 0.4.0 derived them itself).
+type keyDeriver func(salt []byte, info string) []byte
 
 // stateKeyID names the API key in the clear: a state sealed under another key is told
 // from a damaged one without trying it. It is derived, not the key's hash.
-func stateKeyID(apiKey string) []byte {
-	return hkdf([]byte(apiKey), []byte("sendloop sync state"), "key id")[:16]
+func stateKeyID(keys keyDeriver) []byte {
+	return keys([]byte("sendloop sync state"), "key id")[:16]
 }
 
 // stateAEAD returns the cipher of a file with salt.
-func stateAEAD(apiKey string, salt []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(hkdf([]byte(apiKey), salt, "sendloop sync state: file key"))
+func stateAEAD(keys keyDeriver, salt []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(keys(salt, "sendloop sync state: file key"))
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +202,9 @@ func (o *openReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// stateWriter writes a state to a temporary file beside its path; commit renames it into
-// place.
+// stateWriter writes a state to a new version in its store; commit makes it the state.
 type stateWriter struct {
-	path  string
-	f     *os.File
+	sink  stateSink
 	bw    *bufio.Writer
 	seal  *sealWriter
 	z     *flate.Writer
@@ -224,35 +212,32 @@ type stateWriter struct {
 	tmp   []byte
 	count int
 	subs  int
-	sync  bool // sync the file and its directory on commit
 }
 
-// createState starts writing a state for h, sealed under apiKey.
-func createState(path, apiKey string, h stateHeader) (*stateWriter, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// createState starts writing a state for h in the file at path, sealed under keys.
+func createState(path string, keys keyDeriver, h stateHeader) (*stateWriter, error) {
+	return createStateIn(fileStore{path: path, sync: true}, keys, h)
+}
+
+// createStateIn starts writing a state for h in store, sealed under keys.
+func createStateIn(store stateStore, keys keyDeriver, h stateHeader) (*stateWriter, error) {
+	sink, err := store.create()
 	if err != nil {
-		return nil, fmt.Errorf("writing the state: %w", err)
-	}
-	if err := f.Chmod(0o600); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, fmt.Errorf("writing the state: %w", err)
 	}
 	prefix := make([]byte, statePrefixLen)
 	copy(prefix, stateMagic)
-	copy(prefix[stateKeyIDOff:], stateKeyID(apiKey))
+	copy(prefix[stateKeyIDOff:], stateKeyID(keys))
 	if _, err := rand.Read(prefix[stateSaltOff:]); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		sink.abort()
 		return nil, err
 	}
-	aead, err := stateAEAD(apiKey, prefix[stateSaltOff:])
+	aead, err := stateAEAD(keys, prefix[stateSaltOff:])
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		sink.abort()
 		return nil, err
 	}
-	w := &stateWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10), sync: true}
+	w := &stateWriter{sink: sink, bw: bufio.NewWriterSize(sink, 64<<10)}
 	w.bw.Write(prefix)
 	w.seal = &sealWriter{w: w.bw, aead: aead, prefix: prefix, buf: make([]byte, 0, stateChunk),
 		out: make([]byte, 4, stateChunk+4+aead.Overhead()), nonce: make([]byte, aead.NonceSize())}
@@ -294,7 +279,7 @@ func (w *stateWriter) add(e stateEntry) error {
 	return err
 }
 
-// commit ends the state, syncs it and renames it into place.
+// commit ends the state and makes it the store's.
 func (w *stateWriter) commit() error {
 	b := append(w.tmp[:0], stateTagEnd)
 	b = binary.AppendUvarint(b, uint64(w.count))
@@ -306,38 +291,18 @@ func (w *stateWriter) commit() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	if err == nil && w.sync {
-		err = w.f.Sync()
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.f.Name(), w.path)
-	}
 	if err != nil {
-		os.Remove(w.f.Name())
+		w.sink.abort()
 		return fmt.Errorf("writing the state: %w", err)
 	}
-	if w.sync {
-		syncDir(filepath.Dir(w.path))
+	if err := w.sink.commit(); err != nil {
+		return fmt.Errorf("writing the state: %w", err)
 	}
 	return nil
 }
 
-// abort removes what was written.
-func (w *stateWriter) abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
-
-// syncDir makes a rename in dir durable where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+// abort forgets what was written.
+func (w *stateWriter) abort() { w.sink.abort() }
 
 // stateReader reads a state as a stream.
 type stateReader struct {
@@ -352,13 +317,19 @@ type stateReader struct {
 	done   bool
 }
 
-// readStateFile opens the state at path for apiKey, and reads its header.
-func readStateFile(path, apiKey string) (*stateReader, error) {
-	f, err := os.Open(path)
+// readStateFile opens the state in the file at path under keys, and reads its header.
+func readStateFile(path string, keys keyDeriver) (*stateReader, error) {
+	return readStateIn(fileStore{path: path}, keys)
+}
+
+// readStateIn opens the state of store under keys, and reads its header; an error
+// matching fs.ErrNotExist when the store holds none.
+func readStateIn(store stateStore, keys keyDeriver) (*stateReader, error) {
+	f, err := store.open()
 	if err != nil {
 		return nil, err
 	}
-	r, err := readState(f, apiKey)
+	r, err := readState(f, keys)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -368,16 +339,16 @@ func readStateFile(path, apiKey string) (*stateReader, error) {
 }
 
 // readState reads a state's prefix and header from src.
-func readState(src io.Reader, apiKey string) (*stateReader, error) {
+func readState(src io.Reader, keys keyDeriver) (*stateReader, error) {
 	br := bufio.NewReaderSize(src, 64<<10)
 	prefix := make([]byte, statePrefixLen)
 	if _, err := io.ReadFull(br, prefix); err != nil || string(prefix[:len(stateMagic)]) != stateMagic {
 		return nil, errors.New("not a sync state")
 	}
-	if !hmac.Equal(prefix[stateKeyIDOff:stateSaltOff], stateKeyID(apiKey)) {
+	if !hmac.Equal(prefix[stateKeyIDOff:stateSaltOff], stateKeyID(keys)) {
 		return nil, errStateOtherAccount
 	}
-	aead, err := stateAEAD(apiKey, prefix[stateSaltOff:])
+	aead, err := stateAEAD(keys, prefix[stateSaltOff:])
 	if err != nil {
 		return nil, err
 	}
@@ -510,32 +481,5 @@ func (r *stateReader) close() {
 	}
 }
 
-// markStateInUse sets the in-use mark of the state at path, and syncs it, before a run's
-// first change: a run that does not finish leaves a state the next run does not trust.
-func markStateInUse(path string, sync bool) error { return markState(path, 1, sync) }
-
-// markState sets the in-use mark of the state at path to mark.
-func markState(path string, mark byte, sync bool) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // nothing to distrust: the run writes a state from scratch
-	}
-	if err != nil {
-		return fmt.Errorf("marking the state in use: %w", err)
-	}
-	defer f.Close()
-	var magic [len(stateMagic)]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != stateMagic {
-		return nil // not a state: not trusted anyway
-	}
-	if _, err := f.WriteAt([]byte{mark}, stateMarkOffset); err != nil {
-		return fmt.Errorf("marking the state in use: %w", err)
-	}
-	if !sync {
-		return nil
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("marking the state in use: %w", err)
-	}
-	return nil
-}
+// markStateInUse sets the in-use mark of the state in the file at path, and syncs it.
+func markStateInUse(path string, sync bool) error { return fileStore{path: path, sync: sync}.mark(1) }

@@ -15,14 +15,28 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop"
 )
 
 const testStateKey = "k3y-for-the-state"
 
+// keysOf returns the key deriver of a client of apiKey, as a sync's state takes it.
+func keysOf(t testing.TB, apiKey string) keyDeriver {
+	c, err := sendloop.NewClient(apiKey)
+	if err != nil {
+		if t == nil {
+			panic(err)
+		}
+		t.Fatal(err)
+	}
+	return c.DeriveKey
+}
+
 // writeTestState writes entries to a state at path.
 func writeTestState(t testing.TB, path, key string, h stateHeader, entries []stateEntry) {
 	t.Helper()
-	w, err := createState(path, key, h)
+	w, err := createState(path, keysOf(t, key), h)
 	require.NoError(t, err)
 	for _, e := range entries {
 		require.NoError(t, w.add(e))
@@ -32,7 +46,7 @@ func writeTestState(t testing.TB, path, key string, h stateHeader, entries []sta
 
 // readAllState reads a state whole.
 func readAllState(src io.Reader, key string) (stateHeader, []stateEntry, error) {
-	r, err := readState(src, key)
+	r, err := readState(src, keysOf(nil, key))
 	if err != nil {
 		return stateHeader{}, nil, err
 	}
@@ -137,7 +151,7 @@ func TestStateFileRefusesDamage(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(raw), 2*stateChunk, "more than one chunk")
 
-	_, _, err = readAllState(bytes.NewReader(raw), "another key")
+	_, _, err = readAllState(bytes.NewReader(raw), "another-key")
 	require.ErrorIs(t, err, errStateOtherAccount)
 
 	// The reader runs on one goroutine: under -race, fewer random cuts and flips (each a
@@ -177,12 +191,12 @@ func TestStateInUseMark(t *testing.T) {
 	path := filepath.Join(dir, "state")
 	require.NoError(t, markStateInUse(path, true), "no state: nothing to mark")
 	writeTestState(t, path, testStateKey, stateHeader{ListID: 1}, testEntries(5, 1))
-	r, err := readStateFile(path, testStateKey)
+	r, err := readStateFile(path, keysOf(t, testStateKey))
 	require.NoError(t, err)
 	assert.False(t, r.inUse)
 	r.close()
 	require.NoError(t, markStateInUse(path, true))
-	r, err = readStateFile(path, testStateKey)
+	r, err = readStateFile(path, keysOf(t, testStateKey))
 	require.NoError(t, err)
 	assert.True(t, r.inUse)
 	r.close()
@@ -230,7 +244,7 @@ func FuzzReadState(f *testing.F) {
 func BenchmarkStateSize(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "state")
 	rng := rand.New(rand.NewPCG(3, 4))
-	w, err := createState(path, testStateKey, stateHeader{BaseURL: "https://app.sendloop.com/api/v3", ListID: 1})
+	w, err := createState(path, keysOf(b, testStateKey), stateHeader{BaseURL: "https://app.sendloop.com/api/v3", ListID: 1})
 	require.NoError(b, err)
 	b.ResetTimer()
 	for i := range b.N {
@@ -251,7 +265,7 @@ func BenchmarkStateSize(b *testing.B) {
 	require.NoError(b, err)
 	defer f.Close()
 	start := time.Now()
-	r, err := readState(f, testStateKey)
+	r, err := readState(f, keysOf(b, testStateKey))
 	require.NoError(b, err)
 	n := 0
 	for {

@@ -64,8 +64,8 @@ func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOp
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err, "seed %d", w.seed)
 	defer pl.Close()
-	_, err = pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100), OnReject: func(r RejectedRow) {
-		if state == nil || r.Outcome != RowUnknown {
+	_, err = pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100), OnRow: func(r RowResult) {
+		if r.Fate != job.Done && r.Kind != KindUnsubscribe && (state == nil || r.Fate != job.Unknown) {
 			t.Errorf("seed %d step %d: rejected %+v", w.seed, w.step, r)
 		}
 	}})
@@ -148,7 +148,7 @@ func propertySequence(t *testing.T, seed uint64) {
 	}
 	st := newPropertyWorld(t, seed, initial)   // runs from the state
 	full := newPropertyWorld(t, seed, initial) // full runs only
-	stateOpts := &StateOptions{Path: st.path, APIKey: st.srv.APIKey, noSync: true}
+	stateOpts := &StateOptions{Path: st.path, noSync: true}
 	worlds := []*propertyWorld{st, full}
 	deleted := map[string]bool{} // addresses deleted on the service side
 

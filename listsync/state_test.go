@@ -132,9 +132,6 @@ func (w *stateWorld) sync(t *testing.T, src Source, opts Options, so StateOption
 	if so.Path == "" {
 		so.Path = w.path
 	}
-	if so.APIKey == "" {
-		so.APIKey = w.srv.APIKey
-	}
 	opts.State = &so
 	opts.TempDir = t.TempDir()
 	jb, err := New(ctx, w.c, w.listID, src, opts)
@@ -143,7 +140,11 @@ func (w *stateWorld) sync(t *testing.T, src Source, opts Options, so StateOption
 	require.NoError(t, err)
 	defer pl.Close()
 	res, err := pl.Apply(ctx, ApplyOptions{MaxUnsubscribe: job.Percent(100),
-		OnReject: func(r RejectedRow) { t.Errorf("rejected: %+v", r) }})
+		OnRow: func(r RowResult) {
+			if r.Fate != job.Done {
+				t.Errorf("rejected: %+v", r)
+			}
+		}})
 	require.NoError(t, err)
 	n, by := w.callCount()
 	return syncRun{plan: pl, res: res, calls: n, by: by}
@@ -222,9 +223,9 @@ func TestStateRunOnePercentChangedStaysWithinTheBudget(t *testing.T) {
 	budget := pl.Adds + pl.Updates + pl.Unsubscribes + (pl.Adds+batch-1)/batch + 4
 	assert.LessOrEqual(t, run.calls, budget, "%v", run.by)
 	t.Logf("%d calls, budget %d: %v", run.calls, budget, run.by)
-	assert.Equal(t, 66, run.res.Added)
-	assert.Equal(t, 34, run.res.Updated)
-	assert.Equal(t, 33, run.res.Unsubscribed)
+	assert.Equal(t, 66, run.res.Adds.Done)
+	assert.Equal(t, 34, run.res.Updates.Done)
+	assert.Equal(t, 33, run.res.Unsubscribes.Done)
 
 	full := w.sync(t, Rows(rows), Options{UnsubscribeMissing: true}, StateOptions{Full: true})
 	assert.Equal(t, [3]int{}, planned(full.plan), "a full run afterwards plans nothing")
@@ -314,7 +315,9 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(w.path, raw[:len(raw)-20], 0o600))
 		}, reason: "unreadable: damaged or cut off"},
-		{name: "another account", opts: StateOptions{APIKey: "another key"}, reason: "written for another account (another API key)"},
+		{name: "another account", before: func(t *testing.T, w *stateWorld) {
+			writeTestState(t, w.path, "another-key", stateHeader{BaseURL: w.c.BaseURL(), ListID: w.listID}, nil)
+		}, reason: "written for another account (another API key)"},
 		{name: "another list", before: func(t *testing.T, w *stateWorld) {
 			other, err := w.c.Lists.Create(testContext(t), sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
 			require.NoError(t, err)
@@ -359,9 +362,6 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 			run := w.sync(t, src, Options{}, tt.opts)
 			assert.Equal(t, StateUse{Reason: tt.reason, Drift: run.plan.State.Drift}, run.plan.State)
 			assert.Positive(t, run.by["subscriber.browse"], "the members are read")
-			if tt.opts.APIKey != "" {
-				return // written under the other key
-			}
 			again := w.sync(t, src, Options{}, StateOptions{MaxDrift: job.Percent(100)})
 			assert.True(t, again.plan.State.Used, "a fresh state: %s", again.plan.State.Reason)
 		})
@@ -372,7 +372,7 @@ func TestStateDryRunAndLock(t *testing.T) {
 	t.Parallel()
 	w := newStateWorld(t, 3)
 	ctx := testContext(t)
-	so := &StateOptions{Path: w.path, APIKey: w.srv.APIKey}
+	so := &StateOptions{Path: w.path}
 	jb, err := New(ctx, w.c, w.listID, Rows(rowsOf(3)), Options{State: so, TempDir: t.TempDir()})
 	require.NoError(t, err)
 	pl, err := jb.Plan(ctx)
@@ -397,7 +397,7 @@ func TestStateInterruptedRunLeavesItInUse(t *testing.T) {
 	w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
 	ctx := testContext(t)
 	jb, err := New(ctx, w.c, w.listID, Rows(append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})),
-		Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
+		Options{State: &StateOptions{Path: w.path}, TempDir: t.TempDir()})
 	require.NoError(t, err)
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
@@ -437,14 +437,14 @@ func TestStateRunReadsBackAnAdditionOfUnknownOutcome(t *testing.T) {
 	rows := append(rowsOf(3), Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})
 
 	w.srv.InjectFault("subscriber.import", sendlooptest.Fault{Times: 50, Reset: sendlooptest.ResetAfterExecution})
-	jb, err := New(ctx, w.c, w.listID, Rows(rows), Options{State: &StateOptions{Path: w.path, APIKey: w.srv.APIKey}, TempDir: t.TempDir()})
+	jb, err := New(ctx, w.c, w.listID, Rows(rows), Options{State: &StateOptions{Path: w.path}, TempDir: t.TempDir()})
 	require.NoError(t, err)
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err)
 	res, err := pl.Apply(ctx, ApplyOptions{MaxRejects: job.Unlimited(), MaxUnknown: job.Unlimited()})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close())
-	require.Equal(t, 1, res.AddUnknown)
+	require.Equal(t, 1, res.Adds.Unknown)
 	w.srv.ClearFaults()
 	got := stateEntries(t, w.path, w.srv.APIKey)
 	require.Len(t, got["new@example.com"], 1)

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -284,7 +285,7 @@ func (o *syncOptions) check() error {
 }
 
 // stateOptions reads the flags of --state.
-func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error) {
+func (o *syncOptions) stateOptions() (*listsync.StateOptions, error) {
 	drift, err := job.ParseBudget(o.maxDrift)
 	if err != nil {
 		return nil, usagef("sync", "--max-drift %q: want N or N%% (0%% to 100%%)", o.maxDrift)
@@ -294,7 +295,7 @@ func (o *syncOptions) stateOptions(apiKey string) (*listsync.StateOptions, error
 		age = -1 // no limit
 	}
 	so := listsync.DefaultStateOptions(o.statePath)
-	so.APIKey, so.Full, so.MaxDrift, so.MaxAge = apiKey, o.full, drift, age
+	so.Full, so.MaxDrift, so.MaxAge = o.full, drift, age
 	return &so, nil
 }
 
@@ -303,9 +304,6 @@ type syncStop struct {
 	grace          time.Duration
 	maxUnsubscribe string
 }
-
-// syncResult is what applying the plan did: the --json document's result.
-type syncResult = listsync.Result
 
 // parseMaxUnsubscribe reads --max-unsubscribe: N members, or N% of the list's members
 // (rounded up). It returns the limit for a list of members members, or -1 for none.
@@ -369,20 +367,38 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	var state *listsync.StateOptions
 	if o.statePath != "" {
-		if state, err = o.stateOptions(a.apiKey(ctx)); err != nil {
+		if state, err = o.stateOptions(); err != nil {
 			return err
 		}
 	}
 	var members atomic.Int64
+	var described sync.Once
 	sj, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
 		State:              state,
 		Progress: func(p listsync.PlanProgress) {
+			if p.Mapping != nil {
+				// How the file is read, as soon as list.get has answered.
+				described.Do(func() { a.note("%s", src.describe(p.Mapping)) })
+			}
 			members.Store(int64(p.Members))
 			prog.set(p.Read)
 		},
 	})
+	if err != nil {
+		return err
+	}
+	defer sj.Close()
+
+	// The plan: the list and its fields (the file's columns are mapped to them), its
+	// members and the suppressed addresses, then the file, each read once into records on
+	// disk.
+	prog.start(src.Size, func(done, total int64) string {
+		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
+	})
+	plan, err := sj.Plan(ctx)
+	prog.finish()
 	var herr *listsync.HeaderError
 	switch {
 	case errors.As(err, &herr):
@@ -392,7 +408,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case err != nil:
 		return err
 	}
-	a.note("%s", src.describe(sj.Mapping()))
+	defer plan.Close()
 
 	rejects, err := newRejectSink(a, o.rejectsPath, info)
 	if err != nil {
@@ -400,21 +416,6 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	}
 	defer rejects.abort()
 	rejects.gh = gh
-
-	// The plan: the list's members and the suppressed addresses, then the file, each read
-	// once into records on disk.
-	prog.start(src.Size, func(done, total int64) string {
-		return fmt.Sprintf("reading the members of list %d (%d) and %s (%s)", o.listID, members.Load(), o.csvPath, percent(done, total))
-	})
-	plan, err := sj.Plan(ctx)
-	prog.finish()
-	if err != nil {
-		if ctx.Err() != nil {
-			return interruptedBeforeChanges(ctx, a, src)
-		}
-		return err
-	}
-	defer plan.Close()
 	var unreadable *listsync.UnreadableError
 	var guard *listsync.GuardError
 	switch err := plan.Check(limit); {
@@ -453,31 +454,34 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	work, cancelWork := secondSignal(ctx)
 	defer cancelWork()
 	var applyErr error
-	var under atomic.Pointer[listsync.ApplyProgress]
+	var under atomic.Pointer[job.Progress]
+	var before int64 // the changes of the kinds done before the one under way
 	prog.start(int64(plan.Adds+plan.Updates+plan.Unsubscribes), func(done, total int64) string {
 		return fmt.Sprintf("applying: %d/%s%s", done, plural(int(total), "change"), applying(under.Load()))
 	})
-	res, applyErr = plan.Apply(ctx, listsync.ApplyOptions{
+	lib, applyErr := plan.Apply(ctx, listsync.ApplyOptions{
 		BatchSize:      o.batchSize,
 		MaxUnsubscribe: limit,
 		MaxRejects:     budget.limit,
 		MaxUnknown:     unknownBudget.limit,
 		Stop:           job.Stop{Grace: g.grace, Work: work},
-		OnProgress: func(p listsync.ApplyProgress) {
+		OnProgress: func(p job.Progress) {
+			// One call at a time: a kind begins once the one before has ended.
+			if old := under.Load(); old != nil && old.Kind != p.Kind {
+				before += int64(old.Total)
+			}
 			under.Store(&p)
-			prog.set(int64(p.AddsDone + p.UpdatesDone + p.UnsubscribesDone))
+			prog.set(before + int64(p.Done))
 		},
-		OnReject: rejects.add,
-		OnUntraced: func(rows int) {
-			a.note("the service refused %s that could not be traced to a line", plural(rows, "row"))
-		},
-		OnUnsubscribeError: func(email string, err error) {
-			fmt.Fprintf(a.stderr, "sendloop: unsubscribing %s: %v\n", email, err)
-		},
+		OnRow: rejects.onRow,
 	})
 	prog.finish()
-	if res == nil {
+	if lib == nil {
 		return applyErr
+	}
+	res = newSyncResult(lib)
+	if res.AddUntraced > 0 {
+		a.note("the service refused %s that could not be traced to a line", plural(res.AddUntraced, "row"))
 	}
 	// The budgets' verdict is the library's: the run's report says it below, in the
 	// CLI's words.
@@ -602,17 +606,17 @@ func failures(res *syncResult, budgetHeld bool) error {
 }
 
 // applying names the kind of change under way, for the progress line.
-func applying(p *listsync.ApplyProgress) string {
+func applying(p *job.Progress) string {
 	if p == nil {
 		return ""
 	}
 	switch p.Kind {
-	case listsync.EventAdd:
-		return fmt.Sprintf(" (adding: %d/%d)", p.AddsDone, p.Adds)
-	case listsync.EventUpdate:
-		return fmt.Sprintf(" (updating: %d/%d)", p.UpdatesDone, p.Updates)
-	case listsync.EventUnsubscribe:
-		return fmt.Sprintf(" (unsubscribing: %d/%d)", p.UnsubscribesDone, p.Unsubscribes)
+	case listsync.KindAdd:
+		return fmt.Sprintf(" (adding: %d/%d)", p.Done, p.Total)
+	case listsync.KindUpdate:
+		return fmt.Sprintf(" (updating: %d/%d)", p.Done, p.Total)
+	case listsync.KindUnsubscribe:
+		return fmt.Sprintf(" (unsubscribing: %d/%d)", p.Done, p.Total)
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -55,7 +56,9 @@ func (s *syncOutput) begin() error {
 		_, err := fmt.Fprintf(w, "{\n  \"list\": %s,\n  \"csv\": %s,\n  \"dry_run\": %t,\n  \"plan\": %s",
 			indentJSON(head, "  "), jsonString(s.csvPath), s.dryRun, indentJSON(s.planJSON(), "  "))
 		if err == nil && s.state {
-			_, err = fmt.Fprintf(w, ",\n  \"state\": %s", indentJSON(s.plan.State, "  "))
+			st := s.plan.State
+			doc := orderedObject{{"used", st.Used}, {"reason", st.Reason}, {"drift", st.Drift}}
+			_, err = fmt.Fprintf(w, ",\n  \"state\": %s", indentJSON(doc, "  "))
 		}
 		if err == nil && s.dryRun {
 			_, err = io.WriteString(w, ",\n  \"changes\": [")
@@ -422,4 +425,49 @@ func resultCounts(res *syncResult, name string) changeCounts {
 		return changeCounts{res.Unsubscribed, res.UnsubscribeFailed, res.UnsubscribeUnknown, res.UnsubscribeNotAttempted}
 	}
 	return changeCounts{}
+}
+
+// syncResult is what applying the plan did, in the words of the --json document's
+// "result": listsync.Result's tallies, counted as the document has always counted them.
+type syncResult struct {
+	Interrupted             bool `json:"interrupted"`
+	Added                   int  `json:"added"`
+	AlreadyPresent          int  `json:"already_present"`
+	AddFailed               int  `json:"add_failed"`
+	AddUntraced             int  `json:"add_untraced"`
+	AddUnknown              int  `json:"add_unknown"`
+	AddNotAttempted         int  `json:"add_not_attempted"`
+	Updated                 int  `json:"updated"`
+	UpdateFailed            int  `json:"update_failed"`
+	UpdateUnknown           int  `json:"update_unknown"`
+	UpdateNotAttempted      int  `json:"update_not_attempted"`
+	Unsubscribed            int  `json:"unsubscribed"`
+	UnsubscribeFailed       int  `json:"unsubscribe_failed"`
+	UnsubscribeUnknown      int  `json:"unsubscribe_unknown"`
+	UnsubscribeNotAttempted int  `json:"unsubscribe_not_attempted"`
+	ChangesNotAttempted     int  `json:"changes_not_attempted"`
+	Rejected                int  `json:"rejected"`    // rows rejected or refused that a line was found for
+	RowsDone                int  `json:"rows_done"`   // changed, nothing to change, or skipped
+	RowsFailed              int  `json:"rows_failed"` // rejected or refused
+	RowsUnknown             int  `json:"rows_unknown"`
+	RowsNotAttempted        int  `json:"rows_not_attempted"`
+}
+
+// newSyncResult maps Apply's Result to the document's: "failed" is rejected or refused,
+// and a row done is one done, skipped or suppressed (nothing to do for it).
+func newSyncResult(r *listsync.Result) *syncResult {
+	failed := func(t job.Tally) int { return t.Rejected + t.Refused }
+	return &syncResult{
+		Interrupted: r.Interrupted,
+		Added:       r.Adds.Done - r.AlreadyPresent, AlreadyPresent: r.AlreadyPresent, AddFailed: failed(r.Adds),
+		AddUntraced: r.Untraced, AddUnknown: r.Adds.Unknown, AddNotAttempted: r.Adds.NotAttempted,
+		Updated: r.Updates.Done, UpdateFailed: failed(r.Updates), UpdateUnknown: r.Updates.Unknown,
+		UpdateNotAttempted: r.Updates.NotAttempted,
+		Unsubscribed:       r.Unsubscribes.Done, UnsubscribeFailed: failed(r.Unsubscribes),
+		UnsubscribeUnknown: r.Unsubscribes.Unknown, UnsubscribeNotAttempted: r.Unsubscribes.NotAttempted,
+		ChangesNotAttempted: r.ChangesNotAttempted(),
+		Rejected:            failed(r.Rows) - r.Untraced,
+		RowsDone:            r.Rows.Done + r.Rows.Skipped + r.Rows.Suppressed,
+		RowsFailed:          failed(r.Rows), RowsUnknown: r.Rows.Unknown, RowsNotAttempted: r.Rows.NotAttempted,
+	}
 }

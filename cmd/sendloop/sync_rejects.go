@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 )
 
@@ -30,7 +31,30 @@ type rejectSink struct {
 
 // addRow rejects a row of the file, reporting its address as written.
 func (s *rejectSink) addRow(row listsync.MappedRow, reason string) {
-	s.add(listsync.RejectedRow{Line: row.Line, Address: row.Raw, Reason: reason, Outcome: listsync.RowRejected})
+	s.add(listsync.RowResult{Kind: listsync.KindReject, Fate: job.Rejected, Line: row.Line, Address: row.Raw, Reason: reason})
+}
+
+// onRow is Apply's OnRow: the rows not done go to the rejects, the unsubscriptions that
+// failed (which have no row) to stderr.
+func (s *rejectSink) onRow(r listsync.RowResult) {
+	switch {
+	case r.Fate == job.Done:
+	case r.Kind == listsync.KindUnsubscribe:
+		fmt.Fprintf(s.a.stderr, "sendloop: unsubscribing %s: %v\n", r.Address, r.Err)
+	default:
+		s.add(r)
+	}
+}
+
+// rowOutcome is the outcome column of a rejected row: rejected, refused or unknown.
+func rowOutcome(f job.Fate) string {
+	switch f {
+	case job.Refused:
+		return "refused"
+	case job.Unknown:
+		return "unknown"
+	}
+	return "rejected"
 }
 
 func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error) {
@@ -57,21 +81,18 @@ func newRejectSink(a *app, path string, csvInfo os.FileInfo) (*rejectSink, error
 
 // add reports a row not applied: rejected by the sync, refused by the service, or of
 // unknown outcome (counted apart: it is no reject, and the same sync again settles it).
-func (s *rejectSink) add(r listsync.RejectedRow) {
+func (s *rejectSink) add(r listsync.RowResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	outcome := r.Outcome
-	if outcome == "" {
-		outcome = listsync.RowRejected
-	}
-	if outcome == listsync.RowUnknown {
+	outcome := rowOutcome(r.Fate)
+	if r.Fate == job.Unknown {
 		s.unknown++
 		s.gh.unknownOutcome(r.Line, r.Address, r.Reason)
 	} else {
 		s.count++
-		s.gh.warn(r.Line, string(outcome), r.Address, r.Reason)
+		s.gh.warn(r.Line, outcome, r.Address, r.Reason)
 	}
-	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, string(outcome)}
+	rec := []string{strconv.Itoa(r.Line), r.Address, r.Reason, outcome}
 	if s.spool != nil {
 		b, _ := json.Marshal(rec)
 		_ = s.spool.Append(b) // an error is Each's to report
@@ -81,8 +102,8 @@ func (s *rejectSink) add(r listsync.RejectedRow) {
 		return
 	}
 	if s.count+s.unknown <= maxRejectsShown {
-		what := string(outcome) + " line"
-		if outcome == listsync.RowUnknown {
+		what := outcome + " line"
+		if r.Fate == job.Unknown {
 			what = "outcome unknown for line"
 		}
 		fmt.Fprintf(s.a.stderr, "sendloop: %s %d %s: %s\n", what, r.Line, strconv.Quote(r.Address), r.Reason)

@@ -65,17 +65,21 @@ func run(ctx context.Context, w io.Writer, args []string) error {
 	fmt.Fprintf(w, "plan: %d to add, %d to update, %d to unsubscribe, %d unchanged\n", plan.Adds, plan.Updates, plan.Unsubscribes, plan.Unchanged)
 	res, err := plan.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: job.DefaultMaxUnsubscribe, Stop: job.Stop{Grace: 10 * time.Second},
 		MaxRejects: job.Percent(1), // up to 1 % of the rows rejected (each is reported) still succeeds
-		OnReject: func(r listsync.RejectedRow) {
-			fmt.Fprintf(w, "%s row %d %q: %s\n", r.Outcome, r.Line, r.Address, r.Reason)
+		OnRow: func(r listsync.RowResult) {
+			if r.Fate != job.Done {
+				fmt.Fprintf(w, "%s row %d %q: %s\n", r.Fate, r.Line, r.Address, r.Reason)
+			}
 		}})
 	if err != nil {
 		return err
 	}
-	// Every row is done, failed, unknown (the same sync again settles it) or not attempted;
-	// an interruption may also leave unsubscriptions, which have no row.
-	fmt.Fprintf(w, "done: %d added, %d updated, %d unsubscribed; rows: %d done, %d failed, %d unknown, %d not attempted; changes not attempted: %d\n",
-		res.Added, res.Updated, res.Unsubscribed, res.RowsDone, res.RowsFailed, res.RowsUnknown, res.RowsNotAttempted, res.ChangesNotAttempted)
-	if res.RowsUnknown > 0 || res.ChangesNotAttempted > 0 {
+	// Every row has a fate: done, skipped, suppressed, rejected, refused, unknown (the same
+	// sync again settles it) or not attempted; an interruption may also leave
+	// unsubscriptions, which have no row.
+	fates := res.Rows
+	fmt.Fprintf(w, "done: %d added, %d updated, %d unsubscribed; rows: %d done, %d rejected or refused, %d unknown, %d not attempted; changes not attempted: %d\n",
+		res.Adds.Done, res.Updates.Done, res.Unsubscribes.Done, fates.Done, fates.Rejected+fates.Refused, fates.Unknown, fates.NotAttempted, res.ChangesNotAttempted())
+	if fates.Unknown > 0 || res.ChangesNotAttempted() > 0 {
 		fmt.Fprintln(w, "run the same sync again to settle the rest")
 	}
 	return nil

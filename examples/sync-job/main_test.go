@@ -18,7 +18,7 @@ func TestRun(t *testing.T) {
 	}
 	want := `plan: 1 to add, 9 to update, 1 to unsubscribe, 0 unchanged
 rejected row 11 "not an address": invalid email address
-done: 1 added, 9 updated, 1 unsubscribed; rows: 10 done, 1 failed, 0 unknown, 0 not attempted; changes not attempted: 0
+done: 1 added, 9 updated, 1 unsubscribed; rows: 10 done, 1 rejected or refused, 0 unknown, 0 not attempted; changes not attempted: 0
 `
 	if out.String() != want {
 		t.Errorf("output\n%s\nwant\n%s", out.String(), want)

@@ -118,7 +118,7 @@ func TestSyncsATableThenItsChanges(t *testing.T) {
 
 	adds, updates, unsubscribes, rejected, res := sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
 	assert.Equal(t, []int{n, 0, 0, 0}, []int{adds, updates, unsubscribes, rejected})
-	assert.Equal(t, n, res.Added)
+	assert.Equal(t, n, res.Adds.Done)
 
 	exec(t, ctx, conn, fmt.Sprintf(`UPDATE %s.users SET plan = 'team' WHERE email < 'user000101@'`, schema)) // 100 rows
 	exec(t, ctx, conn, fmt.Sprintf(`DELETE FROM %s.users WHERE email >= 'user099951@'`, schema))             // 50 rows
@@ -126,7 +126,7 @@ func TestSyncsATableThenItsChanges(t *testing.T) {
 
 	adds, updates, unsubscribes, rejected, res = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
 	assert.Equal(t, []int{25, 100, 50, 0}, []int{adds, updates, unsubscribes, rejected})
-	assert.Equal(t, []int{25, 100, 50}, []int{res.Added, res.Updated, res.Unsubscribed})
+	assert.Equal(t, []int{25, 100, 50}, []int{res.Adds.Done, res.Updates.Done, res.Unsubscribes.Done})
 
 	adds, updates, unsubscribes, _, _ = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
 	assert.Equal(t, []int{0, 0, 0}, []int{adds, updates, unsubscribes}, "a third sync of unchanged data changes nothing")
@@ -165,11 +165,15 @@ func TestTheApplyReadsTheRowsThePlanRead(t *testing.T) {
 	exec(t, ctx, conn, fmt.Sprintf(`DELETE FROM %s.users WHERE length(email) %% 2 = 0`, schema))
 	exec(t, ctx, conn, fmt.Sprintf(`INSERT INTO %s.users SELECT 'late' || i || '@example.com', 'pro' FROM generate_series(1, 100) AS i`, schema))
 
-	var rejects []listsync.RejectedRow
-	res, err := plan.Apply(ctx, listsync.ApplyOptions{BatchSize: 500, MaxRejects: job.Unlimited(), OnReject: func(r listsync.RejectedRow) { rejects = append(rejects, r) }})
+	var rejects []listsync.RowResult
+	res, err := plan.Apply(ctx, listsync.ApplyOptions{BatchSize: 500, MaxRejects: job.Unlimited(), OnRow: func(r listsync.RowResult) {
+		if r.Fate != job.Done {
+			rejects = append(rejects, r)
+		}
+	}})
 	require.NoError(t, err)
 	assert.Empty(t, rejects)
-	assert.Equal(t, 5000, res.Added)
+	assert.Equal(t, 5000, res.Adds.Done)
 	_, late := srv.SubscriberStatus(list, "late1@example.com")
 	assert.False(t, late, "a row the plan did not read is not applied")
 }

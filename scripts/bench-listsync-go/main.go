@@ -65,10 +65,11 @@ func run(ctx context.Context, listID int, path string, concurrency int) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	failed := res.Rows.Rejected + res.Rows.Refused + res.Rows.Unknown
 	fmt.Printf("plan: %d to add, %d to update, %d unchanged, %d rejected; rows: %d done, %d failed, %d not attempted\n",
-		plan.Adds, plan.Updates, plan.Unchanged, plan.Rejected, res.RowsDone, res.RowsFailed, res.RowsNotAttempted)
-	if plan.Rejected > 0 || res.RowsFailed > 0 || res.RowsNotAttempted > 0 {
-		return fmt.Errorf("%d rows rejected, %d failed, %d not attempted", plan.Rejected, res.RowsFailed, res.RowsNotAttempted)
+		plan.Adds, plan.Updates, plan.Unchanged, plan.Rejected, res.Rows.Done, failed, res.Rows.NotAttempted)
+	if plan.Rejected > 0 || failed > 0 || res.Rows.NotAttempted > 0 {
+		return fmt.Errorf("%d rows rejected, %d failed, %d not attempted", plan.Rejected, failed, res.Rows.NotAttempted)
 	}
 	fmt.Printf("synced in %.3f s\n", elapsed.Seconds())
 	return nil
