@@ -164,7 +164,27 @@ type applier struct {
 // request was sent, on every attempt) is counted apart from the failures: the same sync
 // run again settles it. An interruption is no error: the Result says it, and the same
 // sync run again finishes the job.
-func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
+func (pl *Plan) Apply(ctx context.Context, opts ApplyOptions) (res *Result, err error) {
+	obs := pl.job.opts.Observer
+	if obs == nil {
+		return pl.apply(ctx, opts)
+	}
+	ctx = obs.PhaseStarted(ctx, applyPhase)
+	res, err = pl.apply(ctx, opts)
+	var rows job.Tally
+	if res != nil {
+		for _, t := range []job.Tally{res.Adds, res.Updates, res.Unsubscribes} {
+			if t.Total() > 0 {
+				obs.RowsDone(ctx, applyPhase, t)
+			}
+		}
+		rows = res.Rows
+	}
+	obs.PhaseEnded(ctx, applyPhase, rows, err)
+	return res, err
+}
+
+func (pl *Plan) apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	if err := pl.Check(opts.MaxUnsubscribe); err != nil {
 		return nil, err
 	}

@@ -140,6 +140,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/job"
 )
 
 // defaultConcurrency is the number of API calls a sync keeps in flight by default.
@@ -161,7 +162,19 @@ type Options struct {
 	// it instead of reading the members when it can, and Apply writes it afresh once it
 	// finishes (see the package documentation, "Runs from a state").
 	State *StateOptions
+	// Observer, when set, is told of the sync's two phases, job.Phase{Job: "sync", Name:
+	// "plan"} and {Job: "sync", Name: "apply"}: their start, the fates of their rows (the
+	// plan's rows as it decided them, the apply's per kind of change), and their end; the
+	// phases' calls run under the context PhaseStarted returns (package otel's spans nest
+	// so).
+	Observer job.Observer
 }
+
+// The phases a sync reports to Options.Observer.
+var (
+	planPhase  = job.Phase{Job: "sync", Name: "plan"}
+	applyPhase = job.Phase{Job: "sync", Name: "apply"}
+)
 
 // PlanProgress says how far the reading of the list and the source went.
 type PlanProgress struct {
@@ -305,7 +318,32 @@ func (j *Job) CountRows(ctx context.Context) (int, error) {
 // members when it can (Plan.State says whether it did, and why not). It stops when ctx
 // ends. A column that names nothing known is a *HeaderError. The plan holds temporary
 // files (and the state's lock): Close it.
-func (j *Job) Plan(ctx context.Context) (*Plan, error) {
+func (j *Job) Plan(ctx context.Context) (pl *Plan, err error) {
+	obs := j.opts.Observer
+	if obs == nil {
+		return j.plan(ctx)
+	}
+	ctx = obs.PhaseStarted(ctx, planPhase)
+	pl, err = j.plan(ctx)
+	var rows job.Tally
+	if pl != nil {
+		rows = pl.tally()
+		obs.RowsDone(ctx, planPhase, rows)
+	}
+	obs.PhaseEnded(ctx, planPhase, rows, err)
+	return pl, err
+}
+
+// tally is the plan's rows by what it decided for them: rejected, suppressed, skipped (a
+// member who unsubscribed, a status column), and the rest done (a change planned, or none
+// needed).
+func (pl *Plan) tally() job.Tally {
+	t := job.Tally{Rejected: pl.Rejected, Suppressed: pl.SkippedSuppressed, Skipped: pl.SkippedUnsubscribed + pl.SkippedStatus}
+	t.Done = max(pl.Rows-t.Total(), 0)
+	return t
+}
+
+func (j *Job) plan(ctx context.Context) (*Plan, error) {
 	if j.closed {
 		return nil, errors.New("listsync: the Job is closed")
 	}

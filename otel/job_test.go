@@ -10,7 +10,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/job"
+	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
@@ -97,4 +99,37 @@ func gauge(rm metricdata.ResourceMetrics, name string) int64 {
 		}
 	}
 	return n
+}
+
+// TestSyncPhaseSpans: a sync's plan and apply are spans of their own, "sendloop sync plan"
+// and "sendloop sync apply", with the calls each makes as children and its rows by fate.
+func TestSyncPhaseSpans(t *testing.T) {
+	t.Parallel()
+	rec := newRecorded(t)
+	srv := sendlooptest.NewServer(t)
+	c := rec.client(t, srv)
+	ctx := context.Background()
+	listID, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "News", OptInMode: sendloop.OptInSingle})
+	require.NoError(t, err)
+	rows := []listsync.Row{{Line: 2, Email: "ann@example.net"}, {Line: 3, Email: "not an address"}}
+	sj, err := listsync.New(ctx, c, listID, listsync.Rows(rows), listsync.Options{Observer: rec.obs, TempDir: t.TempDir()})
+	require.NoError(t, err)
+	defer sj.Close()
+	pl, err := sj.Plan(ctx)
+	require.NoError(t, err)
+	_, err = pl.Apply(ctx, listsync.DefaultApplyOptions())
+	require.Error(t, err, "the zero reject budget judges the rejected row")
+
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.spans.Ended() {
+		spans[s.Name()] = s
+	}
+	plan, apply := spans["sendloop sync plan"], spans["sendloop sync apply"]
+	require.NotNil(t, plan)
+	require.NotNil(t, apply)
+	assert.Equal(t, "2", attrs(plan)["sendloop.rows"])
+	assert.Equal(t, "1", attrs(plan)["sendloop.rows.rejected"])
+	assert.Equal(t, "*job.BudgetError", attrs(apply)["error.type"], "the verdict's kind, never its text")
+	assert.Equal(t, plan.SpanContext().SpanID(), spans["sendloop list.get"].Parent().SpanID(), "list.get runs in the plan")
+	assert.Equal(t, apply.SpanContext().SpanID(), spans["sendloop subscriber.import"].Parent().SpanID(), "the import runs in the apply")
 }

@@ -377,6 +377,7 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		UnsubscribeMissing: o.unsubscribeMissing,
 		Concurrency:        o.concurrency,
 		State:              state,
+		Observer:           a.tracing.jobObserver(),
 		Progress: func(p listsync.PlanProgress) {
 			if p.Mapping != nil {
 				// How the file is read, as soon as list.get has answered.
