@@ -13,6 +13,7 @@ import (
 
 // RunOptions tunes Run.
 type RunOptions struct {
+	// Config says where River's tables are.
 	Config
 	// Chunks is how many chunks the client works at once (River's MaxWorkers); 0 is 1: a
 	// chunk already sends over all the relay's connections.

@@ -67,11 +67,15 @@ func rowFate(r mailmerge.RowResult) (fate, reason string, ok bool) {
 // Status is a queued send's progress, read in one snapshot: its Fates add up to Rows and
 // its Chunks to the send's chunks.
 type Status struct {
-	ID      string         `json:"id"`
-	Journal string         `json:"journal"`
-	Rows    int            `json:"rows"`
-	Fates   map[string]int `json:"fates"`
-	Chunks  ChunkCounts    `json:"chunks"`
+	// ID names the send, Journal its journal.
+	ID      string `json:"id"`
+	Journal string `json:"journal"` // the journal's name
+	// Rows is the send's rows; Fates counts them by fate (each of Fates() present), adding
+	// up to Rows.
+	Rows  int            `json:"rows"`
+	Fates map[string]int `json:"fates"` // by fate
+	// Chunks counts the send's chunks by where they stand.
+	Chunks ChunkCounts `json:"chunks"`
 	// Workers counts the River clients that started a chunk in the last minute, for any
 	// send.
 	Workers int `json:"workers"`
@@ -82,9 +86,9 @@ type Status struct {
 // ChunkCounts splits a send's chunks: completed, being worked, and left (waiting, snoozed
 // or to retry).
 type ChunkCounts struct {
-	Done     int `json:"done"`
-	InFlight int `json:"in_flight"`
-	Left     int `json:"left"`
+	Done     int `json:"done"`      // completed
+	InFlight int `json:"in_flight"` // running in a worker (or in a dead one, until rescued)
+	Left     int `json:"left"`      // available, snoozed or waiting to be retried
 }
 
 // Finished reports whether every chunk is done.
@@ -171,11 +175,11 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 
 // Row is a row of a queued send, as Rows lists it.
 type Row struct {
-	Index   int    `json:"index"` // in the send, from 0
-	Line    int    `json:"line"`
-	Address string `json:"address"`
-	Fate    string `json:"fate"`
-	Reason  string `json:"reason,omitempty"`
+	Index   int    `json:"index"`            // in the send, from 0
+	Line    int    `json:"line"`             // in the file, 0 for a source without lines
+	Address string `json:"address"`          // as written
+	Fate    string `json:"fate"`             // one of Fates()
+	Reason  string `json:"reason,omitempty"` // why, or the Message-ID of a done row
 }
 
 // Rows lists the rows of the send id whose final fate is one of fates (FateUnknown,

@@ -54,8 +54,8 @@ var (
 
 // ChunkArgs are a chunk's River job arguments: the send and the chunk's number, from 0.
 type ChunkArgs struct {
-	Send  string `json:"send"`
-	Chunk int    `json:"chunk"`
+	Send  string `json:"send"`  // the send's ID
+	Chunk int    `json:"chunk"` // the chunk's number: its rows are Chunk·size to (Chunk+1)·size
 }
 
 // Kind is ChunkKind.
