@@ -40,8 +40,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	// A rescue in seconds: chunks take rows for 1 s, time out after 2 s, are rescued after 3 s.
-	sendqueue.SetTiming(time.Second, 2*time.Second, 3*time.Second)
+	// A rescue in seconds: chunks take rows for 1 s, time out after 2 s, are rescued after
+	// 3 s, and wait 200 ms after a slowdown.
+	sendqueue.SetTiming(time.Second, 2*time.Second, 3*time.Second, 200*time.Millisecond)
 	if os.Getenv(envHelper) == "1" {
 		os.Exit(helperWorker())
 	}
@@ -358,6 +359,35 @@ func TestKilledWorkerChunkIsResumed(t *testing.T) {
 		if got[addr] == 0 {
 			assert.True(t, unknownSet[addr], "%s was neither delivered nor listed unknown", addr)
 		}
+	}
+}
+
+// TestSlowdownSnoozesTheChunk: rows the relay defers (4xx, past the client's retries)
+// leave their chunk snoozed, not failed; it sends them later, once each.
+func TestSlowdownSnoozesTheChunk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := pool(t)
+	fake, err := sendlooptest.StartRelay(t, relayUser, relayPassword)
+	require.NoError(t, err)
+	fake.InjectFault(sendlooptest.RelayFault{Command: "RCPT", Code: 451, Message: "4.7.1 slow down", Times: 5})
+	c, err := smtp.NewRelay(fake.Addr(), smtp.Auth{Username: relayUser, Password: relayPassword},
+		smtp.WithTLSConfig(&tls.Config{RootCAs: fake.RootCAs()}), smtp.WithRetry(0, 0), smtp.WithMaxConnections(1))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	const n = 20
+	e, err := sendqueue.Enqueue(ctx, db, newSend("slowdown", n, 10), sendqueue.Config{})
+	require.NoError(t, err)
+	runWorker(t, db, c)
+	st := waitFinished(t, db, e.ID, 30*time.Second)
+	assert.Equal(t, n, st.Fates[sendqueue.FateDone], "%v", st.Fates)
+	var snoozes int
+	require.NoError(t, db.QueryRow(ctx, `SELECT coalesce(sum((metadata->>'snoozes')::int), 0) FROM river_job WHERE kind = $1`, sendqueue.ChunkKind).Scan(&snoozes))
+	assert.Positive(t, snoozes, "a deferred row snoozes its chunk")
+	got := delivered(fake)
+	assert.Len(t, got, n)
+	for to, k := range got {
+		assert.Equal(t, 1, k, "%s delivered %d times", to, k)
 	}
 }
 

@@ -47,9 +47,10 @@ const (
 // The timing in use: the constants above, shortened by the tests, so that a rescue takes
 // seconds there.
 var (
-	chunkTime   = ChunkTime
-	jobTimeout  = JobTimeout
-	rescueAfter = RescueAfter
+	chunkTime      = ChunkTime
+	jobTimeout     = JobTimeout
+	rescueAfter    = RescueAfter
+	slowdownSnooze = SlowdownSnooze
 )
 
 // ChunkArgs are a chunk's River job arguments: the send and the chunk's number, from 0.
@@ -312,7 +313,7 @@ func (w *Worker) work(ctx context.Context, rj *river.Job[ChunkArgs]) error {
 	case sendErr != nil:
 		return fmt.Errorf("sendqueue: send %s chunk %d: %w", s.id, args.Chunk, sendErr)
 	case deferred > 0:
-		return river.JobSnooze(SlowdownSnooze)
+		return river.JobSnooze(slowdownSnooze)
 	case cut || left > 0:
 		return river.JobSnooze(0)
 	}
