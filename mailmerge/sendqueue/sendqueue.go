@@ -58,6 +58,7 @@ package sendqueue
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -159,4 +160,27 @@ func scrub(err error, db *pgxpool.Pool) error {
 		return nil
 	}
 	return pgschema.Scrub(err, db.Config().ConnConfig.Password)
+}
+
+// minConns is the smallest pool Connect makes: River's client holds a few connections
+// (its listener, its leader's maintenance, its producers), the journal one per send a
+// worker sends, and the chunks' writes the rest.
+const minConns = 16
+
+// Connect returns a pool for the database at databaseURL sized for a worker: at least 16
+// connections, unless the URL says otherwise with pool_max_conns. Its error never holds the
+// URL's password.
+func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, pgschema.Scrub(fmt.Errorf("sendqueue: the database URL %s: %w", pgschema.Redact(databaseURL), err), pgschema.Secrets(databaseURL)...)
+	}
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, minConns)
+	}
+	db, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, pgschema.Scrub(fmt.Errorf("sendqueue: the database URL %s: %w", pgschema.Redact(databaseURL), err), pgschema.Secrets(databaseURL)...)
+	}
+	return db, nil
 }
