@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -269,6 +271,34 @@ func TestTwoWorkersSendEveryRowOnce(t *testing.T) {
 	for to, k := range got {
 		assert.Equal(t, 1, k, "%s delivered %d times", to, k)
 	}
+}
+
+// TestWorkersInAProgramsOwnClient: a program that runs River adds the workers to its own
+// client, beside its own queues.
+func TestWorkersInAProgramsOwnClient(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := pool(t)
+	fake, client := relay(t)
+	require.NoError(t, sendqueue.Migrate(ctx, db, sendqueue.Config{}))
+	workers := river.NewWorkers()
+	w := sendqueue.NewWorker(db, client(2), sendqueue.WorkerOptions{})
+	t.Cleanup(func() { assert.NoError(t, w.Close()) })
+	require.NoError(t, sendqueue.AddWorker(workers, w))
+	cfg := &river.Config{Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 5}}}
+	sendqueue.ConfigureClient(cfg, 2)
+	assert.LessOrEqual(t, cfg.RescueStuckJobsAfter, sendqueue.RescueAfter)
+	assert.Less(t, cfg.JobTimeout, cfg.RescueStuckJobsAfter)
+	rc, err := river.NewClient(riverpgxv5.New(db), cfg)
+	require.NoError(t, err)
+	require.NoError(t, rc.Start(ctx))
+	t.Cleanup(func() { assert.NoError(t, rc.Stop(context.Background())) })
+	const n = 50
+	e, err := sendqueue.Enqueue(ctx, db, newSend("own-client", n, 10), sendqueue.Config{})
+	require.NoError(t, err)
+	st := waitFinished(t, db, e.ID, 30*time.Second)
+	assert.Equal(t, n, st.Fates[sendqueue.FateDone], "%v", st.Fates)
+	assert.Len(t, delivered(fake), n)
 }
 
 // TestRateHoldsForTheWholeSend: two workers at a rate of 40 a second for the send take

@@ -103,7 +103,10 @@ func AddWorker(workers *river.Workers, w *Worker) error { return river.AddWorker
 // ConfigureClient sets what a River client running Workers needs: Queue among its queues
 // (maxChunks at once; 1 when less) and RescueStuckJobsAfter at most RescueAfter, so that a
 // dead worker's chunk is taken over within the bound the package documentation gives.
-// River's rescue setting is the client's: a shorter one for other job kinds stays.
+// River wants the client's JobTimeout below that: one unset (River's default is a minute)
+// or longer becomes JobTimeout. River's rescuer honours a kind's own Timeout, so a
+// program's longer jobs keep theirs by their workers' Timeout method, and are not rescued
+// before it runs out.
 func ConfigureClient(cfg *river.Config, maxChunks int) {
 	if cfg.Queues == nil {
 		cfg.Queues = map[string]river.QueueConfig{}
@@ -113,6 +116,9 @@ func ConfigureClient(cfg *river.Config, maxChunks int) {
 	}
 	if cfg.RescueStuckJobsAfter == 0 || cfg.RescueStuckJobsAfter > rescueAfter {
 		cfg.RescueStuckJobsAfter = rescueAfter
+	}
+	if cfg.JobTimeout == 0 || cfg.JobTimeout >= cfg.RescueStuckJobsAfter {
+		cfg.JobTimeout = min(jobTimeout, cfg.RescueStuckJobsAfter-time.Second)
 	}
 }
 
