@@ -26,9 +26,9 @@ writes its rows' fates. No row is sent twice: a key is claimed in the journal be
 message goes out.
 
 A worker killed at any moment (kill -9 included) leaves its chunk to River's rescue: another
-worker takes it over within 60 seconds and resumes it from the journal; the rows in flight
+worker takes it over within about 55 seconds and resumes it from the journal; the rows in flight
 at the kill are listed unknown and never sent again. SIGTERM or SIGINT stops the worker once
-its chunks in hand are written (a chunk takes rows for at most 10 seconds); a second signal
+its chunks in hand are written (a chunk takes rows for at most 8 seconds); a second signal
 stops it at once.
 
 --rate on the send bounds the send as a whole, over every worker: the workers take their

@@ -18,13 +18,15 @@
 // # A dead worker's chunk
 //
 // A worker killed with kill -9 leaves its chunk "running" in River's table. River's
-// rescuer, run by the elected leader every 30 seconds, hands it to another worker once it
-// has been running for RescueAfter (20 s); the Worker's Timeout is JobTimeout (15 s) and a
-// chunk stops taking rows after ChunkTime (10 s), snoozing itself with the rest of its
-// rows, so a live chunk is never rescued. A dead worker's chunk is thus taken over within
-// RescueAfter + 30 s + RetryDelay (51 s), by a live leader; a leader killed with its chunk
-// is replaced within River's leadership TTL (about 15 s), which that bound absorbs. The
-// next worker resumes from the journal: rows sent, refused or unknown are not sent again.
+// rescuer, run by the elected leader every 30 seconds, makes it retryable once it has been
+// running for RescueAfter (15 s); the Worker's Timeout is JobTimeout (12 s) and a chunk
+// stops taking rows after ChunkTime (8 s), snoozing itself with the rest of its rows, so a
+// live chunk is never rescued. River's scheduler (every 5 s) then makes it available after
+// the Worker's NextRetry (1 s for a first attempt): another worker takes a dead worker's
+// chunk within RescueAfter + 30 s + 5 s + 5 s, about 55 s. A leader killed with its chunk
+// is replaced within River's leadership TTL (15 s) and an election interval (5 s), and the
+// new leader's rescuer runs at once, which that bound absorbs. The next worker resumes from
+// the journal: rows sent, refused or unknown are not sent again.
 //
 // # Completing a chunk
 //

@@ -27,18 +27,18 @@ const ChunkKind = "sendloop_send_chunk"
 // Queue is the River queue the chunks go to.
 const Queue = "sendloop_send"
 
-// The timing that bounds a dead worker's chunk to 60 s (see the package documentation).
+// The timing that bounds a dead worker's chunk to about 55 s (see the package documentation).
 const (
 	// ChunkTime is how long a chunk takes rows: past it, the chunk sends what it holds
 	// and snoozes itself with the rest of its rows.
-	ChunkTime = 10 * time.Second
+	ChunkTime = 8 * time.Second
 	// JobTimeout is the Worker's River timeout: ChunkTime, and the last messages.
-	JobTimeout = 15 * time.Second
+	JobTimeout = 12 * time.Second
 	// RescueAfter is the client's RescueStuckJobsAfter that ConfigureClient and Run set:
 	// past JobTimeout, so that a live chunk is never rescued.
-	RescueAfter = 20 * time.Second
+	RescueAfter = 15 * time.Second
 	// RetryDelay is the wait before a failed or rescued chunk runs again, per attempt
-	// (at most 30 s).
+	// (at most 5 s): the journal makes a rerun safe.
 	RetryDelay = time.Second
 	// SlowdownSnooze is how long a chunk whose rows the relay deferred (4xx) waits.
 	SlowdownSnooze = 30 * time.Second
@@ -65,7 +65,7 @@ func (ChunkArgs) Kind() string { return ChunkKind }
 // InsertOpts puts chunks on Queue, unique by their arguments over every state but
 // cancelled and discarded.
 func (ChunkArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: Queue, MaxAttempts: 50,
+	return river.InsertOpts{Queue: Queue, MaxAttempts: 1000,
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
 }
 
@@ -126,9 +126,10 @@ func ConfigureClient(cfg *river.Config, maxChunks int) {
 func (w *Worker) Timeout(*river.Job[ChunkArgs]) time.Duration { return jobTimeout }
 
 // NextRetry runs a failed or rescued chunk again soon: RetryDelay per attempt, at most
-// 30 s. The journal makes a rerun safe.
+// 5 s. The journal makes a rerun safe; MaxAttempts (1000) keeps a long relay outage from
+// discarding chunks.
 func (w *Worker) NextRetry(j *river.Job[ChunkArgs]) time.Time {
-	return time.Now().Add(min(time.Duration(max(j.Attempt, 1))*RetryDelay, 30*time.Second))
+	return time.Now().Add(min(time.Duration(max(j.Attempt, 1))*RetryDelay, 5*RetryDelay))
 }
 
 // Close closes the journals the worker opened: their keys still in flight read as
@@ -266,8 +267,15 @@ func (w *Worker) work(ctx context.Context, rj *river.Job[ChunkArgs]) error {
 							cut = true
 							return
 						}
-						if err := pace.wait(ctx); err != nil {
+						// A slot past the chunk's time is left: the chunk snoozes and the
+						// next run takes a later one.
+						ok, err := pace.wait(ctx, start.Add(chunkTime))
+						if err != nil {
 							yield(mailmerge.Row{}, err)
+							return
+						}
+						if !ok {
+							cut = true
 							return
 						}
 					}
@@ -431,9 +439,10 @@ type pacer struct {
 	held int       // slots held from next on
 }
 
-func (p *pacer) wait(ctx context.Context) error {
+// wait waits for the next slot, or reports false when it comes after deadline.
+func (p *pacer) wait(ctx context.Context, deadline time.Time) (bool, error) {
 	if p.rate <= 0 {
-		return nil
+		return true, nil
 	}
 	step := time.Duration(float64(time.Second) / p.rate)
 	if p.held == 0 {
@@ -445,21 +454,24 @@ func (p *pacer) wait(ctx context.Context) error {
 			RETURNING extract(epoch FROM next_slot - make_interval(secs => $2) - clock_timestamp())::float8`,
 			p.send, float64(n)/p.rate).Scan(&waitSec)
 		if err != nil {
-			return fmt.Errorf("sendqueue: the send's rate: %w", err)
+			return false, fmt.Errorf("sendqueue: the send's rate: %w", err)
 		}
 		p.next, p.held = time.Now().Add(time.Duration(waitSec*float64(time.Second))), n
 	}
 	at := p.next
 	p.next = p.next.Add(step)
 	p.held--
+	if at.After(deadline) {
+		return false, nil
+	}
 	if d := time.Until(at); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-t.C:
 		}
 	}
-	return nil
+	return true, nil
 }
