@@ -10,7 +10,6 @@ import (
 
 	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
-	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
 	"github.com/go-sendloop/sendloop/smtp"
 )
 
@@ -76,8 +75,8 @@ type Status struct {
 	Fates map[string]int `json:"fates"` // by fate
 	// Chunks counts the send's chunks by where they stand.
 	Chunks ChunkCounts `json:"chunks"`
-	// Workers counts the River clients that started a chunk in the last minute, for any
-	// send.
+	// Workers counts the River clients seen in the last 30 seconds (Run's beat every
+	// 10 s, and each chunk's start), for any send.
 	Workers int `json:"workers"`
 	// Rate is the send's bound in messages a second, shared by every worker (0: none).
 	Rate float64 `json:"rate"`
@@ -104,12 +103,8 @@ func ReadStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 }
 
 func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*Status, error) {
-	if err := migrate(ctx, db, cfg); err != nil {
-		return nil, err
-	}
-	if err := pgjournal.Migrate(ctx, db); err != nil {
-		return nil, err
-	}
+	// A read takes no lock and creates nothing: --wait reads four times a second, beside
+	// the workers. Tables not there yet mean no such send, no worker yet, or no River.
 	jobs := "river_job"
 	if cfg.Schema != "" {
 		jobs = pgx.Identifier{cfg.Schema, "river_job"}.Sanitize()
@@ -119,6 +114,15 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 		return nil, fmt.Errorf("sendqueue: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var hasSends, hasJournal, hasJobs bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass('sendloop_queue_sends') IS NOT NULL,
+		to_regclass('sendloop_journal_keys') IS NOT NULL, to_regclass($1) IS NOT NULL`, jobs).
+		Scan(&hasSends, &hasJournal, &hasJobs); err != nil {
+		return nil, fmt.Errorf("sendqueue: %w", err)
+	}
+	if !hasSends {
+		return nil, fmt.Errorf("%w: %s", ErrNoSend, id)
+	}
 	st := &Status{ID: id, Fates: map[string]int{}}
 	var chunks int
 	err = tx.QueryRow(ctx, `SELECT journal, rows, chunks, rate FROM sendloop_queue_sends WHERE id = $1`, id).
@@ -132,14 +136,19 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 	for _, f := range Fates() {
 		st.Fates[f] = 0
 	}
-	rows, err := tx.Query(ctx, `SELECT coalesce(r.fate, CASE
+	fatesQuery := `SELECT coalesce(fate, CASE WHEN reject <> '' THEN 'rejected' ELSE 'waiting' END), count(*)
+		FROM sendloop_queue_rows WHERE send_id = $1 AND $2 <> '' GROUP BY 1`
+	if hasJournal {
+		fatesQuery = `SELECT coalesce(r.fate, CASE
 			WHEN r.reject <> '' THEN 'rejected'
 			WHEN k.state = 'sent' THEN 'done'
 			WHEN k.state IN ('refused', 'unknown', 'in_flight', 'deferred') THEN k.state
 			ELSE 'waiting' END), count(*)
 		FROM sendloop_queue_rows r
 		LEFT JOIN sendloop_journal_keys k ON r.fate IS NULL AND k.journal = $2 AND k.key = r.key AND r.key <> ''
-		WHERE r.send_id = $1 GROUP BY 1`, id, st.Journal)
+		WHERE r.send_id = $1 GROUP BY 1`
+	}
+	rows, err := tx.Query(ctx, fatesQuery, id, st.Journal)
 	if err != nil {
 		return nil, fmt.Errorf("sendqueue: %w", err)
 	}
@@ -160,13 +169,15 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 		Scan(&st.Chunks.Done); err != nil {
 		return nil, fmt.Errorf("sendqueue: %w", err)
 	}
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+jobs+` WHERE kind = $1 AND state = 'running' AND args->>'send' = $2`,
-		ChunkKind, id).Scan(&st.Chunks.InFlight); err != nil {
-		return nil, fmt.Errorf("sendqueue: %w", err)
+	if hasJobs {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+jobs+` WHERE kind = $1 AND state = 'running' AND args->>'send' = $2`,
+			ChunkKind, id).Scan(&st.Chunks.InFlight); err != nil {
+			return nil, fmt.Errorf("sendqueue: %w", err)
+		}
 	}
 	st.Chunks.InFlight = min(st.Chunks.InFlight, chunks-st.Chunks.Done)
 	st.Chunks.Left = chunks - st.Chunks.Done - st.Chunks.InFlight
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM sendloop_queue_workers WHERE seen_at > now() - interval '1 minute'`).
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM sendloop_queue_workers WHERE seen_at > now() - interval '30 seconds'`).
 		Scan(&st.Workers); err != nil {
 		return nil, fmt.Errorf("sendqueue: %w", err)
 	}
