@@ -192,6 +192,10 @@ func (j *Job) fingerprinted() *smtp.Message {
 	return &fp
 }
 
+// ListID returns the list the send is for: Options.ListID, or the list an OpenList source
+// reads; 0 for none.
+func (j *Job) ListID() int { return j.listID }
+
 // Binding returns the journal binding of the job's messages and shard.
 func (j *Job) Binding() JournalBinding { return j.binding }
 

@@ -40,6 +40,7 @@ type sendOptions struct {
 	headers, inline, attach                                     multiFlag
 	trackOpens, trackClicks, trackGA, oneClick                  bool
 	list                                                        listOptions // --recipients and its flags
+	queue                                                       queueOptions
 }
 
 // multiFlag is a flag that may be repeated; each value is kept whole (a header value
@@ -145,7 +146,13 @@ rerun may land on another (a CI runner, a rescheduled pod), set SENDLOOP_JOURNAL
 PostgreSQL database (postgres://…, from the environment only; its password is never
 printed) and --journal NAME names a journal in it, shared by every runner and every
 --shard of the send: a key is claimed as its message goes out, so two runs never send it
-both, and a dead run's keys are unknown. --rate N paces the relay (4xx replies slow it down),
+both, and a dead run's keys are unknown. --queue (with SENDLOOP_JOURNAL_URL and --journal
+NAME) splits the send across any number of 'sendloop worker' processes instead: it checks
+the send, stores the rows in the database, enqueues them as chunks (--chunk-size N, 200),
+prints the send's ID (--json: an object with id) and exits; enqueueing the same send again
+enqueues nothing new. --status ID shows a queued send's progress (--json: rows, fates adding
+up to rows, chunks done, in_flight and left, workers); --wait follows it to its end, then
+reports it with the exit codes below. --rate N paces the relay (4xx replies slow it down),
 --concurrency N its connections. The report (--json: one object whose counts add up to the
 file's rows, reject_budget and unknown_budget) lists the rows refused, unknown (in this run
 or an earlier one), deferred and rejected, each with the line it starts on. The exit code
@@ -217,6 +224,7 @@ sendloop send --from news@example.com --subject 'Hi {{{First_Name}}}' --html new
 			fs.StringVar(&l.testTo, "test-to", "", "with --recipients: send the first rows' messages to `ADDR` only, subject prefixed [test], tracking off, List-Unsubscribe a mailto: to ADDR; no journal")
 			fs.IntVar(&l.testRows, "test-rows", 3, "with --test-to: the `N` rows to send (at most 20)")
 			fs.BoolVar(&l.testAsIs, "test-as-is", false, "with --test-to: keep the subject and tracking as given")
+			queueFlags(fs, &o.queue)
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("send", "unexpected argument %q", args[0])
@@ -330,14 +338,18 @@ var recipientsOnlyFlags = []string{
 	"journal", "rate", "shard", "dry-run", "resend-unknown", "resend-refused", "var", "column",
 	"encoding", "delimiter", "max-rejects", "max-unknown", "annotations", "default", "allow-empty",
 	"allow-tag", "keep-escaping", "no-unsubscribe", "include-not-subscribed", "continue-from", "preview", "preview-rows", "test-to", "test-rows", "test-as-is",
+	"queue", "wait", "chunk-size",
 }
 
 func runSend(ctx context.Context, a *app, o *sendOptions) error {
+	if o.queue.status != "" {
+		return runSendStatus(ctx, a, o)
+	}
 	if o.list.recipients != "" || o.list.listID != 0 {
 		return runSendList(ctx, a, o)
 	}
 	if slices.ContainsFunc(recipientsOnlyFlags, func(name string) bool { return o.list.given[name] }) {
-		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --include-not-subscribed, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations and the --resend flags go with --recipients FILE or --list ID")
+		return usagef("send", "--journal, --rate, --shard, --var, --default, --allow-empty, --allow-tag, --keep-escaping, --no-unsubscribe, --include-not-subscribed, --column, --dry-run, --preview, --test-to, --continue-from, --max-rejects, --max-unknown, --annotations, --queue, --wait, --chunk-size and the --resend flags go with --recipients FILE or --list ID")
 	}
 	msg, err := o.message(a.stdin)
 	if err != nil {

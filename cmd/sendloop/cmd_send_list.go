@@ -271,6 +271,9 @@ func (l *listOptions) source(ctx context.Context, api *sendloop.Client) (mailmer
 
 func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 	l := &o.list
+	if o.queue.on || l.given["wait"] || l.given["chunk-size"] {
+		return runSendQueue(ctx, a, o)
+	}
 	if err := l.checkLimits(o); err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ type command struct {
 
 func commands() []*command {
 	return []*command{syncCommand(), exportCommand(), sendCommand(), callCommand(), listsCommand(),
-		reportCommand(), journalCommand(), fakeCommand()}
+		reportCommand(), journalCommand(), fakeCommand(), workerCommand()}
 }
 
 func findCommand(name string) *command {
