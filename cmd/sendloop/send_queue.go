@@ -210,14 +210,15 @@ func followSend(ctx context.Context, a *app, o *sendOptions, db *pgxpool.Pool, i
 			return err
 		}
 	}
-	rejects := st.Fates[sendqueue.FateRefused] + st.Fates[sendqueue.FateRejected]
-	r := budget.check(rejects, st.Rows)
-	u := unknownBudget.check(st.Fates[sendqueue.FateUnknown], st.Rows)
+	// The library's verdict, rendered: the CLI judges no budget itself.
+	verdict := st.Verdict(budget.limit, unknownBudget.limit)
+	r := sendBudgetOutcome(budget, st.Fates[sendqueue.FateRefused]+st.Fates[sendqueue.FateRejected], st.Rows, verdict)
+	u := sendBudgetOutcome(unknownBudget, st.Fates[sendqueue.FateUnknown], st.Rows, verdict)
 	switch {
 	case !r.Held:
-		return fmt.Errorf("%s refused or rejected, beyond --max-rejects %s", plural(rejects, "row"), r.Max)
+		return fmt.Errorf("%s refused or rejected, beyond --max-rejects %s", plural(r.Rejects, "row"), r.Max)
 	case !u.Held:
-		return fmt.Errorf("%s of unknown outcome, beyond --max-unknown %s (listed; never sent again)", plural(st.Fates[sendqueue.FateUnknown], "row"), u.Max)
+		return fmt.Errorf("%s of unknown outcome, beyond --max-unknown %s (listed; never sent again)", plural(u.Rejects, "row"), u.Max)
 	case st.Fates[sendqueue.FateDeferred]+st.Fates[sendqueue.FateNotAttempted] > 0:
 		return fmt.Errorf("rows deferred or not attempted: enqueue the send again to retry them")
 	}

@@ -214,3 +214,14 @@ func Rows(ctx context.Context, db *pgxpool.Pool, id string, fates ...string) ([]
 	})
 	return out, scrub(err, db)
 }
+
+// Verdict judges a finished send's rows against the budgets as Job.Send judges a run's:
+// the rows refused or rejected against maxRejects, those of unknown outcome against
+// maxUnknown, each over its budget a *job.BudgetError (Budget "MaxRejects" or
+// "MaxUnknown"), joined; nil within both. Suppressed and not subscribed rows are no
+// rejects.
+func (s *Status) Verdict(maxRejects, maxUnknown sljob.Budget) error {
+	return errors.Join(
+		sljob.Judge("MaxRejects", "rejected or refused", maxRejects, s.Fates[FateRefused]+s.Fates[FateRejected], s.Rows),
+		sljob.Judge("MaxUnknown", "of unknown outcome", maxUnknown, s.Fates[FateUnknown], s.Rows))
+}
