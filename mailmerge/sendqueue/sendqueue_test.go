@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/sendqueue"
 	"github.com/go-sendloop/sendloop/sendlooptest"

@@ -15,8 +15,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop"
+	sljob "github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/mailmerge/pgjournal"
 	"github.com/go-sendloop/sendloop/smtp"
