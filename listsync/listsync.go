@@ -99,8 +99,17 @@
 // StateOptions.Full. Plan.State says which run it was, and why. A lock keeps two runs from
 // using one state at once. A plan that is not applied (a dry run) writes no state.
 //
+// The state also records which members are the sync's: those it added, and those its
+// source named at some run. With a state, UnsubscribeMissing unsubscribes those only; a
+// member the service added that the source never named (a sign-up form's) is kept, and
+// counted in Plan.KeptNotOwned (Options.UnsubscribeAll unsubscribes every absent member,
+// an exact mirror). A state that records no owners (none yet, unreadable, or written by
+// sendloop 0.4.0) leaves every absent member kept that run, which records the owners
+// (StateUse.NoOwners says so). A full run with a state reads the owners from it.
+//
 // What a run from the state cannot see until the next full run: members added on the
-// service side are not unsubscribed by UnsubscribeMissing (the state does not know them);
+// service side are unknown to it (the owned rule keeps them anyway; UnsubscribeAll
+// unsubscribes them at the next full run);
 // a member who unsubscribed on the service side may have their fields updated (a state
 // run still believes them subscribed; they are never subscribed again); a member deleted
 // on the service side is not added again while the source names it (an update answered
@@ -149,7 +158,14 @@ const defaultConcurrency = 4
 // Options tunes a sync; the zero value plans additions and updates only.
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
+	// With State, only of those that are the sync's: members it added, or that its source
+	// named at some run (the state records them); a member the service added (a sign-up
+	// form's) is kept, counted in Plan.KeptNotOwned. Without a state, which records no
+	// owners, every member the source does not name.
 	UnsubscribeMissing bool
+	// UnsubscribeAll makes UnsubscribeMissing unsubscribe every member the source does not
+	// name, the sync's or not, with a state too: an exact mirror.
+	UnsubscribeAll bool
 	// Concurrency is the number of API calls kept in flight (4 when 0):
 	// the pages of members asked for at once while planning, and the calls of Apply.
 	Concurrency int
@@ -258,6 +274,7 @@ func (j *Job) report(c *planCounters) {
 func (j *Job) newPlanner(m *Mapping, c *planCounters) (*planner, error) {
 	return newPlanner(m, plannerOptions{
 		UnsubscribeMissing: j.opts.UnsubscribeMissing,
+		Owners:             j.opts.State != nil && !j.opts.UnsubscribeAll,
 		TempDir:            j.opts.TempDir,
 		Progress:           func(offset int64) { c.read.Store(offset); j.report(c) },
 	})
@@ -360,7 +377,11 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 	if pre != nil {
 		j.report(&pre.counts) // the mapping is known
 		pre.keepFor(j.mapping)
-		return j.planFull(ctx, pre)
+		pl, err := j.planFull(ctx, pre, nil)
+		if pl != nil {
+			pl.UnsubscribeRule = j.unsubscribeRule()
+		}
+		return pl, err
 	}
 	j.report(&planCounters{})
 	st, err := j.startState()
@@ -372,14 +393,26 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 		// No plan from the state: a full run, as without one.
 		pre = j.startPrefetch(ctx, false)
 		defer pre.end()
-		pl, err = j.planFull(ctx, pre)
+		pl, err = j.planFull(ctx, pre, st)
 	}
 	if err != nil {
 		st.close()
 		return nil, err
 	}
 	pl.state, pl.State = st, st.use
+	pl.UnsubscribeRule = j.unsubscribeRule()
 	return pl, nil
+}
+
+// unsubscribeRule names the rule UnsubscribeMissing follows (Plan.UnsubscribeRule).
+func (j *Job) unsubscribeRule() string {
+	switch {
+	case !j.opts.UnsubscribeMissing:
+		return "none"
+	case j.opts.State != nil && !j.opts.UnsubscribeAll:
+		return "owned"
+	}
+	return "all"
 }
 
 // planState plans from the state when st says it may, and returns a nil Plan when the
@@ -394,6 +427,7 @@ func (j *Job) planState(ctx context.Context, st *stateRun) (*Plan, error) {
 		return nil, err
 	}
 	p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
+	p.own = st.own
 	pl, err := j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
 		return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 			return st.feed(ctx, j, p, func() {
@@ -427,8 +461,9 @@ func (j *Job) readAll(p *planner) func(context.Context) error {
 
 // planFull is a plan from the members, read whole, with what startPrefetch started: the
 // planner of the early reading when it was kept, and the prefetched calls. pre.end, which
-// the caller defers, waits for whatever is still running.
-func (j *Job) planFull(ctx context.Context, pre *prefetch) (*Plan, error) {
+// the caller defers, waits for whatever is still running. With a state (st), the members
+// the state holds as the sync's are read from it too.
+func (j *Job) planFull(ctx context.Context, pre *prefetch, st *stateRun) (*Plan, error) {
 	report := func() { j.report(&pre.counts) }
 	var p *planner
 	var read func(ctx context.Context) error
@@ -442,7 +477,17 @@ func (j *Job) planFull(ctx context.Context, pre *prefetch) (*Plan, error) {
 		}
 		read = j.readAll(p)
 	}
-	pl, err := j.makePlan(ctx, p, read, func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) })
+	feed := func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) }
+	if st != nil {
+		p.own = st.own
+		feed = func(ctx context.Context) error {
+			if err := j.readPrefetchedMembers(ctx, pre, p, report); err != nil {
+				return err
+			}
+			return st.feedOwners(j, p)
+		}
+	}
+	pl, err := j.makePlan(ctx, p, read, feed)
 	if err != nil {
 		p.close()
 		return nil, err

@@ -25,6 +25,9 @@ const progressEvery = 1024
 type plannerOptions struct {
 	// UnsubscribeMissing plans the unsubscription of members the source does not name.
 	UnsubscribeMissing bool
+	// Owners, with a state, limits UnsubscribeMissing to the members the sync owns (a
+	// kindOwned record names them): the others absent are kept, counted in KeptNotOwned.
+	Owners bool
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
 	TempDir string
 	// Progress, when set, is called now and then while the source is read, with the
@@ -40,6 +43,7 @@ const (
 	kindRow                     // a row to add, update or keep
 	kindProtect                 // a skipped or rejected row naming an address: its member stays
 	kindStateUnknown            // an address the state marks unknown: no member until read back
+	kindOwned                   // an address the sync owns (it added it, or its source named it), by the state
 
 	decisionAdd
 	decisionUpdate
@@ -67,7 +71,10 @@ type planner struct {
 	err     error
 	dataMu  sync.Mutex       // guards data, dataW and scratch once the plan is made (lookups, Apply)
 	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
-	grown   bool             // members were recorded after the plan was made (read back, added)
+	// own, with a state, records that the member whose record is at off is the sync's in the
+	// next state; fresh says the state did not hold it so.
+	own   func(off uint64, fresh bool)
+	grown bool // members were recorded after the plan was made (read back, added)
 
 	rowScratch []byte // readSource's encoding of a row's values
 	valScratch []byte // writeMember's encoding of a member's values
@@ -160,6 +167,9 @@ func (p *planner) addStateMember(e stateEntry) error {
 	}
 	r := rec{id: uint32(e.ID), seq: uint32(p.count), kind: kindMember, vals: e.Values}
 	kind := byte(dataMember)
+	if e.Owned {
+		kind |= dataOwned
+	}
 	switch {
 	case e.Unknown:
 		r.kind, kind = kindStateUnknown, dataMember|dataUnknown
@@ -171,6 +181,20 @@ func (p *planner) addStateMember(e stateEntry) error {
 		p.count++
 		p.err = p.members.add(r)
 	}
+	if p.err == nil && e.Owned {
+		p.err = p.members.add(rec{k1: r.k1, k2: r.k2, kind: kindOwned})
+	}
+	return p.err
+}
+
+// addOwner records that the state holds address lower as the sync's: read from the state
+// in a full run, whose members come from the list.
+func (p *planner) addOwner(lower string) error {
+	if p.err != nil {
+		return p.err
+	}
+	k1, k2 := p.key(lower)
+	p.err = p.members.add(rec{k1: k1, k2: k2, kind: kindOwned})
 	return p.err
 }
 
@@ -180,6 +204,8 @@ const (
 	dataFound   = 2 // a member the state did not know, read back before deciding
 	dataAdded   = 3 // an address Apply sent to subscriber.import
 	dataUnknown = 1 << 4
+	dataOwned   = 1 << 5 // a member the state holds as the sync's
+	dataFlags   = dataUnknown | dataOwned
 )
 
 // writeMember appends a member's record to the member file and points r at it: its kind,
@@ -390,6 +416,15 @@ type Plan struct {
 	// Absent counts the subscribed or pending members the CSV does not name (whether or not
 	// they are to be unsubscribed).
 	Absent int
+	// KeptNotOwned counts the absent members kept because they are not the sync's: with a
+	// state, UnsubscribeMissing unsubscribes only the members the sync added or its source
+	// named at some run (Options.UnsubscribeAll unsubscribes them all). Among Absent.
+	KeptNotOwned int
+	// UnsubscribeRule is the rule UnsubscribeMissing followed: "owned" (with a state: the
+	// sync's members only), "all" (every member the source does not name: without a
+	// state, which records no owners, or with Options.UnsubscribeAll), or "none" (without
+	// UnsubscribeMissing).
+	UnsubscribeRule string
 	// Unreadable counts records the CSV reader could not parse (an unterminated quote
 	// swallows the lines after it): who is absent from the file is then unknown, and no
 	// member is planned for unsubscription.
@@ -519,11 +554,13 @@ func (p *planner) join(pl *Plan) error {
 			k1, k2 = r.k1, r.k2
 		}
 		var member, unknown rec
-		isMember, suppressed, isUnknown := false, false, false
+		isMember, suppressed, isUnknown, owned := false, false, false, false
 		for okM && m.k1 == k1 && m.k2 == k2 {
 			switch m.kind {
 			case kindSuppressed:
 				suppressed = true
+			case kindOwned:
+				owned = true
 			case kindStateUnknown:
 				member, isMember = rec{}, false // read back before deciding
 				unknown, isUnknown = m, true
@@ -548,11 +585,24 @@ func (p *planner) join(pl *Plan) error {
 			// its own in the new state.
 			p.forget(unknown.off)
 		}
+		named := first != 0 || protected
+		if p.own != nil {
+			// The member is the sync's in the next state when it was, or the source names
+			// it now. (A record read back or added is the sync's by its kind.)
+			switch {
+			case isMember && (owned || named):
+				p.own(member.off, !owned)
+			case isUnknown && first == 0 && owned:
+				p.own(unknown.off, false)
+			}
+		}
 		if isMember && member.kind == kindMember {
 			pl.Members++
-			if first == 0 && !protected {
+			if !named {
 				pl.Absent++
-				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
+				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 && p.opts.Owners && !owned {
+					pl.KeptNotOwned++
+				} else if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
 					pl.Unsubscribes++
 					if err := p.absent.add(member); err != nil {
 						return err

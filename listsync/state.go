@@ -62,6 +62,11 @@ type StateUse struct {
 	// Drift is the difference between the list's subscribed members and the state's, when
 	// it was measured (a run from the state, or one whose drift made it a full one).
 	Drift int
+	// NoOwners reports a state that held no record of which members are the sync's (there
+	// was none yet, it could not be read, or sendloop 0.4.0 wrote it): the run records the
+	// members the source names and those it adds as the sync's, and UnsubscribeMissing
+	// unsubscribes none of the others.
+	NoOwners bool
 }
 
 // stateFallback ends a plan from the state: the run becomes a full one, for reason.
@@ -96,6 +101,7 @@ const (
 	outUnknown                 // the change may have run: read the member back next run
 	outGone                    // not a member any more
 	outUnsubscribed            // unsubscribed from the list
+	outOwned                   // the sync's: added by it, or named by its source
 )
 
 // mappingHash fingerprints the mapped fields, in order: a state's values' fingerprints
@@ -129,7 +135,64 @@ func (j *Job) startState() (*stateRun, error) {
 	st.outcomes = newSorter(j.opts.TempDir, false)
 	st.use.Reason = st.open(j)
 	st.use.Used = st.use.Reason == ""
+	st.use.NoOwners = !st.old.Owners
+	if !st.use.Used {
+		st.use.NoOwners = !st.hasOwners(j)
+	}
 	return st, nil
+}
+
+// hasOwners reports whether the state, not used for the plan, still says which members
+// are the sync's: it opens, and is the account's and the list's (its mapping, its age or
+// an unfinished run do not change whose members are whose).
+func (st *stateRun) hasOwners(j *Job) bool {
+	r, err := readStateIn(st.store, st.keys)
+	if err != nil {
+		return false
+	}
+	defer r.close()
+	return r.header.Owners && r.header.BaseURL == j.client.BaseURL() && r.header.ListID == j.listID
+}
+
+// feedOwners gives a full run's planner the addresses the state holds as the sync's.
+func (st *stateRun) feedOwners(j *Job, p *planner) error {
+	if st.use.NoOwners {
+		return nil
+	}
+	r, err := readStateIn(st.store, st.keys)
+	if err != nil {
+		// It opened when the run started: a state replaced meanwhile would be another
+		// run's, which the lock forbids. Without owners, none of the absent is the sync's.
+		st.use.NoOwners = true
+		return nil
+	}
+	defer r.close()
+	for {
+		e, err := r.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			// The owners read so far are the sync's all the same: fewer are unsubscribed.
+			st.use.NoOwners = true
+			return nil
+		}
+		if e.Owned {
+			if err := p.addOwner(e.Email); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// own records that the member whose record is at off is the sync's in the next state;
+// fresh says the state read did not hold it so. A state member the state held as the
+// sync's keeps the mark of its record.
+func (st *stateRun) own(off uint64, fresh bool) {
+	if st.use.Used && !fresh {
+		return
+	}
+	st.outcome(off, outOwned, 0)
 }
 
 // open reads the state's header, and returns why the run cannot plan from it ("" when it
@@ -432,12 +495,12 @@ func (st *stateRun) addsDone(report *sendloop.ImportReport) {
 // file is read in order, the outcomes merged by offset.
 func (pl *Plan) writeState() error {
 	st, p, j := pl.state, pl.planner, pl.job
-	if st.use.Used && !st.changed && !p.grown {
+	if st.use.Used && !st.changed && !p.grown && !st.use.NoOwners {
 		// Nothing changed since the state was read: it holds the list as it is. Its in-use
 		// mark goes, and it is not written again (an unchanged run costs its reading).
 		return st.store.mark(0)
 	}
-	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
+	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now, Owners: true}
 	if st.use.Used {
 		h.LastFull = st.old.LastFull
 	}
@@ -466,10 +529,13 @@ func (pl *Plan) writeState() error {
 			w.abort()
 			return err
 		}
+		base := m.kind &^ dataFlags
 		e := stateEntry{ID: m.id, Email: strings.ToLower(sendloop.NormalizeAddress(m.email)), Status: m.status,
-			Values: m.vals, Unknown: m.kind&dataUnknown != 0}
+			Values: m.vals, Unknown: m.kind&dataUnknown != 0,
+			// A member read back or added is named by the source: the sync's.
+			Owned: m.kind&dataOwned != 0 || base == dataFound || base == dataAdded}
 		keep := true
-		if m.kind&^dataUnknown == dataAdded {
+		if base == dataAdded {
 			keep = !st.addFailed[adds]
 			e.Unknown = st.addsUnknown || st.addUnknown[adds]
 			adds++
@@ -490,6 +556,8 @@ func (pl *Plan) writeState() error {
 				keep = false
 			case outUnsubscribed:
 				e.Status = statusUnsubscribed
+			case outOwned:
+				e.Owned = true
 			}
 			if o, okO, err = oc.next(); err != nil {
 				w.abort()

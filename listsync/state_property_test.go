@@ -22,6 +22,8 @@ type propertyWorld struct {
 	path   string          // the state, for the world of state runs
 	tmp    string          // the plans' temporary files
 	unsubd map[string]bool // addresses unsubscribed on the service side, still members
+	all    bool            // UnsubscribeAll: the exact mirror's rule
+	named  map[string]bool // addresses the source named at some run: the sync's
 	t      *testing.T
 	seed   uint64
 	step   int
@@ -32,7 +34,7 @@ const propertyList = 1
 func newPropertyWorld(t *testing.T, seed uint64, members map[string]string) *propertyWorld {
 	t.Helper()
 	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestLog(0))
-	w := &propertyWorld{srv: srv, c: apiClient(t, srv), unsubd: map[string]bool{}, t: t, seed: seed,
+	w := &propertyWorld{srv: srv, c: apiClient(t, srv), unsubd: map[string]bool{}, named: map[string]bool{}, t: t, seed: seed,
 		path: filepath.Join(t.TempDir(), "state"), tmp: t.TempDir()}
 	ctx := testContext(t)
 	_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "P", OptInMode: sendloop.OptInSingle})
@@ -59,7 +61,10 @@ func (w *propertyWorld) signUp(email, plan string) {
 func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOptions) {
 	t := w.t
 	ctx := testContext(t)
-	jb, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
+	for _, r := range rows {
+		w.named[strings.ToLower(r.Email)] = true
+	}
+	jb, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, UnsubscribeAll: w.all, State: state, TempDir: w.tmp})
 	require.NoError(t, err, "seed %d", w.seed)
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err, "seed %d", w.seed)
@@ -76,6 +81,16 @@ func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOp
 		require.True(t, ok, "seed %d step %d: %s", w.seed, w.step, e)
 		require.Equal(t, "Unsubscribed", status, "seed %d step %d: %s subscribed again", w.seed, w.step, e)
 	}
+	if state == nil || w.all {
+		return
+	}
+	// The mirror that owns what it removes: no member the source never named (a sign-up
+	// on the service side, a member from before the first run) is unsubscribed by it.
+	for e, m := range w.members() {
+		if m[0] == statusUnsubscribed && !w.unsubd[e] {
+			require.True(t, w.named[e], "seed %d step %d: %s unsubscribed, never the sync's", w.seed, w.step, e)
+		}
+	}
 }
 
 func (w *propertyWorld) members() map[string][2]string {
@@ -90,13 +105,16 @@ func (w *propertyWorld) members() map[string][2]string {
 // TestStateRunsEndWhereFullRunsEnd: for random sequences of source changes and service-side
 // changes (sign-ups, unsubscriptions, bounces, field edits, deletions) between runs, runs
 // from a state then one full run leave the same members with the same statuses as full
-// runs alone, with the same values but for members who unsubscribed on the service side;
-// and no member unsubscribed on the service side is ever subscribed again.
+// runs alone (which keep a state too, for its owners), with the same values but for
+// members who unsubscribed on the service side; no member unsubscribed on the service side
+// is ever subscribed again; and under the owned rule of UnsubscribeMissing no member the
+// source never named is unsubscribed.
 //
-// With UnsubscribeMissing, sign-ups on the service side are of addresses the source names:
-// one the source does not name is unsubscribed by the next full run but not by a state run
-// (the state does not know it), and if the source names it later, the two differ for good
-// (the package documentation says so).
+// Under the exact mirror's rule (UnsubscribeAll), sign-ups on the service side are of
+// addresses the source names: one the source does not name is unsubscribed by the next
+// full run but not by a state run (the state does not know it), and if the source names
+// it later, the two differ for good (the package documentation says so). Under the owned
+// rule neither unsubscribes it.
 func TestStateRunsEndWhereFullRunsEnd(t *testing.T) {
 	t.Parallel()
 	sequences := 200
@@ -120,6 +138,7 @@ func propertySequence(t *testing.T, seed uint64) {
 	plans := []string{"a", "b", "c"}
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
 	unsubscribeMissing := rng.IntN(2) == 0
+	all := rng.IntN(2) == 0 // the exact mirror's rule, or the owned one
 
 	initial := map[string]string{}
 	for _, e := range universe {
@@ -149,7 +168,9 @@ func propertySequence(t *testing.T, seed uint64) {
 	st := newPropertyWorld(t, seed, initial)   // runs from the state
 	full := newPropertyWorld(t, seed, initial) // full runs only
 	stateOpts := &StateOptions{Path: st.path, noSync: true}
+	fullOpts := &StateOptions{Path: full.path, noSync: true, Full: true}
 	worlds := []*propertyWorld{st, full}
+	st.all, full.all = all, all
 	deleted := map[string]bool{} // addresses deleted on the service side
 
 	steps := 2 + rng.IntN(3)
@@ -176,7 +197,7 @@ func propertySequence(t *testing.T, seed uint64) {
 				}
 				switch rng.IntN(5) {
 				case 0: // a sign-up
-					if _, named := source[e]; in1 || (unsubscribeMissing && !named) {
+					if _, named := source[e]; in1 || (unsubscribeMissing && all && !named) {
 						continue
 					}
 					v := pick(plans)
@@ -222,7 +243,7 @@ func propertySequence(t *testing.T, seed uint64) {
 		}
 		r := rows()
 		st.sync(r, unsubscribeMissing, stateOpts)
-		full.sync(r, unsubscribeMissing, nil)
+		full.sync(r, unsubscribeMissing, fullOpts)
 	}
 	full2 := *stateOpts
 	full2.Full = true

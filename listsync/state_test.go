@@ -171,7 +171,7 @@ func TestStateRunUnchangedListCostsFourCalls(t *testing.T) {
 	src := Rows(rowsOf(n))
 
 	first := w.sync(t, src, Options{}, StateOptions{})
-	assert.Equal(t, StateUse{Reason: "no state yet"}, first.plan.State)
+	assert.Equal(t, StateUse{Reason: "no state yet", NoOwners: true}, first.plan.State)
 	assert.Equal(t, [3]int{}, planned(first.plan))
 	info, err := os.Stat(w.path)
 	require.NoError(t, err)
@@ -297,27 +297,28 @@ func TestStateRunReadsBackAMemberItDoesNotKnow(t *testing.T) {
 func TestStateFallsBackToAFullRun(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		before func(t *testing.T, w *stateWorld) // after the first sync
-		opts   StateOptions
-		fields bool // the rows give a second field
-		reason string
+		name     string
+		before   func(t *testing.T, w *stateWorld) // after the first sync
+		opts     StateOptions
+		fields   bool // the rows give a second field
+		reason   string
+		noOwners bool // the state no longer says which members are the sync's
 	}{
-		{name: "missing", before: func(t *testing.T, w *stateWorld) { require.NoError(t, os.Remove(w.path)) }, reason: "no state yet"},
+		{name: "missing", before: func(t *testing.T, w *stateWorld) { require.NoError(t, os.Remove(w.path)) }, reason: "no state yet", noOwners: true},
 		{name: "unreadable", before: func(t *testing.T, w *stateWorld) {
 			raw, err := os.ReadFile(w.path)
 			require.NoError(t, err)
 			raw[len(raw)-3] ^= 1
 			require.NoError(t, os.WriteFile(w.path, raw, 0o600))
-		}, reason: "unreadable: damaged or cut off"},
+		}, reason: "unreadable: damaged or cut off", noOwners: true},
 		{name: "cut off", before: func(t *testing.T, w *stateWorld) {
 			raw, err := os.ReadFile(w.path)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(w.path, raw[:len(raw)-20], 0o600))
-		}, reason: "unreadable: damaged or cut off"},
+		}, reason: "unreadable: damaged or cut off", noOwners: true},
 		{name: "another account", before: func(t *testing.T, w *stateWorld) {
 			writeTestState(t, w.path, "another-key", stateHeader{BaseURL: w.c.BaseURL(), ListID: w.listID}, nil)
-		}, reason: "written for another account (another API key)"},
+		}, reason: "written for another account (another API key)", noOwners: true},
 		{name: "another list", before: func(t *testing.T, w *stateWorld) {
 			other, err := w.c.Lists.Create(testContext(t), sendloop.ListCreateParams{Name: "Other", OptInMode: sendloop.OptInSingle})
 			require.NoError(t, err)
@@ -327,7 +328,7 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 			require.NoError(t, err)
 			w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
 			w.listID = id
-		}, reason: "written for list 2"},
+		}, reason: "written for list 2", noOwners: true},
 		{name: "another mapping", fields: true, before: func(t *testing.T, w *stateWorld) {
 			_, err := w.srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Tier"})
 			require.NoError(t, err)
@@ -360,7 +361,7 @@ func TestStateFallsBackToAFullRun(t *testing.T) {
 				src = Rows(rows)
 			}
 			run := w.sync(t, src, Options{}, tt.opts)
-			assert.Equal(t, StateUse{Reason: tt.reason, Drift: run.plan.State.Drift}, run.plan.State)
+			assert.Equal(t, StateUse{Reason: tt.reason, Drift: run.plan.State.Drift, NoOwners: tt.noOwners}, run.plan.State)
 			assert.Positive(t, run.by["subscriber.browse"], "the members are read")
 			again := w.sync(t, src, Options{}, StateOptions{MaxDrift: job.Percent(100)})
 			assert.True(t, again.plan.State.Used, "a fresh state: %s", again.plan.State.Reason)

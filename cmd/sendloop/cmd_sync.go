@@ -27,7 +27,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID (--csv FILE | --jsonl FILE | --query SQL) [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
+		args:    "--list ID (--csv FILE | --jsonl FILE | --query SQL) [--dry-run [--plan FILE]] [--unsubscribe-missing[=all]] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -120,6 +120,17 @@ holds the address planned for it is skipped and rejected.
 
 Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
+Whom --unsubscribe-missing unsubscribes: with --state, only the members that are the
+sync's, those it added or its source named at some run (the state records them); a member
+the service added and the source never named (a sign-up form's) is kept, counted as
+"kept: not the sync's" (in --json, the plan's "kept_not_owned"). --unsubscribe-missing=all
+unsubscribes every member the source does not name, an exact mirror. Without --state
+nothing records whose members are whose, and every member the source does not name is
+unsubscribed (a note says so). A state that records no owners yet (the first run, or one
+written by sendloop 0.4.0) makes the run record those the source names and unsubscribe
+none of the others, and says so. The --json plan's "unsubscribe_rule" is owned, all or
+none. The bare flag takes no separate value: write --unsubscribe-missing=all.
+
 Unsubscription guard: with --unsubscribe-missing, a plan that would unsubscribe more than
 --max-unsubscribe members (N, or N% of the list's subscribed and pending members, rounded
 up; 10% by default, 100% for no limit) is refused with exit code 2, and nothing changes.
@@ -159,7 +170,8 @@ was, and why ("state used" or "state not used: …"; in --json, "state": {"used"
 state at once; a missing folder of FILE is made, mode 0700.
 
 What a run from the state cannot see until the next full run: members added on the
-service side are not unsubscribed by --unsubscribe-missing; a member who unsubscribed on
+service side are unknown to it (the owned rule keeps them anyway; =all unsubscribes
+them at the next full run); a member who unsubscribed on
 the service side may have their fields updated (never subscribed again); a member deleted
 on the service side is not added again, nor a field edited there set back. For a nightly
 job: a state every night, --full once a week.
@@ -190,7 +202,7 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			o.sourceFlags(fs)
 			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
 			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
-			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
+			fs.Var(&o.unsubscribeMissing, "unsubscribe-missing", "unsubscribe the members the source does not name: with --state the sync's only (those it added or its source named); =all every one, an exact mirror")
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows, and those of unknown outcome, to `FILE` (CSV: line,email,reason,outcome)")
 			budgetFlag(fs, &o.maxRejects)
 			unknownBudgetFlag(fs, &o.maxUnknown)
@@ -225,7 +237,7 @@ type syncOptions struct {
 	listID             int
 	csvPath            string
 	dryRun             bool
-	unsubscribeMissing bool
+	unsubscribeMissing missingRule
 	rejectsPath        string
 	planPath           string
 	maxRejects         string
@@ -374,7 +386,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	var members atomic.Int64
 	var described sync.Once
 	sj, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
-		UnsubscribeMissing: o.unsubscribeMissing,
+		UnsubscribeMissing: o.unsubscribeMissing.on,
+		UnsubscribeAll:     o.unsubscribeMissing.all,
 		Concurrency:        o.concurrency,
 		State:              state,
 		Observer:           a.tracing.jobObserver(),
@@ -425,14 +438,19 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case errors.As(err, &guard) && guard.EmptySource:
 		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(guard.Unsubscribes, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
-		return inputf("refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
-			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
+		kept := ""
+		if guard.KeptNotOwned > 0 {
+			kept = fmt.Sprintf(" (%d more absent kept: not the sync's)", guard.KeptNotOwned)
+		}
+		return inputf("refusing to unsubscribe %d of the %s of list %d%s: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, kept, g.maxUnsubscribe, guard.Allowed, o.csvPath)
 	case err != nil:
 		return err
 	}
 
 	list := sj.List()
-	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
+	noteMirrorRule(a, o, plan)
+	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing.on,
 		plan: plan, mapping: sj.Mapping(), rejects: rejects, budget: budget, state: state != nil}
 	if err := out.openPlan(o.planPath, info); err != nil {
 		return err
@@ -644,4 +662,51 @@ func describeMapping(r *listsync.CSVFile, m *listsync.Mapping) string {
 		fmt.Fprintf(&b, "; ignored: %s", strings.Join(m.Ignored, ", "))
 	}
 	return b.String()
+}
+
+// missingRule is --unsubscribe-missing: bare (or =owned, =true) the owned rule, =all the
+// exact mirror's, =false off. It is a boolean flag to package flag (IsBoolFlag), so that
+// the bare form still parses; a value goes after "=".
+type missingRule struct{ on, all bool }
+
+func (r *missingRule) String() string {
+	switch {
+	case r == nil || !r.on:
+		return "false"
+	case r.all:
+		return "all"
+	}
+	return "true"
+}
+
+func (r *missingRule) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "true", "owned", "1":
+		*r = missingRule{on: true}
+	case "all":
+		*r = missingRule{on: true, all: true}
+	case "false", "0":
+		*r = missingRule{}
+	default:
+		return fmt.Errorf("want all, or no value (the members the sync brought or its source named)")
+	}
+	return nil
+}
+
+// IsBoolFlag lets --unsubscribe-missing stand alone.
+func (r *missingRule) IsBoolFlag() bool { return true }
+
+// noteMirrorRule says which members --unsubscribe-missing may unsubscribe when that is not
+// the rule a reader of the flag would assume: without a state every absent member (nothing
+// records which are the sync's), and with a state that held no owners, none this run.
+func noteMirrorRule(a *app, o *syncOptions, plan *listsync.Plan) {
+	if !o.unsubscribeMissing.on {
+		return
+	}
+	switch {
+	case o.statePath == "" && !o.unsubscribeMissing.all:
+		a.note("--unsubscribe-missing without --state: nothing records which members the sync brought, so it unsubscribes every member %s does not name (the rule of --unsubscribe-missing=all)", o.csvPath)
+	case o.statePath != "" && !o.unsubscribeMissing.all && plan.State.NoOwners:
+		a.note("the state held no record of which members are the sync's (none yet, unreadable, or written by sendloop 0.4.0): this run records those %s names and those it adds, and unsubscribes none of the others (%d kept)", o.csvPath, plan.KeptNotOwned)
+	}
 }
