@@ -80,15 +80,20 @@
 //
 // Plan then compares the source with the state instead of reading the members: updates
 // and unsubscriptions are planned for the rows and members that differ from it. Each
-// address the state does not know (or marks unknown) is read back with subscriber.get
-// before it is planned as an addition: a member of any status is planned as a full run
-// would plan it (updated, unchanged, or skipped when unsubscribed), so a run from the
-// state never subscribes again an address that unsubscribed. Additions are checked
+// address the plan would add that the state does not know (or marks unknown), each member
+// it would update, and each member the state holds as unsubscribed whose row differs from
+// the state, is read back by the row's address with subscriber.get before it is decided:
+// a member of any status is planned as a full run would plan it (updated, unchanged, or
+// skipped when unsubscribed), and an address without one as an addition. So a run from
+// the state never subscribes again an address that unsubscribed, updates a member who
+// subscribed again on the service side, and never writes a row's values onto another
+// member: the updates go by the row's address, not by the state's subscriber ID, which an
+// address changed on the service side gives to another address. Additions are checked
 // against the suppression lists, and the unsubscription guard counts the state's members,
 // as in a full run. One list.getlist call compares the list's subscribed members with the
 // state's. An unchanged list costs 4 calls (list.get, the two suppression reads,
-// list.getlist); a run with changes costs one call per addition, update and
-// unsubscription, plus the imports' batches and those 4.
+// list.getlist); a run with changes costs one call per addition and unsubscription and
+// two per update (its reading back), plus the imports' batches and those 4.
 //
 // The run reads the members (a full run, writing a fresh state) when the state is
 // missing, unreadable, bound to another account, list or mapping, older than
@@ -107,16 +112,16 @@
 // sendloop 0.4.0) leaves every absent member kept that run, which records the owners
 // (StateUse.NoOwners says so). A full run with a state reads the owners from it.
 //
-// What a run from the state cannot see until the next full run: members added on the
-// service side are unknown to it (the owned rule keeps them anyway; UnsubscribeAll
-// unsubscribes them at the next full run);
-// a member who unsubscribed on the service side may have their fields updated (a state
-// run still believes them subscribed; they are never subscribed again); a member deleted
-// on the service side is not added again while the source names it (an update answered
-// "not in the list" forgets it, and the next run adds it), and if the source drops it
-// before the next full run it stays deleted where full runs would have added it and kept
-// it; a field edited on the service side is not set back. For a nightly job: a state every
-// night, a full run (StateOptions.Full) once a week.
+// What a run from the state cannot see until the next full run, because the source names
+// the address with the values the state holds (nothing to read back): members added on
+// the service side (the owned rule keeps them anyway; UnsubscribeAll unsubscribes them at
+// the next full run); a member deleted on the service side (not added again until its row
+// changes or a full run), or whose address was changed there (the old address is not added
+// again); a member who subscribed again on the service side (counted as skipped, where a
+// full run counts them unchanged); a field edited on the service side (not set back). A
+// member who unsubscribed on the service side is never subscribed again, nor updated once
+// read back. For a nightly job: a state every night, a full run (StateOptions.Full) once a
+// week.
 //
 // The state is a copy of the list's personal data that a CI job keeps between runs. It is
 // compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
@@ -480,6 +485,7 @@ func (j *Job) planFull(ctx context.Context, pre *prefetch, st *stateRun) (*Plan,
 	feed := func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) }
 	if st != nil {
 		p.own = st.own
+		p.checked = func(off, vals uint64) { st.outcome(off, outUpdated, vals) }
 		feed = func(ctx context.Context) error {
 			if err := j.readPrefetchedMembers(ctx, pre, p, report); err != nil {
 				return err

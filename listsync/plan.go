@@ -49,6 +49,10 @@ const (
 	decisionUpdate
 	decisionDuplicate
 	decisionReject // a row rejected as read: applying reports it by its line
+	// decisionRecheck is a row of a member a state holds as unsubscribed whose values
+	// differ from the state's: lookUp reads it back (a resubscription on the service side
+	// makes it an update, as a full run plans it) and leaves no such decision.
+	decisionRecheck
 )
 
 // planner compares a CSV with a list's members in memory that does not grow with either:
@@ -73,8 +77,17 @@ type planner struct {
 	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
 	// own, with a state, records that the member whose record is at off is the sync's in the
 	// next state; fresh says the state did not hold it so.
-	own   func(off uint64, fresh bool)
-	grown bool // members were recorded after the plan was made (read back, added)
+	own func(off uint64, fresh bool)
+	// checked, in a full run with a state, records the row's values for a member who
+	// unsubscribed, as the next state's: a run from it reads such a member back only when
+	// the source changes the row again.
+	checked func(off, vals uint64)
+	grown   bool // members were recorded after the plan was made (read back, added)
+	// suppressedRows, in a run from a state, holds the lines of the rows planned for a
+	// member that are on a suppression list too: read back and gone, they are skipped, not
+	// added. (Rare: a member is seldom suppressed.)
+	suppressedRows map[uint32]bool
+	rechecks       int // decisionRecheck records
 
 	rowScratch []byte // readSource's encoding of a row's values
 	valScratch []byte // writeMember's encoding of a member's values
@@ -626,9 +639,26 @@ func (p *planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionDuplicate, id: *first})
 	}
 	*first = r.seq
+	if isMember && suppressed && p.forget != nil {
+		if p.suppressedRows == nil {
+			p.suppressedRows = map[uint32]bool{}
+		}
+		p.suppressedRows[r.seq] = true
+	}
 	switch {
 	case isMember && member.kind == kindUnsubscribed:
 		pl.SkippedUnsubscribed++
+		if p.checked != nil && member.vals != r.vals {
+			p.checked(member.off, r.vals)
+		}
+		if p.forget != nil && member.vals != r.vals {
+			// A state's: the member may have subscribed again since, and a full run would
+			// update them. lookUp reads them back.
+			p.rechecks++
+			d := member
+			d.seq, d.kind = r.seq, decisionRecheck
+			return p.decisions.add(d)
+		}
 	case isMember && member.vals == r.vals:
 		pl.Unchanged++
 	case isMember:

@@ -348,17 +348,22 @@ const (
 	lookupUpdate       = iota + 1 // a member whose values differ: an update
 	lookupSame                    // a member whose values match: unchanged
 	lookupUnsubscribed            // a member who unsubscribed: skipped
+	lookupGone                    // no member at the address: an addition, as a full run plans it
 )
 
-// lookUp reads back (subscriber.get) each address the plan would add, that the state
-// did not know or marked unknown: a member of any status becomes an update, unchanged or
-// skipped row, as a full run would decide, so that no one who unsubscribed is subscribed
-// again; the others stay additions.
+// lookUp reads back (subscriber.get, by the row's address) each address the plan would
+// add that the state did not know or marked unknown, each member the plan would update,
+// and each member the state holds as unsubscribed whose row differs from it: a member of
+// any status becomes an update, unchanged or skipped row, and an address without one an
+// addition, as a full run would decide. So no one who unsubscribed is subscribed again,
+// an update reaches the member at the row's address and not whoever holds the state's
+// subscriber ID now (an address changed on the service side), and a resubscription on the
+// service side is updated as a full run updates it.
 func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
-	if pl.Adds == 0 {
+	p := pl.planner
+	if pl.Adds == 0 && pl.Updates == 0 && p.rechecks == 0 {
 		return nil
 	}
-	p := pl.planner
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	found := newSorter(p.opts.TempDir, true)
@@ -370,12 +375,21 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 	}
 	defer r.close()
 	ids := p.fieldIDs()
-	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd, false), func(ev Event) {
-		if ev.Kind != EventAdd {
+	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd|EventUpdate|eventRecheck, false), func(ev Event) {
+		if ev.Kind != EventAdd && ev.Kind != EventUpdate && ev.Kind != eventRecheck {
 			return // the source changed: Apply reports the row
 		}
+		k1, k2 := p.key(ev.Row.Key)
 		sub, err := j.client.Subscribers.Get(ctx, j.listID, sendloop.SubscriberGetParams{EmailAddress: ev.Row.Email})
 		if notAMember(err) {
+			if ev.Kind == EventAdd {
+				return // an addition still
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err := found.add(rec{k1: k1, k2: k2, seq: uint32(ev.Row.Line), kind: lookupGone, off: ev.off}); err != nil {
+				cancel(err)
+			}
 			return
 		}
 		if err != nil {
@@ -386,9 +400,13 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 		for i, id := range ids {
 			values[i] = sub.CustomFields[id]
 		}
-		k1, k2 := p.key(ev.Row.Key)
 		rowVals := p.valuesHash(p.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))
 		m := rec{k1: k1, k2: k2, id: uint32(sub.SubscriberID), seq: uint32(ev.Row.Line)}
+		if string(sub.SubscriptionStatus) == statusUnsubscribed {
+			// The state holds the row's values for a member who unsubscribed, checked: it is
+			// read back again when the source changes them, not every night.
+			m.vals, values = rowVals, nil
+		}
 		if err := p.writeMemberLocked(&m, dataFound, sub.EmailAddress, string(sub.SubscriptionStatus), values); err != nil {
 			cancel(err)
 			return
@@ -400,6 +418,10 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 			m.kind = lookupSame
 		default:
 			m.kind = lookupUpdate
+		}
+		if ev.Kind != EventAdd {
+			// The state's record of the address gives way to the one read back.
+			p.forget(ev.off)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -416,7 +438,9 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 	return pl.decideFound(found)
 }
 
-// decideFound rewrites the plan's decisions with the members lookUp found.
+// decideFound rewrites the plan's decisions with the members lookUp found (and the
+// addresses it found none at), as a full run would have decided them; no decisionRecheck
+// is left.
 func (pl *Plan) decideFound(found *sorter) error {
 	p := pl.planner
 	fc, err := found.cursor()
@@ -439,19 +463,46 @@ func (pl *Plan) decideFound(found *sorter) error {
 				return err
 			}
 		}
-		if d.kind == decisionAdd && okF && f.seq == d.seq {
+		hit := okF && f.seq == d.seq
+		switch {
+		case d.kind == decisionAdd && hit && f.kind != lookupGone:
 			pl.Adds--
-			if f.kind != lookupUnsubscribed {
-				pl.Members++
+		case d.kind == decisionUpdate && hit:
+			pl.Updates--
+			pl.Members-- // counted as a member of the state: counted below as what it is now
+		case d.kind == decisionRecheck && hit:
+			pl.SkippedUnsubscribed--
+		case d.kind == decisionRecheck:
+			continue // the source changed since: Apply reports the row
+		default:
+			if err := decisions.add(d); err != nil {
+				decisions.close()
+				return err
 			}
-			switch f.kind {
-			case lookupUnsubscribed:
-				pl.SkippedUnsubscribed++
-				continue
-			case lookupSame:
-				pl.Unchanged++
+			continue
+		}
+		switch f.kind {
+		case lookupGone:
+			// The state's member left the address (deleted, or renamed on the service
+			// side): a full run would add the row's address, or skip it if suppressed.
+			if p.forget != nil {
+				p.forget(f.off)
+			}
+			if p.suppressedRows[d.seq] {
+				pl.SkippedSuppressed++
 				continue
 			}
+			pl.Adds++
+			d = rec{k1: d.k1, k2: d.k2, seq: d.seq, kind: decisionAdd}
+		case lookupUnsubscribed:
+			pl.SkippedUnsubscribed++
+			continue
+		case lookupSame:
+			pl.Members++
+			pl.Unchanged++
+			continue
+		default:
+			pl.Members++
 			pl.Updates++
 			d = f
 			d.kind = decisionUpdate

@@ -169,12 +169,19 @@ was, and why ("state used" or "state not used: …"; in --json, "state": {"used"
 "drift"}). A lock (FILE.lock, removed when the run ends) keeps two runs from using one
 state at once; a missing folder of FILE is made, mode 0700.
 
-What a run from the state cannot see until the next full run: members added on the
-service side are unknown to it (the owned rule keeps them anyway; =all unsubscribes
-them at the next full run); a member who unsubscribed on
-the service side may have their fields updated (never subscribed again); a member deleted
-on the service side is not added again, nor a field edited there set back. For a nightly
-job: a state every night, --full once a week.
+A run from the state reads back by its address (subscriber.get) every row it would add
+that the state does not know, every member it would update, and every member the state
+holds as unsubscribed whose row changed, and plans them as a full run does: an update
+goes by the row's address, never by a subscriber ID that the service may have given to
+another address since; a member deleted or renamed on the service side is added again; a
+member who subscribed again on the service side is updated. An update costs two calls.
+
+What a run from the state cannot see until the next full run, because their rows did not
+change: members added on the service side (the owned rule keeps them anyway; =all
+unsubscribes them at the next full run); a member deleted or renamed on the service side
+(not added again); a member who subscribed again there (counted as skipped); a field
+edited there (not set back). A member who unsubscribed on the service side is never
+subscribed again. For a nightly job: a state every night, --full once a week.
 
 The state is a copy of the list's personal data. It is encrypted (AES-256-GCM, with a key
 derived from the API key: it tells nothing to anyone without the key, who could not read

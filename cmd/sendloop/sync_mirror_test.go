@@ -86,3 +86,39 @@ func TestSyncMirrorRuleWithoutState(t *testing.T) {
 	r = f.sendloop(t, "sync", "--list", "1", "--csv", csv, "--unsubscribe-missing=some", "--dry-run")
 	assert.Equal(t, exitUsage, r.code, r.stderr)
 }
+
+// TestSyncStateSeesServiceSideChanges: a state run plans what a full run plans after an
+// address changed on the service side (bob@ renamed by subscriber.update: bob@'s row is
+// added, the renamed member's fields are left alone) and after a resubscription (carol@,
+// unsubscribed when the state was written, subscribed again: her changed row updates her).
+func TestSyncStateSeesServiceSideChanges(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	dir := t.TempDir()
+	statePath := filepath.Join(dir, "list-1.state")
+	first := writeFile(t, dir, "first.csv", "EmailAddress,Plan\nann@example.com,pro\nbob@example.com,free\ncarol@example.com,free\n")
+	r := invocation{args: []string{"sync", "--list", "1", "--csv", first, "--state", statePath}, env: f.env, process: true}.run(t)
+	expect(t, r, exitOK, nil, nil)
+
+	c := apiClient(t, f)
+	ctx := testContext(t)
+	bob, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{EmailAddress: "bob@example.com"})
+	require.NoError(t, err)
+	require.NoError(t, c.Subscribers.Update(ctx, 1, sendloop.SubscriberUpdateParams{SubscriberID: bob.SubscriberID, EmailAddress: "robert@example.com"}))
+	_, err = c.Subscribers.Subscribe(ctx, 1, sendloop.SubscriberSubscribeParams{EmailAddress: "carol@example.com", SubscriptionIP: "1.2.3.4"})
+	require.NoError(t, err)
+
+	second := writeFile(t, dir, "second.csv", "EmailAddress,Plan\nann@example.com,pro\nbob@example.com,team\ncarol@example.com,team\n")
+	r = invocation{args: []string{"--json", "sync", "--list", "1", "--csv", second, "--state", statePath, "--max-drift", "100%"}, env: f.env, process: true}.run(t)
+	expect(t, r, exitOK, []string{`"used": true`, `"add": 1`, `"update": 1`, `"skipped_unsubscribed": 0`}, nil)
+
+	robert, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{EmailAddress: "robert@example.com"})
+	require.NoError(t, err)
+	assert.Equal(t, "free", robert.CustomFields[2], "the renamed member keeps its fields")
+	for _, e := range []string{"bob@example.com", "carol@example.com"} {
+		sub, err := c.Subscribers.Get(ctx, 1, sendloop.SubscriberGetParams{EmailAddress: e})
+		require.NoError(t, err, e)
+		assert.Equal(t, "team", sub.CustomFields[2], e)
+		assert.Equal(t, sendloop.SubscriptionStatus("Subscribed"), sub.SubscriptionStatus, e)
+	}
+}
