@@ -90,17 +90,21 @@
 // member: the updates go by the row's address, not by the state's subscriber ID, which an
 // address changed on the service side gives to another address. Additions are checked
 // against the suppression lists, and the unsubscription guard counts the state's members,
-// as in a full run. One list.getlist call compares the list's subscribed members with the
-// state's. An unchanged list costs 4 calls (list.get, the two suppression reads,
-// list.getlist); a run with changes costs one call per addition and unsubscription and
-// two per update (its reading back), plus the imports' batches and those 4.
+// as in a full run. Two calls measure the drift: list.getlist's subscribed count against
+// the state's (the net change), and the legacy Chart.ListActivity's daily subscriptions
+// and unsubscriptions since the state's base (the state records what the chart counted
+// when it was read whole, plus the sync's own changes since), so that a sign-up offset by
+// an unsubscription counts as two; the drift is the larger. An unchanged list costs 5
+// calls (list.get, the two suppression reads, list.getlist, Chart.ListActivity); a run
+// with changes costs one call per addition and unsubscription and two per update (its
+// reading back), plus the imports' batches and those 5.
 //
 // The run reads the members (a full run, writing a fresh state) when the state is
 // missing, unreadable, bound to another account, list or mapping, older than
 // StateOptions.MaxAge since its last full read (7 days by default), marked in use by a run
-// that did not finish (Apply marks it, and syncs the mark, before its first change), or
-// when the drift between the list's subscribed members and the state's is beyond
-// StateOptions.MaxDrift (5 % of the state's members by default); and with
+// that did not finish (Apply marks it, and syncs the mark, before its first change), when
+// the service's activity chart does not reach back to the state's base, or when the drift
+// is beyond StateOptions.MaxDrift (5 % of the state's members by default); and with
 // StateOptions.Full. Plan.State says which run it was, and why. A lock keeps two runs from
 // using one state at once. A plan that is not applied (a dry run) writes no state.
 //
@@ -112,8 +116,11 @@
 // sendloop 0.4.0) leaves every absent member kept that run, which records the owners
 // (StateUse.NoOwners says so). A full run with a state reads the owners from it.
 //
-// What a run from the state cannot see until the next full run, because the source names
-// the address with the values the state holds (nothing to read back): members added on
+// What the drift cannot see: a member deleted on the service side offset by a sign-up
+// (the chart counts neither a deletion nor, for an address that came back, its earlier
+// subscription), changes of fields, and changes within the allowed drift. What a run from
+// the state cannot see until the next full run, because the source names the address with
+// the values the state holds (nothing to read back): members added on
 // the service side (the owned rule keeps them anyway; UnsubscribeAll unsubscribes them at
 // the next full run); a member deleted on the service side (not added again until its row
 // changes or a full run), or whose address was changed there (the old address is not added
@@ -490,6 +497,7 @@ func (j *Job) planFull(ctx context.Context, pre *prefetch, st *stateRun) (*Plan,
 			if err := j.readPrefetchedMembers(ctx, pre, p, report); err != nil {
 				return err
 			}
+			st.chartForBase(ctx, j)
 			return st.feedOwners(j, p)
 		}
 	}

@@ -31,8 +31,10 @@ type StateOptions struct {
 	// Full makes the run read the list's members whatever the state (and write a fresh
 	// one).
 	Full bool
-	// MaxDrift bounds the difference between the list's subscribed members (list.getlist's
-	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Budget
+	// MaxDrift bounds the drift since the state: the difference between the list's
+	// subscribed members (list.getlist's ActiveSubscribers) and the state's, or the
+	// subscriptions and unsubscriptions the list's activity chart counts since the state,
+	// whichever is larger; beyond it the run is a full one. The zero Budget
 	// allows no drift; DefaultStateOptions sets job.DefaultMaxDrift (5 % of the state's
 	// members), as `sendloop sync --state` does.
 	MaxDrift job.Budget
@@ -92,7 +94,10 @@ type stateRun struct {
 	seq         uint32
 	addFailed   map[int]bool // by position among the additions
 	addUnknown  map[int]bool
-	addsUnknown bool // additions the service refused without saying which: every one unknown
+	addsUnknown bool            // additions the service refused without saying which: every one unknown
+	activity    activityReading // the list's activity chart as this run read it
+	ownSubs     int             // the subscriptions this run made (imports), for the next base
+	ownUnsubs   int             // the unsubscriptions it made
 }
 
 // The kinds of outcome records.
@@ -283,6 +288,15 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		err    error
 	}
 	ch := make(chan answer, 1)
+	type chart struct {
+		a   activityReading
+		err error
+	}
+	charted := make(chan chart, 1)
+	go func() {
+		a, err := st.readActivity(ctx, j, st.old.Activity)
+		charted <- chart{a, err}
+	}()
 	go func() {
 		lists, err := j.client.Lists.List(ctx)
 		for _, l := range lists {
@@ -306,10 +320,12 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		}
 		if err != nil {
 			<-ch
+			<-charted
 			return &stateFallback{"unreadable: " + err.Error()}
 		}
 		if err := p.addStateMember(e); err != nil {
 			<-ch
+			<-charted
 			return err
 		}
 		if e.Status != statusUnsubscribed {
@@ -318,23 +334,54 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		members()
 	}
 	a := <-ch
+	c := <-charted
 	switch {
 	case a.err != nil:
 		return a.err
-	case !a.found:
+	case c.err != nil:
+		return &stateFallback{strings.TrimPrefix(c.err.Error(), "listsync: ")}
+	case c.a.tooOld != "":
+		return &stateFallback{c.a.tooOld}
+	}
+	// A full run after all writes the chart as read for its base; a run from the state
+	// keeps the state's base, for what the state does not hold (the changes counted since)
+	// to count again next time, until a full run reads them.
+	st.activity = c.a
+	fresh := c.a.base
+	if !a.found {
 		return &stateFallback{"list.getlist does not show the list"}
 	}
-	drift := a.active - r.subs
-	if drift < 0 {
-		drift = -drift
+	if c.a.measured {
+		st.activity.base = st.old.Activity
 	}
+	net := abs(a.active - r.subs)
+	// The net count misses a sign-up offset by an unsubscription; the chart's counts of
+	// each since the state do not (and miss a deletion, which the net count sees).
+	drift := max(net, c.a.gross())
 	st.use.Drift = drift
 	limit := st.opts.MaxDrift
 	if allowed := limit.Allowed(held); allowed >= 0 && drift > allowed {
+		st.activity.base = fresh // a full run: the state it writes holds the list as read
+		if drift > net {
+			return &stateFallback{fmt.Sprintf("%d subscriptions and %d unsubscriptions on the list since the state (its activity chart): a drift of %d, beyond %s (%d)",
+				c.a.Subs, c.a.Unsubs, drift, limit, allowed)}
+		}
 		return &stateFallback{fmt.Sprintf("the list has %d subscribed members, the state %d: a drift of %d, beyond %s (%d)",
 			a.active, r.subs, drift, limit, allowed)}
 	}
 	return nil
+}
+
+// chartForBase reads the list's activity chart in a full run, for the next state's base;
+// a chart that cannot be read leaves the state without one (its next run counts the net
+// drift only, and reads a base).
+func (st *stateRun) chartForBase(ctx context.Context, j *Job) {
+	if st.activity.base.From != "" {
+		return // read by the run from the state that became a full one
+	}
+	if a, err := st.readActivity(ctx, j, activityBase{}); err == nil && a.tooOld == "" {
+		st.activity = a
+	}
 }
 
 // notAMember reports an answer saying that an address is not a member of the list.
@@ -523,6 +570,9 @@ func (st *stateRun) outcome(off uint64, kind uint32, vals uint64) {
 	defer st.mu.Unlock()
 	st.changed = true
 	st.seq++
+	if kind == outUnsubscribed {
+		st.ownUnsubs++
+	}
 	// A record of the sorter by key: the offset leads, the order of the outcomes follows.
 	if err := st.outcomes.add(rec{k1: off, seq: st.seq, kind: kind, vals: vals}); err != nil {
 		st.addsUnknown = true // cannot happen but for a full disk: the write fails later
@@ -539,6 +589,9 @@ func (st *stateRun) addsDone(report *sendloop.ImportReport) {
 		st.addUnknown[f.Index] = true
 	}
 	st.addsUnknown = st.addsUnknown || report.Unattributed > 0
+	st.mu.Lock()
+	st.ownSubs += report.Imported
+	st.mu.Unlock()
 }
 
 // writeState writes the state of the list after Apply: every record of the member file (the
@@ -552,6 +605,12 @@ func (pl *Plan) writeState() error {
 		return st.store.mark(0)
 	}
 	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now, Owners: true}
+	if b := st.activity.base; b.From != "" {
+		// The chart as read, and what this run added to it since.
+		b.Subs += uint64(st.ownSubs)
+		b.Unsubs += uint64(st.ownUnsubs)
+		h.Activity = b
+	}
 	if st.use.Used {
 		h.LastFull = st.old.LastFull
 	}

@@ -61,9 +61,18 @@ var errStateOtherAccount = errors.New("written for another account (another API 
 type stateHeader struct {
 	BaseURL  string
 	ListID   int
-	Mapping  uint64    // mappingHash of the mapping the values were hashed through
-	LastFull time.Time // when the members were last read whole
-	Owners   bool      // the entries say which members are the sync's (not in a 0.4.0 state)
+	Mapping  uint64       // mappingHash of the mapping the values were hashed through
+	LastFull time.Time    // when the members were last read whole
+	Owners   bool         // the entries say which members are the sync's (not in a 0.4.0 state)
+	Activity activityBase // the list's activity as last read, for the next run's drift (version 2)
+}
+
+// activityBase is what the list's activity chart (Chart.ListActivity) counted from a day
+// on, as a run read it and then changed it: the next run counts the subscriptions and
+// unsubscriptions since by the difference.
+type activityBase struct {
+	From         string // the first day counted, YYYY-MM-DD; "" when none was read
+	Subs, Unsubs uint64 // the subscriptions and unsubscriptions counted from From on
 }
 
 // stateEntry is a member of the list, as a state keeps it.
@@ -258,6 +267,11 @@ func createStateIn(store stateStore, keys keyDeriver, h stateHeader) (*stateWrit
 	b = binary.AppendUvarint(b, uint64(h.ListID))
 	b = binary.LittleEndian.AppendUint64(b, h.Mapping)
 	b = binary.AppendVarint(b, h.LastFull.UnixNano())
+	if version == stateVersion {
+		b = appendString(b, h.Activity.From)
+		b = binary.AppendUvarint(b, h.Activity.Subs)
+		b = binary.AppendUvarint(b, h.Activity.Unsubs)
+	}
 	w.enc.Write(b)
 	return w, nil
 }
@@ -393,6 +407,17 @@ func readState(src io.Reader, keys keyDeriver) (*stateReader, error) {
 		return nil, r.damaged(err)
 	}
 	r.header.LastFull = time.Unix(0, t)
+	if r.header.Owners {
+		if r.header.Activity.From, err = r.string(); err != nil {
+			return nil, err
+		}
+		s, err1 := binary.ReadUvarint(r.in)
+		u, err2 := binary.ReadUvarint(r.in)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, r.damaged(err)
+		}
+		r.header.Activity.Subs, r.header.Activity.Unsubs = s, u
+	}
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package listsync
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,4 +117,73 @@ func TestStateRunGivesAFullRunsPlan(t *testing.T) {
 			assert.Equal(t, decided{Unchanged: 3}, countsOf(again.plan))
 		})
 	}
+}
+
+// TestStateDriftSeesBalancedChanges: a sign-up offset by an unsubscription on the service
+// side leaves the subscribed count as the state holds it, but the list's activity chart
+// counts both: beyond MaxDrift the run reads the members; within it the run is from the
+// state, its drift the chart's.
+func TestStateDriftSeesBalancedChanges(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		maxDrift job.Budget
+		used     bool
+		reason   string
+	}{
+		{name: "beyond the limit", maxDrift: job.DefaultMaxDrift,
+			reason: "1 subscriptions and 1 unsubscriptions on the list since the state (its activity chart): a drift of 2, beyond 5% (1)"},
+		{name: "within it", maxDrift: job.Percent(10), used: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newStateWorld(t, 20)
+			w.sync(t, Rows(rowsOf(20)), Options{}, StateOptions{})
+			ctx := testContext(t)
+			_, err := w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: "walkin@example.org", SubscriptionIP: "1.2.3.4"})
+			require.NoError(t, err)
+			_, err = w.c.Subscribers.Unsubscribe(ctx, w.listID, sendloop.SubscriberUnsubscribeParams{EmailAddress: emailN(3), UnsubscriptionIP: "1.2.3.4"})
+			require.NoError(t, err)
+			run := w.sync(t, Rows(rowsOf(20)), Options{}, StateOptions{MaxDrift: tt.maxDrift})
+			assert.Equal(t, StateUse{Used: tt.used, Reason: tt.reason, Drift: 2}, run.plan.State)
+			assert.Equal(t, 1, run.by["Chart.ListActivity"], "%v", run.by)
+			// After a full run the state holds the list as read: no drift. A run from the
+			// state holds the changes it did not read: they count again.
+			again := w.sync(t, Rows(rowsOf(20)), Options{}, StateOptions{MaxDrift: tt.maxDrift})
+			if !tt.used {
+				assert.Equal(t, StateUse{Used: true}, again.plan.State)
+				return
+			}
+			assert.Equal(t, StateUse{Used: true, Drift: 2}, again.plan.State)
+			// A run from the state that changes the list writes a new state, which still
+			// counts the changes on the service side it did not read.
+			rows := rowsOf(20)
+			rows[0].Fields["Plan"] = "p1"
+			changed := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: tt.maxDrift})
+			require.True(t, changed.plan.State.Used)
+			require.Equal(t, 1, changed.res.Updates.Done)
+			after := w.sync(t, Rows(rows), Options{}, StateOptions{MaxDrift: tt.maxDrift})
+			assert.Equal(t, StateUse{Used: true, Drift: 2}, after.plan.State)
+		})
+	}
+}
+
+// TestStateOlderThanTheChartIsReadInFull: a state whose activity base is older than the
+// days the service charts cannot measure the changes since: the run reads the members.
+func TestStateOlderThanTheChartIsReadInFull(t *testing.T) {
+	t.Parallel()
+	w := newStateWorld(t, 3)
+	w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{})
+	f, err := os.Open(w.path)
+	require.NoError(t, err)
+	h, entries, err := readAllState(f, w.srv.APIKey)
+	f.Close()
+	require.NoError(t, err)
+	require.NotEmpty(t, h.Activity.From, "a full run records the chart's base")
+	h.Activity.From = "2010-01-01"
+	writeTestState(t, w.path, w.srv.APIKey, h, entries)
+	run := w.sync(t, Rows(rowsOf(3)), Options{}, StateOptions{MaxAge: -1})
+	assert.False(t, run.plan.State.Used)
+	assert.Contains(t, run.plan.State.Reason, "older than the 3660 days the service charts")
 }

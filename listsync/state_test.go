@@ -164,7 +164,7 @@ func (w *stateWorld) members(t *testing.T) map[string][2]string {
 // planned returns a plan's changes.
 func planned(pl *Plan) [3]int { return [3]int{pl.Adds, pl.Updates, pl.Unsubscribes} }
 
-func TestStateRunUnchangedListCostsFourCalls(t *testing.T) {
+func TestStateRunUnchangedListCostsFiveCalls(t *testing.T) {
 	t.Parallel()
 	const n = 20000
 	w := newStateWorld(t, n)
@@ -188,7 +188,7 @@ func TestStateRunUnchangedListCostsFourCalls(t *testing.T) {
 	assert.Equal(t, [3]int{}, planned(again.plan))
 	assert.Equal(t, n, again.plan.Unchanged)
 	assert.Equal(t, n, again.plan.Members)
-	assert.LessOrEqual(t, again.calls, 4, "%v", again.by)
+	assert.LessOrEqual(t, again.calls, 5, "%v", again.by)
 	assert.Zero(t, again.by["subscriber.browse"], "no member is read")
 
 	full := w.sync(t, src, Options{UnsubscribeMissing: true}, StateOptions{Full: true})
@@ -221,7 +221,7 @@ func TestStateRunOnePercentChangedStaysWithinTheBudget(t *testing.T) {
 	pl := run.plan
 	assert.Equal(t, [3]int{66, 34, 33}, planned(pl))
 	// Each update is read back first (subscriber.get by its address), as each addition.
-	budget := pl.Adds + 2*pl.Updates + pl.Unsubscribes + (pl.Adds+batch-1)/batch + 4
+	budget := pl.Adds + 2*pl.Updates + pl.Unsubscribes + (pl.Adds+batch-1)/batch + 5
 	assert.LessOrEqual(t, run.calls, budget, "%v", run.by)
 	t.Logf("%d calls, budget %d: %v", run.calls, budget, run.by)
 	assert.Equal(t, 66, run.res.Adds.Done)
@@ -232,7 +232,7 @@ func TestStateRunOnePercentChangedStaysWithinTheBudget(t *testing.T) {
 	assert.Equal(t, [3]int{}, planned(full.plan), "a full run afterwards plans nothing")
 	again := w.sync(t, Rows(rows), Options{UnsubscribeMissing: true}, StateOptions{})
 	assert.Equal(t, [3]int{}, planned(again.plan))
-	assert.LessOrEqual(t, again.calls, 4, "%v", again.by)
+	assert.LessOrEqual(t, again.calls, 5, "%v", again.by)
 }
 
 // TestStateRunNeverResubscribes: an address the state does not know that is a member who

@@ -156,13 +156,19 @@ A state (--state FILE) makes a nightly sync cost what changed rather than the si
 list. After a run that finished (not interrupted, not a dry run), sync writes to FILE
 what the list holds: each member's subscriber ID, address, status and a fingerprint of
 the mapped fields' values. The next run with the same FILE compares the file with the
-state instead of reading every member: it makes one list.getlist call, the suppression
-reads, one subscriber.get for each address the state does not know (so that no one who
-unsubscribed is subscribed again), and the changes. An unchanged list costs 4 calls.
+state instead of reading every member: it makes one list.getlist call, one legacy
+Chart.ListActivity call, the suppression reads, one subscriber.get for each address the
+state does not know (so that no one who unsubscribed is subscribed again), and the
+changes. An unchanged list costs 5 calls. The drift is the larger of the difference
+between the list's subscribed members and the state's, and the subscriptions plus
+unsubscriptions the list's activity chart counts since the state (so that a sign-up
+offset by an unsubscription counts 2); the chart does not count a deletion (the
+subscribed count does, unless a sign-up offsets it), nor field edits.
 The run is a full one (it reads the members, and writes a fresh state) when the state is
 missing, unreadable, written for another account (base URL or API key: a rotated key is
 another account), list or mapping of the columns, older than --max-state-age since its
 last full read (7 days; 0 for no limit), marked in use by a run that did not finish,
+older than the days the service's activity chart reaches back,
 when the list's subscribed members differ from the state's by more than --max-drift (N,
 or N% of the state's members; 5% by default), or with --full. The output says which it
 was, and why ("state used" or "state not used: …"; in --json, "state": {"used", "reason",
