@@ -585,8 +585,13 @@ func (a *applier) unsubscribes() error {
 		switch {
 		case err == nil:
 			rec.outcome(u.off, outUnsubscribed, 0)
-		case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
-			// Unsubscribed or gone, or unknown: read back when a row names it.
+		case errors.Is(err, sendloop.ErrNotInList):
+			// Gone (or unsubscribed already): the state forgets it, and whose it is with it.
+			// An address that comes back is the service's (a sign-up form's) until the
+			// source names it; a row that names it reads it back first.
+			rec.outcome(u.off, outGone, 0)
+		case errors.Is(err, sendloop.ErrOutcomeUnknown):
+			// Unknown: read back when a row names it.
 			rec.outcome(u.off, outUnknown, 0)
 		}
 		if errors.Is(err, sendloop.ErrNotInList) {

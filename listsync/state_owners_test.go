@@ -1,6 +1,7 @@
 package listsync
 
 import (
+	"net/url"
 	"os"
 	"testing"
 
@@ -135,4 +136,26 @@ func TestStateWithoutOwnersRecordsThem(t *testing.T) {
 	assert.False(t, next.plan.State.NoOwners)
 	assert.Equal(t, 1, next.plan.Unsubscribes, "user2, named by the last run, is the sync's")
 	assert.Equal(t, 1, next.plan.KeptNotOwned)
+}
+
+// TestMirrorForgetsAMemberThatLeft: a member of the sync's deleted on the service side is
+// forgotten, ownership and all, when the source drops it; signed up again through a form,
+// it is the service's, and the mirror keeps it.
+func TestMirrorForgetsAMemberThatLeft(t *testing.T) {
+	t.Parallel()
+	w := newStateWorld(t, 20)
+	opts := Options{UnsubscribeMissing: true}
+	w.sync(t, Rows(rowsOf(20)), opts, StateOptions{})
+	ctx := testContext(t)
+	_, err := w.c.Legacy().Call(ctx, "Subscriber.Delete", url.Values{"ListID": {"1"}, "EmailAddress": {emailN(5)}})
+	require.NoError(t, err)
+	// user5 dropped: the state run unsubscribes it, the service says it is not in the list.
+	w.sync(t, Rows(append(rowsOf(5), rowsOf(20)[6:]...)), opts, StateOptions{MaxDrift: job.Percent(100)})
+	_, err = w.c.Subscribers.Subscribe(ctx, w.listID, sendloop.SubscriberSubscribeParams{EmailAddress: emailN(5), SubscriptionIP: "1.2.3.4"})
+	require.NoError(t, err)
+	run := w.sync(t, Rows(append(rowsOf(5), rowsOf(20)[6:]...)), opts, StateOptions{Full: true})
+	assert.Zero(t, run.plan.Unsubscribes)
+	assert.Equal(t, 1, run.plan.KeptNotOwned)
+	status, _ := w.srv.SubscriberStatus(w.listID, emailN(5))
+	assert.Equal(t, "Subscribed", status)
 }
