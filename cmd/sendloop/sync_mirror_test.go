@@ -122,3 +122,25 @@ func TestSyncStateSeesServiceSideChanges(t *testing.T) {
 		assert.Equal(t, sendloop.SubscriptionStatus("Subscribed"), sub.SubscriptionStatus, e)
 	}
 }
+
+// TestSyncStateBalancedDrift: a sign-up offset by an unsubscription on the service side
+// leaves the subscribed count as the state holds it; the list's activity chart counts
+// both, and beyond --max-drift the run reads the members, saying why.
+func TestSyncStateBalancedDrift(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	dir := t.TempDir()
+	statePath := filepath.Join(dir, "list-1.state")
+	csv := writeFile(t, dir, "m.csv", "EmailAddress,Plan\nann@example.com,pro\nbob@example.com,free\n")
+	sync := func() result {
+		return invocation{args: []string{"sync", "--list", "1", "--csv", csv, "--state", statePath, "--max-drift", "1"}, env: f.env, process: true}.run(t)
+	}
+	expect(t, sync(), exitOK, nil, nil)
+	expect(t, sync(), exitOK, []string{"State used: the members were not read (drift 0)."}, nil)
+	c := apiClient(t, f)
+	_, err := c.Subscribers.Subscribe(testContext(t), 1, sendloop.SubscriberSubscribeParams{EmailAddress: "walkin@example.org", SubscriptionIP: "1.2.3.4"})
+	require.NoError(t, err)
+	_, err = c.Subscribers.Unsubscribe(testContext(t), 1, sendloop.SubscriberUnsubscribeParams{EmailAddress: "bob@example.com", UnsubscriptionIP: "1.2.3.4"})
+	require.NoError(t, err)
+	expect(t, sync(), exitOK, []string{"State not used: 1 subscriptions and 1 unsubscriptions on the list since the state (its activity chart): a drift of 2, beyond 1 (1); the members were read (a full run)."}, nil)
+}
