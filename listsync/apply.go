@@ -153,7 +153,7 @@ type applier struct {
 }
 
 // Apply makes the plan's changes: the additions through subscriber.import in batches, then
-// the updates, then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
+// the updates (by subscriber ID; in a plan made from a state, by the row's address), then the unsubscriptions from this list only (Subscribers.Unsubscribe). It
 // first refuses a plan that Check refuses, and a plan applied already. When ctx ends, Apply
 // starts no new call; the calls in flight run for ApplyOptions.Stop.Grace more, or until
 // ApplyOptions.Stop.Work ends. The Result accounts for every row and every change, and
@@ -537,8 +537,13 @@ func (a *applier) updates() error {
 	a.begin(KindUpdate)
 	return forEach(a.stop, pl.job.opts.Concurrency, a.updateSeq(r), func(u pendingUpdate) {
 		params := sendloop.SubscriberUpdateParams{SubscriberID: u.SubscriberID, Fields: sendloop.CustomFields(u.Fields)}
-		if u.SubscriberID == 0 {
-			params.EmailAddress = u.Email // added by a run that kept a state: named by its address
+		if u.SubscriberID == 0 || rec.fromState() {
+			// By the row's address: a state's subscriber ID may be another address's now
+			// (changed on the service side since the plan read it back), and an update by
+			// ID would write this row's values onto that member. An address that left the
+			// list is answered "not in the list", below. (Added by a run that kept a state,
+			// a member has no ID to name it by either.)
+			params = sendloop.SubscriberUpdateParams{EmailAddress: u.Email, Fields: sendloop.CustomFields(u.Fields)}
 		}
 		err := pl.job.client.Subscribers.Update(a.work, pl.job.listID, params)
 		if cutShort(a.work, err) {
@@ -580,8 +585,13 @@ func (a *applier) unsubscribes() error {
 		switch {
 		case err == nil:
 			rec.outcome(u.off, outUnsubscribed, 0)
-		case errors.Is(err, sendloop.ErrNotInList), errors.Is(err, sendloop.ErrOutcomeUnknown):
-			// Unsubscribed or gone, or unknown: read back when a row names it.
+		case errors.Is(err, sendloop.ErrNotInList):
+			// Gone (or unsubscribed already): the state forgets it, and whose it is with it.
+			// An address that comes back is the service's (a sign-up form's) until the
+			// source names it; a row that names it reads it back first.
+			rec.outcome(u.off, outGone, 0)
+		case errors.Is(err, sendloop.ErrOutcomeUnknown):
+			// Unknown: read back when a row names it.
 			rec.outcome(u.off, outUnknown, 0)
 		}
 		if errors.Is(err, sendloop.ErrNotInList) {

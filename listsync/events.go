@@ -185,9 +185,15 @@ func decisionEvent(kind uint32) EventKind {
 		return EventUpdate
 	case decisionDuplicate, decisionReject:
 		return EventReject
+	case decisionRecheck:
+		return eventRecheck
 	}
 	return 0
 }
+
+// eventRecheck is a row lookUp reads back (decisionRecheck): no Events mask of a caller's
+// includes it.
+const eventRecheck EventKind = 1 << 8
 
 // event turns a decision about a row into its Event.
 func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
@@ -196,6 +202,8 @@ func (pl *Plan) event(d rec, row MappedRow) (Event, error) {
 		return Event{Kind: EventAdd, Row: row}, nil
 	case decisionDuplicate:
 		return Event{Kind: EventReject, Row: row, Reason: fmt.Sprintf("duplicate of line %d", d.id)}, nil
+	case decisionRecheck:
+		return Event{Kind: eventRecheck, Row: row, off: d.off}, nil
 	}
 	m, err := pl.planner.memberText(d)
 	if err != nil {

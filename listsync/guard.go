@@ -20,6 +20,9 @@ type GuardError struct {
 	Allowed int
 	// Limit is the limit.
 	Limit job.Budget
+	// KeptNotOwned counts the absent members the plan keeps because they are not the
+	// sync's (Plan.KeptNotOwned): not among Unsubscribes.
+	KeptNotOwned int
 }
 
 // Error says how many members the plan would unsubscribe and how many the limit allows,
@@ -28,8 +31,12 @@ func (e *GuardError) Error() string {
 	if e.EmptySource {
 		return fmt.Sprintf("listsync: refusing to unsubscribe every member of the list (%d): the source names no subscriber", e.Unsubscribes)
 	}
-	return fmt.Sprintf("listsync: refusing to unsubscribe members: %d of %d, beyond the limit %s (%d); nothing was changed",
-		e.Unsubscribes, e.Members, e.Limit, e.Allowed)
+	kept := ""
+	if e.KeptNotOwned > 0 {
+		kept = fmt.Sprintf(" (%d more absent kept: not the sync's)", e.KeptNotOwned)
+	}
+	return fmt.Sprintf("listsync: refusing to unsubscribe members: %d of %d, beyond the limit %s (%d)%s; nothing was changed",
+		e.Unsubscribes, e.Members, e.Limit, e.Allowed, kept)
 }
 
 // UnreadableError refuses to unsubscribe anyone when the source has records that could not
@@ -56,10 +63,10 @@ func (pl *Plan) Check(max job.Budget) error {
 		return &UnreadableError{Records: pl.Unreadable}
 	}
 	if pl.Unsubscribes > 0 && pl.Named() == 0 {
-		return &GuardError{EmptySource: true, Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: max.Allowed(pl.Members), Limit: max}
+		return &GuardError{EmptySource: true, Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: max.Allowed(pl.Members), Limit: max, KeptNotOwned: pl.KeptNotOwned}
 	}
 	if allowed := max.Allowed(pl.Members); allowed >= 0 && pl.Unsubscribes > allowed {
-		return &GuardError{Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: allowed, Limit: max}
+		return &GuardError{Unsubscribes: pl.Unsubscribes, Members: pl.Members, Allowed: allowed, Limit: max, KeptNotOwned: pl.KeptNotOwned}
 	}
 	return nil
 }

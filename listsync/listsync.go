@@ -80,34 +80,55 @@
 //
 // Plan then compares the source with the state instead of reading the members: updates
 // and unsubscriptions are planned for the rows and members that differ from it. Each
-// address the state does not know (or marks unknown) is read back with subscriber.get
-// before it is planned as an addition: a member of any status is planned as a full run
-// would plan it (updated, unchanged, or skipped when unsubscribed), so a run from the
-// state never subscribes again an address that unsubscribed. Additions are checked
+// address the plan would add that the state does not know (or marks unknown), each member
+// it would update, and each member the state holds as unsubscribed whose row differs from
+// the state, is read back by the row's address with subscriber.get before it is decided:
+// a member of any status is planned as a full run would plan it (updated, unchanged, or
+// skipped when unsubscribed), and an address without one as an addition. So a run from
+// the state never subscribes again an address that unsubscribed, updates a member who
+// subscribed again on the service side, and never writes a row's values onto another
+// member: the updates go by the row's address, not by the state's subscriber ID, which an
+// address changed on the service side gives to another address. Additions are checked
 // against the suppression lists, and the unsubscription guard counts the state's members,
-// as in a full run. One list.getlist call compares the list's subscribed members with the
-// state's. An unchanged list costs 4 calls (list.get, the two suppression reads,
-// list.getlist); a run with changes costs one call per addition, update and
-// unsubscription, plus the imports' batches and those 4.
+// as in a full run. Two calls measure the drift: list.getlist's subscribed count against
+// the state's (the net change), and the legacy Chart.ListActivity's daily subscriptions
+// and unsubscriptions since the state's base (the state records what the chart counted
+// when it was read whole, plus the sync's own changes since), so that a sign-up offset by
+// an unsubscription counts as two; the drift is the larger. An unchanged list costs 5
+// calls (list.get, the two suppression reads, list.getlist, Chart.ListActivity); a run
+// with changes costs one call per addition and unsubscription and two per update (its
+// reading back), plus the imports' batches and those 5.
 //
 // The run reads the members (a full run, writing a fresh state) when the state is
 // missing, unreadable, bound to another account, list or mapping, older than
 // StateOptions.MaxAge since its last full read (7 days by default), marked in use by a run
-// that did not finish (Apply marks it, and syncs the mark, before its first change), or
-// when the drift between the list's subscribed members and the state's is beyond
-// StateOptions.MaxDrift (5 % of the state's members by default); and with
+// that did not finish (Apply marks it, and syncs the mark, before its first change), when
+// the service's activity chart does not reach back to the state's base, or when the drift
+// is beyond StateOptions.MaxDrift (5 % of the state's members by default); and with
 // StateOptions.Full. Plan.State says which run it was, and why. A lock keeps two runs from
 // using one state at once. A plan that is not applied (a dry run) writes no state.
 //
-// What a run from the state cannot see until the next full run: members added on the
-// service side are not unsubscribed by UnsubscribeMissing (the state does not know them);
-// a member who unsubscribed on the service side may have their fields updated (a state
-// run still believes them subscribed; they are never subscribed again); a member deleted
-// on the service side is not added again while the source names it (an update answered
-// "not in the list" forgets it, and the next run adds it), and if the source drops it
-// before the next full run it stays deleted where full runs would have added it and kept
-// it; a field edited on the service side is not set back. For a nightly job: a state every
-// night, a full run (StateOptions.Full) once a week.
+// The state also records which members are the sync's: those it added, and those its
+// source named at some run. With a state, UnsubscribeMissing unsubscribes those only; a
+// member the service added that the source never named (a sign-up form's) is kept, and
+// counted in Plan.KeptNotOwned (Options.UnsubscribeAll unsubscribes every absent member,
+// an exact mirror). A state that records no owners (none yet, unreadable, or written by
+// sendloop 0.4.0) leaves every absent member kept that run, which records the owners
+// (StateUse.NoOwners says so). A full run with a state reads the owners from it.
+//
+// What the drift cannot see: a member deleted on the service side offset by a sign-up
+// (the chart counts neither a deletion nor, for an address that came back, its earlier
+// subscription), changes of fields, and changes within the allowed drift. What a run from
+// the state cannot see until the next full run, because the source names the address with
+// the values the state holds (nothing to read back): members added on
+// the service side (the owned rule keeps them anyway; UnsubscribeAll unsubscribes them at
+// the next full run); a member deleted on the service side (not added again until its row
+// changes or a full run), or whose address was changed there (the old address is not added
+// again); a member who subscribed again on the service side (counted as skipped, where a
+// full run counts them unchanged); a field edited on the service side (not set back). A
+// member who unsubscribed on the service side is never subscribed again, nor updated once
+// read back. For a nightly job: a state every night, a full run (StateOptions.Full) once a
+// week.
 //
 // The state is a copy of the list's personal data that a CI job keeps between runs. It is
 // compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
@@ -149,7 +170,14 @@ const defaultConcurrency = 4
 // Options tunes a sync; the zero value plans additions and updates only.
 type Options struct {
 	// UnsubscribeMissing plans the unsubscription of the members the source does not name.
+	// With State, only of those that are the sync's: members it added, or that its source
+	// named at some run (the state records them); a member the service added (a sign-up
+	// form's) is kept, counted in Plan.KeptNotOwned. Without a state, which records no
+	// owners, every member the source does not name.
 	UnsubscribeMissing bool
+	// UnsubscribeAll makes UnsubscribeMissing unsubscribe every member the source does not
+	// name, the sync's or not, with a state too: an exact mirror.
+	UnsubscribeAll bool
 	// Concurrency is the number of API calls kept in flight (4 when 0):
 	// the pages of members asked for at once while planning, and the calls of Apply.
 	Concurrency int
@@ -258,6 +286,7 @@ func (j *Job) report(c *planCounters) {
 func (j *Job) newPlanner(m *Mapping, c *planCounters) (*planner, error) {
 	return newPlanner(m, plannerOptions{
 		UnsubscribeMissing: j.opts.UnsubscribeMissing,
+		Owners:             j.opts.State != nil && !j.opts.UnsubscribeAll,
 		TempDir:            j.opts.TempDir,
 		Progress:           func(offset int64) { c.read.Store(offset); j.report(c) },
 	})
@@ -360,7 +389,11 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 	if pre != nil {
 		j.report(&pre.counts) // the mapping is known
 		pre.keepFor(j.mapping)
-		return j.planFull(ctx, pre)
+		pl, err := j.planFull(ctx, pre, nil)
+		if pl != nil {
+			pl.UnsubscribeRule = j.unsubscribeRule()
+		}
+		return pl, err
 	}
 	j.report(&planCounters{})
 	st, err := j.startState()
@@ -372,14 +405,26 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 		// No plan from the state: a full run, as without one.
 		pre = j.startPrefetch(ctx, false)
 		defer pre.end()
-		pl, err = j.planFull(ctx, pre)
+		pl, err = j.planFull(ctx, pre, st)
 	}
 	if err != nil {
 		st.close()
 		return nil, err
 	}
 	pl.state, pl.State = st, st.use
+	pl.UnsubscribeRule = j.unsubscribeRule()
 	return pl, nil
+}
+
+// unsubscribeRule names the rule UnsubscribeMissing follows (Plan.UnsubscribeRule).
+func (j *Job) unsubscribeRule() string {
+	switch {
+	case !j.opts.UnsubscribeMissing:
+		return "none"
+	case j.opts.State != nil && !j.opts.UnsubscribeAll:
+		return "owned"
+	}
+	return "all"
 }
 
 // planState plans from the state when st says it may, and returns a nil Plan when the
@@ -394,6 +439,7 @@ func (j *Job) planState(ctx context.Context, st *stateRun) (*Plan, error) {
 		return nil, err
 	}
 	p.forget = func(off uint64) { st.outcome(off, outGone, 0) }
+	p.own = st.own
 	pl, err := j.makePlan(ctx, p, j.readAll(p), func(ctx context.Context) error {
 		return j.readSuppressedWith(ctx, p, func(ctx context.Context) error {
 			return st.feed(ctx, j, p, func() {
@@ -427,8 +473,9 @@ func (j *Job) readAll(p *planner) func(context.Context) error {
 
 // planFull is a plan from the members, read whole, with what startPrefetch started: the
 // planner of the early reading when it was kept, and the prefetched calls. pre.end, which
-// the caller defers, waits for whatever is still running.
-func (j *Job) planFull(ctx context.Context, pre *prefetch) (*Plan, error) {
+// the caller defers, waits for whatever is still running. With a state (st), the members
+// the state holds as the sync's are read from it too.
+func (j *Job) planFull(ctx context.Context, pre *prefetch, st *stateRun) (*Plan, error) {
 	report := func() { j.report(&pre.counts) }
 	var p *planner
 	var read func(ctx context.Context) error
@@ -442,7 +489,19 @@ func (j *Job) planFull(ctx context.Context, pre *prefetch) (*Plan, error) {
 		}
 		read = j.readAll(p)
 	}
-	pl, err := j.makePlan(ctx, p, read, func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) })
+	feed := func(ctx context.Context) error { return j.readPrefetchedMembers(ctx, pre, p, report) }
+	if st != nil {
+		p.own = st.own
+		p.checked = func(off, vals uint64) { st.outcome(off, outUpdated, vals) }
+		feed = func(ctx context.Context) error {
+			if err := j.readPrefetchedMembers(ctx, pre, p, report); err != nil {
+				return err
+			}
+			st.chartForBase(ctx, j)
+			return st.feedOwners(j, p)
+		}
+	}
+	pl, err := j.makePlan(ctx, p, read, feed)
 	if err != nil {
 		p.close()
 		return nil, err

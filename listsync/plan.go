@@ -25,6 +25,9 @@ const progressEvery = 1024
 type plannerOptions struct {
 	// UnsubscribeMissing plans the unsubscription of members the source does not name.
 	UnsubscribeMissing bool
+	// Owners, with a state, limits UnsubscribeMissing to the members the sync owns (a
+	// kindOwned record names them): the others absent are kept, counted in KeptNotOwned.
+	Owners bool
 	// TempDir is where the plan keeps its temporary files; "" means os.TempDir().
 	TempDir string
 	// Progress, when set, is called now and then while the source is read, with the
@@ -40,11 +43,16 @@ const (
 	kindRow                     // a row to add, update or keep
 	kindProtect                 // a skipped or rejected row naming an address: its member stays
 	kindStateUnknown            // an address the state marks unknown: no member until read back
+	kindOwned                   // an address the sync owns (it added it, or its source named it), by the state
 
 	decisionAdd
 	decisionUpdate
 	decisionDuplicate
 	decisionReject // a row rejected as read: applying reports it by its line
+	// decisionRecheck is a row of a member a state holds as unsubscribed whose values
+	// differ from the state's: lookUp reads it back (a resubscription on the service side
+	// makes it an update, as a full run plans it) and leaves no such decision.
+	decisionRecheck
 )
 
 // planner compares a CSV with a list's members in memory that does not grow with either:
@@ -67,7 +75,19 @@ type planner struct {
 	err     error
 	dataMu  sync.Mutex       // guards data, dataW and scratch once the plan is made (lookups, Apply)
 	forget  func(off uint64) // in a run from a state: drop the member record at off from the next state
-	grown   bool             // members were recorded after the plan was made (read back, added)
+	// own, with a state, records that the member whose record is at off is the sync's in the
+	// next state; fresh says the state did not hold it so.
+	own func(off uint64, fresh bool)
+	// checked, in a full run with a state, records the row's values for a member who
+	// unsubscribed, as the next state's: a run from it reads such a member back only when
+	// the source changes the row again.
+	checked func(off, vals uint64)
+	grown   bool // members were recorded after the plan was made (read back, added)
+	// suppressedRows, in a run from a state, holds the lines of the rows planned for a
+	// member that are on a suppression list too: read back and gone, they are skipped, not
+	// added. (Rare: a member is seldom suppressed.)
+	suppressedRows map[uint32]bool
+	rechecks       int // decisionRecheck records
 
 	rowScratch []byte // readSource's encoding of a row's values
 	valScratch []byte // writeMember's encoding of a member's values
@@ -160,6 +180,9 @@ func (p *planner) addStateMember(e stateEntry) error {
 	}
 	r := rec{id: uint32(e.ID), seq: uint32(p.count), kind: kindMember, vals: e.Values}
 	kind := byte(dataMember)
+	if e.Owned {
+		kind |= dataOwned
+	}
 	switch {
 	case e.Unknown:
 		r.kind, kind = kindStateUnknown, dataMember|dataUnknown
@@ -171,6 +194,20 @@ func (p *planner) addStateMember(e stateEntry) error {
 		p.count++
 		p.err = p.members.add(r)
 	}
+	if p.err == nil && e.Owned {
+		p.err = p.members.add(rec{k1: r.k1, k2: r.k2, kind: kindOwned})
+	}
+	return p.err
+}
+
+// addOwner records that the state holds address lower as the sync's: read from the state
+// in a full run, whose members come from the list.
+func (p *planner) addOwner(lower string) error {
+	if p.err != nil {
+		return p.err
+	}
+	k1, k2 := p.key(lower)
+	p.err = p.members.add(rec{k1: k1, k2: k2, kind: kindOwned})
 	return p.err
 }
 
@@ -180,6 +217,8 @@ const (
 	dataFound   = 2 // a member the state did not know, read back before deciding
 	dataAdded   = 3 // an address Apply sent to subscriber.import
 	dataUnknown = 1 << 4
+	dataOwned   = 1 << 5 // a member the state holds as the sync's
+	dataFlags   = dataUnknown | dataOwned
 )
 
 // writeMember appends a member's record to the member file and points r at it: its kind,
@@ -390,6 +429,15 @@ type Plan struct {
 	// Absent counts the subscribed or pending members the CSV does not name (whether or not
 	// they are to be unsubscribed).
 	Absent int
+	// KeptNotOwned counts the absent members kept because they are not the sync's: with a
+	// state, UnsubscribeMissing unsubscribes only the members the sync added or its source
+	// named at some run (Options.UnsubscribeAll unsubscribes them all). Among Absent.
+	KeptNotOwned int
+	// UnsubscribeRule is the rule UnsubscribeMissing followed: "owned" (with a state: the
+	// sync's members only), "all" (every member the source does not name: without a
+	// state, which records no owners, or with Options.UnsubscribeAll), or "none" (without
+	// UnsubscribeMissing).
+	UnsubscribeRule string
 	// Unreadable counts records the CSV reader could not parse (an unterminated quote
 	// swallows the lines after it): who is absent from the file is then unknown, and no
 	// member is planned for unsubscription.
@@ -519,11 +567,13 @@ func (p *planner) join(pl *Plan) error {
 			k1, k2 = r.k1, r.k2
 		}
 		var member, unknown rec
-		isMember, suppressed, isUnknown := false, false, false
+		isMember, suppressed, isUnknown, owned := false, false, false, false
 		for okM && m.k1 == k1 && m.k2 == k2 {
 			switch m.kind {
 			case kindSuppressed:
 				suppressed = true
+			case kindOwned:
+				owned = true
 			case kindStateUnknown:
 				member, isMember = rec{}, false // read back before deciding
 				unknown, isUnknown = m, true
@@ -548,11 +598,24 @@ func (p *planner) join(pl *Plan) error {
 			// its own in the new state.
 			p.forget(unknown.off)
 		}
+		named := first != 0 || protected
+		if p.own != nil {
+			// The member is the sync's in the next state when it was, or the source names
+			// it now. (A record read back or added is the sync's by its kind.)
+			switch {
+			case isMember && (owned || named):
+				p.own(member.off, !owned)
+			case isUnknown && first == 0 && owned:
+				p.own(unknown.off, false)
+			}
+		}
 		if isMember && member.kind == kindMember {
 			pl.Members++
-			if first == 0 && !protected {
+			if !named {
 				pl.Absent++
-				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
+				if p.opts.UnsubscribeMissing && pl.Unreadable == 0 && p.opts.Owners && !owned {
+					pl.KeptNotOwned++
+				} else if p.opts.UnsubscribeMissing && pl.Unreadable == 0 {
 					pl.Unsubscribes++
 					if err := p.absent.add(member); err != nil {
 						return err
@@ -576,9 +639,26 @@ func (p *planner) decide(pl *Plan, r rec, first *uint32, protected *bool, member
 		return p.decisions.add(rec{k1: r.k1, k2: r.k2, seq: r.seq, kind: decisionDuplicate, id: *first})
 	}
 	*first = r.seq
+	if isMember && suppressed && p.forget != nil {
+		if p.suppressedRows == nil {
+			p.suppressedRows = map[uint32]bool{}
+		}
+		p.suppressedRows[r.seq] = true
+	}
 	switch {
 	case isMember && member.kind == kindUnsubscribed:
 		pl.SkippedUnsubscribed++
+		if p.checked != nil && member.vals != r.vals {
+			p.checked(member.off, r.vals)
+		}
+		if p.forget != nil && member.vals != r.vals {
+			// A state's: the member may have subscribed again since, and a full run would
+			// update them. lookUp reads them back.
+			p.rechecks++
+			d := member
+			d.seq, d.kind = r.seq, decisionRecheck
+			return p.decisions.add(d)
+		}
 	case isMember && member.vals == r.vals:
 		pl.Unchanged++
 	case isMember:

@@ -31,8 +31,10 @@ type StateOptions struct {
 	// Full makes the run read the list's members whatever the state (and write a fresh
 	// one).
 	Full bool
-	// MaxDrift bounds the difference between the list's subscribed members (list.getlist's
-	// ActiveSubscribers) and the state's: beyond it the run is a full one. The zero Budget
+	// MaxDrift bounds the drift since the state: the difference between the list's
+	// subscribed members (list.getlist's ActiveSubscribers) and the state's, or the
+	// subscriptions and unsubscriptions the list's activity chart counts since the state,
+	// whichever is larger; beyond it the run is a full one. The zero Budget
 	// allows no drift; DefaultStateOptions sets job.DefaultMaxDrift (5 % of the state's
 	// members), as `sendloop sync --state` does.
 	MaxDrift job.Budget
@@ -62,6 +64,11 @@ type StateUse struct {
 	// Drift is the difference between the list's subscribed members and the state's, when
 	// it was measured (a run from the state, or one whose drift made it a full one).
 	Drift int
+	// NoOwners reports a state that held no record of which members are the sync's (there
+	// was none yet, it could not be read, or sendloop 0.4.0 wrote it): the run records the
+	// members the source names and those it adds as the sync's, and UnsubscribeMissing
+	// unsubscribes none of the others.
+	NoOwners bool
 }
 
 // stateFallback ends a plan from the state: the run becomes a full one, for reason.
@@ -87,7 +94,10 @@ type stateRun struct {
 	seq         uint32
 	addFailed   map[int]bool // by position among the additions
 	addUnknown  map[int]bool
-	addsUnknown bool // additions the service refused without saying which: every one unknown
+	addsUnknown bool            // additions the service refused without saying which: every one unknown
+	activity    activityReading // the list's activity chart as this run read it
+	ownSubs     int             // the subscriptions this run made (imports), for the next base
+	ownUnsubs   int             // the unsubscriptions it made
 }
 
 // The kinds of outcome records.
@@ -96,6 +106,7 @@ const (
 	outUnknown                 // the change may have run: read the member back next run
 	outGone                    // not a member any more
 	outUnsubscribed            // unsubscribed from the list
+	outOwned                   // the sync's: added by it, or named by its source
 )
 
 // mappingHash fingerprints the mapped fields, in order: a state's values' fingerprints
@@ -129,7 +140,64 @@ func (j *Job) startState() (*stateRun, error) {
 	st.outcomes = newSorter(j.opts.TempDir, false)
 	st.use.Reason = st.open(j)
 	st.use.Used = st.use.Reason == ""
+	st.use.NoOwners = !st.old.Owners
+	if !st.use.Used {
+		st.use.NoOwners = !st.hasOwners(j)
+	}
 	return st, nil
+}
+
+// hasOwners reports whether the state, not used for the plan, still says which members
+// are the sync's: it opens, and is the account's and the list's (its mapping, its age or
+// an unfinished run do not change whose members are whose).
+func (st *stateRun) hasOwners(j *Job) bool {
+	r, err := readStateIn(st.store, st.keys)
+	if err != nil {
+		return false
+	}
+	defer r.close()
+	return r.header.Owners && r.header.BaseURL == j.client.BaseURL() && r.header.ListID == j.listID
+}
+
+// feedOwners gives a full run's planner the addresses the state holds as the sync's.
+func (st *stateRun) feedOwners(j *Job, p *planner) error {
+	if st.use.NoOwners {
+		return nil
+	}
+	r, err := readStateIn(st.store, st.keys)
+	if err != nil {
+		// It opened when the run started: a state replaced meanwhile would be another
+		// run's, which the lock forbids. Without owners, none of the absent is the sync's.
+		st.use.NoOwners = true
+		return nil
+	}
+	defer r.close()
+	for {
+		e, err := r.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			// The owners read so far are the sync's all the same: fewer are unsubscribed.
+			st.use.NoOwners = true
+			return nil
+		}
+		if e.Owned {
+			if err := p.addOwner(e.Email); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// own records that the member whose record is at off is the sync's in the next state;
+// fresh says the state read did not hold it so. A state member the state held as the
+// sync's keeps the mark of its record.
+func (st *stateRun) own(off uint64, fresh bool) {
+	if st.use.Used && !fresh {
+		return
+	}
+	st.outcome(off, outOwned, 0)
 }
 
 // open reads the state's header, and returns why the run cannot plan from it ("" when it
@@ -220,6 +288,15 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		err    error
 	}
 	ch := make(chan answer, 1)
+	type chart struct {
+		a   activityReading
+		err error
+	}
+	charted := make(chan chart, 1)
+	go func() {
+		a, err := st.readActivity(ctx, j, st.old.Activity)
+		charted <- chart{a, err}
+	}()
 	go func() {
 		lists, err := j.client.Lists.List(ctx)
 		for _, l := range lists {
@@ -243,10 +320,12 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		}
 		if err != nil {
 			<-ch
+			<-charted
 			return &stateFallback{"unreadable: " + err.Error()}
 		}
 		if err := p.addStateMember(e); err != nil {
 			<-ch
+			<-charted
 			return err
 		}
 		if e.Status != statusUnsubscribed {
@@ -255,23 +334,54 @@ func (st *stateRun) feed(ctx context.Context, j *Job, p *planner, members func()
 		members()
 	}
 	a := <-ch
+	c := <-charted
 	switch {
 	case a.err != nil:
 		return a.err
-	case !a.found:
+	case c.err != nil:
+		return &stateFallback{strings.TrimPrefix(c.err.Error(), "listsync: ")}
+	case c.a.tooOld != "":
+		return &stateFallback{c.a.tooOld}
+	}
+	// A full run after all writes the chart as read for its base; a run from the state
+	// keeps the state's base, for what the state does not hold (the changes counted since)
+	// to count again next time, until a full run reads them.
+	st.activity = c.a
+	fresh := c.a.base
+	if !a.found {
 		return &stateFallback{"list.getlist does not show the list"}
 	}
-	drift := a.active - r.subs
-	if drift < 0 {
-		drift = -drift
+	if c.a.measured {
+		st.activity.base = st.old.Activity
 	}
+	net := abs(a.active - r.subs)
+	// The net count misses a sign-up offset by an unsubscription; the chart's counts of
+	// each since the state do not (and miss a deletion, which the net count sees).
+	drift := max(net, c.a.gross())
 	st.use.Drift = drift
 	limit := st.opts.MaxDrift
 	if allowed := limit.Allowed(held); allowed >= 0 && drift > allowed {
+		st.activity.base = fresh // a full run: the state it writes holds the list as read
+		if drift > net {
+			return &stateFallback{fmt.Sprintf("%d subscriptions and %d unsubscriptions on the list since the state (its activity chart): a drift of %d, beyond %s (%d)",
+				c.a.Subs, c.a.Unsubs, drift, limit, allowed)}
+		}
 		return &stateFallback{fmt.Sprintf("the list has %d subscribed members, the state %d: a drift of %d, beyond %s (%d)",
 			a.active, r.subs, drift, limit, allowed)}
 	}
 	return nil
+}
+
+// chartForBase reads the list's activity chart in a full run, for the next state's base;
+// a chart that cannot be read leaves the state without one (its next run counts the net
+// drift only, and reads a base).
+func (st *stateRun) chartForBase(ctx context.Context, j *Job) {
+	if st.activity.base.From != "" {
+		return // read by the run from the state that became a full one
+	}
+	if a, err := st.readActivity(ctx, j, activityBase{}); err == nil && a.tooOld == "" {
+		st.activity = a
+	}
 }
 
 // notAMember reports an answer saying that an address is not a member of the list.
@@ -285,17 +395,22 @@ const (
 	lookupUpdate       = iota + 1 // a member whose values differ: an update
 	lookupSame                    // a member whose values match: unchanged
 	lookupUnsubscribed            // a member who unsubscribed: skipped
+	lookupGone                    // no member at the address: an addition, as a full run plans it
 )
 
-// lookUp reads back (subscriber.get) each address the plan would add, that the state
-// did not know or marked unknown: a member of any status becomes an update, unchanged or
-// skipped row, as a full run would decide, so that no one who unsubscribed is subscribed
-// again; the others stay additions.
+// lookUp reads back (subscriber.get, by the row's address) each address the plan would
+// add that the state did not know or marked unknown, each member the plan would update,
+// and each member the state holds as unsubscribed whose row differs from it: a member of
+// any status becomes an update, unchanged or skipped row, and an address without one an
+// addition, as a full run would decide. So no one who unsubscribed is subscribed again,
+// an update reaches the member at the row's address and not whoever holds the state's
+// subscriber ID now (an address changed on the service side), and a resubscription on the
+// service side is updated as a full run updates it.
 func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
-	if pl.Adds == 0 {
+	p := pl.planner
+	if pl.Adds == 0 && pl.Updates == 0 && p.rechecks == 0 {
 		return nil
 	}
-	p := pl.planner
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	found := newSorter(p.opts.TempDir, true)
@@ -307,12 +422,21 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 	}
 	defer r.close()
 	ids := p.fieldIDs()
-	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd, false), func(ev Event) {
-		if ev.Kind != EventAdd {
+	err = forEach(ctx, j.opts.Concurrency, pl.events(r, EventAdd|EventUpdate|eventRecheck, false), func(ev Event) {
+		if ev.Kind != EventAdd && ev.Kind != EventUpdate && ev.Kind != eventRecheck {
 			return // the source changed: Apply reports the row
 		}
+		k1, k2 := p.key(ev.Row.Key)
 		sub, err := j.client.Subscribers.Get(ctx, j.listID, sendloop.SubscriberGetParams{EmailAddress: ev.Row.Email})
 		if notAMember(err) {
+			if ev.Kind == EventAdd {
+				return // an addition still
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err := found.add(rec{k1: k1, k2: k2, seq: uint32(ev.Row.Line), kind: lookupGone, off: ev.off}); err != nil {
+				cancel(err)
+			}
 			return
 		}
 		if err != nil {
@@ -323,9 +447,13 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 		for i, id := range ids {
 			values[i] = sub.CustomFields[id]
 		}
-		k1, k2 := p.key(ev.Row.Key)
 		rowVals := p.valuesHash(p.appendValues(nil, func(i int) string { return ev.Row.Values[i] }))
 		m := rec{k1: k1, k2: k2, id: uint32(sub.SubscriberID), seq: uint32(ev.Row.Line)}
+		if string(sub.SubscriptionStatus) == statusUnsubscribed {
+			// The state holds the row's values for a member who unsubscribed, checked: it is
+			// read back again when the source changes them, not every night.
+			m.vals, values = rowVals, nil
+		}
 		if err := p.writeMemberLocked(&m, dataFound, sub.EmailAddress, string(sub.SubscriptionStatus), values); err != nil {
 			cancel(err)
 			return
@@ -337,6 +465,10 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 			m.kind = lookupSame
 		default:
 			m.kind = lookupUpdate
+		}
+		if ev.Kind != EventAdd {
+			// The state's record of the address gives way to the one read back.
+			p.forget(ev.off)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -353,7 +485,9 @@ func (j *Job) lookUp(ctx context.Context, pl *Plan) error {
 	return pl.decideFound(found)
 }
 
-// decideFound rewrites the plan's decisions with the members lookUp found.
+// decideFound rewrites the plan's decisions with the members lookUp found (and the
+// addresses it found none at), as a full run would have decided them; no decisionRecheck
+// is left.
 func (pl *Plan) decideFound(found *sorter) error {
 	p := pl.planner
 	fc, err := found.cursor()
@@ -376,19 +510,46 @@ func (pl *Plan) decideFound(found *sorter) error {
 				return err
 			}
 		}
-		if d.kind == decisionAdd && okF && f.seq == d.seq {
+		hit := okF && f.seq == d.seq
+		switch {
+		case d.kind == decisionAdd && hit && f.kind != lookupGone:
 			pl.Adds--
-			if f.kind != lookupUnsubscribed {
-				pl.Members++
+		case d.kind == decisionUpdate && hit:
+			pl.Updates--
+			pl.Members-- // counted as a member of the state: counted below as what it is now
+		case d.kind == decisionRecheck && hit:
+			pl.SkippedUnsubscribed--
+		case d.kind == decisionRecheck:
+			continue // the source changed since: Apply reports the row
+		default:
+			if err := decisions.add(d); err != nil {
+				decisions.close()
+				return err
 			}
-			switch f.kind {
-			case lookupUnsubscribed:
-				pl.SkippedUnsubscribed++
-				continue
-			case lookupSame:
-				pl.Unchanged++
+			continue
+		}
+		switch f.kind {
+		case lookupGone:
+			// The state's member left the address (deleted, or renamed on the service
+			// side): a full run would add the row's address, or skip it if suppressed.
+			if p.forget != nil {
+				p.forget(f.off)
+			}
+			if p.suppressedRows[d.seq] {
+				pl.SkippedSuppressed++
 				continue
 			}
+			pl.Adds++
+			d = rec{k1: d.k1, k2: d.k2, seq: d.seq, kind: decisionAdd}
+		case lookupUnsubscribed:
+			pl.SkippedUnsubscribed++
+			continue
+		case lookupSame:
+			pl.Members++
+			pl.Unchanged++
+			continue
+		default:
+			pl.Members++
 			pl.Updates++
 			d = f
 			d.kind = decisionUpdate
@@ -409,6 +570,9 @@ func (st *stateRun) outcome(off uint64, kind uint32, vals uint64) {
 	defer st.mu.Unlock()
 	st.changed = true
 	st.seq++
+	if kind == outUnsubscribed {
+		st.ownUnsubs++
+	}
 	// A record of the sorter by key: the offset leads, the order of the outcomes follows.
 	if err := st.outcomes.add(rec{k1: off, seq: st.seq, kind: kind, vals: vals}); err != nil {
 		st.addsUnknown = true // cannot happen but for a full disk: the write fails later
@@ -425,6 +589,9 @@ func (st *stateRun) addsDone(report *sendloop.ImportReport) {
 		st.addUnknown[f.Index] = true
 	}
 	st.addsUnknown = st.addsUnknown || report.Unattributed > 0
+	st.mu.Lock()
+	st.ownSubs += report.Imported
+	st.mu.Unlock()
 }
 
 // writeState writes the state of the list after Apply: every record of the member file (the
@@ -432,12 +599,18 @@ func (st *stateRun) addsDone(report *sendloop.ImportReport) {
 // file is read in order, the outcomes merged by offset.
 func (pl *Plan) writeState() error {
 	st, p, j := pl.state, pl.planner, pl.job
-	if st.use.Used && !st.changed && !p.grown {
+	if st.use.Used && !st.changed && !p.grown && !st.use.NoOwners {
 		// Nothing changed since the state was read: it holds the list as it is. Its in-use
 		// mark goes, and it is not written again (an unchanged run costs its reading).
 		return st.store.mark(0)
 	}
-	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now}
+	h := stateHeader{BaseURL: j.client.BaseURL(), ListID: j.listID, Mapping: st.mapping, LastFull: st.now, Owners: true}
+	if b := st.activity.base; b.From != "" {
+		// The chart as read, and what this run added to it since.
+		b.Subs += uint64(st.ownSubs)
+		b.Unsubs += uint64(st.ownUnsubs)
+		h.Activity = b
+	}
 	if st.use.Used {
 		h.LastFull = st.old.LastFull
 	}
@@ -466,10 +639,13 @@ func (pl *Plan) writeState() error {
 			w.abort()
 			return err
 		}
+		base := m.kind &^ dataFlags
 		e := stateEntry{ID: m.id, Email: strings.ToLower(sendloop.NormalizeAddress(m.email)), Status: m.status,
-			Values: m.vals, Unknown: m.kind&dataUnknown != 0}
+			Values: m.vals, Unknown: m.kind&dataUnknown != 0,
+			// A member read back or added is named by the source: the sync's.
+			Owned: m.kind&dataOwned != 0 || base == dataFound || base == dataAdded}
 		keep := true
-		if m.kind&^dataUnknown == dataAdded {
+		if base == dataAdded {
 			keep = !st.addFailed[adds]
 			e.Unknown = st.addsUnknown || st.addUnknown[adds]
 			adds++
@@ -490,6 +666,8 @@ func (pl *Plan) writeState() error {
 				keep = false
 			case outUnsubscribed:
 				e.Status = statusUnsubscribed
+			case outOwned:
+				e.Owned = true
 			}
 			if o, okO, err = oc.next(); err != nil {
 				w.abort()

@@ -70,5 +70,5 @@ func TestState040ThroughAPlan(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, raw, 0o600))
 	_, c := demoList(t, sendlooptest.WithAPIKey(state040Key))
 	pl := planRows(t, c, Rows([]Row{{Email: "ann@example.com"}}), Options{State: &StateOptions{Path: path, MaxDrift: job.DefaultMaxDrift}})
-	assert.Equal(t, StateUse{Reason: "written for another account (https://app.sendloop.com/api/v3)"}, pl.State)
+	assert.Equal(t, StateUse{Reason: "written for another account (https://app.sendloop.com/api/v3)", NoOwners: true}, pl.State)
 }

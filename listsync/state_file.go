@@ -35,9 +35,12 @@ const (
 	statePrefixLen  = 64
 	stateChunk      = 64 << 10
 	stateLastChunk  = 1 << 31
-	stateVersion    = 1
-	stateTagEntry   = 1
-	stateTagEnd     = 0
+	// stateVersion 2 records which members are the sync's (stateFlagOwned); 1, 0.4.0's,
+	// did not, and still reads (stateHeader.Owners false).
+	stateVersion   = 2
+	stateVersionV1 = 1
+	stateTagEntry  = 1
+	stateTagEnd    = 0
 )
 
 // The status codes of an entry; another status is written out after stateStatusOther.
@@ -46,6 +49,7 @@ const (
 	stateStatusUnsubscribed = 1
 	stateStatusOther        = 2
 	stateFlagUnknown        = 1 << 4
+	stateFlagOwned          = 1 << 5 // the sync brought the member, or its source named it
 )
 
 const statusSubscribed = "Subscribed"
@@ -57,8 +61,18 @@ var errStateOtherAccount = errors.New("written for another account (another API 
 type stateHeader struct {
 	BaseURL  string
 	ListID   int
-	Mapping  uint64    // mappingHash of the mapping the values were hashed through
-	LastFull time.Time // when the members were last read whole
+	Mapping  uint64       // mappingHash of the mapping the values were hashed through
+	LastFull time.Time    // when the members were last read whole
+	Owners   bool         // the entries say which members are the sync's (not in a 0.4.0 state)
+	Activity activityBase // the list's activity as last read, for the next run's drift (version 2)
+}
+
+// activityBase is what the list's activity chart (Chart.ListActivity) counted from a day
+// on, as a run read it and then changed it: the next run counts the subscriptions and
+// unsubscriptions since by the difference.
+type activityBase struct {
+	From         string // the first day counted, YYYY-MM-DD; "" when none was read
+	Subs, Unsubs uint64 // the subscriptions and unsubscriptions counted from From on
 }
 
 // stateEntry is a member of the list, as a state keeps it.
@@ -68,6 +82,7 @@ type stateEntry struct {
 	Status  string // the SubscriptionStatus
 	Values  uint64 // valuesHash of the mapped fields' values, in mapping order
 	Unknown bool   // the outcome of this run's change to it is unknown: read it back before deciding
+	Owned   bool   // the sync's: it added the member, or its source named it (UnsubscribeMissing may remove it)
 }
 
 // keyDeriver derives a state's keys from the account's API key without holding the key:
@@ -243,11 +258,20 @@ func createStateIn(store stateStore, keys keyDeriver, h stateHeader) (*stateWrit
 		out: make([]byte, 4, stateChunk+4+aead.Overhead()), nonce: make([]byte, aead.NonceSize())}
 	w.z, _ = flate.NewWriter(w.seal, flate.BestSpeed) // 22 bytes a member at 1M, against 20.7 at best, for a third of the CPU
 	w.enc = bufio.NewWriterSize(w.z, 32<<10)
-	b := binary.AppendUvarint(nil, stateVersion)
+	version := uint64(stateVersion)
+	if !h.Owners {
+		version = stateVersionV1 // a state without owners is 0.4.0's format (tests write one)
+	}
+	b := binary.AppendUvarint(nil, version)
 	b = appendString(b, h.BaseURL)
 	b = binary.AppendUvarint(b, uint64(h.ListID))
 	b = binary.LittleEndian.AppendUint64(b, h.Mapping)
 	b = binary.AppendVarint(b, h.LastFull.UnixNano())
+	if version == stateVersion {
+		b = appendString(b, h.Activity.From)
+		b = binary.AppendUvarint(b, h.Activity.Subs)
+		b = binary.AppendUvarint(b, h.Activity.Unsubs)
+	}
 	w.enc.Write(b)
 	return w, nil
 }
@@ -266,8 +290,11 @@ func (w *stateWriter) add(e stateEntry) error {
 	if e.Unknown {
 		code |= stateFlagUnknown
 	}
+	if e.Owned {
+		code |= stateFlagOwned
+	}
 	b = append(b, code)
-	if code&^stateFlagUnknown == stateStatusOther {
+	if code&^(stateFlagUnknown|stateFlagOwned) == stateStatusOther {
 		b = appendString(b, e.Status)
 	}
 	b = binary.AppendUvarint(b, uint64(e.ID))
@@ -358,9 +385,10 @@ func readState(src io.Reader, keys keyDeriver) (*stateReader, error) {
 	if err != nil {
 		return nil, r.damaged(err)
 	}
-	if v != stateVersion {
+	if v != stateVersion && v != stateVersionV1 {
 		return nil, fmt.Errorf("written by another version of the format (%d)", v)
 	}
+	r.header.Owners = v == stateVersion
 	if r.header.BaseURL, err = r.string(); err != nil {
 		return nil, err
 	}
@@ -379,6 +407,17 @@ func readState(src io.Reader, keys keyDeriver) (*stateReader, error) {
 		return nil, r.damaged(err)
 	}
 	r.header.LastFull = time.Unix(0, t)
+	if r.header.Owners {
+		if r.header.Activity.From, err = r.string(); err != nil {
+			return nil, err
+		}
+		s, err1 := binary.ReadUvarint(r.in)
+		u, err2 := binary.ReadUvarint(r.in)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, r.damaged(err)
+		}
+		r.header.Activity.Subs, r.header.Activity.Unsubs = s, u
+	}
 	return r, nil
 }
 
@@ -444,7 +483,8 @@ func (r *stateReader) next() (stateEntry, error) {
 		return stateEntry{}, r.damaged(err)
 	}
 	e.Unknown = code&stateFlagUnknown != 0
-	switch code &^ stateFlagUnknown {
+	e.Owned = code&stateFlagOwned != 0 && r.header.Owners
+	switch code &^ (stateFlagUnknown | stateFlagOwned) {
 	case stateStatusSubscribed:
 		e.Status = statusSubscribed
 		r.subs++

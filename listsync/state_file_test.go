@@ -227,6 +227,18 @@ func FuzzReadState(f *testing.F) {
 		f.Add(raw)
 		f.Add(raw[:len(raw)/2])
 	}
+	// Format 2: owners and the activity chart's base.
+	path := filepath.Join(dir, "v2")
+	entries := testEntries(20, 9)
+	for i := range entries {
+		entries[i].Owned = i%2 == 0
+	}
+	writeTestState(f, path, testStateKey, stateHeader{BaseURL: "u", ListID: 3, Owners: true,
+		Activity: activityBase{From: "2026-11-30", Subs: 12, Unsubs: 3}}, entries)
+	raw, err := os.ReadFile(path)
+	require.NoError(f, err)
+	f.Add(raw)
+	f.Add(raw[:len(raw)-9])
 	f.Add([]byte(stateMagic))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -278,4 +290,43 @@ func BenchmarkStateSize(b *testing.B) {
 	}
 	require.Equal(b, b.N, n)
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N), "read-ns/member")
+}
+
+// TestStateFormatTwoRoundTrips: a state of format 2 reads back with its owners and its
+// activity base; one of format 1 (0.4.0's) reads with neither, whatever its entries'
+// owner bits.
+func TestStateFormatTwoRoundTrips(t *testing.T) {
+	t.Parallel()
+	entries := []stateEntry{
+		{ID: 1, Email: "a@example.com", Status: statusSubscribed, Values: 1, Owned: true},
+		{ID: 2, Email: "b@example.com", Status: statusUnsubscribed, Values: 2},
+		{ID: 3, Email: "c@example.com", Status: "Bounced", Values: 3, Owned: true, Unknown: true},
+	}
+	tests := []struct {
+		name   string
+		header stateHeader
+		want   []stateEntry
+	}{
+		{name: "format 2", header: stateHeader{BaseURL: "u", ListID: 3, Owners: true, LastFull: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC),
+			Activity: activityBase{From: "2026-11-30", Subs: 12, Unsubs: 3}}, want: entries},
+		{name: "format 1", header: stateHeader{BaseURL: "u", ListID: 3, LastFull: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}, want: []stateEntry{
+			{ID: 1, Email: "a@example.com", Status: statusSubscribed, Values: 1},
+			{ID: 2, Email: "b@example.com", Status: statusUnsubscribed, Values: 2},
+			{ID: 3, Email: "c@example.com", Status: "Bounced", Values: 3, Unknown: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "state")
+			writeTestState(t, path, testStateKey, tt.header, entries)
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			h, got, err := readAllState(f, testStateKey)
+			require.NoError(t, err)
+			assert.Equal(t, tt.header, h.withUTC())
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -22,6 +22,8 @@ type propertyWorld struct {
 	path   string          // the state, for the world of state runs
 	tmp    string          // the plans' temporary files
 	unsubd map[string]bool // addresses unsubscribed on the service side, still members
+	all    bool            // UnsubscribeAll: the exact mirror's rule
+	named  map[string]bool // addresses the source named at some run: the sync's
 	t      *testing.T
 	seed   uint64
 	step   int
@@ -32,7 +34,7 @@ const propertyList = 1
 func newPropertyWorld(t *testing.T, seed uint64, members map[string]string) *propertyWorld {
 	t.Helper()
 	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestLog(0))
-	w := &propertyWorld{srv: srv, c: apiClient(t, srv), unsubd: map[string]bool{}, t: t, seed: seed,
+	w := &propertyWorld{srv: srv, c: apiClient(t, srv), unsubd: map[string]bool{}, named: map[string]bool{}, t: t, seed: seed,
 		path: filepath.Join(t.TempDir(), "state"), tmp: t.TempDir()}
 	ctx := testContext(t)
 	_, err := w.c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "P", OptInMode: sendloop.OptInSingle})
@@ -56,10 +58,13 @@ func (w *propertyWorld) signUp(email, plan string) {
 }
 
 // sync runs a sync of the source; state nil is a full run without a state.
-func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOptions) {
+func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOptions) StateUse {
 	t := w.t
 	ctx := testContext(t)
-	jb, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, State: state, TempDir: w.tmp})
+	for _, r := range rows {
+		w.named[strings.ToLower(r.Email)] = true
+	}
+	jb, err := New(ctx, w.c, propertyList, Rows(rows), Options{UnsubscribeMissing: unsubscribeMissing, UnsubscribeAll: w.all, State: state, TempDir: w.tmp})
 	require.NoError(t, err, "seed %d", w.seed)
 	pl, err := jb.Plan(ctx)
 	require.NoError(t, err, "seed %d", w.seed)
@@ -76,6 +81,17 @@ func (w *propertyWorld) sync(rows []Row, unsubscribeMissing bool, state *StateOp
 		require.True(t, ok, "seed %d step %d: %s", w.seed, w.step, e)
 		require.Equal(t, "Unsubscribed", status, "seed %d step %d: %s subscribed again", w.seed, w.step, e)
 	}
+	if state == nil || w.all {
+		return pl.State
+	}
+	// The mirror that owns what it removes: no member the source never named (a sign-up
+	// on the service side, a member from before the first run) is unsubscribed by it.
+	for e, m := range w.members() {
+		if m[0] == statusUnsubscribed && !w.unsubd[e] {
+			require.True(t, w.named[e], "seed %d step %d: %s unsubscribed, never the sync's", w.seed, w.step, e)
+		}
+	}
+	return pl.State
 }
 
 func (w *propertyWorld) members() map[string][2]string {
@@ -88,15 +104,20 @@ func (w *propertyWorld) members() map[string][2]string {
 }
 
 // TestStateRunsEndWhereFullRunsEnd: for random sequences of source changes and service-side
-// changes (sign-ups, unsubscriptions, bounces, field edits, deletions) between runs, runs
+// changes (sign-ups, unsubscriptions, resubscriptions, bounces, field edits, deletions,
+// address changes by subscriber.update; balanced or not, under a MaxDrift that allows no
+// drift, which the activity chart then turns into full runs, or any) between runs, runs
 // from a state then one full run leave the same members with the same statuses as full
-// runs alone, with the same values but for members who unsubscribed on the service side;
-// and no member unsubscribed on the service side is ever subscribed again.
+// runs alone (which keep a state too, for its owners), with the same values but for
+// members who unsubscribed on the service side; no member unsubscribed on the service side
+// is ever subscribed again; and under the owned rule of UnsubscribeMissing no member the
+// source never named is unsubscribed.
 //
-// With UnsubscribeMissing, sign-ups on the service side are of addresses the source names:
-// one the source does not name is unsubscribed by the next full run but not by a state run
-// (the state does not know it), and if the source names it later, the two differ for good
-// (the package documentation says so).
+// Under the exact mirror's rule (UnsubscribeAll), sign-ups on the service side are of
+// addresses the source names: one the source does not name is unsubscribed by the next
+// full run but not by a state run (the state does not know it), and if the source names
+// it later, the two differ for good (the package documentation says so). Under the owned
+// rule neither unsubscribes it.
 func TestStateRunsEndWhereFullRunsEnd(t *testing.T) {
 	t.Parallel()
 	sequences := 200
@@ -120,6 +141,7 @@ func propertySequence(t *testing.T, seed uint64) {
 	plans := []string{"a", "b", "c"}
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
 	unsubscribeMissing := rng.IntN(2) == 0
+	all := rng.IntN(2) == 0 // the exact mirror's rule, or the owned one
 
 	initial := map[string]string{}
 	for _, e := range universe {
@@ -148,13 +170,25 @@ func propertySequence(t *testing.T, seed uint64) {
 	}
 	st := newPropertyWorld(t, seed, initial)   // runs from the state
 	full := newPropertyWorld(t, seed, initial) // full runs only
-	stateOpts := &StateOptions{Path: st.path, noSync: true}
+	// A zero MaxDrift makes every drift a full run; 100 % keeps every run from the state,
+	// whatever changed on the service side.
+	maxDrift := job.Budget{}
+	if rng.IntN(2) == 0 {
+		maxDrift = job.Percent(100)
+	}
+	stateOpts := &StateOptions{Path: st.path, noSync: true, MaxDrift: maxDrift}
+	fullOpts := &StateOptions{Path: full.path, noSync: true, Full: true}
 	worlds := []*propertyWorld{st, full}
-	deleted := map[string]bool{} // addresses deleted on the service side
+	st.all, full.all = all, all
+	deleted := map[string]bool{}      // addresses deleted (or renamed away) on the service side
+	resubscribed := map[string]bool{} // members who subscribed again on the service side
+	edited := map[string]bool{}       // members whose field was edited on the service side
 
 	steps := 2 + rng.IntN(3)
 	for step := range steps {
 		st.step, full.step = step, step
+		statusChanges, hidden := 0, false // the service side's changes of this step
+		var before map[string][2]string   // the state world's members before them
 		if step > 0 {
 			// The source changes.
 			for range rng.IntN(4) {
@@ -167,6 +201,7 @@ func propertySequence(t *testing.T, seed uint64) {
 				}
 			}
 			// The service side changes, alike in both worlds where both allow it.
+			before = st.members()
 			for range rng.IntN(4) {
 				e := pick(universe)
 				s1, in1 := st.status(e)
@@ -174,11 +209,13 @@ func propertySequence(t *testing.T, seed uint64) {
 				if in1 != in2 || s1 != s2 {
 					continue // the worlds differ here, as they may until the full run
 				}
-				switch rng.IntN(5) {
+				switch rng.IntN(7) {
 				case 0: // a sign-up
-					if _, named := source[e]; in1 || (unsubscribeMissing && !named) {
+					if _, named := source[e]; in1 || (unsubscribeMissing && all && !named) {
 						continue
 					}
+					t.Logf("step %d: %s signs up", step, e)
+					statusChanges++
 					v := pick(plans)
 					for _, w := range worlds {
 						w.signUp(e, v)
@@ -187,6 +224,8 @@ func propertySequence(t *testing.T, seed uint64) {
 					if s1 != "Subscribed" {
 						continue
 					}
+					t.Logf("step %d: %s unsubscribes", step, e)
+					statusChanges++
 					for _, w := range worlds {
 						_, err := w.c.Subscribers.Unsubscribe(testContext(t), propertyList, sendloop.SubscriberUnsubscribeParams{EmailAddress: e, UnsubscriptionIP: "1.2.3.4"})
 						require.NoError(t, err)
@@ -197,6 +236,8 @@ func propertySequence(t *testing.T, seed uint64) {
 						continue
 					}
 					v := pick(plans)
+					t.Logf("step %d: %s edited to %s", step, e, v)
+					edited[e] = true
 					for _, w := range worlds {
 						require.NoError(t, w.c.Subscribers.Update(testContext(t), propertyList, sendloop.SubscriberUpdateParams{EmailAddress: e, Fields: sendloop.CustomFields{1: v}}))
 					}
@@ -204,6 +245,7 @@ func propertySequence(t *testing.T, seed uint64) {
 					if !in1 {
 						continue
 					}
+					t.Logf("step %d: %s bounces", step, e)
 					for _, w := range worlds {
 						require.NoError(t, w.srv.SetBounce(propertyList, e, "Soft"))
 					}
@@ -211,18 +253,75 @@ func propertySequence(t *testing.T, seed uint64) {
 					if !in1 {
 						continue
 					}
+					t.Logf("step %d: %s deleted", step, e)
+					hidden = true // a deletion may offset a sign-up in both counts
 					for _, w := range worlds {
 						_, err := w.c.Legacy().Call(testContext(t), "Subscriber.Delete", url.Values{"ListID": {fmt.Sprint(propertyList)}, "EmailAddress": {e}})
 						require.NoError(t, err)
 						delete(w.unsubd, e)
 					}
 					deleted[e] = true
+				case 5: // an address changed (subscriber.update by SubscriberID)
+					to := pick(universe)
+					if !in1 {
+						continue
+					}
+					if _, named := source[to]; unsubscribeMissing && all && !named {
+						continue // a service-side addition of to, as a sign-up is
+					}
+					if _, in := st.status(to); in {
+						continue
+					}
+					if _, in := full.status(to); in {
+						continue
+					}
+					t.Logf("step %d: %s renamed to %s", step, e, to)
+					hidden = true // a deletion may offset a sign-up in both counts
+					for _, w := range worlds {
+						sub, err := w.c.Subscribers.Get(testContext(t), propertyList, sendloop.SubscriberGetParams{EmailAddress: e})
+						require.NoError(t, err)
+						require.NoError(t, w.c.Subscribers.Update(testContext(t), propertyList, sendloop.SubscriberUpdateParams{SubscriberID: sub.SubscriberID, EmailAddress: to}))
+						if w.unsubd[e] {
+							delete(w.unsubd, e)
+							w.unsubd[to] = true
+						}
+					}
+					deleted[e] = true // the old address is gone, as if deleted
+				case 6: // a resubscription (a sign-up form's, of a member who unsubscribed)
+					if _, named := source[e]; s1 != "Unsubscribed" || (unsubscribeMissing && all && !named) {
+						continue // (an addition on the service side, for the exact mirror, as a sign-up)
+					}
+					v := pick(plans)
+					t.Logf("step %d: %s subscribes again", step, e)
+					statusChanges++
+					for _, w := range worlds {
+						w.signUp(e, v)
+						delete(w.unsubd, e)
+					}
+					resubscribed[e] = true
+				}
+			}
+		}
+		if before != nil {
+			// What the service side changed of the statuses, net: an unsubscription undone
+			// by a resubscription leaves the list as it was.
+			statusChanges = 0
+			after := st.members()
+			for _, e := range universe {
+				if before[e][0] != after[e][0] {
+					statusChanges++
 				}
 			}
 		}
 		r := rows()
-		st.sync(r, unsubscribeMissing, stateOpts)
-		full.sync(r, unsubscribeMissing, nil)
+		t.Logf("step %d: source %v (unsubscribe missing %t, all %t, max drift %s)", step, source, unsubscribeMissing, all, maxDrift)
+		use := st.sync(r, unsubscribeMissing, stateOpts)
+		if step > 0 && maxDrift == (job.Budget{}) && statusChanges > 0 && !hidden {
+			// Sign-ups, unsubscriptions and resubscriptions, balanced or not, are a drift:
+			// the zero MaxDrift allows none.
+			require.False(t, use.Used, "seed %d step %d: %d changes of status unseen (drift %d)", seed, step, statusChanges, use.Drift)
+		}
+		full.sync(r, unsubscribeMissing, fullOpts)
 	}
 	full2 := *stateOpts
 	full2.Full = true
@@ -251,7 +350,10 @@ func propertySequence(t *testing.T, seed uint64) {
 		// last update, which a state run may have made (to a member who unsubscribed on
 		// the service side) or missed (an edit on the service side, before the source
 		// dropped the member).
-		if !everUnsubscribed[e] && w[0] != statusUnsubscribed {
+		// A field edited on the service side is not set back by a state run: if the source
+		// drops the member before the next full run, its values differ for good.
+		_, named := source[e]
+		if !everUnsubscribed[e] && !resubscribed[e] && (!edited[e] || named) && w[0] != statusUnsubscribed {
 			require.Equal(t, w[1], g[1], "seed %d: the values of %s", seed, e)
 		}
 	}

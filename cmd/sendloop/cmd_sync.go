@@ -27,7 +27,7 @@ const maxRejectsShown = 20
 func syncCommand() *command {
 	return &command{
 		name:    "sync",
-		args:    "--list ID (--csv FILE | --jsonl FILE | --query SQL) [--dry-run [--plan FILE]] [--unsubscribe-missing] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
+		args:    "--list ID (--csv FILE | --jsonl FILE | --query SQL) [--dry-run [--plan FILE]] [--unsubscribe-missing[=all]] [--rejects FILE] [--max-rejects N] [--state FILE [--full]] [flags]",
 		summary: "keep a list in step with a CSV file",
 		help: `
 Makes a list hold the subscribers of a CSV file: it adds the addresses the list lacks,
@@ -120,6 +120,17 @@ holds the address planned for it is skipped and rejected.
 
 Progress goes to stderr when it is a terminal (not with TERM=dumb, a pipe or a file).
 
+Whom --unsubscribe-missing unsubscribes: with --state, only the members that are the
+sync's, those it added or its source named at some run (the state records them); a member
+the service added and the source never named (a sign-up form's) is kept, counted as
+"kept: not the sync's" (in --json, the plan's "kept_not_owned"). --unsubscribe-missing=all
+unsubscribes every member the source does not name, an exact mirror. Without --state
+nothing records whose members are whose, and every member the source does not name is
+unsubscribed (a note says so). A state that records no owners yet (the first run, or one
+written by sendloop 0.4.0) makes the run record those the source names and unsubscribe
+none of the others, and says so. The --json plan's "unsubscribe_rule" is owned, all or
+none. The bare flag takes no separate value: write --unsubscribe-missing=all.
+
 Unsubscription guard: with --unsubscribe-missing, a plan that would unsubscribe more than
 --max-unsubscribe members (N, or N% of the list's subscribed and pending members, rounded
 up; 10% by default, 100% for no limit) is refused with exit code 2, and nothing changes.
@@ -145,24 +156,38 @@ A state (--state FILE) makes a nightly sync cost what changed rather than the si
 list. After a run that finished (not interrupted, not a dry run), sync writes to FILE
 what the list holds: each member's subscriber ID, address, status and a fingerprint of
 the mapped fields' values. The next run with the same FILE compares the file with the
-state instead of reading every member: it makes one list.getlist call, the suppression
-reads, one subscriber.get for each address the state does not know (so that no one who
-unsubscribed is subscribed again), and the changes. An unchanged list costs 4 calls.
+state instead of reading every member: it makes one list.getlist call, one legacy
+Chart.ListActivity call, the suppression reads, one subscriber.get for each address the
+state does not know (so that no one who unsubscribed is subscribed again), and the
+changes. An unchanged list costs 5 calls. The drift is the larger of the difference
+between the list's subscribed members and the state's, and the subscriptions plus
+unsubscriptions the list's activity chart counts since the state (so that a sign-up
+offset by an unsubscription counts 2); the chart does not count a deletion (the
+subscribed count does, unless a sign-up offsets it), nor field edits.
 The run is a full one (it reads the members, and writes a fresh state) when the state is
 missing, unreadable, written for another account (base URL or API key: a rotated key is
 another account), list or mapping of the columns, older than --max-state-age since its
 last full read (7 days; 0 for no limit), marked in use by a run that did not finish,
+older than the days the service's activity chart reaches back,
 when the list's subscribed members differ from the state's by more than --max-drift (N,
 or N% of the state's members; 5% by default), or with --full. The output says which it
 was, and why ("state used" or "state not used: …"; in --json, "state": {"used", "reason",
 "drift"}). A lock (FILE.lock, removed when the run ends) keeps two runs from using one
 state at once; a missing folder of FILE is made, mode 0700.
 
-What a run from the state cannot see until the next full run: members added on the
-service side are not unsubscribed by --unsubscribe-missing; a member who unsubscribed on
-the service side may have their fields updated (never subscribed again); a member deleted
-on the service side is not added again, nor a field edited there set back. For a nightly
-job: a state every night, --full once a week.
+A run from the state reads back by its address (subscriber.get) every row it would add
+that the state does not know, every member it would update, and every member the state
+holds as unsubscribed whose row changed, and plans them as a full run does: an update
+goes by the row's address, never by a subscriber ID that the service may have given to
+another address since; a member deleted or renamed on the service side is added again; a
+member who subscribed again on the service side is updated. An update costs two calls.
+
+What a run from the state cannot see until the next full run, because their rows did not
+change: members added on the service side (the owned rule keeps them anyway; =all
+unsubscribes them at the next full run); a member deleted or renamed on the service side
+(not added again); a member who subscribed again there (counted as skipped); a field
+edited there (not set back). A member who unsubscribed on the service side is never
+subscribed again. For a nightly job: a state every night, --full once a week.
 
 The state is a copy of the list's personal data. It is encrypted (AES-256-GCM, with a key
 derived from the API key: it tells nothing to anyone without the key, who could not read
@@ -190,7 +215,7 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			o.sourceFlags(fs)
 			fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan's counts and first changes, and change nothing")
 			fs.StringVar(&o.planPath, "plan", "", "with --dry-run, write every planned change to `FILE` as CSV (- for stdout)")
-			fs.BoolVar(&o.unsubscribeMissing, "unsubscribe-missing", false, "unsubscribe the members the CSV does not name")
+			fs.Var(&o.unsubscribeMissing, "unsubscribe-missing", "unsubscribe the members the source does not name: with --state the sync's only (those it added or its source named); =all every one, an exact mirror")
 			fs.StringVar(&o.rejectsPath, "rejects", "", "write the rejected rows, and those of unknown outcome, to `FILE` (CSV: line,email,reason,outcome)")
 			budgetFlag(fs, &o.maxRejects)
 			unknownBudgetFlag(fs, &o.maxUnknown)
@@ -225,7 +250,7 @@ type syncOptions struct {
 	listID             int
 	csvPath            string
 	dryRun             bool
-	unsubscribeMissing bool
+	unsubscribeMissing missingRule
 	rejectsPath        string
 	planPath           string
 	maxRejects         string
@@ -374,7 +399,8 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	var members atomic.Int64
 	var described sync.Once
 	sj, err := listsync.New(ctx, c, o.listID, src, listsync.Options{
-		UnsubscribeMissing: o.unsubscribeMissing,
+		UnsubscribeMissing: o.unsubscribeMissing.on,
+		UnsubscribeAll:     o.unsubscribeMissing.all,
 		Concurrency:        o.concurrency,
 		State:              state,
 		Observer:           a.tracing.jobObserver(),
@@ -425,14 +451,19 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 	case errors.As(err, &guard) && guard.EmptySource:
 		return fmt.Errorf("refusing to unsubscribe all %s of list %d: %s names no subscriber", plural(guard.Unsubscribes, "member"), o.listID, o.csvPath)
 	case errors.As(err, &guard):
-		return inputf("refusing to unsubscribe %d of the %s of list %d: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
-			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, g.maxUnsubscribe, guard.Allowed, o.csvPath)
+		kept := ""
+		if guard.KeptNotOwned > 0 {
+			kept = fmt.Sprintf(" (%d more absent kept: not the sync's)", guard.KeptNotOwned)
+		}
+		return inputf("refusing to unsubscribe %d of the %s of list %d%s: --max-unsubscribe %s allows %d (is %s complete? raise the limit, or 100%% for none); nothing was changed",
+			guard.Unsubscribes, plural(guard.Members, "member"), o.listID, kept, g.maxUnsubscribe, guard.Allowed, o.csvPath)
 	case err != nil:
 		return err
 	}
 
 	list := sj.List()
-	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing,
+	noteMirrorRule(a, o, plan)
+	out = &syncOutput{a: a, list: list, csvPath: o.csvPath, dryRun: o.dryRun, unsubscribeMissing: o.unsubscribeMissing.on,
 		plan: plan, mapping: sj.Mapping(), rejects: rejects, budget: budget, state: state != nil}
 	if err := out.openPlan(o.planPath, info); err != nil {
 		return err
@@ -644,4 +675,51 @@ func describeMapping(r *listsync.CSVFile, m *listsync.Mapping) string {
 		fmt.Fprintf(&b, "; ignored: %s", strings.Join(m.Ignored, ", "))
 	}
 	return b.String()
+}
+
+// missingRule is --unsubscribe-missing: bare (or =owned, =true) the owned rule, =all the
+// exact mirror's, =false off. It is a boolean flag to package flag (IsBoolFlag), so that
+// the bare form still parses; a value goes after "=".
+type missingRule struct{ on, all bool }
+
+func (r *missingRule) String() string {
+	switch {
+	case r == nil || !r.on:
+		return "false"
+	case r.all:
+		return "all"
+	}
+	return "true"
+}
+
+func (r *missingRule) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "true", "owned", "1":
+		*r = missingRule{on: true}
+	case "all":
+		*r = missingRule{on: true, all: true}
+	case "false", "0":
+		*r = missingRule{}
+	default:
+		return fmt.Errorf("want all, or no value (the members the sync brought or its source named)")
+	}
+	return nil
+}
+
+// IsBoolFlag lets --unsubscribe-missing stand alone.
+func (r *missingRule) IsBoolFlag() bool { return true }
+
+// noteMirrorRule says which members --unsubscribe-missing may unsubscribe when that is not
+// the rule a reader of the flag would assume: without a state every absent member (nothing
+// records which are the sync's), and with a state that held no owners, none this run.
+func noteMirrorRule(a *app, o *syncOptions, plan *listsync.Plan) {
+	if !o.unsubscribeMissing.on {
+		return
+	}
+	switch {
+	case o.statePath == "" && !o.unsubscribeMissing.all:
+		a.note("--unsubscribe-missing without --state: nothing records which members the sync brought, so it unsubscribes every member %s does not name (the rule of --unsubscribe-missing=all)", o.csvPath)
+	case o.statePath != "" && !o.unsubscribeMissing.all && plan.State.NoOwners:
+		a.note("the state held no record of which members are the sync's (none yet, unreadable, or written by sendloop 0.4.0): this run records those %s names and those it adds, and unsubscribes none of the others (%d kept)", o.csvPath, plan.KeptNotOwned)
+	}
 }

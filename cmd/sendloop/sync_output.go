@@ -44,7 +44,8 @@ func (s *syncOutput) planJSON() orderedObject {
 		{"rows", p.Rows}, {"add", p.Adds}, {"update", p.Updates}, {"unsubscribe", p.Unsubscribes},
 		{"unchanged", p.Unchanged}, {"skipped_unsubscribed", p.SkippedUnsubscribed},
 		{"skipped_suppressed", p.SkippedSuppressed}, {"skipped_status", p.SkippedStatus},
-		{"absent", p.Absent}, {"rejected", p.Rejected},
+		{"absent", p.Absent}, {"kept_not_owned", p.KeptNotOwned}, {"unsubscribe_rule", p.UnsubscribeRule},
+		{"rejected", p.Rejected},
 	}
 }
 
@@ -123,6 +124,8 @@ func (s *syncOutput) summaryRows() []summaryRow {
 	}
 	if !s.unsubscribeMissing {
 		rows = append(rows, summaryRow{name: "absent (kept)", planned: p.Absent})
+	} else {
+		rows = append(rows, summaryRow{name: "kept: not the sync's", planned: p.KeptNotOwned})
 	}
 	rows = append(rows, summaryRow{name: "rejected", planned: p.Rejected, showWhenNothing: true})
 	out := rows[:0]
