@@ -67,7 +67,7 @@ func testContext(t *testing.T) context.Context {
 // fakeList starts a fake holding an empty list with the fields First name and Plan.
 func fakeList(t *testing.T, ctx context.Context) (*sendlooptest.Server, *sendloop.Client, int) {
 	t.Helper()
-	srv := sendlooptest.NewServer(t)
+	srv := sendlooptest.NewServer(t, sendlooptest.WithRequestLog(-1)) // every request: a run's calls are counted
 	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Users", OptInMode: sendloop.OptInSingle})
@@ -80,9 +80,14 @@ func fakeList(t *testing.T, ctx context.Context) (*sendlooptest.Server, *sendloo
 }
 
 // sync plans and applies src into list, and returns the plan's counts and the result.
-func sync(t *testing.T, ctx context.Context, c *sendloop.Client, list int, src listsync.Source) (adds, updates, unsubscribes, rejected int, res *listsync.Result) {
+func sync(t *testing.T, ctx context.Context, c *sendloop.Client, list int, src listsync.Source, state ...string) (adds, updates, unsubscribes, rejected int, res *listsync.Result) {
 	t.Helper()
-	sj, err := listsync.New(ctx, c, list, src, listsync.Options{UnsubscribeMissing: true})
+	opts := listsync.Options{UnsubscribeMissing: true}
+	if len(state) > 0 {
+		so := listsync.DefaultStateOptions(state[0])
+		opts.State = &so
+	}
+	sj, err := listsync.New(ctx, c, list, src, opts)
 	require.NoError(t, err)
 	plan, err := sj.Plan(ctx)
 	require.NoError(t, err)
@@ -114,9 +119,10 @@ func TestSyncsATableThenItsChanges(t *testing.T) {
 			CASE WHEN i %% 3 = 0 THEN 'pro' ELSE 'free' END AS plan
 		FROM generate_series(1, %[2]d) AS i`, schema, n))
 	query := fmt.Sprintf(`SELECT email, first_name AS "First name", plan FROM %s.users`, schema)
-	_, c, list := fakeList(t, ctx)
+	srv, c, list := fakeList(t, ctx)
+	state := filepath.Join(t.TempDir(), "users.state")
 
-	adds, updates, unsubscribes, rejected, res := sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
+	adds, updates, unsubscribes, rejected, res := sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})), state)
 	assert.Equal(t, []int{n, 0, 0, 0}, []int{adds, updates, unsubscribes, rejected})
 	assert.Equal(t, n, res.Adds.Done)
 
@@ -124,11 +130,15 @@ func TestSyncsATableThenItsChanges(t *testing.T) {
 	exec(t, ctx, conn, fmt.Sprintf(`DELETE FROM %s.users WHERE email >= 'user099951@'`, schema))             // 50 rows
 	exec(t, ctx, conn, fmt.Sprintf(`INSERT INTO %s.users SELECT 'new' || i || '@example.com', 'New', 'free' FROM generate_series(1, 25) AS i`, schema))
 
-	adds, updates, unsubscribes, rejected, res = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
+	// The second night, from the state: calls for the changes, no walk of the members.
+	calls, browses := len(srv.Requests()), srv.Executions("subscriber.browse")
+	adds, updates, unsubscribes, rejected, res = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})), state)
 	assert.Equal(t, []int{25, 100, 50, 0}, []int{adds, updates, unsubscribes, rejected})
 	assert.Equal(t, []int{25, 100, 50}, []int{res.Adds.Done, res.Updates.Done, res.Unsubscribes.Done})
+	assert.Equal(t, browses, srv.Executions("subscriber.browse"), "the state run walks no members")
+	assert.Less(t, len(srv.Requests())-calls, 2*(25+100+50)+20, "the state run's calls grow with the changes, not the list")
 
-	adds, updates, unsubscribes, _, _ = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})))
+	adds, updates, unsubscribes, _, _ = sync(t, ctx, c, list, source(t, ctx, newQuery(t, url, query, pgsource.Options{})), state)
 	assert.Equal(t, []int{0, 0, 0}, []int{adds, updates, unsubscribes}, "a third sync of unchanged data changes nothing")
 }
 
