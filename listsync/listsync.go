@@ -363,7 +363,7 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 		return j.planFull(ctx, pre)
 	}
 	j.report(&planCounters{})
-	st, err := j.startState()
+	st, err := j.startState(ctx)
 	if err != nil {
 		return nil, err
 	}
