@@ -14,19 +14,18 @@ package statetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/go-sendloop/sendloop"
-	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -54,22 +53,30 @@ func writtenAndRead(t *testing.T, s Store) {
 	w := newWorld(t, 20)
 	so := s.Options(t, "nightly")
 	first := w.sync(t, rowsOf(20), so)
-	assert.Equal(t, listsync.StateUse{Reason: "no state yet"}, first.plan.State)
-	assert.Positive(t, first.by["subscriber.browse"], "a full run reads the members")
+	want(t, first.plan.State, listsync.StateUse{Reason: "no state yet"})
+	if first.by["subscriber.browse"] == 0 {
+		t.Error("a full run reads the members")
+	}
 
 	rows := rowsOf(21)
 	rows[3].Fields["Plan"] = "p1"
 	second := w.sync(t, rows, s.Options(t, "nightly"))
-	require.True(t, second.plan.State.Used, second.plan.State.Reason)
-	assert.Zero(t, second.by["subscriber.browse"], "no member read")
-	assert.Equal(t, 1, second.res.Adds.Done)
-	assert.Equal(t, 1, second.res.Updates.Done)
+	if !second.plan.State.Used {
+		t.Fatalf("the second run does not use the state: %s", second.plan.State.Reason)
+	}
+	want(t, second.by["subscriber.browse"], 0, "members read from the state")
+	want(t, second.res.Adds.Done, 1, "additions")
+	want(t, second.res.Updates.Done, 1, "updates")
 
 	third := w.sync(t, rows, s.Options(t, "nightly"))
-	require.True(t, third.plan.State.Used, "the state after a run from the state: %s", third.plan.State.Reason)
-	assert.Zero(t, third.by["subscriber.browse"])
-	assert.Equal(t, 21, third.plan.Unchanged, "the second run's changes are in the state")
-	assert.LessOrEqual(t, third.calls, 4, "an unchanged list from the state: %v", third.by)
+	if !third.plan.State.Used {
+		t.Fatalf("the state written by a run from the state is not used: %s", third.plan.State.Reason)
+	}
+	want(t, third.by["subscriber.browse"], 0, "members read")
+	want(t, third.plan.Unchanged, 21, "unchanged rows: the second run's changes are in the state")
+	if third.calls > 4 {
+		t.Errorf("an unchanged list from the state costs %d calls, want at most 4: %v", third.calls, third.by)
+	}
 }
 
 // fallbacks: a state that does not describe the list as the run sees it makes the run a
@@ -94,7 +101,7 @@ func fallbacks(t *testing.T, s Store) {
 		}, reason: "written for list 2"},
 		{name: "another mapping", fields: true, before: func(t *testing.T, w *world, _ listsync.StateOptions) {
 			_, err := w.srv.DefineCustomField(w.listID, sendlooptest.CustomField{Name: "Tier"})
-			require.NoError(t, err)
+			check(t, err)
 		}, reason: "written for another mapping of the source's fields"},
 		{name: "stale", opts: func(so *listsync.StateOptions) {
 			so.Now = func() time.Time { return time.Now().Add(7*24*time.Hour + time.Minute) }
@@ -104,7 +111,7 @@ func fallbacks(t *testing.T, s Store) {
 			for i := range 3 { // 3 of 20 since the state: beyond 5 %
 				_, err := w.c.Subscribers.Subscribe(context.Background(), w.listID, sendloop.SubscriberSubscribeParams{
 					EmailAddress: fmt.Sprintf("s%d@example.org", i), SubscriptionIP: "1.2.3.4"})
-				require.NoError(t, err)
+				check(t, err)
 			}
 		}, reason: "the list has 23 subscribed members, the state 20: a drift of 3, beyond 5% (1)"},
 		{name: "full", opts: func(so *listsync.StateOptions) { so.Full = true }, reason: "a full run was asked for"},
@@ -129,12 +136,16 @@ func fallbacks(t *testing.T, s Store) {
 				tt.opts(&so)
 			}
 			run := w.sync(t, rows, so)
-			assert.Equal(t, listsync.StateUse{Reason: tt.reason, Drift: run.plan.State.Drift}, run.plan.State)
-			assert.Positive(t, run.by["subscriber.browse"], "the members are read")
+			want(t, run.plan.State, listsync.StateUse{Reason: tt.reason, Drift: run.plan.State.Drift})
+			if run.by["subscriber.browse"] == 0 {
+				t.Error("a full run reads the members")
+			}
 			again := s.Options(t, name)
 			again.MaxDrift = job.Percent(100)
 			next := w.sync(t, rows, again)
-			assert.True(t, next.plan.State.Used, "a fresh state: %s", next.plan.State.Reason)
+			if !next.plan.State.Used {
+				t.Errorf("the fresh state is not used: %s", next.plan.State.Reason)
+			}
 		})
 	}
 }
@@ -147,32 +158,36 @@ func inUse(t *testing.T, s Store) {
 	ctx := context.Background()
 	so := s.Options(t, "held")
 	jb, err := listsync.New(ctx, w.c, w.listID, listsync.Rows(rowsOf(3)), listsync.Options{State: &so, TempDir: t.TempDir()})
-	require.NoError(t, err)
+	check(t, err)
 	defer jb.Close()
 	pl, err := jb.Plan(ctx)
-	require.NoError(t, err)
+	check(t, err)
 
 	other := s.Options(t, "held")
 	jb2, err := listsync.New(ctx, w.c, w.listID, listsync.Rows(rowsOf(3)), listsync.Options{State: &other, TempDir: t.TempDir()})
-	require.NoError(t, err)
+	check(t, err)
 	defer jb2.Close()
 	_, err = jb2.Plan(ctx)
-	require.ErrorIs(t, err, listsync.ErrStateInUse, "a second run while the first holds the state")
-	assert.Contains(t, err.Error(), "in use by another run")
+	if !errors.Is(err, listsync.ErrStateInUse) {
+		t.Fatalf("a second run while the first holds the state: %v, want an error matching ErrStateInUse", err)
+	}
+	if msg := "listsync: state " + other.Path + ": in use by another run"; err.Error() != msg {
+		t.Errorf("the second run's error is %q, want %q", err, msg)
+	}
 
 	free := s.Options(t, "another-name")
 	jb3, err := listsync.New(ctx, w.c, w.listID, listsync.Rows(rowsOf(3)), listsync.Options{State: &free, TempDir: t.TempDir()})
-	require.NoError(t, err)
+	check(t, err)
 	defer jb3.Close()
 	pl3, err := jb3.Plan(ctx)
-	require.NoError(t, err, "another state is not held")
-	require.NoError(t, pl3.Close())
+	check(t, err, "another state")
+	check(t, pl3.Close())
 
-	require.NoError(t, pl.Close())
+	check(t, pl.Close())
 	pl2, err := jb2.Plan(ctx)
-	require.NoError(t, err, "the state is free once the first run ends")
-	assert.Equal(t, "no state yet", pl2.State.Reason, "a plan not applied writes no state")
-	require.NoError(t, pl2.Close())
+	check(t, err, "once the first run ends")
+	want(t, pl2.State.Reason, "no state yet", "a plan not applied writes no state")
+	check(t, pl2.Close())
 }
 
 // unfinished: a run stopped before it finished leaves the state marked in use: the next
@@ -184,22 +199,28 @@ func unfinished(t *testing.T, s Store) {
 	so := s.Options(t, "stopped")
 	rows := append(rowsOf(3), listsync.Row{Email: "new@example.com", Fields: map[string]string{"Plan": "x"}})
 	jb, err := listsync.New(ctx, w.c, w.listID, listsync.Rows(rows), listsync.Options{State: &so, TempDir: t.TempDir()})
-	require.NoError(t, err)
+	check(t, err)
 	defer jb.Close()
 	pl, err := jb.Plan(ctx)
-	require.NoError(t, err)
-	require.True(t, pl.State.Used, pl.State.Reason)
+	check(t, err)
+	if !pl.State.Used {
+		t.Fatalf("the state is not used: %s", pl.State.Reason)
+	}
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
 	res, err := pl.Apply(stopped, listsync.ApplyOptions{})
-	require.NoError(t, err)
-	require.True(t, res.Interrupted)
-	require.NoError(t, pl.Close())
+	check(t, err)
+	if !res.Interrupted {
+		t.Fatal("an Apply with its context ended is not interrupted")
+	}
+	check(t, pl.Close())
 
 	run := w.sync(t, rowsOf(3), s.Options(t, "stopped"))
-	assert.Equal(t, "marked in use by a run that did not finish", run.plan.State.Reason)
+	want(t, run.plan.State.Reason, "marked in use by a run that did not finish")
 	next := w.sync(t, rowsOf(3), s.Options(t, "stopped"))
-	assert.True(t, next.plan.State.Used, next.plan.State.Reason)
+	if !next.plan.State.Used {
+		t.Errorf("the state after a full run is not used: %s", next.plan.State.Reason)
+	}
 }
 
 // world is a service with list 1 and its field Plan, and the calls of each sync.
@@ -242,9 +263,9 @@ func newWorld(t *testing.T, n int) *world {
 	}))
 	var err error
 	w.c, err = sendloop.NewClient(w.srv.APIKey, sendloop.WithBaseURL(w.srv.URL),
-		sendloop.WithHTTPClient(&http.Client{Transport: tagging{base: testkit.Transport(), run: &w.run}}),
+		sendloop.WithHTTPClient(&http.Client{Transport: tagging{base: http.DefaultTransport.(*http.Transport).Clone(), run: &w.run}}),
 		sendloop.WithRetry(sendloop.RetryPolicy{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}))
-	require.NoError(t, err)
+	check(t, err)
 	w.listID = w.newList(t, "Nightly")
 	subs := make([]sendloop.ImportSubscriber, n)
 	for i := range subs {
@@ -258,7 +279,7 @@ func newWorld(t *testing.T, n int) *world {
 				}
 			}
 		}, sendloop.ImportOptions{})
-		require.NoError(t, err)
+		check(t, err)
 	}
 	return w
 }
@@ -267,9 +288,9 @@ func newWorld(t *testing.T, n int) *world {
 func (w *world) newList(t *testing.T, name string) int {
 	t.Helper()
 	id, err := w.c.Lists.Create(context.Background(), sendloop.ListCreateParams{Name: name, OptInMode: sendloop.OptInSingle})
-	require.NoError(t, err)
+	check(t, err)
 	_, err = w.srv.DefineCustomField(id, sendlooptest.CustomField{Name: "Plan"})
-	require.NoError(t, err)
+	check(t, err)
 	return id
 }
 
@@ -316,10 +337,10 @@ func (w *world) sync(t *testing.T, rows []listsync.Row, so listsync.StateOptions
 		so.MaxDrift = job.DefaultMaxDrift
 	}
 	jb, err := listsync.New(ctx, w.c, w.listID, listsync.Rows(rows), listsync.Options{State: &so, TempDir: t.TempDir()})
-	require.NoError(t, err)
+	check(t, err)
 	defer jb.Close()
 	pl, err := jb.Plan(ctx)
-	require.NoError(t, err)
+	check(t, err)
 	defer pl.Close()
 	res, err := pl.Apply(ctx, listsync.ApplyOptions{MaxUnsubscribe: job.Percent(100),
 		OnRow: func(r listsync.RowResult) {
@@ -327,7 +348,23 @@ func (w *world) sync(t *testing.T, rows []listsync.Row, so listsync.StateOptions
 				t.Errorf("rejected: %+v", r)
 			}
 		}})
-	require.NoError(t, err)
+	check(t, err)
 	n, by := w.callCount()
 	return syncRun{plan: pl, res: res, calls: n, by: by}
+}
+
+// check ends the test on err, saying what failed.
+func check(t *testing.T, err error, what ...string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", strings.Join(append([]string{"unexpected error"}, what...), ", "), err)
+	}
+}
+
+// want reports got when it is not want.
+func want[T any](t *testing.T, got, want T, what ...string) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: got %+v, want %+v", strings.Join(append([]string{"mismatch"}, what...), ", "), got, want)
+	}
 }
