@@ -99,6 +99,10 @@
 // StateOptions.Full. Plan.State says which run it was, and why. A lock keeps two runs from
 // using one state at once. A plan that is not applied (a dry run) writes no state.
 //
+// The state is a file unless StateOptions.Store keeps it elsewhere (a StateStore):
+// package listsync/pgstate keeps it in PostgreSQL, so that runs on machines that keep no
+// disk (a fresh CI runner each night) still plan from it, with the same checks.
+//
 // What a run from the state cannot see until the next full run: members added on the
 // service side are not unsubscribed by UnsubscribeMissing (the state does not know them);
 // a member who unsubscribed on the service side may have their fields updated (a state

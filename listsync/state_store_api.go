@@ -24,7 +24,9 @@ import (
 //     The lock must not outlive its holder: a run that dies (kill -9, a lost runner)
 //     releases it, as the file's flock does.
 //   - Read returns the bytes of the last Write and whether the state is marked in use, or
-//     an error matching fs.ErrNotExist when the store holds no state.
+//     an error matching fs.ErrNotExist when the store holds no state. The slice becomes
+//     the run's (listsync may change it); the state is held in memory whole, about 22
+//     bytes a member.
 //   - Write replaces the state with the bytes given, whole or not at all (a run that dies
 //     during it leaves the state before), and clears the in-use mark; it is durable when it
 //     returns.
