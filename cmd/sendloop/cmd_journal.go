@@ -16,7 +16,7 @@ func journalCommand() *command {
 	return &command{
 		name:    "journal",
 		args:    "migrate",
-		summary: "create or upgrade the send journals' tables (SENDLOOP_JOURNAL_URL) and the sync states' (SENDLOOP_STATE_URL)",
+		summary: "create or upgrade the journals' and the sync states' tables in their databases",
 		help: `
 'journal migrate' creates the tables of the send journals in the PostgreSQL database that
 SENDLOOP_JOURNAL_URL names, and the table of the sync states (sync --state NAME) in the one

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/commands"
 	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/sendlooptest"
@@ -54,7 +55,7 @@ func writtenAndRead(t *testing.T, s Store) {
 	so := s.Options(t, "nightly")
 	first := w.sync(t, rowsOf(20), so)
 	want(t, first.plan.State, listsync.StateUse{Reason: "no state yet"})
-	if first.by["subscriber.browse"] == 0 {
+	if first.by[commands.SubscriberBrowse] == 0 {
 		t.Error("a full run reads the members")
 	}
 
@@ -64,7 +65,7 @@ func writtenAndRead(t *testing.T, s Store) {
 	if !second.plan.State.Used {
 		t.Fatalf("the second run does not use the state: %s", second.plan.State.Reason)
 	}
-	want(t, second.by["subscriber.browse"], 0, "members read from the state")
+	want(t, second.by[commands.SubscriberBrowse], 0, "members read from the state")
 	want(t, second.res.Adds.Done, 1, "additions")
 	want(t, second.res.Updates.Done, 1, "updates")
 
@@ -72,7 +73,7 @@ func writtenAndRead(t *testing.T, s Store) {
 	if !third.plan.State.Used {
 		t.Fatalf("the state written by a run from the state is not used: %s", third.plan.State.Reason)
 	}
-	want(t, third.by["subscriber.browse"], 0, "members read")
+	want(t, third.by[commands.SubscriberBrowse], 0, "members read")
 	want(t, third.plan.Unchanged, 21, "unchanged rows: the second run's changes are in the state")
 	if third.calls > 4 {
 		t.Errorf("an unchanged list from the state costs %d calls, want at most 4: %v", third.calls, third.by)
@@ -137,7 +138,7 @@ func fallbacks(t *testing.T, s Store) {
 			}
 			run := w.sync(t, rows, so)
 			want(t, run.plan.State, listsync.StateUse{Reason: tt.reason, Drift: run.plan.State.Drift})
-			if run.by["subscriber.browse"] == 0 {
+			if run.by[commands.SubscriberBrowse] == 0 {
 				t.Error("a full run reads the members")
 			}
 			again := s.Options(t, name)
