@@ -1,9 +1,11 @@
 package pgstate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -12,10 +14,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-sendloop/sendloop"
 	"github.com/go-sendloop/sendloop/internal/pgschema"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
 	"github.com/go-sendloop/sendloop/listsync"
 	"github.com/go-sendloop/sendloop/listsync/statetest"
+	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
 func testContext(t *testing.T) context.Context {
@@ -202,5 +207,62 @@ func TestPasswordNeverInErrors(t *testing.T) {
 			assert.NotContains(t, err.Error(), password)
 			assert.NotContains(t, err.Error(), url.QueryEscape(password+"/#"))
 		})
+	}
+}
+
+// TestStateInTheDatabaseIsSealed: the row holds the state as the file would, encrypted (no
+// address in clear), and a row damaged in the database makes the run a full one, as a
+// damaged file does: the seal's checks are listsync's, on the bytes.
+func TestStateInTheDatabaseIsSealed(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	db := pool(t, pgtest.URL(t))
+	srv := sendlooptest.NewServer(t)
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
+		sendloop.WithHTTPClient(&http.Client{Transport: testkit.Transport()}))
+	require.NoError(t, err)
+	list, err := c.Lists.Create(ctx, sendloop.ListCreateParams{Name: "Nightly", OptInMode: sendloop.OptInSingle})
+	require.NoError(t, err)
+	rows := []listsync.Row{{Email: "ann@example.com"}, {Email: "bob@example.com"}}
+	sync := func() listsync.StateUse {
+		so := listsync.DefaultStateOptions("nightly")
+		so.Store = open(t, db, "nightly")
+		jb, err := listsync.New(ctx, c, list, listsync.Rows(rows), listsync.Options{State: &so, TempDir: t.TempDir()})
+		require.NoError(t, err)
+		defer jb.Close()
+		pl, err := jb.Plan(ctx)
+		require.NoError(t, err)
+		defer pl.Close()
+		_, err = pl.Apply(ctx, listsync.ApplyOptions{})
+		require.NoError(t, err)
+		return pl.State
+	}
+
+	tests := []struct {
+		name   string
+		before string // SQL run on the row first
+		want   listsync.StateUse
+	}{
+		{name: "first run", want: listsync.StateUse{Reason: "no state yet"}},
+		{name: "from the state", want: listsync.StateUse{Used: true}},
+		{name: "a damaged row", before: `UPDATE sendloop_sync_states SET state = set_byte(state, length(state) - 3, get_byte(state, length(state) - 3) # 1)`,
+			want: listsync.StateUse{Reason: "unreadable: damaged or cut off"}},
+		{name: "a row cut off", before: `UPDATE sendloop_sync_states SET state = substr(state, 1, length(state) - 20)`,
+			want: listsync.StateUse{Reason: "unreadable: damaged or cut off"}},
+		{name: "rewritten whole by the full run", want: listsync.StateUse{Used: true}},
+	}
+	for _, tt := range tests { // in order: each run reads the row the one before left
+		if tt.before != "" {
+			_, err := db.Exec(ctx, tt.before)
+			require.NoError(t, err)
+		}
+		got := sync()
+		got.Drift = 0
+		assert.Equal(t, tt.want, got, tt.name)
+		var raw []byte
+		require.NoError(t, db.QueryRow(ctx, `SELECT state FROM sendloop_sync_states WHERE name = 'nightly'`).Scan(&raw))
+		for _, plain := range []string{"ann@example.com", "bob@", "example.com"} {
+			assert.False(t, bytes.Contains(raw, []byte(plain)), "%s: %s in clear", tt.name, plain)
+		}
 	}
 }
