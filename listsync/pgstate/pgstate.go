@@ -76,6 +76,7 @@ func scrub(err error, db *pgxpool.Pool) error {
 type Store struct {
 	db   *pgxpool.Pool
 	name string
+	key  int64 // the advisory lock of the state
 }
 
 var _ listsync.StateStore = (*Store)(nil)
@@ -90,7 +91,14 @@ func Open(ctx context.Context, db *pgxpool.Pool, name string) (*Store, error) {
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, name: name}, nil
+	// Advisory locks are the database's, not a schema's: the key holds the schema the
+	// table is in, so that two applications keeping their states in schemas of their own
+	// never hold each other's states.
+	var schema string
+	if err := db.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return nil, scrub(fmt.Errorf("pgstate: state %q: %w", name, err), db)
+	}
+	return &Store{db: db, name: name, key: lockKey(schema, name)}, nil
 }
 
 // Name returns the state's name.
@@ -100,11 +108,11 @@ func (s *Store) Name() string { return s.name }
 // states differ from every other lock this program takes.
 const lockClass = "sendloop sync state\x00"
 
-// lockKey is the advisory lock of the state name: 64 bits of a hash of the name, so that
-// two states' runs never refuse each other by a collision of names (the 32 bits of
+// lockKey is the advisory lock of the state name in schema: 64 bits of a hash of both, so
+// that two states' runs never refuse each other by a collision of names (the 32 bits of
 // PostgreSQL's hashtext would, now and then, among many states).
-func lockKey(name string) int64 {
-	h := sha256.Sum256([]byte(lockClass + name))
+func lockKey(schema, name string) int64 {
+	h := sha256.Sum256([]byte(lockClass + schema + "\x00" + name))
 	return int64(binary.BigEndian.Uint64(h[:8]))
 }
 
@@ -120,7 +128,7 @@ func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	key := lockKey(s.name)
+	key := s.key
 	var got bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil {
 		conn.Release()

@@ -124,6 +124,9 @@ func TestLock(t *testing.T) {
 	unlockOther, err := open(t, b.db, "weekly").Lock(ctx)
 	require.NoError(t, err, "another state")
 	unlockOther()
+	unlockOther, err = open(t, pool(t, pgtest.URL(t)), "nightly").Lock(ctx)
+	require.NoError(t, err, "the same name in another schema (another application's search_path)")
+	unlockOther()
 
 	delete(held, "a")
 	unlock()
@@ -135,7 +138,7 @@ func TestLock(t *testing.T) {
 	var pid int
 	conns := b.db.Stat().AcquiredConns()
 	require.Equal(t, int32(1), conns, "the lock holds one connection")
-	key := uint64(lockKey("nightly"))
+	key := uint64(b.key)
 	require.NoError(t, a.db.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
 		AND classid = $1::bigint::oid AND objid = $2::bigint::oid`, int64(key>>32), int64(key&0xffffffff)).Scan(&pid))
 	var killed bool
