@@ -8,10 +8,12 @@
 // never sees) and the in-use mark. The checks that make a run a full one (another
 // account, list or mapping, an old state, drift, a run that did not finish) are
 // listsync's, on the bytes, as for the file. One run at a time holds a state: Lock takes a
-// session advisory lock on the state's name, held by one connection of the pool until the
-// run ends, and which PostgreSQL drops when that connection ends, however the run ends
-// (kill -9, a lost runner); a second run on the same name at the same time is refused with
-// an error matching listsync.ErrStateInUse, as the file's flock refuses it.
+// session advisory lock on the state's schema and name, held by one connection of the pool
+// until the run ends, and which PostgreSQL drops when that connection ends, however the
+// run ends (kill -9, a lost runner); a second run on the same state at the same time is
+// refused with an error matching listsync.ErrStateInUse, as the file's flock refuses it.
+// (A connection lost in the middle of a run, a database restart say, loses the lock with
+// it: the run goes on unaware, and a run started then is not refused.)
 //
 // The table goes into the first schema of the connection's search_path, and is created
 // on first use (Open) or by Migrate, versioned with the other database stores (component
