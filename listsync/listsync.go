@@ -130,6 +130,10 @@
 // read back. For a nightly job: a state every night, a full run (StateOptions.Full) once a
 // week.
 //
+// The state is a file unless StateOptions.Store keeps it elsewhere (a StateStore):
+// package listsync/pgstate keeps it in PostgreSQL, so that runs on machines that keep no
+// disk (a fresh CI runner each night) still plan from it, with the same checks.
+//
 // The state is a copy of the list's personal data that a CI job keeps between runs. It is
 // compressed, then encrypted with AES-256-GCM in 64 KiB chunks (cut, reordered or changed
 // chunks do not read) under a key the client derives from its API key
@@ -396,7 +400,7 @@ func (j *Job) plan(ctx context.Context) (*Plan, error) {
 		return pl, err
 	}
 	j.report(&planCounters{})
-	st, err := j.startState()
+	st, err := j.startState(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,10 @@ var errStateLocked = errors.New("in use by another run")
 // documentation, "Runs from a state").
 type StateOptions struct {
 	// Path is the state's file. It is read at the start of Plan and written, afresh, at
-	// the end of an Apply that finished.
+	// the end of an Apply that finished. With a Store, it is the state's name in messages.
 	Path string
+	// Store keeps the state elsewhere than in the file at Path (nil): see StateStore.
+	Store StateStore
 	// Full makes the run read the list's members whatever the state (and write a fresh
 	// one).
 	Full bool
@@ -120,10 +122,12 @@ func mappingHash(m *Mapping) uint64 {
 }
 
 // startState locks the state and decides whether the run may plan from it.
-func (j *Job) startState() (*stateRun, error) {
+func (j *Job) startState(ctx context.Context) (*stateRun, error) {
 	o := *j.opts.State
 	var store stateStore = fileStore{path: o.Path, sync: !o.noSync}
 	switch {
+	case o.Store != nil:
+		store = apiStore{ctx: ctx, s: o.Store}
 	case o.store != nil:
 		store = o.store
 	case o.Path == "":

@@ -189,6 +189,15 @@ unsubscribes them at the next full run); a member deleted or renamed on the serv
 edited there (not set back). A member who unsubscribed on the service side is never
 subscribed again. For a nightly job: a state every night, --full once a week.
 
+With SENDLOOP_STATE_URL set (a PostgreSQL database, postgres://user:password@host/db, from
+the environment only, its password never printed; it may name the journals' database),
+--state NAME names a state in that database, and no file is written: the same encrypted
+state, with the same checks and fallbacks, is a row of sendloop_sync_states under NAME, in
+the first schema of the URL's search_path (created on first use, or by 'sendloop journal
+migrate'). An advisory lock on NAME keeps two runs from using it at once (the second is
+refused: in use by another run), and ends with the run however it ends. A nightly sync on
+runners that keep no disk (a CI job, a Kubernetes CronJob) then still costs what changed.
+
 The state is a copy of the list's personal data. It is encrypted (AES-256-GCM, with a key
 derived from the API key: it tells nothing to anyone without the key, who could not read
 the list either) and written with mode 0600, but do not keep it where others can fetch
@@ -231,7 +240,7 @@ sendloop sync --list 12 --csv excel.csv --encoding windows-1252 --column 'Work e
 			g := &syncStop{}
 			fs.DurationVar(&g.grace, "grace", 10*time.Second, "on SIGINT or SIGTERM, give the calls in flight `DUR` to finish")
 			fs.StringVar(&g.maxUnsubscribe, "max-unsubscribe", job.DefaultMaxUnsubscribe.String(), "refuse to unsubscribe more than `N` members, or N% of the list (100% for no limit)")
-			fs.StringVar(&o.statePath, "state", "", "keep the list's state in `FILE` (encrypted) and plan from it when it can: a nightly run costs what changed")
+			fs.StringVar(&o.statePath, "state", "", "keep the list's state in `FILE` (encrypted), or under that name in SENDLOOP_STATE_URL's database, and plan from it when it can: a nightly run costs what changed")
 			fs.BoolVar(&o.full, "full", false, "with --state, read every member whatever the state, and write a fresh one")
 			fs.StringVar(&o.maxDrift, "max-drift", job.DefaultMaxDrift.String(), "with --state, a full run when the list's subscribed members differ from the state's by more than `N`, or N% of the state's members")
 			o.maxStateAge = 7 * 24 * time.Hour
@@ -395,6 +404,11 @@ func runSync(ctx context.Context, a *app, o *syncOptions, g *syncStop) (runErr e
 		if state, err = o.stateOptions(); err != nil {
 			return err
 		}
+		closeStore, err := openStateStore(ctx, a, state)
+		if err != nil {
+			return err
+		}
+		defer closeStore() // after the plan and the job, which release the state's lock
 	}
 	var members atomic.Int64
 	var described sync.Once

@@ -31,6 +31,10 @@ const (
 	// envJournalURL names the database of send journals: when it is set, --journal NAME
 	// names a journal in it (package mailmerge/pgjournal), shared by every runner.
 	envJournalURL = "SENDLOOP_JOURNAL_URL"
+	// envStateURL names the database of sync states: when it is set, sync's --state NAME
+	// names a state in it (package listsync/pgstate), shared by every runner. It may name
+	// the journals' database: the tables differ.
+	envStateURL = "SENDLOOP_STATE_URL"
 )
 
 // userAgent names the tool before the SDK's own User-Agent token.

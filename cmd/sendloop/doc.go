@@ -84,6 +84,11 @@
 //	SENDLOOP_SMTP_PASSWORD  and password
 //	SENDLOOP_SMTP_CA_FILE   optional: a PEM file of certificates to trust for the relay's
 //	                        STARTTLS, besides the system's (sendloop fake writes one)
+//	SENDLOOP_JOURNAL_URL    a PostgreSQL database (postgres://user:password@host/db) of send
+//	                        journals: --journal NAME names one in it instead of a file
+//	SENDLOOP_STATE_URL      a PostgreSQL database of sync states: sync's --state NAME names
+//	                        one in it instead of a file; the password of either is never
+//	                        printed
 //
 // # Tracing
 //

@@ -32,10 +32,16 @@ func TestJournalMigrate(t *testing.T) {
 			stdout: []string{"The send journals' tables are ready"}},
 		{name: "again: nothing to do", env: []string{envJournalURL + "=" + dbURL}, args: []string{"--json", "journal", "migrate"}, code: exitOK,
 			stdout: []string{`"migrated": true`}},
+		{name: "the states' table too", env: []string{envJournalURL + "=" + dbURL, envStateURL + "=" + dbURL}, args: []string{"journal", "migrate"}, code: exitOK,
+			stdout: []string{"The send journals' tables are ready", "The sync states' table is ready in the database " + envStateURL + " names."}},
+		{name: "the states' table alone", env: []string{envStateURL + "=" + dbURL}, args: []string{"--json", "journal", "migrate"}, code: exitOK,
+			stdout: []string{`"journals": false`, `"states": true`}},
 		{name: "no database", env: nil, args: []string{"journal", "migrate"}, code: exitUsage,
-			stderr: []string{envJournalURL + " is not set"}},
+			stderr: []string{envJournalURL + " is not set (nor " + envStateURL + ")"}},
 		{name: "a wrong password is not printed", env: []string{envJournalURL + "=" + wrong.String()}, args: []string{"journal", "migrate"}, code: exitUsage,
 			stderr: []string{envJournalURL + ":"}},
+		{name: "a wrong password of the states' database is not printed", env: []string{envStateURL + "=" + wrong.String()}, args: []string{"journal", "migrate"}, code: exitUsage,
+			stderr: []string{envStateURL + ":"}},
 		{name: "an unknown subcommand", env: nil, args: []string{"journal", "drop"}, code: exitUsage,
 			stderr: []string{"use 'journal migrate'"}},
 	}
@@ -53,4 +59,6 @@ func TestJournalMigrate(t *testing.T) {
 	var n int
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM sendloop_journals`).Scan(&n))
 	assert.Zero(t, n, "the tables exist, empty")
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM sendloop_sync_states`).Scan(&n))
+	assert.Zero(t, n, "the states' table exists, empty")
 }

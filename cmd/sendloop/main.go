@@ -526,6 +526,11 @@ Environment:
                            this one, e.g. a 'sendloop fake --listen-any' on a CI network
   SENDLOOP_SMTP_HOST, SENDLOOP_SMTP_PORT, SENDLOOP_SMTP_USER, SENDLOOP_SMTP_PASSWORD,
   SENDLOOP_SMTP_CA_FILE    the relay, for send (see 'sendloop help send')
+  SENDLOOP_JOURNAL_URL     a PostgreSQL database (postgres://user:password@host/db) of send
+                           journals: --journal NAME names one in it (see 'sendloop help send')
+  SENDLOOP_STATE_URL       a PostgreSQL database of sync states: --state NAME names one in
+                           it (see 'sendloop help sync'); the password of either is never
+                           printed
   SENDLOOP_FAKE_URL, SENDLOOP_FAKE_KEY
                            a running fake's control API, for 'sendloop fake messages' and
                            its other subcommands (see 'sendloop help fake')
