@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"sync"
 	"time"
@@ -111,8 +112,14 @@ type Journal struct {
 	owner   string        // this run's mark on its claims
 	alive   *pgxpool.Conn // holds the advisory lock that says this run is alive
 
-	mu      sync.Mutex
-	known   map[string]record // the last record of each key, as read at Open and since written
+	mu    sync.Mutex
+	known map[string]record // the last record of each key as read at Open, or another run's
+	// written holds the kind of each key this run recorded, by a 128-bit hash of the key:
+	// a send of a million rows writes a million records, which need not stay in memory
+	// whole (their Message-IDs and replies are in the database), so that memory stays
+	// flat in the rows sent. Rows decided without sending keep their reason in known.
+	written map[[2]uint64]journalkind.Kind
+	seeds   [2]maphash.Seed
 	queue   []*pending
 	flusher bool // a Claim or Record is writing the queue
 }
@@ -182,7 +189,8 @@ func open(ctx context.Context, db *pgxpool.Pool, name string, binding mailmerge.
 		alive.Release()
 		return nil, fmt.Errorf("pgjournal: %w", err)
 	}
-	j := &Journal{db: db, name: name, binding: binding, opts: opts, owner: owner, alive: alive, known: map[string]record{}}
+	j := &Journal{db: db, name: name, binding: binding, opts: opts, owner: owner, alive: alive, known: map[string]record{},
+		written: map[[2]uint64]journalkind.Kind{}, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
 	for rec, err := range j.records(ctx) {
 		if err != nil {
 			j.Close()
@@ -221,9 +229,41 @@ func (j *Journal) Binding() mailmerge.JournalBinding { return j.binding }
 // since. A record another run wrote since Open is found by Claim.
 func (j *Journal) Lookup(key string) (mailmerge.JournalRecord, bool) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	rec, ok := j.known[key]
-	return rec.public(), ok
+	kind, ok := j.written[j.hash(key)]
+	if !ok {
+		rec, ok := j.known[key]
+		j.mu.Unlock()
+		return rec.public(), ok
+	}
+	j.mu.Unlock()
+	// A key this run wrote, looked up again (a chunk sent a second time by one worker): its
+	// whole record is read back; if that fails, what memory holds (its fate) answers.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := record{Key: key}
+	var state string
+	err := j.db.QueryRow(ctx, `SELECT state, message_id, reply, updated_at FROM sendloop_journal_keys
+		WHERE journal = $1 AND key = $2`, j.name, key).Scan(&state, &rec.MessageID, &rec.Reply, &rec.Time)
+	if rec.Kind = parseKind(state); err != nil || rec.Kind != kind {
+		return record{Key: key, Kind: kind}.public(), true
+	}
+	return rec.public(), true
+}
+
+func (j *Journal) hash(key string) [2]uint64 {
+	return [2]uint64{maphash.String(j.seeds[0], key), maphash.String(j.seeds[1], key)}
+}
+
+// remember keeps what this run wrote of a key: its kind alone, or the whole record for a
+// row decided without sending (its reason is the row's report in a rerun).
+func (j *Journal) remember(rec record) {
+	if rec.Kind == journalkind.Suppressed || rec.Kind == journalkind.NotSubscribed {
+		delete(j.written, j.hash(rec.Key))
+		j.known[rec.Key] = rec
+		return
+	}
+	delete(j.known, rec.Key)
+	j.written[j.hash(rec.Key)] = rec.Kind
 }
 
 // All returns every key's last record, as the database holds them now, in key order.
@@ -313,8 +353,9 @@ func (j *Journal) append(rec record) error {
 		j.mu.Lock()
 		for _, q := range group {
 			if q.err == nil {
-				j.known[q.rec.Key] = q.rec
+				j.remember(q.rec)
 			} else if claimed, ok := q.claimedBy(); ok {
+				delete(j.written, j.hash(q.rec.Key))
 				j.known[q.rec.Key] = claimed
 			}
 			close(q.done)
