@@ -5,26 +5,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/job"
 )
-
-// goroutinesDownTo waits until at most n goroutines run, or a few seconds, and returns how
-// many run: goroutines that ended may take a moment to leave the count (a server's
-// connection sees its client's close), so the count is read until it settles.
-func goroutinesDownTo(n int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond) // polling a count, not ordering events
-	}
-	return runtime.NumGoroutine()
-}
 
 // TestNewDoesNoIOAndPlanLeavesNothingRunning is the lifecycle rule for the sync: New makes
 // no call and starts no goroutine; Plan starts its reads at once and every one of them has
@@ -79,7 +67,7 @@ func TestNewDoesNoIOAndPlanLeavesNothingRunning(t *testing.T) {
 				_, err = jb.Plan(testContext(t))
 				require.Error(t, err, "a closed Job plans no more")
 				tr.CloseIdleConnections()
-				assert.LessOrEqual(t, goroutinesDownTo(before), before, "a goroutine outlived Plan, Apply or Close")
+				assert.LessOrEqual(t, testkit.GoroutinesDownTo(before), before, "a goroutine outlived Plan, Apply or Close")
 			}
 		})
 	}

@@ -4,27 +4,16 @@ import (
 	"net/http"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/mailmerge"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
-
-// goroutinesDownTo waits until at most n goroutines run, or a few seconds, and returns how
-// many run: a goroutine that ended may take a moment to leave the count.
-func goroutinesDownTo(n int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond) // polling a count, not ordering events
-	}
-	return runtime.NumGoroutine()
-}
 
 // TestNewDoesNoIOAndSendLeavesNothingRunning is the lifecycle rule for the send: New makes
 // no call and starts no goroutine, with a file or a list's source; Check and Send start
@@ -58,7 +47,7 @@ func TestNewDoesNoIOAndSendLeavesNothingRunning(t *testing.T) {
 	user, password := srv.RelayCredentials()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before, calls := goroutinesDownTo(runtime.NumGoroutine()), len(srv.Requests())
+			before, calls := testkit.GoroutinesDownTo(runtime.NumGoroutine()), len(srv.Requests())
 			mm, err := mailmerge.New(tt.src, &smtp.Message{From: "a@example.com", Subject: "s", Text: "t"}, tt.opts)
 			require.NoError(t, err)
 			assert.Equal(t, calls, len(srv.Requests()), "New made no call")
@@ -74,7 +63,7 @@ func TestNewDoesNoIOAndSendLeavesNothingRunning(t *testing.T) {
 			require.NoError(t, res.Close())
 			require.NoError(t, relay.Close())
 			tr.CloseIdleConnections()
-			assert.LessOrEqual(t, goroutinesDownTo(before), before, "every goroutine Check and Send started has ended")
+			assert.LessOrEqual(t, testkit.GoroutinesDownTo(before), before, "every goroutine Check and Send started has ended")
 		})
 	}
 }
