@@ -462,6 +462,35 @@ func Delete(ctx context.Context, db *pgxpool.Pool, name string) error {
 	return err
 }
 
+// RecordTx writes rec (an outcome, as Record takes) in tx, the caller's transaction,
+// instead of in a group commit of the journal's own: so that a queue completes a job in
+// the same transaction that writes its last records (package mailmerge/sendqueue settles a
+// rescued chunk's claims so). The record counts once tx commits; this Journal's Lookup
+// reads it then from the database.
+func (j *Journal) RecordTx(ctx context.Context, tx pgx.Tx, rec mailmerge.JournalRecord) error {
+	kind, ok := journalkind.Outcome(rec.Fate)
+	if !ok || kind == journalkind.Suppressed || kind == journalkind.NotSubscribed {
+		return fmt.Errorf("pgjournal: journal record of %q: %v is not the outcome of a message", rec.Key, rec.Fate)
+	}
+	if rec.Time.IsZero() {
+		rec.Time = time.Now()
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO sendloop_journal_keys (journal, key, state, message_id, reply, owner, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (journal, key) DO UPDATE SET state = EXCLUDED.state, message_id = EXCLUDED.message_id,
+			reply = EXCLUDED.reply, owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at`,
+		j.name, rec.Key, kind.String(), rec.MessageID, rec.Reply, j.owner, rec.Time)
+	if err != nil {
+		return scrub(fmt.Errorf("pgjournal: journal %q: %w", j.name, err), j.db)
+	}
+	j.mu.Lock()
+	// Read back from the database by Lookup: the transaction may yet roll back.
+	j.written[j.hash(rec.Key)] = kind
+	delete(j.known, rec.Key)
+	j.mu.Unlock()
+	return nil
+}
+
 // ErrNoJournal is matched by the error of Records for a name no journal has.
 var ErrNoJournal = errors.New("pgjournal: no journal of that name")
 

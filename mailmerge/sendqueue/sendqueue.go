@@ -30,13 +30,16 @@
 //
 // # Completing a chunk
 //
-// pgjournal commits its records in transactions of its own (a group commit per batch of
-// messages finishing together), and offers no way to write them in a caller's
-// transaction. So a chunk's completion is a transaction that follows them: it writes the
-// fate of each of the chunk's rows (sendloop_queue_rows.fate) and completes the River job
-// (river.JobCompleteTx). "Chunk done" is thus never ahead of the journal; the journal may
-// be ahead of it (a worker killed between the two), and the chunk's next worker then
-// finds every row recorded and completes it without sending.
+// A message's records are durable before the send goes on (its claim before the final
+// dot, its outcome before its row is reported), so pgjournal commits them in transactions
+// of its own, a group commit per batch of messages finishing together. A chunk's
+// completion is the transaction that follows: it writes the chunk's last journal records,
+// the claims a dead worker left in flight recorded unknown (pgjournal's RecordTx, in the
+// caller's transaction), the fate of each of the chunk's rows (sendloop_queue_rows.fate),
+// and completes the River job (river.JobCompleteTx). "Chunk done" and the journal thus
+// never disagree: the journal may be ahead of the chunk (a worker killed between a
+// message's record and the completion), and the chunk's next worker then finds every row
+// recorded and completes it without sending.
 //
 // # One rate for the whole send
 //

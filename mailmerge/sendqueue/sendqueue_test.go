@@ -415,6 +415,10 @@ func TestKilledWorkerChunkIsResumed(t *testing.T) {
 			assert.True(t, unknownSet[addr], "%s was neither delivered nor listed unknown", addr)
 		}
 	}
+	// The chunk completed in the transaction that recorded the dead run's claims unknown.
+	var inFlight int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM sendloop_journal_keys WHERE state = 'in_flight'`).Scan(&inFlight))
+	assert.Zero(t, inFlight, "no claim left in flight once every chunk is done")
 }
 
 // TestSlowdownSnoozesTheChunk: rows the relay defers (4xx, past the client's retries)

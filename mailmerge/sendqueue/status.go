@@ -38,6 +38,9 @@ func Fates() []string {
 type rowFateAt struct {
 	idx          int
 	fate, reason string
+	// claim is the journal key of a row a dead run left in flight: the chunk's completion
+	// records it unknown in the journal, in the same transaction.
+	claim string
 }
 
 // rowFate maps a row's result to the final fate a chunk records; ok is false for a row its

@@ -325,7 +325,7 @@ func (w *Worker) work(ctx context.Context, rj *river.Job[ChunkArgs]) error {
 		sendErr = err
 	}
 	left := len(todo) + len(settled) - len(fates)
-	done, err := w.record(ctx, rj, s, fates, left == 0)
+	done, err := w.record(ctx, rj, s, jr, fates, left == 0)
 	if err != nil {
 		return err
 	}
@@ -371,7 +371,9 @@ func (w *Worker) load(ctx context.Context, s *queuedSend, first, last int) ([]qu
 			settled = append(settled, rowFateAt{idx: r.idx, fate: FateDone, reason: "sent by an earlier run of the chunk"})
 		case "refused":
 			settled = append(settled, rowFateAt{idx: r.idx, fate: FateRefused, reason: "refused in an earlier run of the chunk"})
-		case "in_flight", "unknown":
+		case "in_flight":
+			settled = append(settled, rowFateAt{idx: r.idx, fate: FateUnknown, reason: "in flight when an earlier run of the chunk stopped: not sent again", claim: r.key})
+		case "unknown":
 			settled = append(settled, rowFateAt{idx: r.idx, fate: FateUnknown, reason: "in flight when an earlier run of the chunk stopped: not sent again"})
 		default:
 			todo = append(todo, r)
@@ -384,8 +386,10 @@ func (w *Worker) load(ctx context.Context, s *queuedSend, first, last int) ([]qu
 }
 
 // record writes the fates of the rows this run settled and, with complete, completes the
-// job in the same transaction; it reports whether the job is completed.
-func (w *Worker) record(ctx context.Context, rj *river.Job[ChunkArgs], s *queuedSend, fates []rowFateAt, complete bool) (bool, error) {
+// job in the same transaction, which also writes the chunk's last journal records: the
+// claims a dead run left in flight, recorded unknown (jr.RecordTx), so that the chunk done
+// and the journal never disagree. It reports whether the job is completed.
+func (w *Worker) record(ctx context.Context, rj *river.Job[ChunkArgs], s *queuedSend, jr *pgjournal.Journal, fates []rowFateAt, complete bool) (bool, error) {
 	ctx = context.WithoutCancel(ctx) // what was sent must be written, even past the timeout
 	tx, err := w.db.Begin(ctx)
 	if err != nil {
@@ -406,6 +410,15 @@ func (w *Worker) record(ctx context.Context, rj *river.Job[ChunkArgs], s *queued
 		}
 	}
 	if complete {
+		for _, f := range fates {
+			if f.claim == "" {
+				continue
+			}
+			if err := jr.RecordTx(ctx, tx, mailmerge.JournalRecord{Key: f.claim, Fate: sljob.Unknown,
+				Reply: "in flight when its run stopped; the chunk completed without sending it again"}); err != nil {
+				return false, err
+			}
+		}
 		if _, err := tx.Exec(ctx, `UPDATE sendloop_queue_chunks SET done_at = now() WHERE send_id = $1 AND chunk = $2`,
 			s.id, rj.Args.Chunk); err != nil {
 			return false, fmt.Errorf("sendqueue: %w", err)
