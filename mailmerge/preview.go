@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -153,10 +154,14 @@ type CheckResult struct {
 // that the rows it records are counted as Send would skip them.
 type CheckOptions struct {
 	// Journal is the journal file, only read (a file that does not exist records
-	// nothing); a journal of another message or shard fails Check as it fails Send.
+	// nothing); a journal of another message or shard fails Check as it fails Send. With
+	// JournalRecords it only names the journal in errors.
 	Journal string
-	// JournalStore, when set, is the journal instead of a file (only Lookup is called).
-	JournalStore JournalStore
+	// JournalRecords, when set, are the journal's records instead of a file's: a journal
+	// in a database, read without writing (pgjournal.Records; the caller checks its
+	// binding, as pgjournal.Fingerprint lets it). A dry run must not bind a journal to a
+	// message the real run may correct.
+	JournalRecords iter.Seq2[JournalRecord, error]
 	// ResendUnknown and ResendRefused count the rows the journal records unknown or
 	// refused as Send would with the same options: sendable.
 	ResendUnknown, ResendRefused bool
@@ -165,15 +170,6 @@ type CheckOptions struct {
 // journalLookup returns how Check finds a key's record in the journal of opts, nil
 // without one. A file is read whole, its keys kept as 128-bit hashes.
 func (j *Job) journalLookup(opts CheckOptions) (func(string) (JournalRecord, bool), error) {
-	if opts.JournalStore != nil {
-		return opts.JournalStore.Lookup, nil
-	}
-	if opts.Journal == "" {
-		return nil, nil
-	}
-	if _, err := os.Stat(opts.Journal); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
 	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	hash := func(key string) [2]uint64 {
 		return [2]uint64{maphash.String(seeds[0], key), maphash.String(seeds[1], key)}
@@ -183,19 +179,35 @@ func (j *Job) journalLookup(opts CheckOptions) (func(string) (JournalRecord, boo
 		reason string // of a row decided without sending
 	}
 	records := map[[2]uint64]record{}
-	b, err := ReadJournal(opts.Journal, func(r JournalRecord) {
+	keep := func(r JournalRecord) {
 		rec := record{fate: r.Fate}
 		if r.Fate == job.Suppressed || r.Fate == job.NotSubscribed {
 			rec.reason = r.Reply
 		}
 		records[hash(r.Key)] = rec
-	})
-	if err != nil {
-		return nil, &JournalError{Path: opts.Journal, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
 	}
-	if b.Shard != j.binding.Shard || b.Fingerprint != j.binding.Fingerprint {
-		return nil, &JournalError{Path: opts.Journal, Err: ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard,
-			MessageChanged: b.Shard == j.binding.Shard}
+	switch {
+	case opts.JournalRecords != nil:
+		for r, err := range opts.JournalRecords {
+			if err != nil {
+				return nil, &JournalError{Path: opts.Journal, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+			}
+			keep(r)
+		}
+	case opts.Journal == "":
+		return nil, nil
+	default:
+		if _, err := os.Stat(opts.Journal); errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		b, err := ReadJournal(opts.Journal, keep)
+		if err != nil {
+			return nil, &JournalError{Path: opts.Journal, Err: err, Journal: j.binding.Shard, Want: j.binding.Shard}
+		}
+		if b.Shard != j.binding.Shard || b.Fingerprint != j.binding.Fingerprint {
+			return nil, &JournalError{Path: opts.Journal, Err: ErrJournalMismatch, Journal: b.Shard, Want: j.binding.Shard,
+				MessageChanged: b.Shard == j.binding.Shard}
+		}
 	}
 	return func(key string) (JournalRecord, bool) {
 		r, ok := records[hash(key)]

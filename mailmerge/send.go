@@ -234,11 +234,7 @@ func (j *Job) send(ctx context.Context, relay *smtp.Relay, opts SendOptions) (*R
 			}
 		}
 	}
-	var jr JournalStore = opts.JournalStore
-	if journal != nil {
-		jr = journal
-	}
-	results, err := sendKeyed(ctx, relay, rows, keyedOptions{journal: jr, shard: j.shard,
+	results, err := sendKeyed(ctx, relay, rows, keyedOptions{journal: run.journal, shard: j.shard,
 		resendUnknown: opts.ResendUnknown, resendRefused: opts.ResendRefused, stop: opts.Stop})
 	if err != nil {
 		return nil, nil, err

@@ -485,16 +485,13 @@ func dryRunList(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions)
 		b.WriteString("\n")
 	}
 	// The journal the run would use, only read, so that the counts say what it would skip.
-	store, closeStore, err := openJournalStore(ctx, a, job, l)
+	records, closeRecords, err := readJournalStore(ctx, a, job, l)
 	if err != nil {
 		return err
 	}
-	defer closeStore()
-	opts := mailmerge.CheckOptions{JournalStore: store, ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused}
-	if store == nil {
-		opts.Journal = l.journal
-	}
-	check, err := job.Check(ctx, opts)
+	defer closeRecords()
+	check, err := job.Check(ctx, mailmerge.CheckOptions{Journal: l.journal, JournalRecords: records,
+		ResendUnknown: l.resendUnknown, ResendRefused: l.resendRefused})
 	var jerr *mailmerge.JournalError
 	switch {
 	case errors.As(err, &jerr):

@@ -71,3 +71,40 @@ func TestSendContinuesIntoAndWithinTheDatabase(t *testing.T) {
 		assert.Equal(t, 1, n, addr)
 	}
 }
+
+// TestSendDryRunLeavesTheDatabaseJournalUnbound: a dry run reads a database journal without
+// writing it, so that the message it previewed can still be corrected before the real run;
+// and it counts what a journal there would skip, refusing one of another message.
+func TestSendDryRunLeavesTheDatabaseJournalUnbound(t *testing.T) {
+	t.Parallel()
+	dbURL := pgtest.URL(t)
+	f := newFake(t)
+	relay, env := relayEnv(t, f)
+	env = slices.Concat(env, []string{envJournalURL + "=" + dbURL})
+	csv := writeFile(t, t.TempDir(), "list.csv", "email\na@example.net\nb@example.net\n")
+	send := func(subject string, more ...string) result {
+		return invocation{args: append([]string{"send", "--from", "news@example.com", "--subject", subject, "--text", "-",
+			"--recipients", csv, "--no-unsubscribe", "--journal", "news"}, more...), env: env, stdin: "Hi"}.run(t)
+	}
+	tests := []struct {
+		name    string
+		subject string
+		flags   []string
+		code    int
+		stdout  []string
+		stderr  []string
+	}{
+		{name: "a dry run of a typo", subject: "Nwes", flags: []string{"--dry-run"}, code: exitOK,
+			stdout: []string{"2 rows read: 2 would be sent"}},
+		{name: "the corrected send, on the same journal name", subject: "News", code: exitOK},
+		{name: "a dry run after it", subject: "News", flags: []string{"--dry-run"}, code: exitOK,
+			stdout: []string{"0 would be sent", "2 skipped by the journal (2 already sent"}},
+		{name: "a dry run of another message", subject: "Other", flags: []string{"--dry-run"}, code: exitUsage,
+			stderr: []string{"was written for another message", "--continue-from news --journal NEW"}},
+	}
+	for _, tt := range tests { // in order
+		r := send(tt.subject, tt.flags...)
+		expect(t, r, tt.code, tt.stdout, tt.stderr)
+	}
+	require.Len(t, relay.Messages(), 2, "only the real run sent")
+}

@@ -28,9 +28,7 @@ func openJournalStore(ctx context.Context, a *app, job *mailmerge.Job, l *listOp
 	switch {
 	case errors.As(err, &mismatch):
 		db.Close()
-		return nil, nil, inputf("journal %q in %s's database was written for another message: the subject, a body, a header, --var, --default, --merge-vars or --custom-args changed since. "+
-			"If you fixed a mistake after a partial send, keep it and send the corrected message to the rows it does not record: --continue-from %s --journal NEW",
-			l.journal, envJournalURL, l.journal)
+		return nil, nil, journalChanged(l)
 	case err != nil:
 		db.Close()
 		return nil, nil, configError("journal %q in %s: %v", l.journal, envJournalURL, err)
@@ -56,4 +54,40 @@ func continueFrom(ctx context.Context, a *app, l *listOptions) (string, iter.Seq
 		return "", nil, nil, configError("%s: %v", envJournalURL, err)
 	}
 	return old, pgjournal.Records(ctx, db, old), db.Close, nil
+}
+
+// readJournalStore reads, without writing, the journal in the database that --journal
+// names when SENDLOOP_JOURNAL_URL is set, for a dry run: it refuses a journal of another
+// message as the send would, and returns nil records when there is no such journal or
+// the journal is a file. Opening the journal would bind its name to this message, which
+// the real run may yet correct.
+func readJournalStore(ctx context.Context, a *app, job *mailmerge.Job, l *listOptions) (iter.Seq2[mailmerge.JournalRecord, error], func(), error) {
+	url, ok := a.lookupEnv(envJournalURL)
+	if !ok || strings.TrimSpace(url) == "" || l.journal == "" {
+		return nil, func() {}, nil
+	}
+	db, err := pgjournal.Connect(ctx, url)
+	if err != nil {
+		return nil, nil, configError("%s: %v", envJournalURL, err)
+	}
+	fp, err := pgjournal.Fingerprint(ctx, db, l.journal)
+	switch {
+	case errors.Is(err, pgjournal.ErrNoJournal):
+		db.Close()
+		return func(func(mailmerge.JournalRecord, error) bool) {}, func() {}, nil
+	case err != nil:
+		db.Close()
+		return nil, nil, configError("journal %q in %s: %v", l.journal, envJournalURL, err)
+	case fp != job.Binding().Fingerprint:
+		db.Close()
+		return nil, nil, journalChanged(l)
+	}
+	return pgjournal.Records(ctx, db, l.journal), db.Close, nil
+}
+
+// journalChanged is the refusal of a database journal written for another message.
+func journalChanged(l *listOptions) error {
+	return inputf("journal %q in %s's database was written for another message: the subject, a body, a header, --var, --default, --merge-vars or --custom-args changed since. "+
+		"If you fixed a mistake after a partial send, keep it and send the corrected message to the rows it does not record: --continue-from %s --journal NEW",
+		l.journal, envJournalURL, l.journal)
 }

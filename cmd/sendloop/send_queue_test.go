@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-sendloop/sendloop/internal/testkit"
+
 	"github.com/go-sendloop/sendloop/internal/testkit/pgtest"
 )
 
@@ -92,6 +94,9 @@ func TestSendQueueAcrossWorkers(t *testing.T) {
 	for i := range rows {
 		assert.Equal(t, 1, got[fmt.Sprintf("user%d@example.net", i)])
 	}
+	// The bound only ends a failing run: a worker that ignores SIGTERM.
+	bound, cancel := testkit.Context(40 * time.Second)
+	defer cancel()
 	for _, cmd := range workers {
 		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 		exited := make(chan error, 1)
@@ -99,7 +104,8 @@ func TestSendQueueAcrossWorkers(t *testing.T) {
 		select {
 		case err := <-exited:
 			assert.NoError(t, err, "a worker stopped by SIGTERM exits 0")
-		case <-time.After(40 * time.Second):
+		case <-bound.Done():
+			_ = cmd.Process.Kill()
 			t.Fatal("a worker did not stop on SIGTERM")
 		}
 	}

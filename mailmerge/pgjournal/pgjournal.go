@@ -491,7 +491,26 @@ func (j *Journal) RecordTx(ctx context.Context, tx pgx.Tx, rec mailmerge.Journal
 	return nil
 }
 
-// ErrNoJournal is matched by the error of Records for a name no journal has.
+// Fingerprint returns the template fingerprint the journal name is bound to, and writes
+// nothing: what a dry run checks a journal against, as Open would, without binding a new
+// one. A name no journal has is an error matching ErrNoJournal.
+func Fingerprint(ctx context.Context, db *pgxpool.Pool, name string) (string, error) {
+	if err := Migrate(ctx, db); err != nil {
+		return "", scrub(err, db)
+	}
+	var fp string
+	err := db.QueryRow(ctx, `SELECT fingerprint FROM sendloop_journals WHERE name = $1`, name).Scan(&fp)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", fmt.Errorf("%w: %q", ErrNoJournal, name)
+	case err != nil:
+		return "", scrub(fmt.Errorf("pgjournal: journal %q: %w", name, err), db)
+	}
+	return fp, nil
+}
+
+// ErrNoJournal is matched by the error of Records and Fingerprint for a name no journal
+// has.
 var ErrNoJournal = errors.New("pgjournal: no journal of that name")
 
 // Records yields the records of the journal name, whatever message it is bound to, and

@@ -31,7 +31,8 @@ type Send struct {
 	Template *smtp.Message
 	// Options are mailmerge.New's; a shard is refused (the queue is how a send is split).
 	Options mailmerge.Options
-	// Source gives the rows, read twice: once to check, once to copy.
+	// Source gives the rows, read as Job.Send and Job.Check read them to check (the tags'
+	// escaping, who may be mailed), then once more to copy them.
 	Source mailmerge.Source
 	// ChunkSize is the rows of one River job; 0 is DefaultChunkSize. A chunk stops taking
 	// rows after ChunkTime and snoozes itself with the rest, so a size too large for the
