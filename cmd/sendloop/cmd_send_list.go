@@ -327,8 +327,8 @@ func runSendList(ctx context.Context, a *app, o *sendOptions) (runErr error) {
 		}
 	}
 	if l.listID != 0 || (l.previewDir == "" && l.testTo == "" && !l.dryRun) {
-		if api, err = a.client(ctx); err != nil {
-			return fmt.Errorf("%s reads the account's suppression list (and a list's members) through the API, before the first message: %w", l.sourceFlag(), err)
+		if api, err = a.audienceClient(ctx, l.sourceFlag(), "before the first message"); err != nil {
+			return err
 		}
 	}
 	job, err := l.listJob(ctx, a, o, shard, api)

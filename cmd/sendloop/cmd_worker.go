@@ -70,9 +70,9 @@ func runWorker(ctx context.Context, a *app, concurrency, chunks int) error {
 	}
 	defer relay.Close()
 	// Each chunk reads who may be mailed before its first message, through the API.
-	api, err := a.client(ctx)
+	api, err := a.audienceClient(ctx, "a worker", "before each chunk")
 	if err != nil {
-		return fmt.Errorf("a worker reads the account's suppression list (and a list's members) through the API before each chunk: %w", err)
+		return err
 	}
 	w := sendqueue.NewWorker(db, relay, sendqueue.WorkerOptions{API: api})
 	defer func() { _ = w.Close() }()

@@ -229,3 +229,13 @@ func loopbackURL(raw string) string {
 	}
 	return u.String()
 }
+
+// audienceClient is the client a bulk send reads who may be mailed through; without one,
+// the refusal says who needed it (--recipients, a worker) and when.
+func (a *app) audienceClient(ctx context.Context, who, when string) (*sendloop.Client, error) {
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s reads the account's suppression list (and a list's members) through the API, %s: %w", who, when, err)
+	}
+	return c, nil
+}

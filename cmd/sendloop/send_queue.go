@@ -84,9 +84,9 @@ func runSendQueue(ctx context.Context, a *app, o *sendOptions) error {
 		return err
 	}
 	defer db.Close()
-	api, err := a.client(ctx)
+	api, err := a.audienceClient(ctx, l.sourceFlag(), "before anything is enqueued")
 	if err != nil {
-		return fmt.Errorf("%s reads the account's suppression list (and a list's members) through the API, before anything is enqueued: %w", l.sourceFlag(), err)
+		return err
 	}
 	src, err := l.source(ctx, api)
 	if err != nil {
