@@ -7,3 +7,9 @@ import "time"
 func SetTiming(chunk, timeout, rescue, slowdown time.Duration) {
 	chunkTime, jobTimeout, rescueAfter, slowdownSnooze = chunk, timeout, rescue, slowdown
 }
+
+// The queries that join a send's rows to its journal's keys, for TestQueriesLookKeysUp.
+const (
+	StatusFatesQuery = statusFatesQuery
+	ChunkRowsQuery   = chunkRowsQuery
+)

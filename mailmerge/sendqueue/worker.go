@@ -342,14 +342,20 @@ func (w *Worker) work(ctx context.Context, rj *river.Job[ChunkArgs]) error {
 	return nil
 }
 
+// chunkRowsQuery reads a chunk's rows without a fate ($1 the send, $2 its journal, rows
+// $3 to $4), with their keys' states in the journal, each looked up in the journal's
+// index by a subquery, whatever the statistics say (see statusFatesQuery).
+const chunkRowsQuery = `SELECT r.idx, r.line, r.address, r.raw, r.reject, r.vals, r.key,
+		coalesce(CASE WHEN r.key <> '' THEN
+			(SELECT k.state FROM sendloop_journal_keys k WHERE k.journal = $2 AND k.key = r.key) END, '')
+	FROM sendloop_queue_rows r
+	WHERE r.send_id = $1 AND r.idx >= $3 AND r.idx < $4 AND r.fate IS NULL ORDER BY r.idx`
+
 // load reads the chunk's rows without a fate: those the journal already records (a run
 // killed after its messages, before its chunk's transaction) are settled by it (sent:
 // done; refused; in flight or unknown: unknown, never sent again), the others are to send.
 func (w *Worker) load(ctx context.Context, s *queuedSend, first, last int) ([]queuedRow, []rowFateAt, error) {
-	rows, err := w.db.Query(ctx, `SELECT r.idx, r.line, r.address, r.raw, r.reject, r.vals, r.key, coalesce(k.state, '')
-		FROM sendloop_queue_rows r
-		LEFT JOIN sendloop_journal_keys k ON k.journal = $2 AND k.key = r.key AND r.key <> ''
-		WHERE r.send_id = $1 AND r.idx >= $3 AND r.idx < $4 AND r.fate IS NULL ORDER BY r.idx`, s.id, s.journal, first, last)
+	rows, err := w.db.Query(ctx, chunkRowsQuery, s.id, s.journal, first, last)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sendqueue: send %s: %w", s.id, err)
 	}

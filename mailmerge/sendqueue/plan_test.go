@@ -1,0 +1,62 @@
+package sendqueue_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop/mailmerge/sendqueue"
+)
+
+// TestQueriesLookKeysUp checks that the queries reading a send's rows with their journal
+// keys look each key up in the journal's index, whatever plan the statistics suggest: a
+// join planned while the tables looked empty (as they do during a send's first minute,
+// before autovacuum analyses them) scanned every key of the journal once per row, which
+// made --wait's status reads quadratic in the rows and took a core of the database.
+func TestQueriesLookKeysUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := pool(t)
+	e, err := sendqueue.Enqueue(ctx, db, newSend("plans", 300, 100), sendqueue.Config{})
+	require.NoError(t, err)
+	_, conns := relay(t)
+	runWorker(t, db, conns(4))
+	waitFinished(t, db, e.ID, 30*time.Second) // the journal's tables and keys exist
+	var journal string
+	require.NoError(t, db.QueryRow(ctx, `SELECT journal FROM sendloop_queue_sends WHERE id = $1`, e.ID).Scan(&journal))
+	byKey := regexp.MustCompile(`Index Cond: \(\(journal = [^)]+\) AND \(key = r\.key\)\)`)
+	for _, tc := range []struct {
+		name  string
+		query string
+		args  []any
+	}{
+		{"status", sendqueue.StatusFatesQuery, []any{e.ID, journal}},
+		{"a chunk's rows", sendqueue.ChunkRowsQuery, []any{e.ID, journal, 0, 100}},
+	} {
+		for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+			t.Run(tc.name+", "+mode, func(t *testing.T) {
+				conn, err := db.Acquire(ctx)
+				require.NoError(t, err)
+				defer conn.Release()
+				tx, err := conn.Begin(ctx)
+				require.NoError(t, err)
+				defer func() { _ = tx.Rollback(ctx) }()
+				_, err = tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode)
+				require.NoError(t, err)
+				rows, err := tx.Query(ctx, "EXPLAIN "+tc.query, tc.args...)
+				require.NoError(t, err)
+				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				require.NoError(t, err)
+				plan := strings.Join(lines, "\n")
+				assert.Regexp(t, byKey, plan, "the journal's keys are looked up by key")
+				assert.NotContains(t, plan, "Seq Scan on sendloop_journal_keys")
+			})
+		}
+	}
+}
