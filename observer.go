@@ -50,6 +50,7 @@ type CallStart = transport.CallStart
 // AttemptEnd describes one attempt of a call (Observer.AttemptEnded):
 //
 //	type AttemptEnd struct {
+//		Package    string // as in CallStart
 //		Command    string
 //		Attempt    int    // from 1
 //		StatusCode int    // the answer's HTTP status, 0 if none came

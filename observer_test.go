@@ -61,12 +61,15 @@ func TestObserverSeesCalls(t *testing.T) {
 		wantCode     int
 		wantFailure  string
 		wantClass    sendloop.RetryClass
+		maxRetries   int // 0: the default policy
 	}{
 		{name: "answered at once", wantAttempts: 1, wantStatus: http.StatusOK},
 		{name: "retried once after 503", fault: &sendlooptest.Fault{Status: http.StatusServiceUnavailable},
 			wantAttempts: 2, wantStatus: http.StatusOK},
 		{name: "a service error", fault: &sendlooptest.Fault{ErrorCode: 1},
 			wantAttempts: 1, wantStatus: http.StatusOK, wantCode: 1, wantFailure: sendloop.FailureService},
+		{name: "a reset on the last attempt is not retried", fault: &sendlooptest.Fault{Times: 2, Reset: sendlooptest.ResetBeforeExecution},
+			maxRetries: 1, wantAttempts: 2, wantFailure: sendloop.FailureTransport},
 		{name: "the legacy client shares the observer", legacy: true, wantAttempts: 1, wantStatus: http.StatusOK,
 			wantFailure: sendloop.FailureOther, wantClass: sendloop.RetryOneShot},
 	}
@@ -77,7 +80,7 @@ func TestObserverSeesCalls(t *testing.T) {
 			obs := &recordingObserver{}
 			client, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
 				sendloop.WithHTTPClient(&http.Client{Transport: &http.Transport{}}),
-				sendloop.WithRetry(sendloop.RetryPolicy{MinWait: time.Millisecond, MaxWait: time.Millisecond}),
+				sendloop.WithRetry(sendloop.RetryPolicy{MinWait: time.Millisecond, MaxWait: time.Millisecond, MaxRetries: tt.maxRetries}),
 				sendloop.WithObserver(obs))
 			require.NoError(t, err)
 			command := "account.info.get"
@@ -113,7 +116,9 @@ func TestObserverSeesCalls(t *testing.T) {
 			assert.Equal(t, tt.wantCode, end.ErrorCode)
 			assert.Equal(t, tt.wantFailure, end.Failure)
 			assert.False(t, end.OutcomeUnknown)
-			assert.Positive(t, end.ResponseSize)
+			if tt.wantStatus != 0 {
+				assert.Positive(t, end.ResponseSize)
+			}
 			assert.False(t, end.End.Before(end.Start))
 			for i, a := range obs.attempts {
 				assert.Equal(t, i+1, a.Attempt)

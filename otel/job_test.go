@@ -86,14 +86,17 @@ func TestSendPhaseSpanAndRows(t *testing.T) {
 	assert.NotContains(t, everything, "@example.net", "no address in a span or a metric")
 }
 
-// gauge returns the last value of the Int64 gauge named name.
+// gauge returns the last value of the Int64 gauge named name for the command API's client
+// (sendloop.package=sendloop).
 func gauge(rm metricdata.ResourceMetrics, name string) int64 {
 	var n int64
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
 			if g, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == name {
 				for _, dp := range g.DataPoints {
-					n = dp.Value
+					if pkg, _ := dp.Attributes.Value("sendloop.package"); pkg.AsString() == "sendloop" {
+						n = dp.Value
+					}
 				}
 			}
 		}

@@ -5,7 +5,9 @@
 //
 // Spans: one per command call, named "sendloop <command>" (e.g. "sendloop
 // subscriber.import"), a child of the span in the caller's context; when a call took more
-// than one attempt, one child span per attempt ("sendloop <command> attempt"). One span per
+// than one attempt, one child span per attempt ("sendloop <command> attempt"), each made
+// as its attempt ends (so a call whose retry was cut short by its context during the
+// wait keeps the child of its one attempt). One span per
 // relay message, "sendloop smtp.send". One per phase of a bulk job (Observer is a
 // job.Observer: give it to mailmerge.SendOptions.Observer and listsync's Observer options):
 // "sendloop send" for a send, "sendloop sync plan" and "sendloop sync apply" for a sync,
@@ -21,29 +23,32 @@
 //
 // Metrics (meter "github.com/go-sendloop/sendloop/otel"):
 //
-//	| Instrument                          | Kind      | Unit      | Attributes                                   |
-//	|-------------------------------------|-----------|-----------|----------------------------------------------|
-//	| sendloop.calls                      | counter   | {call}    | sendloop.command, sendloop.retry_class       |
-//	| sendloop.attempts                   | counter   | {attempt} | sendloop.command, sendloop.retry_class       |
-//	| sendloop.errors                     | counter   | {call}    | sendloop.command, sendloop.retry_class, error.type |
-//	| sendloop.call.duration              | histogram | s         | sendloop.command, sendloop.retry_class       |
-//	| sendloop.outcome_unknown            | counter   | {call}    | sendloop.command, sendloop.retry_class       |
-//	| sendloop.smtp.messages              | counter   | {message} | sendloop.smtp.outcome                        |
-//	| sendloop.job.rows                   | counter   | {row}     | sendloop.job, sendloop.phase, sendloop.fate  |
-//	| sendloop.window                     | gauge     | {attempt} | sendloop.package                             |
+//	| Instrument               | Kind               | Unit      | Attributes                                         |
+//	|--------------------------|--------------------|-----------|----------------------------------------------------|
+//	| sendloop.calls           | counter            | {call}    | sendloop.command, sendloop.retry_class             |
+//	| sendloop.attempts        | counter            | {attempt} | sendloop.command, sendloop.retry_class             |
+//	| sendloop.errors          | counter            | {call}    | sendloop.command, sendloop.retry_class, error.type |
+//	| sendloop.call.duration   | histogram          | s         | sendloop.command, sendloop.retry_class             |
+//	| sendloop.outcome_unknown | counter            | {call}    | sendloop.command, sendloop.retry_class             |
+//	| sendloop.smtp.messages   | counter            | {message} | sendloop.smtp.outcome                              |
+//	| sendloop.job.rows        | counter            | {row}     | sendloop.job, sendloop.phase, sendloop.fate        |
+//	| sendloop.window          | gauge (observable) | {attempt} | sendloop.package                                   |
 //
-// sendloop.window is the client's congestion window as each attempt ends: how many attempts
-// it lets be in flight at once, halved by each 429 or 503 the service answers and grown back
-// by its answers, so a dashboard shows when and how hard the service pushed back.
+// sendloop.window is the client's congestion window as its latest attempt ended, read at
+// each collection: how many attempts it lets be in flight at once, halved by each 429 or
+// 503 the service answers and grown back by its answers, so a dashboard shows when and how
+// hard the service pushed back. An attempt only stores the number; the meter reads it.
 package otel
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -70,8 +75,52 @@ type Observer struct {
 	unknown  metric.Int64Counter
 	messages metric.Int64Counter
 	jobRows  metric.Int64Counter
-	window   metric.Int64Gauge
-	sets     sync.Map // commandKey → metric.MeasurementOption
+	windows  cache[string, *atomic.Int64] // by package: the window as its latest attempt ended
+	commands cache[commandKey, *commandEntry]
+	sets     cache[commandKey, *metricSet] // by command and class
+}
+
+// cache is a map read without a lock, for the few keys (commands, classes, packages) a
+// program's clients use, each read on every call: a read loads the current map (a
+// sync.Map hashed its interface keys at a tenth of the observer's cost); a miss publishes
+// a copy holding the new value.
+type cache[K comparable, V any] struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[K]V]
+}
+
+// get returns k's value, made by build on its first use.
+func (c *cache[K, V]) get(k K, build func() V) V {
+	if m := c.m.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.m.Load()
+	if old != nil {
+		if v, ok := (*old)[k]; ok {
+			return v
+		}
+	}
+	next := map[K]V{}
+	if old != nil {
+		maps.Copy(next, *old)
+	}
+	v := build()
+	next[k] = v
+	c.m.Store(&next)
+	return v
+}
+
+// each calls f with every key and value.
+func (c *cache[K, V]) each(f func(K, V)) {
+	if m := c.m.Load(); m != nil {
+		for k, v := range *m {
+			f(k, v)
+		}
+	}
 }
 
 // New returns an Observer that records with tp and mp (nil for OpenTelemetry's global
@@ -101,7 +150,9 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) (*Observer, error) {
 	if o.jobRows, err = m.Int64Counter("sendloop.job.rows", metric.WithUnit("{row}"), metric.WithDescription("Rows of bulk jobs done, by fate.")); err != nil {
 		return nil, err
 	}
-	if o.window, err = m.Int64Gauge("sendloop.window", metric.WithUnit("{attempt}"), metric.WithDescription("Attempts the client lets be in flight at once (its congestion window).")); err != nil {
+	if _, err = m.Int64ObservableGauge("sendloop.window", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts the client lets be in flight at once (its congestion window)."),
+		metric.WithInt64Callback(o.observeWindows)); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -113,65 +164,98 @@ var (
 	_ job.Observer         = (*Observer)(nil)
 )
 
-type spanKey struct{}
-
-// commandKey names the attribute set of a command's metrics.
+// commandKey names what a command's calls share: their span's name and start options
+// (kind and attributes), and their metrics' attribute set.
 type commandKey struct {
-	command string
-	class   sendloop.RetryClass
+	command, method, host string
+	class                 sendloop.RetryClass
 }
 
-// commandSet returns the metric option of a command's attributes, made once per command
-// and class: building an attribute set sorts and allocates, and a client calls few
-// commands many times.
-func (o *Observer) commandSet(command string, class sendloop.RetryClass) metric.MeasurementOption {
-	k := commandKey{command, class}
-	if v, ok := o.sets.Load(k); ok {
-		return v.(metric.MeasurementOption)
-	}
-	v, _ := o.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("sendloop.command", command),
-		attribute.String("sendloop.retry_class", class.String()))))
-	return v.(metric.MeasurementOption)
+// commandEntry is what a command's calls share, made once per command, class, method and
+// host: building a span name concatenates, an attribute set sorts, a variadic option
+// allocates, and a client calls few commands many times.
+type commandEntry struct {
+	spanName  string
+	startOpts []trace.SpanStartOption
 }
 
-// callState is what a call's span keeps between its events.
-type callState struct {
-	span     trace.Span
-	mu       sync.Mutex
-	attempts []sendloop.AttemptEnd
+func (o *Observer) command(k commandKey) *commandEntry {
+	return o.commands.get(k, func() *commandEntry {
+		return &commandEntry{spanName: "sendloop " + k.command, startOpts: []trace.SpanStartOption{clientKind,
+			trace.WithAttributes(
+				attribute.String("http.request.method", k.method),
+				attribute.String("server.address", k.host),
+				attribute.String("sendloop.command", k.command),
+				attribute.String("sendloop.retry_class", k.class.String()))}}
+	})
 }
 
-// CallStarted starts the call's span, a child of ctx's.
+// metricSet is a command's metric attributes (sendloop.command, sendloop.retry_class) as
+// the options of Add and Record.
+type metricSet struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func (o *Observer) metricSet(command string, class sendloop.RetryClass) *metricSet {
+	return o.sets.get(commandKey{command: command, class: class}, func() *metricSet {
+		set := metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("sendloop.command", command),
+			attribute.String("sendloop.retry_class", class.String())))
+		return &metricSet{add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
+	})
+}
+
+// observeWindows reports each client's window (sendloop.package: the command API's and the
+// legacy one's are windows of their own).
+func (o *Observer) observeWindows(_ context.Context, obs metric.Int64Observer) error {
+	o.windows.each(func(pkg string, w *atomic.Int64) {
+		obs.Observe(w.Load(), metric.WithAttributes(attribute.String("sendloop.package", pkg)))
+	})
+	return nil
+}
+
+var clientKind = trace.WithSpanKind(trace.SpanKindClient)
+
+func newWindow() *atomic.Int64 { return new(atomic.Int64) }
+
+// CallStarted starts the call's span, a child of ctx's, and returns the context holding it:
+// the one the call's attempts and its end are told with. The span starts and ends on the
+// tracer's clock, at the moments CallStart.Start and CallEnd.End were read.
 func (o *Observer) CallStarted(ctx context.Context, c sendloop.CallStart) context.Context {
-	ctx, span := o.tracer.Start(ctx, "sendloop "+c.Command, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithTimestamp(c.Start), trace.WithAttributes(
-			attribute.String("http.request.method", c.Method),
-			attribute.String("server.address", c.Host),
-			attribute.String("sendloop.command", c.Command),
-			attribute.String("sendloop.retry_class", c.Class.String()),
-		))
-	return context.WithValue(ctx, spanKey{}, &callState{span: span})
+	e := o.command(commandKey{command: c.Command, method: c.Method, host: c.Host, class: c.Class})
+	ctx, _ = o.tracer.Start(ctx, e.spanName, e.startOpts...)
+	return ctx
 }
 
-// AttemptEnded keeps the attempt, for the child spans of a call with more than one.
+// AttemptEnded records the window and, for a call of more than one attempt, the attempt's
+// child span: an attempt to be retried, or one after the first. So a call answered at once
+// keeps no state between its events, and costs one span.
 func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
 	if a.Window > 0 {
-		o.window.Record(ctx, int64(a.Window))
+		o.windows.get(a.Package, newWindow).Store(int64(a.Window))
 	}
-	if st, ok := ctx.Value(spanKey{}).(*callState); ok {
-		st.mu.Lock()
-		st.attempts = append(st.attempts, a)
-		st.mu.Unlock()
+	if !a.Retry && a.Attempt <= 1 {
+		return
 	}
+	_, child := o.tracer.Start(ctx, "sendloop "+a.Command+" attempt", clientKind,
+		trace.WithTimestamp(a.Start), trace.WithAttributes(attemptAttributes(a)...))
+	if a.Failure != "" {
+		child.SetStatus(codes.Error, a.Failure)
+	}
+	child.End(trace.WithTimestamp(a.End))
 }
 
 // CallEnded ends the call's span and records its metrics.
 func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
-	set := o.commandSet(e.Command, e.Class)
-	o.calls.Add(ctx, 1, set)
-	o.attempts.Add(ctx, int64(e.Attempts), set)
-	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), set)
+	set := o.metricSet(e.Command, e.Class)
+	// The call and attempt counts are added without the span's context, so that they
+	// offer the meter no exemplar: the duration, the errors and the outcome-unknown count
+	// link to the call's trace, and two exemplar offers a call cost a tenth of its
+	// observation.
+	o.calls.Add(context.Background(), 1, set.add...)
+	o.attempts.Add(context.Background(), int64(e.Attempts), set.add...)
+	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), set.record...)
 	if e.Failure != "" {
 		o.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
 			attribute.String("sendloop.command", e.Command),
@@ -179,30 +263,15 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 			attribute.String("error.type", e.Failure))))
 	}
 	if e.OutcomeUnknown {
-		o.unknown.Add(ctx, 1, set)
+		o.unknown.Add(ctx, 1, set.add...)
 	}
-	st, ok := ctx.Value(spanKey{}).(*callState)
-	if !ok {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
 		return
 	}
-	span := st.span
-	st.mu.Lock()
-	attempts := st.attempts
-	st.mu.Unlock()
-	if len(attempts) > 1 {
-		for _, a := range attempts {
-			_, child := o.tracer.Start(ctx, "sendloop "+e.Command+" attempt", trace.WithSpanKind(trace.SpanKindClient),
-				trace.WithTimestamp(a.Start), trace.WithAttributes(attemptAttributes(a)...))
-			if a.Failure != "" {
-				child.SetStatus(codes.Error, a.Failure)
-			}
-			child.End(trace.WithTimestamp(a.End))
-		}
-	}
-	attrs := []attribute.KeyValue{
-		attribute.Int("sendloop.attempts", e.Attempts),
-		attribute.Bool("sendloop.outcome_unknown", e.OutcomeUnknown),
-	}
+	attrs := make([]attribute.KeyValue, 2, 5)
+	attrs[0] = attribute.Int("sendloop.attempts", e.Attempts)
+	attrs[1] = attribute.Bool("sendloop.outcome_unknown", e.OutcomeUnknown)
 	if e.StatusCode != 0 {
 		attrs = append(attrs, attribute.Int("http.response.status_code", e.StatusCode))
 	}
@@ -214,7 +283,7 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 		span.SetStatus(codes.Error, e.Failure)
 	}
 	span.SetAttributes(attrs...)
-	span.End(trace.WithTimestamp(e.End))
+	span.End()
 }
 
 func attemptAttributes(a sendloop.AttemptEnd) []attribute.KeyValue {

@@ -93,6 +93,7 @@ func TestCallSpans(t *testing.T) {
 				"sendloop.command": "subscriber.subscribe", "sendloop.retry_class": "idempotent",
 				"http.request.method": "POST", "http.response.status_code": "200"}},
 		{name: "an outcome-unknown subscribe", fault: sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, retries: -1,
+			wantSpans:   []string{"sendloop subscriber.subscribe"}, // one attempt: no child
 			wantAttrs:   map[string]string{"sendloop.attempts": "1", "sendloop.outcome_unknown": "true", "error.type": sendloop.FailureOutcomeUnknown},
 			wantUnknown: 1},
 	}
@@ -128,6 +129,11 @@ func TestCallSpans(t *testing.T) {
 				assert.Equal(t, tt.wantSpans, names)
 			}
 			require.NotNil(t, call, "spans: %v", names)
+			for _, s := range ended {
+				if s != call {
+					assert.Equal(t, call.SpanContext().SpanID(), s.Parent().SpanID(), "%s is a child of the call's span", s.Name())
+				}
+			}
 			got := attrs(call)
 			for k, v := range tt.wantAttrs {
 				assert.Equal(t, v, got[k], k)

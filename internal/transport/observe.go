@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-sendloop/sendloop/internal/outcome"
@@ -48,6 +48,8 @@ type CallStart struct {
 
 // AttemptEnd describes one attempt of a call.
 type AttemptEnd struct {
+	// Package is the client that sent it, as in CallStart.
+	Package string
 	// Command is the command's name.
 	Command string
 	// Attempt numbers the attempt, from 1.
@@ -132,7 +134,7 @@ func (c *Client) startObservation(ctx context.Context, r *Request, st *call) con
 
 // attemptEnded tells the observer of an attempt.
 func (o *observation) attemptEnded(resp *http.Response, err error, retry bool) {
-	a := AttemptEnd{Command: o.start.Command, Attempt: o.st.attempts, Retry: retry,
+	a := AttemptEnd{Package: o.start.Package, Command: o.start.Command, Attempt: o.st.attempts, Retry: retry,
 		RequestSize: o.start.RequestSize, Start: o.st.attemptStart, End: time.Now()}
 	if err == nil && resp != nil {
 		a.StatusCode = resp.StatusCode
@@ -195,13 +197,21 @@ func failureOf(err error) string {
 	return FailureOther
 }
 
-// hostOf returns the host (and port) of a request URL, "" if it does not parse.
+// hostOf returns the host (and port) of a request URL, "" without a scheme: what url.Parse
+// gives as Host, without its allocations (it runs once per observed call), and never the
+// user information before an "@".
 func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
 		return ""
 	}
-	return u.Host
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
 }
 
 // Ended ends the observation of the call that answered resp with err, the error read from

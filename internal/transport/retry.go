@@ -21,7 +21,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	st := callOf(ctx)
 	st.waiting = retry || (err == nil && resp != nil) || refusedBeforeBody(err)
 	if st.obs != nil {
-		st.obs.attemptEnded(resp, err, retry)
+		// An error judged retryable after the last attempt is not retried: retryablehttp
+		// stops at RetryMax, and the observer is told what will happen.
+		st.obs.attemptEnded(resp, err, retry && st.attempts <= c.rc.RetryMax)
 	}
 	return retry, checkErr
 }
