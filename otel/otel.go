@@ -77,7 +77,7 @@ type Observer struct {
 	jobRows  metric.Int64Counter
 	windows  cache[string, *atomic.Int64] // by package: the window as its latest attempt ended
 	commands cache[commandKey, *commandEntry]
-	sets     cache[commandKey, *metricSet] // by command and class
+	ends     cache[commandKey, *commandEnd] // by command and class
 }
 
 // cache is a map read without a lock, for the few keys (commands, classes, packages) a
@@ -181,28 +181,31 @@ type commandEntry struct {
 
 func (o *Observer) command(k commandKey) *commandEntry {
 	return o.commands.get(k, func() *commandEntry {
+		// What a sampler may want (OpenTelemetry's HTTP conventions give it the method and
+		// the server; the span's name holds the command) is given at the start; the rest
+		// with the call's end, so that the span's attributes are copied once.
 		return &commandEntry{spanName: "sendloop " + k.command, startOpts: []trace.SpanStartOption{clientKind,
 			trace.WithAttributes(
 				attribute.String("http.request.method", k.method),
-				attribute.String("server.address", k.host),
-				attribute.String("sendloop.command", k.command),
-				attribute.String("sendloop.retry_class", k.class.String()))}}
+				attribute.String("server.address", k.host))}}
 	})
 }
 
-// metricSet is a command's metric attributes (sendloop.command, sendloop.retry_class) as
-// the options of Add and Record.
-type metricSet struct {
+// commandEnd is what the ends of a command's calls share: its metrics' attribute set
+// (sendloop.command, sendloop.retry_class) as the options of Add and Record, and the same
+// attributes for its span.
+type commandEnd struct {
 	add    []metric.AddOption
 	record []metric.RecordOption
+	attrs  [2]attribute.KeyValue
 }
 
-func (o *Observer) metricSet(command string, class sendloop.RetryClass) *metricSet {
-	return o.sets.get(commandKey{command: command, class: class}, func() *metricSet {
-		set := metric.WithAttributeSet(attribute.NewSet(
-			attribute.String("sendloop.command", command),
-			attribute.String("sendloop.retry_class", class.String())))
-		return &metricSet{add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
+func (o *Observer) commandEnd(command string, class sendloop.RetryClass) *commandEnd {
+	return o.ends.get(commandKey{command: command, class: class}, func() *commandEnd {
+		attrs := [2]attribute.KeyValue{attribute.String("sendloop.command", command),
+			attribute.String("sendloop.retry_class", class.String())}
+		set := metric.WithAttributeSet(attribute.NewSet(attrs[:]...))
+		return &commandEnd{add: []metric.AddOption{set}, record: []metric.RecordOption{set}, attrs: attrs}
 	})
 }
 
@@ -248,14 +251,14 @@ func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
 
 // CallEnded ends the call's span and records its metrics.
 func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
-	set := o.metricSet(e.Command, e.Class)
+	end := o.commandEnd(e.Command, e.Class)
 	// The call and attempt counts are added without the span's context, so that they
 	// offer the meter no exemplar: the duration, the errors and the outcome-unknown count
 	// link to the call's trace, and two exemplar offers a call cost a tenth of its
 	// observation.
-	o.calls.Add(context.Background(), 1, set.add...)
-	o.attempts.Add(context.Background(), int64(e.Attempts), set.add...)
-	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), set.record...)
+	o.calls.Add(context.Background(), 1, end.add...)
+	o.attempts.Add(context.Background(), int64(e.Attempts), end.add...)
+	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), end.record...)
 	if e.Failure != "" {
 		o.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
 			attribute.String("sendloop.command", e.Command),
@@ -263,15 +266,17 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 			attribute.String("error.type", e.Failure))))
 	}
 	if e.OutcomeUnknown {
-		o.unknown.Add(ctx, 1, set.add...)
+		o.unknown.Add(ctx, 1, end.add...)
 	}
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
 	}
-	attrs := make([]attribute.KeyValue, 2, 5)
-	attrs[0] = attribute.Int("sendloop.attempts", e.Attempts)
-	attrs[1] = attribute.Bool("sendloop.outcome_unknown", e.OutcomeUnknown)
+	// One slice, as large as the attributes can be: a tracer may keep it (the SDK copies).
+	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs = append(attrs, end.attrs[0], end.attrs[1],
+		attribute.Int("sendloop.attempts", e.Attempts),
+		attribute.Bool("sendloop.outcome_unknown", e.OutcomeUnknown))
 	if e.StatusCode != 0 {
 		attrs = append(attrs, attribute.Int("http.response.status_code", e.StatusCode))
 	}

@@ -122,14 +122,21 @@ type observation struct {
 }
 
 // startObservation tells the observer of a call; it returns the context to send with.
-func (c *Client) startObservation(ctx context.Context, r *Request, st *call) context.Context {
+func (c *Client) startObservation(ctx context.Context, r *Request, st *call, o *observation) context.Context {
 	start := CallStart{Package: c.pkg, Command: r.Command, Class: st.class, Method: r.Method,
 		Host: hostOf(r.URL), RequestSize: len(r.Body), Start: time.Now()}
 	if out := c.observer.CallStarted(ctx, start); out != nil {
 		ctx = out
 	}
-	st.obs = &observation{obs: c.observer, ctx: ctx, codeOf: c.codeOf, start: start, st: st, window: c.window}
+	*o = observation{obs: c.observer, ctx: ctx, codeOf: c.codeOf, start: start, st: st, window: c.window}
+	st.obs = o
 	return ctx
+}
+
+// observedCall is a call with its observation, allocated together.
+type observedCall struct {
+	call call
+	obs  observation
 }
 
 // attemptEnded tells the observer of an attempt.

@@ -361,9 +361,14 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	if class != Read && class != Idempotent {
 		class = OneShot
 	}
-	st := &call{client: c, command: r.Command, class: class}
+	var st *call
 	if c.observer != nil {
-		ctx = c.startObservation(ctx, r, st)
+		// The call and its observation in one allocation: both live as long as the call.
+		oc := &observedCall{call: call{client: c, command: r.Command, class: class}}
+		st = &oc.call
+		ctx = c.startObservation(ctx, r, st, &oc.obs)
+	} else {
+		st = &call{client: c, command: r.Command, class: class}
 	}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	var body any
