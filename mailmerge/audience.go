@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"net/mail"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/smtp"
 )
 
 // ErrNoAPI is Send's and Check's refusal of a send to more than one recipient without
@@ -338,13 +341,62 @@ feed:
 	return ctx.Err()
 }
 
-// Suppressed returns, for each of addrs that the account suppresses everywhere (an entry
+// SuppressedError refuses a message sent on its own (CheckMessage) that has an address the
+// account suppresses everywhere: the message goes to nobody, as a bulk send sends no row to
+// a suppressed address. Match it with errors.As.
+type SuppressedError struct {
+	// Addresses are the message's suppressed addresses, in its order (To, Cc, Bcc).
+	Addresses []string
+	// Reasons holds why each of Addresses may not be mailed.
+	Reasons map[string]string
+}
+
+func (e *SuppressedError) Error() string {
+	why := make([]string, len(e.Addresses))
+	for i, addr := range e.Addresses {
+		why[i] = addr + " is " + e.Reasons[addr]
+	}
+	return "mailmerge: not sent: " + strings.Join(why, "; ") + "; the message goes to nobody while an address is suppressed"
+}
+
+// CheckMessage refuses msg with a *SuppressedError when one of its recipients (To, Cc and
+// Bcc, each an address or a "Name <address>") is on the account's global suppression list,
+// read through c with one suppression.list.get per address: the check a bulk send makes of
+// every row, for a message sent on its own (`sendloop send --to`). A recipient that does
+// not parse is looked up as written; the relay's own checks say what is wrong with it.
+func CheckMessage(ctx context.Context, c *sendloop.Client, msg *smtp.Message) error {
+	var addrs []string
+	for _, list := range [][]string{msg.To, msg.Cc, msg.Bcc} {
+		for _, v := range list {
+			if addr, err := mail.ParseAddress(v); err == nil {
+				addrs = append(addrs, addr.Address)
+			} else {
+				addrs = append(addrs, v)
+			}
+		}
+	}
+	reasons, err := suppressed(ctx, c, addrs...)
+	if err != nil {
+		return err
+	}
+	refused := &SuppressedError{Reasons: reasons}
+	for _, addr := range addrs {
+		if _, ok := reasons[addr]; ok && !slices.Contains(refused.Addresses, addr) {
+			refused.Addresses = append(refused.Addresses, addr)
+		}
+	}
+	if len(refused.Addresses) > 0 {
+		return refused
+	}
+	return nil
+}
+
+// suppressed returns, for each of addrs that the account suppresses everywhere (an entry
 // of the global suppression list), the reason it may not be mailed, read with one
-// suppression.list.get per address: the check of a single message (`sendloop send --to`)
-// that a bulk send makes of every row. An address not suppressed is not in the map.
-func Suppressed(ctx context.Context, c *sendloop.Client, addrs ...string) (map[string]string, error) {
+// suppression.list.get per address. An address not suppressed is not in the map.
+func suppressed(ctx context.Context, c *sendloop.Client, addrs ...string) (map[string]string, error) {
 	if c == nil {
-		return nil, errors.New("mailmerge: Suppressed needs a client")
+		return nil, errors.New("mailmerge: CheckMessage needs a client")
 	}
 	out := map[string]string{}
 	for _, addr := range addrs {

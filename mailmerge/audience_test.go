@@ -341,3 +341,49 @@ func TestSuppressedRowsAreDecidedInTheJournal(t *testing.T) {
 	assert.Equal(t, mailmerge.SkipAlreadySent, got["m0000@example.com"].Skip)
 	assert.Equal(t, job.Skipped, got["m0001@example.com"].Fate)
 }
+
+// TestCheckMessage: a message sent on its own is refused, before anything is sent, when one
+// of its recipients is on the global suppression list, whatever the address's case or
+// form; a list's own suppressions do not refuse it (only a send to that list reads them).
+func TestCheckMessage(t *testing.T) {
+	t.Parallel()
+	srv := sendlooptest.NewServer(t)
+	_, err := srv.Suppress(0, "GLOBAL@example.com", "FBL Report")
+	require.NoError(t, err)
+	require.NoError(t, srv.LoadSeed(sendlooptest.Seed{Lists: []sendlooptest.SeedList{{ID: 7, Name: "News"}}}))
+	_, err = srv.Suppress(7, "listsupp@example.com", "Manual")
+	require.NoError(t, err)
+	c, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL), sendloop.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		msg     smtp.Message
+		refused []string
+	}{
+		{name: "nobody suppressed", msg: smtp.Message{To: []string{"ok@example.com"}, Cc: []string{"listsupp@example.com"}}},
+		{name: "a To in another case", msg: smtp.Message{To: []string{"global@EXAMPLE.com"}}, refused: []string{"global@EXAMPLE.com"}},
+		{name: "a named Bcc, listed once", msg: smtp.Message{To: []string{"ok@example.com"}, Bcc: []string{"Gil <GLOBAL@example.com>", "GLOBAL@example.com"}},
+			refused: []string{"GLOBAL@example.com"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := mailmerge.CheckMessage(t.Context(), c, &tt.msg)
+			if tt.refused == nil {
+				require.NoError(t, err)
+				return
+			}
+			var refused *mailmerge.SuppressedError
+			require.ErrorAs(t, err, &refused)
+			assert.Equal(t, tt.refused, refused.Addresses)
+			for _, addr := range tt.refused {
+				assert.Contains(t, refused.Reasons[addr], "global suppression list (FBL Report)")
+				assert.Contains(t, err.Error(), addr)
+			}
+		})
+	}
+	t.Run("no client", func(t *testing.T) {
+		t.Parallel()
+		require.Error(t, mailmerge.CheckMessage(t.Context(), nil, &smtp.Message{To: []string{"ok@example.com"}}))
+	})
+}

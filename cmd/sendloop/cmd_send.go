@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/mail"
 	"os"
 	"path/filepath"
 	"slices"
@@ -554,9 +553,9 @@ func nonNilMap[V any](m map[string]V) map[string]V {
 	return m
 }
 
-// refuseSuppressed refuses a message to an address the account suppresses everywhere, as a
-// bulk send never sends one: read through the API when it is configured (or --fake), and
-// said to be unchecked when it is not.
+// refuseSuppressed refuses a message to an address the account suppresses everywhere
+// (mailmerge.CheckMessage), as a bulk send never sends one: read through the API when it
+// is configured (or --fake), and said to be unchecked when it is not.
 func (a *app) refuseSuppressed(ctx context.Context, msg *smtp.Message) error {
 	if !a.fake && a.apiKey(ctx) == "" {
 		a.note("the suppression list was not checked: %s is not set", envAPIKey)
@@ -566,28 +565,12 @@ func (a *app) refuseSuppressed(ctx context.Context, msg *smtp.Message) error {
 	if err != nil {
 		return err
 	}
-	var addrs []string
-	for _, list := range [][]string{msg.To, msg.Cc, msg.Bcc} {
-		for _, v := range list {
-			if addr, err := mail.ParseAddress(v); err == nil {
-				addrs = append(addrs, addr.Address)
-			} else {
-				addrs = append(addrs, v) // the relay's check names what is wrong with it
-			}
-		}
+	err = mailmerge.CheckMessage(ctx, c, msg)
+	if refused := (*mailmerge.SuppressedError)(nil); errors.As(err, &refused) {
+		return errors.New(strings.TrimPrefix(refused.Error(), "mailmerge: "))
 	}
-	suppressed, err := mailmerge.Suppressed(ctx, c, addrs...)
 	if err != nil {
 		return fmt.Errorf("checking the suppression list: %w", err)
-	}
-	var why []string
-	for _, addr := range addrs {
-		if r, ok := suppressed[addr]; ok {
-			why = append(why, addr+" is "+r)
-		}
-	}
-	if len(why) > 0 {
-		return fmt.Errorf("not sent: %s; the message goes to nobody while an address is suppressed", strings.Join(why, "; "))
 	}
 	return nil
 }
