@@ -34,8 +34,9 @@
 //	| sendloop.job.rows        | counter            | {row}     | sendloop.job, sendloop.phase, sendloop.fate        |
 //	| sendloop.window          | gauge (observable) | {attempt} | sendloop.package                                   |
 //
-// sendloop.window is the client's congestion window as its latest attempt ended, read at
-// each collection: how many attempts it lets be in flight at once, halved by each 429 or
+// sendloop.window is the congestion window as the package's latest attempt ended, read at
+// each collection (two clients of one package in a program share its value; a client and
+// its Legacy() share one window): how many attempts it lets be in flight at once, halved by each 429 or
 // 503 the service answers and grown back by its answers, so a dashboard shows when and how
 // hard the service pushed back. An attempt only stores the number; the meter reads it.
 package otel
@@ -66,6 +67,8 @@ const ScopeName = "github.com/go-sendloop/sendloop/otel"
 
 // Observer implements sendloop.Observer and smtp.MessageObserver with OpenTelemetry. Give
 // it to sendloop.WithObserver and smtp.WithMessageObserver. It is safe for concurrent use.
+// An observer that wraps it (a fan-out to several) must give its AttemptEnded and
+// CallEnded the context its CallStarted returned: the call's span is found there.
 type Observer struct {
 	tracer   trace.Tracer
 	calls    metric.Int64Counter
@@ -104,15 +107,24 @@ func (c *cache[K, V]) get(k K, build func() V) V {
 			return v
 		}
 	}
+	v := build()
+	if old != nil && len(*old) >= maxCached {
+		// Keys past the bound (a program that calls many hosts, one an account) are built
+		// each time: the cache stays small, and a copy stays cheap.
+		return v
+	}
 	next := map[K]V{}
 	if old != nil {
 		maps.Copy(next, *old)
 	}
-	v := build()
 	next[k] = v
 	c.m.Store(&next)
 	return v
 }
+
+// maxCached bounds a cache: a client calls a few dozen commands, of one class each, on a
+// host or two.
+const maxCached = 512
 
 // each calls f with every key and value.
 func (c *cache[K, V]) each(f func(K, V)) {
@@ -209,8 +221,9 @@ func (o *Observer) commandEnd(command string, class sendloop.RetryClass) *comman
 	})
 }
 
-// observeWindows reports each client's window (sendloop.package: the command API's and the
-// legacy one's are windows of their own).
+// observeWindows reports the window as the latest attempt of each package ended
+// (sendloop.package: "sendloop" or "sendloop/legacy"; a client and its Legacy() share one
+// window, so both report it).
 func (o *Observer) observeWindows(_ context.Context, obs metric.Int64Observer) error {
 	o.windows.each(func(pkg string, w *atomic.Int64) {
 		obs.Observe(w.Load(), metric.WithAttributes(attribute.String("sendloop.package", pkg)))
@@ -223,8 +236,10 @@ var clientKind = trace.WithSpanKind(trace.SpanKindClient)
 func newWindow() *atomic.Int64 { return new(atomic.Int64) }
 
 // CallStarted starts the call's span, a child of ctx's, and returns the context holding it:
-// the one the call's attempts and its end are told with. The span starts and ends on the
-// tracer's clock, at the moments CallStart.Start and CallEnd.End were read.
+// the one the call's attempts and its end are told with, as sendloop.Observer requires:
+// AttemptEnded and CallEnded find the span there. The span starts and ends on the
+// tracer's clock when CallStarted and CallEnded run (sendloop.call.duration is the SDK's
+// own measure, from CallStart.Start to CallEnd.End).
 func (o *Observer) CallStarted(ctx context.Context, c sendloop.CallStart) context.Context {
 	e := o.command(commandKey{command: c.Command, method: c.Method, host: c.Host, class: c.Class})
 	ctx, _ = o.tracer.Start(ctx, e.spanName, e.startOpts...)

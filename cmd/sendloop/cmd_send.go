@@ -147,7 +147,7 @@ printed) and --journal NAME names a journal in it, shared by every runner and ev
 --shard of the send: a key is claimed as its message goes out, so two runs never send it
 both, and a dead run's keys are unknown. --queue (with SENDLOOP_JOURNAL_URL and --journal
 NAME) splits the send across any number of 'sendloop worker' processes instead: it checks
-the send, stores the rows in the database, enqueues them as chunks (--chunk-size N, 200),
+the send, stores the rows in the database, enqueues them as chunks (--chunk-size N, 100),
 prints the send's ID (--json: an object with id) and exits; enqueueing the same send again
 enqueues nothing new. --status ID shows a queued send's progress (--json: rows, fates adding
 up to rows, chunks done, in_flight and left, workers); --wait follows it to its end, then

@@ -31,14 +31,19 @@ func TestQueriesLookKeysUp(t *testing.T) {
 	var journal string
 	require.NoError(t, db.QueryRow(ctx, `SELECT journal FROM sendloop_queue_sends WHERE id = $1`, e.ID).Scan(&journal))
 	byKey := regexp.MustCompile(`Index Cond: \(\(journal = [^)]+\) AND \(key = r\.key\)\)`)
+	subPlan := regexp.MustCompile(`SubPlan \d+`)
+	literal := func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
 	for _, tc := range []struct {
-		name  string
-		query string
-		args  []any
+		name   string
+		query  string
+		params string // the statement's parameter types
+		args   string // its arguments, as literals
 	}{
-		{"status", sendqueue.StatusFatesQuery, []any{e.ID, journal}},
-		{"a chunk's rows", sendqueue.ChunkRowsQuery, []any{e.ID, journal, 0, 100}},
+		{"status", sendqueue.StatusFatesQuery, "text, text", literal(e.ID) + ", " + literal(journal)},
+		{"a chunk's rows", sendqueue.ChunkRowsQuery, "text, text, int, int", literal(e.ID) + ", " + literal(journal) + ", 0, 100"},
 	} {
+		// A custom plan is made for the arguments, as the first runs of a statement get; a
+		// generic one for any arguments, as pgx's prepared statements get from the sixth.
 		for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 			t.Run(tc.name+", "+mode, func(t *testing.T) {
 				conn, err := db.Acquire(ctx)
@@ -49,13 +54,21 @@ func TestQueriesLookKeysUp(t *testing.T) {
 				defer func() { _ = tx.Rollback(ctx) }()
 				_, err = tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode)
 				require.NoError(t, err)
-				rows, err := tx.Query(ctx, "EXPLAIN "+tc.query, tc.args...)
+				_, err = tx.Exec(ctx, "PREPARE plan_q("+tc.params+") AS "+tc.query)
+				require.NoError(t, err)
+				defer func() { _, _ = conn.Exec(ctx, "DEALLOCATE plan_q") }()
+				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE plan_q("+tc.args+")")
 				require.NoError(t, err)
 				lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 				require.NoError(t, err)
 				plan := strings.Join(lines, "\n")
 				assert.Regexp(t, byKey, plan, "the journal's keys are looked up by key")
 				assert.NotContains(t, plan, "Seq Scan on sendloop_journal_keys")
+				subplans := map[string]bool{}
+				for _, m := range subPlan.FindAllString(plan, -1) {
+					subplans[m] = true
+				}
+				assert.Len(t, subplans, 1, "one lookup a row:\n%s", plan)
 			})
 		}
 	}
