@@ -161,6 +161,12 @@ func runSendStatus(ctx context.Context, a *app, o *sendOptions) error {
 // seen within a quarter of a second, for a query of a few milliseconds.
 const statusPoll = 250 * time.Millisecond
 
+// nextPoll is the wait before --wait's next read, after one that took took: statusPoll, or
+// ten times the read's time when that is longer, so that following a send of millions of
+// rows (a read that scans them all) keeps the database's backend busy a tenth of the time
+// at most, and the end is still seen within a few reads' time.
+func nextPoll(took time.Duration) time.Duration { return max(statusPoll, 10*took) }
+
 // followSend reads the send's status until every chunk is done, then reports it: the exit
 // code is 1 for rows refused or rejected beyond --max-rejects, or unknown beyond
 // --max-unknown, as send --recipients says.
@@ -173,10 +179,11 @@ func followSend(ctx context.Context, a *app, o *sendOptions, db *pgxpool.Pool, i
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(statusPoll)
-	defer tick.Stop()
+	wait := time.NewTimer(statusPoll)
+	defer wait.Stop()
 	var st *sendqueue.Status
 	for {
+		start := time.Now()
 		st, err = sendqueue.ReadStatus(ctx, db, id, sendqueue.Config{})
 		if errors.Is(err, sendqueue.ErrNoSend) {
 			return inputf("--status %s: no such send in %s", id, envJournalURL)
@@ -187,11 +194,12 @@ func followSend(ctx context.Context, a *app, o *sendOptions, db *pgxpool.Pool, i
 		if st.Finished() {
 			break
 		}
+		wait.Reset(nextPoll(time.Since(start)))
 		select {
 		case <-ctx.Done():
 			_ = writeStatus(a, st)
 			return ctx.Err()
-		case <-tick.C:
+		case <-wait.C:
 		}
 	}
 	if err := writeStatus(a, st); err != nil {

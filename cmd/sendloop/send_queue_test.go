@@ -137,3 +137,25 @@ func TestSendQueueRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestNextPoll: --wait reads four times a second while a read is quick, and waits ten
+// reads' time after a slow one (a send of millions of rows), so that following it never
+// keeps the database busy more than a tenth of the time.
+func TestNextPoll(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		took, want time.Duration
+	}{
+		{0, statusPoll},
+		{5 * time.Millisecond, statusPoll},
+		{25 * time.Millisecond, statusPoll},
+		{60 * time.Millisecond, 600 * time.Millisecond},
+		{2 * time.Second, 20 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.took.String(), func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, nextPoll(tt.took))
+		})
+	}
+}
