@@ -9,7 +9,7 @@ func SetTiming(chunk, timeout, rescue, slowdown time.Duration) {
 }
 
 // The queries that join a send's rows to its journal's keys, for TestQueriesLookKeysUp.
-const (
+var (
 	StatusFatesQuery = statusFatesQuery
 	ChunkRowsQuery   = chunkRowsQuery
 )

@@ -36,11 +36,15 @@ func TestQueriesLookKeysUp(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		query  string
-		params string // the statement's parameter types
-		args   string // its arguments, as literals
+		params string         // the statement's parameter types
+		args   string         // its arguments, as literals
+		rows   *regexp.Regexp // how the send's rows are read
 	}{
-		{"status", sendqueue.StatusFatesQuery, "text, text", literal(e.ID) + ", " + literal(journal)},
-		{"a chunk's rows", sendqueue.ChunkRowsQuery, "text, text, int, int", literal(e.ID) + ", " + literal(journal) + ", 0, 100"},
+		{"status", sendqueue.StatusFatesQuery, "text, text, int", literal(e.ID) + ", " + literal(journal) + ", 100",
+			// the rows of the chunks not completed, each chunk's by the index
+			regexp.MustCompile(`Index Cond: \(\(send_id = [^)]+\) AND \(idx >= \(c(_\d+)?\.chunk \* [^)]+\)\)`)},
+		{"a chunk's rows", sendqueue.ChunkRowsQuery, "text, text, int, int", literal(e.ID) + ", " + literal(journal) + ", 0, 100",
+			regexp.MustCompile(`Index Cond: \(\(send_id = [^)]+\) AND \(idx >= [^)]+\) AND \(idx < [^)]+\)\)`)},
 	} {
 		// A custom plan is made for the arguments, as the first runs of a statement get; a
 		// generic one for any arguments, as pgx's prepared statements get from the sixth.
@@ -64,6 +68,7 @@ func TestQueriesLookKeysUp(t *testing.T) {
 				plan := strings.Join(lines, "\n")
 				assert.Regexp(t, byKey, plan, "the journal's keys are looked up by key")
 				assert.NotContains(t, plan, "Seq Scan on sendloop_journal_keys")
+				assert.Regexp(t, tc.rows, plan, "the send's rows are read by the index")
 				subplans := map[string]bool{}
 				for _, m := range subPlan.FindAllString(plan, -1) {
 					subplans[m] = true
@@ -71,5 +76,50 @@ func TestQueriesLookKeysUp(t *testing.T) {
 				assert.Len(t, subplans, 1, "one lookup a row:\n%s", plan)
 			})
 		}
+	}
+}
+
+// TestStatusCountsCompletedChunksOnce: a completed chunk's counts, written with its
+// completion, are its rows' fates; the status reads them instead of the rows and gives the
+// same counts, also for a chunk completed before the counts were kept (read by its rows).
+func TestStatusCountsCompletedChunksOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := pool(t)
+	e, err := sendqueue.Enqueue(ctx, db, newSend("counts", 250, 100), sendqueue.Config{})
+	require.NoError(t, err)
+	_, conns := relay(t)
+	runWorker(t, db, conns(4))
+	done := waitFinished(t, db, e.ID, 30*time.Second)
+	require.Equal(t, 250, done.Fates[sendqueue.FateDone])
+
+	var chunkRows []int
+	require.NoError(t, pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT coalesce((SELECT sum(value::int) FROM jsonb_each_text(fates)), -1)::int
+			FROM sendloop_queue_chunks WHERE send_id = $1 ORDER BY chunk`, e.ID)
+		if err != nil {
+			return err
+		}
+		chunkRows, err = pgx.CollectRows(rows, pgx.RowTo[int])
+		return err
+	}))
+	assert.Equal(t, []int{100, 100, 50}, chunkRows, "each completed chunk counts its rows")
+
+	for _, tc := range []struct {
+		name, forget string
+	}{
+		{"every chunk's counts", ""},
+		{"a chunk completed without counts", "UPDATE sendloop_queue_chunks SET fates = NULL WHERE send_id = $1 AND chunk = 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.forget != "" {
+				_, err := db.Exec(ctx, tc.forget, e.ID)
+				require.NoError(t, err)
+			}
+			st, err := sendqueue.ReadStatus(ctx, db, e.ID, sendqueue.Config{})
+			require.NoError(t, err)
+			assert.Equal(t, done.Fates, st.Fates)
+			assert.Equal(t, sendqueue.ChunkCounts{Done: 3}, st.Chunks)
+		})
 	}
 }

@@ -118,7 +118,10 @@ CREATE TABLE sendloop_queue_workers (
 	id         text PRIMARY KEY,
 	started_at timestamptz NOT NULL DEFAULT now(),
 	seen_at    timestamptz NOT NULL DEFAULT now()
-);`}}}
+);`}, {Version: 2, SQL: `
+-- A completed chunk's rows by fate, written with its completion: a status read counts a
+-- chunk once, not its rows (a chunk completed before this column is counted by its rows).
+ALTER TABLE sendloop_queue_chunks ADD COLUMN fates jsonb;`}}}
 
 // riverLock is the advisory lock under which River's migrations run, so that workers
 // starting together do not race.

@@ -105,18 +105,43 @@ func (s *Status) Finished() bool { return s.Chunks.InFlight == 0 && s.Chunks.Lef
 // ErrNoSend is matched by Status's error for an ID the database does not hold.
 var ErrNoSend = errors.New("sendqueue: no such send")
 
-// statusFatesQuery counts a send's rows by fate ($1 the send, $2 its journal). A row
-// without a fate has its key looked up in the journal's index, one by one (a subquery,
-// which the planner cannot turn into a join, written once so that it runs once a row): a
-// join's plan, made while the statistics still saw an empty journal, scanned the journal's
-// keys once per row, a status read quadratic in the send's rows (TestQueriesLookKeysUp).
-const statusFatesQuery = `SELECT coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'rejected' ELSE
+// rowFateSQL is a row's fate in SQL, for a row r of the send whose journal is $2: its own
+// (written when its chunk's run settled it) or, before that, its key's state in the
+// journal, looked up in the journal's index one row at a time (a scalar subquery, which
+// the planner cannot turn into a join, written once so that it runs once a row). A join
+// planned while the statistics still saw an empty journal scanned the journal's keys once
+// per row, a status read quadratic in the send's rows (TestQueriesLookKeysUp).
+const rowFateSQL = `coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'rejected' ELSE
 		CASE CASE WHEN r.key <> '' THEN
 				(SELECT k.state FROM sendloop_journal_keys k WHERE k.journal = $2 AND k.key = r.key) END
 			WHEN 'sent' THEN 'done' WHEN 'refused' THEN 'refused' WHEN 'unknown' THEN 'unknown'
-			WHEN 'in_flight' THEN 'in_flight' WHEN 'deferred' THEN 'deferred' ELSE 'waiting' END END), count(*)
-	FROM sendloop_queue_rows r WHERE r.send_id = $1
+			WHEN 'in_flight' THEN 'in_flight' WHEN 'deferred' THEN 'deferred' ELSE 'waiting' END END)`
+
+// rowFateNoJournal is rowFateSQL before the journal's tables exist (no worker has run yet).
+const rowFateNoJournal = `coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'rejected' ELSE 'waiting' END)`
+
+// statusFates counts a send's rows by fate ($1 the send, $2 its journal, $3 its chunk
+// size), with fate rowFateSQL or rowFateNoJournal: a completed chunk's counts as its
+// completion wrote them, and the rows of the other chunks one by one, each chunk's read
+// by the index on its rows (the subquery fenced with OFFSET 0, whatever the statistics
+// say). So a read near the end of a send of millions costs its last chunks' rows, not
+// all of them; the counts come from one snapshot, for a chunk's counts and its rows'
+// fates are written in one transaction.
+func statusFates(fate string) string {
+	return `SELECT e.key, sum(e.value::bigint)
+	FROM sendloop_queue_chunks c, jsonb_each_text(c.fates) AS e
+	WHERE c.send_id = $1 AND c.fates IS NOT NULL GROUP BY 1
+	UNION ALL
+	SELECT ` + fate + `, count(*)
+	FROM sendloop_queue_chunks c
+	CROSS JOIN LATERAL (SELECT r.fate, r.reject, r.key FROM sendloop_queue_rows r
+		WHERE r.send_id = $1 AND r.idx >= c.chunk * $3 AND r.idx < (c.chunk + 1) * $3 OFFSET 0) AS r
+	WHERE c.send_id = $1 AND c.fates IS NULL AND $2::text IS NOT NULL
 	GROUP BY 1`
+}
+
+// statusFatesQuery is the status's count with the journal's tables there.
+var statusFatesQuery = statusFates(rowFateSQL)
 
 // ReadStatus reads the progress of the send id.
 func ReadStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*Status, error) {
@@ -146,9 +171,9 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 		return nil, fmt.Errorf("%w: %s", ErrNoSend, id)
 	}
 	st := &Status{ID: id, Fates: map[string]int{}}
-	var chunks int
-	err = tx.QueryRow(ctx, `SELECT journal, rows, chunks, rate FROM sendloop_queue_sends WHERE id = $1`, id).
-		Scan(&st.Journal, &st.Rows, &chunks, &st.Rate)
+	var chunks, chunkSize int
+	err = tx.QueryRow(ctx, `SELECT journal, rows, chunks, chunk_size, rate FROM sendloop_queue_sends WHERE id = $1`, id).
+		Scan(&st.Journal, &st.Rows, &chunks, &chunkSize, &st.Rate)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", ErrNoSend, id)
 	}
@@ -158,12 +183,11 @@ func readStatus(ctx context.Context, db *pgxpool.Pool, id string, cfg Config) (*
 	for _, f := range Fates() {
 		st.Fates[f] = 0
 	}
-	fatesQuery := `SELECT coalesce(fate, CASE WHEN reject <> '' THEN 'rejected' ELSE 'waiting' END), count(*)
-		FROM sendloop_queue_rows WHERE send_id = $1 AND $2 <> '' GROUP BY 1`
+	fatesQuery := statusFates(rowFateNoJournal)
 	if hasJournal {
 		fatesQuery = statusFatesQuery
 	}
-	rows, err := tx.Query(ctx, fatesQuery, id, st.Journal)
+	rows, err := tx.Query(ctx, fatesQuery, id, st.Journal, chunkSize)
 	if err != nil {
 		return nil, fmt.Errorf("sendqueue: %w", err)
 	}

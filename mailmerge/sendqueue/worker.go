@@ -425,8 +425,12 @@ func (w *Worker) record(ctx context.Context, rj *river.Job[ChunkArgs], s *queued
 				return false, err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE sendloop_queue_chunks SET done_at = now() WHERE send_id = $1 AND chunk = $2`,
-			s.id, rj.Args.Chunk); err != nil {
+		first := rj.Args.Chunk * s.chunkSize
+		if _, err := tx.Exec(ctx, `UPDATE sendloop_queue_chunks SET done_at = now(), fates = (
+				SELECT jsonb_object_agg(f, n) FROM (SELECT `+rowFateSQL+` AS f, count(*) AS n
+					FROM sendloop_queue_rows r WHERE r.send_id = $1 AND r.idx >= $3 AND r.idx < $4 GROUP BY 1) AS x)
+			WHERE send_id = $1 AND chunk = $5`,
+			s.id, s.journal, first, first+s.chunkSize, rj.Args.Chunk); err != nil {
 			return false, fmt.Errorf("sendqueue: %w", err)
 		}
 		if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, rj); err != nil {
