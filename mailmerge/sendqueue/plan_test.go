@@ -8,11 +8,24 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-sendloop/sendloop/mailmerge/sendqueue"
 )
+
+// sentSend enqueues a send of n rows in chunks of 100 under journal and has a worker send
+// it to its end; it returns the database, the send and its last status.
+func sentSend(t *testing.T, journal string, n int) (*pgxpool.Pool, *sendqueue.Enqueued, *sendqueue.Status) {
+	t.Helper()
+	db, _ := pool(t)
+	e, err := sendqueue.Enqueue(context.Background(), db, newSend(journal, n, 100), sendqueue.Config{})
+	require.NoError(t, err)
+	_, conns := relay(t)
+	runWorker(t, db, conns(4))
+	return db, e, waitFinished(t, db, e.ID, 30*time.Second)
+}
 
 // TestQueriesLookKeysUp checks that the queries reading a send's rows with their journal
 // keys look each key up in the journal's index, whatever plan the statistics suggest: a
@@ -22,12 +35,7 @@ import (
 func TestQueriesLookKeysUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, _ := pool(t)
-	e, err := sendqueue.Enqueue(ctx, db, newSend("plans", 300, 100), sendqueue.Config{})
-	require.NoError(t, err)
-	_, conns := relay(t)
-	runWorker(t, db, conns(4))
-	waitFinished(t, db, e.ID, 30*time.Second) // the journal's tables and keys exist
+	db, e, _ := sentSend(t, "plans", 300) // the journal's tables and keys exist
 	var journal string
 	require.NoError(t, db.QueryRow(ctx, `SELECT journal FROM sendloop_queue_sends WHERE id = $1`, e.ID).Scan(&journal))
 	byKey := regexp.MustCompile(`Index Cond: \(\(journal = [^)]+\) AND \(key = r\.key\)\)`)
@@ -85,12 +93,7 @@ func TestQueriesLookKeysUp(t *testing.T) {
 func TestStatusCountsCompletedChunksOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, _ := pool(t)
-	e, err := sendqueue.Enqueue(ctx, db, newSend("counts", 250, 100), sendqueue.Config{})
-	require.NoError(t, err)
-	_, conns := relay(t)
-	runWorker(t, db, conns(4))
-	done := waitFinished(t, db, e.ID, 30*time.Second)
+	db, e, done := sentSend(t, "counts", 250)
 	require.Equal(t, 250, done.Fates[sendqueue.FateDone])
 
 	var chunkRows []int
