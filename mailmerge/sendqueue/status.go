@@ -112,10 +112,13 @@ var ErrNoSend = errors.New("sendqueue: no such send")
 // planned while the statistics still saw an empty journal scanned the journal's keys once
 // per row, a status read quadratic in the send's rows (TestQueriesLookKeysUp).
 const rowFateSQL = `coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'rejected' ELSE
-		CASE CASE WHEN r.key <> '' THEN
-				(SELECT k.state FROM sendloop_journal_keys k WHERE k.journal = $2 AND k.key = r.key) END
+		CASE CASE WHEN r.key <> '' THEN ` + keyStateSQL + ` END
 			WHEN 'sent' THEN 'done' WHEN 'refused' THEN 'refused' WHEN 'unknown' THEN 'unknown'
 			WHEN 'in_flight' THEN 'in_flight' WHEN 'deferred' THEN 'deferred' ELSE 'waiting' END END)`
+
+// keyStateSQL is the state of row r's key in the journal $2 (NULL when it has none),
+// looked up in the journal's index.
+const keyStateSQL = `(SELECT k.state FROM sendloop_journal_keys k WHERE k.journal = $2 AND k.key = r.key)`
 
 // rowFateNoJournal is rowFateSQL before the journal's tables exist (no worker has run yet).
 const rowFateNoJournal = `coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'rejected' ELSE 'waiting' END)`
@@ -126,7 +129,9 @@ const rowFateNoJournal = `coalesce(r.fate, CASE WHEN r.reject <> '' THEN 'reject
 // by the index on its rows (the subquery fenced with OFFSET 0, whatever the statistics
 // say). So a read near the end of a send of millions costs its last chunks' rows, not
 // all of them; the counts come from one snapshot, for a chunk's counts and its rows'
-// fates are written in one transaction.
+// fates are written in one transaction. "$2::text IS NOT NULL" is always true: it names
+// $2 and its type for rowFateNoJournal, which does not use it, so that both forms take
+// the same arguments.
 func statusFates(fate string) string {
 	return `SELECT e.key, sum(e.value::bigint)
 	FROM sendloop_queue_chunks c, jsonb_each_text(c.fates) AS e

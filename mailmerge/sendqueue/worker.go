@@ -344,10 +344,9 @@ func (w *Worker) work(ctx context.Context, rj *river.Job[ChunkArgs]) error {
 
 // chunkRowsQuery reads a chunk's rows without a fate ($1 the send, $2 its journal, rows
 // $3 to $4), with their keys' states in the journal, each looked up in the journal's
-// index by a subquery, whatever the statistics say (see statusFatesQuery).
+// index by a subquery, whatever the statistics say (see rowFateSQL).
 const chunkRowsQuery = `SELECT r.idx, r.line, r.address, r.raw, r.reject, r.vals, r.key,
-		coalesce(CASE WHEN r.key <> '' THEN
-			(SELECT k.state FROM sendloop_journal_keys k WHERE k.journal = $2 AND k.key = r.key) END, '')
+		coalesce(CASE WHEN r.key <> '' THEN ` + keyStateSQL + ` END, '')
 	FROM sendloop_queue_rows r
 	WHERE r.send_id = $1 AND r.idx >= $3 AND r.idx < $4 AND r.fate IS NULL ORDER BY r.idx`
 
