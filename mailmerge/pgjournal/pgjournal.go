@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -366,20 +368,28 @@ func (j *Journal) append(rec record) error {
 	return p.err
 }
 
-// commit writes a group of records in one transaction, one round trip.
+// commit writes a group of records in one transaction, one round trip. The group's rows
+// are written in the order of their keys: two runs' groups over the same keys, each in the
+// order its records arrived, would otherwise lock rows in opposite orders and deadlock.
 func (j *Journal) commit(group []*pending) {
-	ctx := context.Background() // a record must land even as the run's context ends
-	setErr := func(err error) {
+	group = slices.Clone(group)
+	slices.SortStableFunc(group, func(a, b *pending) int { return strings.Compare(a.rec.Key, b.rec.Key) })
+	if err := j.commitOnce(group); err != nil {
 		for _, q := range group {
 			if q.err == nil {
 				q.err = fmt.Errorf("pgjournal: journal %q: %w", j.name, err)
 			}
 		}
 	}
+}
+
+// commitOnce writes group, sorted, in one transaction. It returns the error that failed the whole
+// group; a claim refused is set on its pending record.
+func (j *Journal) commitOnce(group []*pending) error {
+	ctx := context.Background() // a record must land even as the run's context ends
 	tx, err := j.db.Begin(ctx)
 	if err != nil {
-		setErr(err)
-		return
+		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	batch := &pgx.Batch{}
@@ -418,13 +428,11 @@ func (j *Journal) commit(group []*pending) {
 			refused = append(refused, q)
 		case err != nil:
 			_ = results.Close()
-			setErr(err)
-			return
+			return err
 		}
 	}
 	if err := results.Close(); err != nil {
-		setErr(err)
-		return
+		return err
 	}
 	for _, q := range refused {
 		var other record
@@ -432,16 +440,13 @@ func (j *Journal) commit(group []*pending) {
 		err := tx.QueryRow(ctx, `SELECT key, state, message_id, reply, updated_at FROM sendloop_journal_keys
 			WHERE journal = $1 AND key = $2`, j.name, q.rec.Key).Scan(&other.Key, &state, &other.MessageID, &other.Reply, &other.Time)
 		if err != nil {
-			setErr(err)
-			return
+			return err
 		}
 		other.Kind = parseKind(state)
 		q.other = &other
 		q.err = &mailmerge.ClaimedError{Record: other.public()}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		setErr(err)
-	}
+	return tx.Commit(ctx)
 }
 
 // parseKind reads a state column; a state this release does not know is no licence to
