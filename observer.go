@@ -67,6 +67,8 @@ type AttemptEnd = transport.AttemptEnd
 //	type CallEnd struct {
 //		Command    string
 //		Class      RetryClass
+//		Method     string // as in CallStart
+//		Host       string // as in CallStart
 //		Attempts   int    // how many times the request was sent
 //		StatusCode int    // the final answer's HTTP status, 0 if none came
 //		ErrorCode  int    // the service's error code of a failure answer, 0 if none

@@ -95,7 +95,7 @@ func BenchmarkObserverCall(b *testing.B) {
 				callCtx := bench.obs.CallStarted(ctx, start)
 				bench.obs.AttemptEnded(callCtx, sendloop.AttemptEnd{Package: "sendloop", Command: start.Command, Attempt: 1,
 					StatusCode: http.StatusOK, Window: 16, Start: start.Start, End: time.Now()})
-				bench.obs.CallEnded(callCtx, sendloop.CallEnd{Command: start.Command, Class: start.Class, Attempts: 1,
+				bench.obs.CallEnded(callCtx, sendloop.CallEnd{Command: start.Command, Class: start.Class, Method: start.Method, Host: start.Host, Attempts: 1,
 					StatusCode: http.StatusOK, Start: start.Start, End: time.Now()})
 			}
 		})

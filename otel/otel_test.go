@@ -86,16 +86,19 @@ func TestCallSpans(t *testing.T) {
 		wantSpans   []string
 		wantAttrs   map[string]string
 		wantUnknown int64
+		// the counters over both calls, the list's create and the subscribe
+		wantAttempts, wantErrors int64
 	}{
 		{name: "a subscribe retried once", fault: sendlooptest.Fault{Status: http.StatusServiceUnavailable},
 			wantSpans: []string{"sendloop subscriber.subscribe attempt", "sendloop subscriber.subscribe attempt", "sendloop subscriber.subscribe"},
 			wantAttrs: map[string]string{"sendloop.attempts": "2", "sendloop.outcome_unknown": "false",
 				"sendloop.command": "subscriber.subscribe", "sendloop.retry_class": "idempotent",
-				"http.request.method": "POST", "http.response.status_code": "200"}},
+				"http.request.method": "POST", "http.response.status_code": "200"},
+			wantAttempts: 3},
 		{name: "an outcome-unknown subscribe", fault: sendlooptest.Fault{Reset: sendlooptest.ResetAfterExecution}, retries: -1,
 			wantSpans:   []string{"sendloop subscriber.subscribe"}, // one attempt: no child
 			wantAttrs:   map[string]string{"sendloop.attempts": "1", "sendloop.outcome_unknown": "true", "error.type": sendloop.FailureOutcomeUnknown},
-			wantUnknown: 1},
+			wantUnknown: 1, wantAttempts: 2, wantErrors: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +143,9 @@ func TestCallSpans(t *testing.T) {
 			}
 			rm := rec.metrics(t)
 			assert.Equal(t, tt.wantUnknown, counter(rm, "sendloop.outcome_unknown"))
-			assert.Positive(t, counter(rm, "sendloop.calls"))
+			assert.Equal(t, int64(2), counter(rm, "sendloop.calls"))
+			assert.Equal(t, tt.wantAttempts, counter(rm, "sendloop.attempts"))
+			assert.Equal(t, tt.wantErrors, counter(rm, "sendloop.errors"))
 		})
 	}
 }

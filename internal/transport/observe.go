@@ -77,6 +77,8 @@ type CallEnd struct {
 	Command string
 	// Class is the command's retry class.
 	Class Class
+	// Method and Host are CallStart's: a span made whole at the call's end needs them.
+	Method, Host string
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// StatusCode is the HTTP status of the final answer, 0 if none came.
@@ -166,7 +168,8 @@ func (o *observation) end(err error) {
 		return
 	}
 	o.ended = true
-	e := CallEnd{Command: o.start.Command, Class: o.start.Class, Attempts: o.st.attempts,
+	e := CallEnd{Command: o.start.Command, Class: o.start.Class, Method: o.start.Method, Host: o.start.Host,
+		Attempts: o.st.attempts,
 		StatusCode: o.status, RequestSize: o.start.RequestSize, ResponseSize: o.respSize,
 		Start: o.start.Start, End: time.Now()}
 	if err != nil {
