@@ -169,7 +169,7 @@ func (o *observation) end(err error) {
 	}
 	o.ended = true
 	e := CallEnd{Command: o.start.Command, Class: o.start.Class, Method: o.start.Method, Host: o.start.Host,
-		Attempts: o.st.attempts,
+		Attempts:   o.st.attempts,
 		StatusCode: o.status, RequestSize: o.start.RequestSize, ResponseSize: o.respSize,
 		Start: o.start.Start, End: time.Now()}
 	if err != nil {
