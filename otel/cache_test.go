@@ -45,3 +45,29 @@ func TestCacheBuildsOnceAndStaysBounded(t *testing.T) {
 	c.each(func(string, *int) { count++ })
 	assert.Equal(t, maxCached, count)
 }
+
+// TestUnboundedCacheKeepsEveryKey: a cache of counts keeps every key past maxCached, so
+// that no count is lost.
+func TestUnboundedCacheKeepsEveryKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		unbounded bool
+		want      int
+	}{
+		{name: "bounded", want: maxCached},
+		{name: "unbounded", unbounded: true, want: maxCached + 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cache[string, *int]{unbounded: tt.unbounded}
+			for i := range maxCached + 10 {
+				first := c.get(strconv.Itoa(i), func() *int { return new(int) })
+				assert.Equal(t, tt.unbounded || i < maxCached, first == c.get(strconv.Itoa(i), func() *int { return new(int) }),
+					"key %d: the same value on a second get", i)
+			}
+			assert.Len(t, *c.m.Load(), tt.want)
+		})
+	}
+}

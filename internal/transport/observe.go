@@ -168,10 +168,9 @@ func (o *observation) end(err error) {
 		return
 	}
 	o.ended = true
-	e := CallEnd{Command: o.start.Command, Class: o.start.Class, Method: o.start.Method, Host: o.start.Host,
-		Attempts:   o.st.attempts,
-		StatusCode: o.status, RequestSize: o.start.RequestSize, ResponseSize: o.respSize,
-		Start: o.start.Start, End: time.Now()}
+	e := CallEnd{Command: o.start.Command, Class: o.start.Class, Method: o.start.Method,
+		Host: o.start.Host, Attempts: o.st.attempts, StatusCode: o.status,
+		RequestSize: o.start.RequestSize, ResponseSize: o.respSize, Start: o.start.Start, End: time.Now()}
 	if err != nil {
 		if o.codeOf != nil {
 			e.ErrorCode = o.codeOf(err)

@@ -374,7 +374,7 @@ func (j *Journal) append(rec record) error {
 func (j *Journal) commit(group []*pending) {
 	group = slices.Clone(group)
 	slices.SortStableFunc(group, func(a, b *pending) int { return strings.Compare(a.rec.Key, b.rec.Key) })
-	if err := j.commitOnce(group); err != nil {
+	if err := j.commitSorted(group); err != nil {
 		for _, q := range group {
 			if q.err == nil {
 				q.err = fmt.Errorf("pgjournal: journal %q: %w", j.name, err)
@@ -383,9 +383,9 @@ func (j *Journal) commit(group []*pending) {
 	}
 }
 
-// commitOnce writes group, sorted, in one transaction. It returns the error that failed the whole
-// group; a claim refused is set on its pending record.
-func (j *Journal) commitOnce(group []*pending) error {
+// commitSorted writes group, sorted by key, in one transaction. It returns the error that
+// failed the whole group; a claim refused is set on its pending record.
+func (j *Journal) commitSorted(group []*pending) error {
 	ctx := context.Background() // a record must land even as the run's context ends
 	tx, err := j.db.Begin(ctx)
 	if err != nil {
