@@ -34,9 +34,22 @@
 //	| sendloop.job.rows        | counter              | {row}     | sendloop.job, sendloop.phase, sendloop.fate        |
 //	| sendloop.window          | gauge (observable)   | {attempt} | sendloop.package                                   |
 //
+// sendloop.call.duration advises the bucket boundaries OpenTelemetry's conventions give
+// for HTTP client request durations (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
+// 1, 2.5, 5, 7.5 and 10 seconds), and 30 and 60 for calls whose retries waited; a view
+// can set others.
+//
 // The call counters are observable: a call adds to counts of the observer's own, which
 // the meter reads at each collection (an exporter sees cumulative sums, as of any
-// counter); only the duration, recorded with the call's context, offers exemplars.
+// counter). A call's duration is buffered with its command's and recorded
+// durationBatch at a time, and the rest at each collection, so a reader sees every
+// call that ended before it collected: recording each on its own, a measurement the SDK
+// resolves and offers to its exemplar reservoir, cost a call about 3% more in
+// BenchmarkAccountGet. A buffered duration is recorded without its call's context, so
+// it can be no trace exemplar; the first call of each command after each record of the
+// buffer (so at least one a collection, if the command was called) records its own at
+// once with its context, and sendloop.call.duration's exemplars link to those calls'
+// traces.
 //
 // sendloop.window is the congestion window as the package's latest attempt ended, read at
 // each collection (two clients of one package in a program share its value; a client and
@@ -71,6 +84,11 @@ import (
 // ScopeName is the instrumentation scope of the tracer and the meter.
 const ScopeName = "github.com/go-sendloop/sendloop/otel"
 
+// durationBuckets is the bucket boundaries, in seconds, sendloop.call.duration advises the
+// meter to use (see the package doc). Without them the SDK's defaults, made for
+// milliseconds, would put every call below 5 seconds in one bucket.
+var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60}
+
 // Observer implements sendloop.Observer and smtp.MessageObserver with OpenTelemetry. Give
 // it to sendloop.WithObserver and smtp.WithMessageObserver. It is safe for concurrent use.
 // An observer that wraps it (a fan-out to several) must give its AttemptEnded and
@@ -87,7 +105,7 @@ type Observer struct {
 	windows   cache[string, *atomic.Int64]   // by package: the window as its latest attempt ended
 	spanNames cache[string, string]          // by command
 	ends      cache[commandKey, *commandEnd] // by command and class; unbounded, see commandEnd
-	spanEnds  cache[spanEndKey, []attribute.KeyValue]
+	spanEnds  cache[spanEndKey, *spanEndAttrs]
 }
 
 // cache is a map read without a lock, for the few keys (commands, classes, packages) a
@@ -167,7 +185,9 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) (*Observer, error) {
 	if _, err = m.RegisterCallback(o.observeCalls, o.calls, o.attempts, o.errors, o.unknown); err != nil {
 		return nil, err
 	}
-	if o.duration, err = m.Float64Histogram("sendloop.call.duration", metric.WithUnit("s"), metric.WithDescription("Duration of command calls, retries and waits included.")); err != nil {
+	if o.duration, err = m.Float64Histogram("sendloop.call.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of command calls, retries and waits included."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
 		return nil, err
 	}
 	if o.messages, err = m.Int64Counter("sendloop.smtp.messages", metric.WithUnit("{message}"), metric.WithDescription("Relay messages by outcome.")); err != nil {
@@ -212,11 +232,69 @@ func (o *Observer) spanName(command string) string {
 // (Observer.ends is unbounded), or counts would be lost: there is one a command and class
 // the program calls, a few dozen.
 type commandEnd struct {
-	set                      attribute.Set
-	observe                  []metric.ObserveOption
-	record                   []metric.RecordOption
+	// Read by every call, written once.
+	set      attribute.Set
+	observe  []metric.ObserveOption
+	record   []metric.RecordOption
+	failures cache[string, *failureCount] // by CallEnd.Failure, a few fixed names
+	// lastSpanEnd is the span attributes of the command's latest call to end, most often
+	// those of the next one too: comparing its key costs less than hashing it. Written
+	// only when a call ends otherwise.
+	lastSpanEnd atomic.Pointer[spanEndAttrs]
+
+	// Written by every call, kept off the cache line of what is only read (a write by a
+	// call on another core would make the next call's reads of it miss), and together, so
+	// that a call's writes touch few lines.
+	_                        [64]byte
 	calls, attempts, unknown atomic.Int64
-	failures                 cache[string, *failureCount] // by CallEnd.Failure, a few fixed names
+	mu                       sync.Mutex
+	pending                  int                    // how many of durations are
+	exemplarTaken            bool                   // a call since the last record of durations recorded its own
+	durations                [durationBatch]float64 // seconds, of the calls ended since the last record
+}
+
+// durationBatch is how many calls' durations a command buffers before it records them.
+const durationBatch = 64
+
+// addDuration records the duration of a call that ended with ctx: at once, with ctx (so it
+// can be an exemplar), for the first call since the command's buffer was last recorded;
+// otherwise buffered, and the buffer recorded when it holds durationBatch, outside the
+// lock, so that the command's other calls wait for a copy, not for the histogram.
+func (e *commandEnd) addDuration(ctx context.Context, h metric.Float64Histogram, seconds float64) {
+	e.mu.Lock()
+	if !e.exemplarTaken {
+		e.exemplarTaken = true
+		e.mu.Unlock()
+		h.Record(ctx, seconds, e.record...)
+		return
+	}
+	e.durations[e.pending] = seconds
+	e.pending++
+	if e.pending < durationBatch {
+		e.mu.Unlock()
+		return
+	}
+	batch := e.durations
+	e.pending, e.exemplarTaken = 0, false
+	e.mu.Unlock()
+	e.recordDurations(h, batch[:])
+}
+
+// flushDurations records the command's buffered durations: as the meter collects, so that
+// it sees them.
+func (e *commandEnd) flushDurations(h metric.Float64Histogram) {
+	e.mu.Lock()
+	batch, n := e.durations, e.pending
+	e.pending, e.exemplarTaken = 0, false
+	e.mu.Unlock()
+	e.recordDurations(h, batch[:n])
+}
+
+func (e *commandEnd) recordDurations(h metric.Float64Histogram, seconds []float64) {
+	for _, s := range seconds {
+		// Not a call's context: which would it be? See the package doc on exemplars.
+		h.Record(context.Background(), s, e.record...)
+	}
 }
 
 // failureCount is a command's count of failures of one kind, with its attribute set.
@@ -245,9 +323,11 @@ func (e *commandEnd) failure(failure string) *failureCount {
 }
 
 // observeCalls reports the commands' counts of calls, attempts, failures and unknown
-// outcomes.
+// outcomes, and records their buffered durations: the SDK runs a meter's callbacks before
+// it reads the aggregations of the collection, so these are in it.
 func (o *Observer) observeCalls(_ context.Context, obs metric.Observer) error {
 	o.ends.each(func(_ commandKey, e *commandEnd) {
+		e.flushDurations(o.duration)
 		obs.ObserveInt64(o.calls, e.calls.Load(), e.observe...)
 		obs.ObserveInt64(o.attempts, e.attempts.Load(), e.observe...)
 		obs.ObserveInt64(o.unknown, e.unknown.Load(), e.observe...)
@@ -267,26 +347,41 @@ type spanEndKey struct {
 	unknown                     bool
 }
 
-// spanEnd returns the span attributes of a call's end: cached, as most calls end alike
-// (answered at once, 200), so that the span's attributes cost one copy, the tracer's.
-func (o *Observer) spanEnd(k spanEndKey) []attribute.KeyValue {
-	return o.spanEnds.get(k, func() []attribute.KeyValue {
-		attrs := []attribute.KeyValue{attribute.String("http.request.method", k.method),
-			attribute.String("server.address", k.host), attribute.String("sendloop.command", k.command),
-			attribute.String("sendloop.retry_class", k.class.String()),
-			attribute.Int("sendloop.attempts", k.attempts),
-			attribute.Bool("sendloop.outcome_unknown", k.unknown)}
-		if k.status != 0 {
-			attrs = append(attrs, attribute.Int("http.response.status_code", k.status))
-		}
-		if k.errorCode != 0 {
-			attrs = append(attrs, attribute.Int("sendloop.error_code", k.errorCode))
-		}
-		if k.failure != "" {
-			attrs = append(attrs, attribute.String("error.type", k.failure))
-		}
-		return slices.Clip(attrs) // a tracer that appends to it copies
-	})
+// spanEndAttrs is the span attributes of a call's end, with what decided them.
+type spanEndAttrs struct {
+	key   spanEndKey
+	attrs []attribute.KeyValue
+}
+
+// spanEnd returns the span attributes of a call of end's command that ended as k says:
+// cached, as most calls end alike (answered at once, 200), so that the span's attributes
+// cost one copy, the tracer's.
+func (o *Observer) spanEnd(end *commandEnd, k spanEndKey) []attribute.KeyValue {
+	if last := end.lastSpanEnd.Load(); last != nil && last.key == k {
+		return last.attrs
+	}
+	a := o.spanEnds.get(k, func() *spanEndAttrs { return &spanEndAttrs{key: k, attrs: spanEndAttributes(k)} })
+	end.lastSpanEnd.Store(a)
+	return a.attrs
+}
+
+// spanEndAttributes makes the span attributes of a call that ended as k says.
+func spanEndAttributes(k spanEndKey) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{attribute.String("http.request.method", k.method),
+		attribute.String("server.address", k.host), attribute.String("sendloop.command", k.command),
+		attribute.String("sendloop.retry_class", k.class.String()),
+		attribute.Int("sendloop.attempts", k.attempts),
+		attribute.Bool("sendloop.outcome_unknown", k.unknown)}
+	if k.status != 0 {
+		attrs = append(attrs, attribute.Int("http.response.status_code", k.status))
+	}
+	if k.errorCode != 0 {
+		attrs = append(attrs, attribute.Int("sendloop.error_code", k.errorCode))
+	}
+	if k.failure != "" {
+		attrs = append(attrs, attribute.String("error.type", k.failure))
+	}
+	return slices.Clip(attrs) // a tracer that appends to it copies
 }
 
 // observeWindows reports the window as the latest attempt of each package ended
@@ -327,7 +422,11 @@ func (o *Observer) CallStarted(ctx context.Context, c sendloop.CallStart) contex
 // keeps no state between its events, and costs one span.
 func (o *Observer) AttemptEnded(ctx context.Context, a sendloop.AttemptEnd) {
 	if a.Window > 0 {
-		o.windows.get(a.Package, newWindow).Store(int64(a.Window))
+		// Stored only when it changed, as it seldom does: a write would make the next
+		// attempt's read of it miss when that runs on another core.
+		if w := o.windows.get(a.Package, newWindow); w.Load() != int64(a.Window) {
+			w.Store(int64(a.Window))
+		}
 	}
 	if !a.Retry && a.Attempt <= 1 {
 		return
@@ -351,8 +450,7 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 	if e.Failure != "" {
 		end.failure(e.Failure).n.Add(1)
 	}
-	// With the span's context: the duration's exemplars link to the trace.
-	o.duration.Record(ctx, e.End.Sub(e.Start).Seconds(), end.record...)
+	end.addDuration(ctx, o.duration, e.End.Sub(e.Start).Seconds())
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
@@ -360,7 +458,7 @@ func (o *Observer) CallEnded(ctx context.Context, e sendloop.CallEnd) {
 	if e.Failure != "" {
 		span.SetStatus(codes.Error, e.Failure)
 	}
-	span.SetAttributes(o.spanEnd(spanEndKey{command: e.Command, method: e.Method, host: e.Host, class: e.Class, attempts: e.Attempts,
+	span.SetAttributes(o.spanEnd(end, spanEndKey{command: e.Command, method: e.Method, host: e.Host, class: e.Class, attempts: e.Attempts,
 		status: e.StatusCode, errorCode: e.ErrorCode, failure: e.Failure, unknown: e.OutcomeUnknown})...)
 	span.End()
 }

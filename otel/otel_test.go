@@ -209,3 +209,184 @@ func TestNoSecretInAnySpanOrMetric(t *testing.T) {
 		assert.NotContains(t, text, secret)
 	}
 }
+
+// histogram returns the count and sum of the Float64 histogram named name.
+func histogram(rm metricdata.ResourceMetrics, name string) (count uint64, sum float64) {
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == name {
+				for _, dp := range h.DataPoints {
+					count += dp.Count
+					sum += dp.Sum
+				}
+			}
+		}
+	}
+	return count, sum
+}
+
+// The durations are buffered and recorded a batch at a time: a collection still sees every
+// call that ended before it, once, whether the buffer was full or not, and however many
+// goroutines called.
+func TestCallDurationsAllCollected(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name              string
+		goroutines, calls int // calls per goroutine
+		collectEvery      int // collect after this many calls of each goroutine; 0: at the end only
+	}{
+		{name: "one call", goroutines: 1, calls: 1},
+		{name: "a batch less one", goroutines: 1, calls: 63},
+		{name: "a batch", goroutines: 1, calls: 64},
+		{name: "a batch and one", goroutines: 1, calls: 65},
+		{name: "collected between calls", goroutines: 1, calls: 150, collectEvery: 40},
+		{name: "concurrent", goroutines: 8, calls: 40},
+		{name: "concurrent, collected between", goroutines: 4, calls: 60, collectEvery: 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorded(t)
+			srv := sendlooptest.NewServer(t)
+			client := rec.client(t, srv)
+			start := time.Now()
+			errs := make(chan error, tt.goroutines)
+			for range tt.goroutines {
+				go func() {
+					for i := range tt.calls {
+						if _, err := client.Account.Get(t.Context()); err != nil {
+							errs <- err
+							return
+						}
+						if tt.collectEvery > 0 && (i+1)%tt.collectEvery == 0 {
+							var rm metricdata.ResourceMetrics
+							if err := rec.reader.Collect(context.Background(), &rm); err != nil {
+								errs <- err
+								return
+							}
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range tt.goroutines {
+				require.NoError(t, <-errs)
+			}
+			elapsed := time.Since(start).Seconds()
+			rm := rec.metrics(t)
+			count, sum := histogram(rm, "sendloop.call.duration")
+			want := uint64(tt.goroutines * tt.calls)
+			assert.Equal(t, want, count)
+			assert.Equal(t, int64(want), counter(rm, "sendloop.calls"))
+			assert.Positive(t, sum)
+			assert.LessOrEqual(t, sum, elapsed*float64(tt.goroutines), "the calls' durations fit in the time they took")
+			count, _ = histogram(rec.metrics(t), "sendloop.call.duration")
+			assert.Equal(t, want, count, "a second collection counts no call twice")
+		})
+	}
+}
+
+// The duration's buckets are in seconds, not the SDK's default milliseconds.
+func TestCallDurationBuckets(t *testing.T) {
+	t.Parallel()
+	rec := newRecorded(t)
+	srv := sendlooptest.NewServer(t)
+	_, err := rec.client(t, srv).Account.Get(t.Context())
+	require.NoError(t, err)
+	rm := rec.metrics(t)
+	var bounds []float64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "sendloop.call.duration" {
+				require.Len(t, h.DataPoints, 1)
+				bounds = h.DataPoints[0].Bounds
+			}
+		}
+	}
+	assert.Equal(t, []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60}, bounds)
+}
+
+// Calls of one command that end differently each get their own attributes, though the
+// observer keeps the latest call's to reuse.
+func TestCallSpanAttributesFollowEachEnd(t *testing.T) {
+	t.Parallel()
+	rec := newRecorded(t)
+	srv := sendlooptest.NewServer(t)
+	client, err := sendloop.NewClient(srv.APIKey, sendloop.WithBaseURL(srv.URL),
+		sendloop.WithHTTPClient(&http.Client{Transport: &http.Transport{}}),
+		sendloop.WithRetry(sendloop.RetryPolicy{MaxRetries: -1}), sendloop.WithObserver(rec.obs))
+	require.NoError(t, err)
+	steps := []struct {
+		fault     *sendlooptest.Fault
+		wantAttrs map[string]string
+		wantError bool
+	}{
+		{wantAttrs: map[string]string{"http.response.status_code": "200", "error.type": ""}},
+		{fault: &sendlooptest.Fault{Status: http.StatusServiceUnavailable}, wantError: true,
+			wantAttrs: map[string]string{"http.response.status_code": "503", "error.type": sendloop.FailureHTTP}},
+		{fault: &sendlooptest.Fault{ErrorCode: 1}, wantError: true,
+			wantAttrs: map[string]string{"sendloop.error_code": "1", "error.type": sendloop.FailureService}},
+		{wantAttrs: map[string]string{"http.response.status_code": "200", "error.type": "", "sendloop.error_code": ""}},
+	}
+	for i, step := range steps {
+		rec.spans.Reset()
+		if step.fault != nil {
+			srv.InjectFault("account.info.get", *step.fault)
+		}
+		_, err := client.Account.Get(t.Context())
+		assert.Equal(t, step.wantError, err != nil, "step %d: %v", i, err)
+		ended := rec.spans.Ended()
+		require.Len(t, ended, 1, "step %d", i)
+		got := attrs(ended[0])
+		for k, v := range step.wantAttrs {
+			assert.Equal(t, v, got[k], "step %d: %s", i, k)
+		}
+	}
+}
+
+// Durations are mostly recorded a batch at a time, without their calls' contexts; the first
+// call after each batch records its own with its context, so each collection still has an
+// exemplar that links to a call's trace.
+func TestCallDurationExemplarsLinkToCalls(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		calls []int // calls before each collection
+	}{
+		{name: "fewer calls than a batch", calls: []int{3, 2}},
+		{name: "more calls than a batch", calls: []int{150, 70}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorded(t)
+			srv := sendlooptest.NewServer(t)
+			client := rec.client(t, srv)
+			for round, calls := range tt.calls {
+				rec.spans.Reset()
+				for range calls {
+					_, err := client.Account.Get(t.Context())
+					require.NoError(t, err)
+				}
+				traces := map[string]bool{}
+				for _, s := range rec.spans.Ended() {
+					traces[s.SpanContext().TraceID().String()] = true
+				}
+				var exemplars []metricdata.Exemplar[float64]
+				for _, sm := range rec.metrics(t).ScopeMetrics {
+					for _, m := range sm.Metrics {
+						if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "sendloop.call.duration" {
+							for _, dp := range h.DataPoints {
+								exemplars = append(exemplars, dp.Exemplars...)
+							}
+						}
+					}
+				}
+				require.NotEmpty(t, exemplars, "round %d", round)
+				for _, ex := range exemplars {
+					assert.True(t, traces[fmt.Sprintf("%x", ex.TraceID)], "round %d: exemplar of a call of this round", round)
+				}
+			}
+		})
+	}
+}

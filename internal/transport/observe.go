@@ -208,14 +208,18 @@ func failureOf(err error) string {
 
 // hostOf returns the host (and port) of a request URL, "" without a scheme: what url.Parse
 // gives as Host, without its allocations (it runs once per observed call), and never the
-// user information before an "@".
+// user information before an "@". A loop, not strings.IndexAny, which builds its set of
+// bytes on every call: a tenth of a microsecond a call in a profile of Account.Get.
 func hostOf(raw string) string {
 	_, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return ""
 	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
+	for i := range len(rest) {
+		if c := rest[i]; c == '/' || c == '?' || c == '#' {
+			rest = rest[:i]
+			break
+		}
 	}
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
 		rest = rest[i+1:]
