@@ -82,16 +82,18 @@ func BenchmarkAccountGet(b *testing.B) {
 
 // BenchmarkObserverCall measures the observer alone, without a request: one call's start,
 // attempt and end, as Account.Get makes them, on no-op providers and on the SDK recording
-// (as in BenchmarkAccountGet). Its time, against BenchmarkAccountGet/none's, is the share
-// of a call the observer takes, without the noise of a request's round trip.
+// (as in BenchmarkAccountGet), and sdkFloor on the recording provider. Its time, against
+// BenchmarkAccountGet/none's, is the share of a call the observer takes, without the noise
+// of a request's round trip.
 func BenchmarkObserverCall(b *testing.B) {
-	noop, recording := benchObservers(b)
+	noop, recording, tp := benchProviders(b)
 	for _, bench := range []struct {
 		name string
-		obs  *sendloopotel.Observer
+		obs  sendloop.Observer
 	}{
 		{name: "noop", obs: noop},
 		{name: "recording", obs: recording},
+		{name: "sdkfloor", obs: newSDKFloor(tp)},
 	} {
 		b.Run(bench.name, func(b *testing.B) {
 			ctx := b.Context()
