@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
-const Version = "0.4.0"
+const Version = "0.5.0"
 
 // DefaultBaseURL is the service's generic host. Accounts also have their own host
 // (https://<subdomain>.sendloop.com), which WithBaseURL selects.
