@@ -3,14 +3,15 @@ package mailmerge
 import (
 	"errors"
 	"fmt"
-	"github.com/go-sendloop/sendloop/job"
-	"github.com/stretchr/testify/require"
 	"iter"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop/internal/testkit"
+	"github.com/go-sendloop/sendloop/job"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -201,11 +202,7 @@ func TestSendKeyedSessionFailuresStopTheRun(t *testing.T) {
 			return newClient(t, fake, testPassword, nil, retrying, smtp.WithMaxConnections(1))
 		}},
 		{"relay down", func(t *testing.T) *smtp.Relay {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			addr := l.Addr().String()
-			l.Close()
-			client, err := smtp.NewRelay(addr, smtp.Auth{Username: testUser, Password: testPassword}, retrying)
+			client, err := smtp.NewRelay(testkit.RefusingAddr(t), smtp.Auth{Username: testUser, Password: testPassword}, retrying)
 			require.NoError(t, err)
 			t.Cleanup(func() { client.Close() })
 			return client

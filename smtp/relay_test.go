@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 	"github.com/go-sendloop/sendloop/smtp"
 )
@@ -419,13 +422,11 @@ func TestRelayPasswordNeverLeaks(t *testing.T) {
 		base64.StdEncoding.EncodeToString([]byte("\x00" + testUser + "\x00" + testPassword)),
 	}
 	closedPort := func() int {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		return port
+		_, port, err := net.SplitHostPort(testkit.RefusingAddr(t))
+		require.NoError(t, err)
+		n, err := strconv.Atoi(port)
+		require.NoError(t, err)
+		return n
 	}()
 	echoHost, echoPort := echoingServer(t)
 

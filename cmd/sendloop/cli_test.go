@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/go-sendloop/sendloop"
+	"github.com/go-sendloop/sendloop/internal/testkit"
 	"github.com/go-sendloop/sendloop/sendlooptest"
 )
 
@@ -324,13 +324,7 @@ func TestExportStreamsPages(t *testing.T) {
 // TestServiceUnreachable runs commands against a closed port.
 func TestServiceUnreachable(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	env := []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=http://" + addr}
+	env := []string{"SENDLOOP_API_KEY=test-key", "SENDLOOP_BASE_URL=http://" + testkit.RefusingAddr(t)}
 	r := invocation{args: []string{"--timeout", "5s", "lists"}, env: env}.run(t)
 	expect(t, r, exitFailure, nil, []string{"list.getlist"})
 }
