@@ -48,6 +48,12 @@ func (r *recorded) client(t testing.TB, srv *sendlooptest.Server) *sendloop.Clie
 	return client
 }
 
+// newRecordedClient is newRecorded, and a client it observes of a server of its own.
+func newRecordedClient(t testing.TB) (*recorded, *sendloop.Client) {
+	rec := newRecorded(t)
+	return rec, rec.client(t, sendlooptest.NewServer(t))
+}
+
 func (r *recorded) metrics(t testing.TB) metricdata.ResourceMetrics {
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, r.reader.Collect(context.Background(), &rm))
@@ -246,9 +252,7 @@ func TestCallDurationsAllCollected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorded(t)
-			srv := sendlooptest.NewServer(t)
-			client := rec.client(t, srv)
+			rec, client := newRecordedClient(t)
 			start := time.Now()
 			errs := make(chan error, tt.goroutines)
 			for range tt.goroutines {
@@ -289,9 +293,8 @@ func TestCallDurationsAllCollected(t *testing.T) {
 // The duration's buckets are in seconds, not the SDK's default milliseconds.
 func TestCallDurationBuckets(t *testing.T) {
 	t.Parallel()
-	rec := newRecorded(t)
-	srv := sendlooptest.NewServer(t)
-	_, err := rec.client(t, srv).Account.Get(t.Context())
+	rec, client := newRecordedClient(t)
+	_, err := client.Account.Get(t.Context())
 	require.NoError(t, err)
 	rm := rec.metrics(t)
 	var bounds []float64
@@ -359,9 +362,7 @@ func TestCallDurationExemplarsLinkToCalls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorded(t)
-			srv := sendlooptest.NewServer(t)
-			client := rec.client(t, srv)
+			rec, client := newRecordedClient(t)
 			for round, calls := range tt.calls {
 				rec.spans.Reset()
 				for range calls {
