@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,9 @@ func TestCallSpans(t *testing.T) {
 			for k, v := range tt.wantAttrs {
 				assert.Equal(t, v, got[k], k)
 			}
+			base, err := url.Parse(srv.URL)
+			require.NoError(t, err)
+			assert.Equal(t, base.Host, got["server.address"], "the host and port, nothing of the path")
 			rm := rec.metrics(t)
 			assert.Equal(t, tt.wantUnknown, counter(rm, "sendloop.outcome_unknown"))
 			assert.Equal(t, int64(2), counter(rm, "sendloop.calls"))
