@@ -1,3 +1,5 @@
+//go:build unix
+
 package testkit_test
 
 import (
@@ -13,7 +15,7 @@ import (
 )
 
 // A refusing address refuses, and no listener on port 0 is given its port while the test
-// holds it.
+// holds it (where the port can be held: elsewhere it is only listened on and closed).
 func TestRefusingAddrRefusesAndIsNotReused(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
